@@ -1,0 +1,146 @@
+package agents
+
+import (
+	"context"
+	"time"
+)
+
+// Agent is one runnable unit of a workflow: an LLM call, a validator, a router, a
+// loop, a whole sub-workflow.
+type Agent interface {
+	Run(ctx context.Context, in Input) (Output, error)
+}
+
+// Func adapts an ordinary function to [Agent], like http.HandlerFunc.
+type Func func(ctx context.Context, in Input) (Output, error)
+
+// Run calls f(ctx, in).
+func (f Func) Run(ctx context.Context, in Input) (Output, error) { return f(ctx, in) }
+
+// Input is everything an agent sees for one call. Nothing is ambient: templates,
+// helpers and models read only what is here.
+type Input struct {
+	// Value is the workflow input as OrKa passes it: the user's text (or JSON value)
+	// at top level; inside a loop iteration, the wrapper mapping
+	// {input, previous_outputs, loop_number, past_loops_metadata, ...}.
+	Value any
+	// Previous holds the outputs of the agents already run in this workflow, in run order.
+	Previous *Outputs
+	// Loop is the state of the innermost enclosing loop iteration, nil outside loops.
+	Loop *LoopState
+	// Vars are extra template variables (loop variables, input mappings).
+	Vars map[string]any
+	// Path names where this call happens ("improve › iteration 2 › scorer"),
+	// for errors and events. Empty at top level.
+	Path string
+	// Run is shared by every call of one workflow run.
+	Run *Run
+}
+
+// LoopState is what a loop iteration hands to the agents inside it.
+type LoopState struct {
+	// Number is the 1-based iteration number.
+	Number int
+	// PastLoops is the history of earlier iterations (OrKa's past_loops entries).
+	PastLoops []map[string]any
+	// Metadata is the dynamic past_loops_metadata of OrKa §1.8.
+	Metadata map[string]any
+	// Score is the previous iteration's score (0 on the first).
+	Score float64
+}
+
+// Run carries what every agent of one workflow run shares.
+type Run struct {
+	// ID names the run in events, traces and stores.
+	ID string
+	// Observe receives every event; nil discards them.
+	Observe Observer
+	// Models, when set, answers LLM calls instead of the configured provider
+	// (the scripted model, or a test fake).
+	Models ModelSource
+	// Strict makes templates fail on undefined names instead of rendering them empty.
+	Strict bool
+}
+
+// Emit sends e to the run's observer, filling in the run id and time.
+// It is safe on a nil *Run.
+func (r *Run) Emit(e Event) {
+	if r == nil || r.Observe == nil {
+		return
+	}
+	e.Run = r.ID
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	r.Observe(e)
+}
+
+// Output is what an agent returns.
+type Output struct {
+	// Response is the agent's answer: text for LLM agents, a bool for binary ones,
+	// a list or mapping for nodes. Templates read it as previous_outputs.<id>.response.
+	Response any
+	// Fields are the agent's extra fields in OrKa's shape (confidence,
+	// internal_reasoning, boolean_evaluations, merged, ...). Templates see them next
+	// to response.
+	Fields map[string]any
+	// Prompt is the rendered prompt, when the agent rendered one.
+	Prompt string
+	// Usage is the model tokens this call used, summed over retries and children.
+	Usage Usage
+	// Err is set on an error record: the agent failed and the workflow went on.
+	Err string
+}
+
+// Failed reports whether o is an error record.
+func (o Output) Failed() bool { return o.Err != "" }
+
+// ErrorRecord is the output OrKa records for a failed agent: {status: error, error}.
+func ErrorRecord(err error) Output {
+	return Output{Err: err.Error()}
+}
+
+// Map returns o in the shape templates see: response, the extra fields, and for an
+// error record {result: null, status: error, error}. The map is fresh; callers may
+// keep it.
+func (o Output) Map() map[string]any {
+	m := make(map[string]any, len(o.Fields)+4)
+	if o.Failed() {
+		m["result"] = nil
+		m["status"] = "error"
+		m["error"] = o.Err
+		return m
+	}
+	for k, v := range o.Fields {
+		m[k] = v
+	}
+	m["response"] = o.Response
+	if o.Prompt != "" {
+		m["formatted_prompt"] = o.Prompt
+	}
+	if o.Usage != (Usage{}) {
+		m["_metrics"] = map[string]any{
+			"prompt_tokens":     o.Usage.PromptTokens,
+			"completion_tokens": o.Usage.CompletionTokens,
+			"total_tokens":      o.Usage.Total(),
+		}
+	}
+	return m
+}
+
+// Text returns the response as text: a string as is, other values formatted.
+func (o Output) Text() string { return Text(o.Response) }
+
+// Usage counts model tokens, normalised across providers.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+// Total is prompt plus completion tokens.
+func (u Usage) Total() int { return u.PromptTokens + u.CompletionTokens }
+
+// Add returns u + v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{u.PromptTokens + v.PromptTokens, u.CompletionTokens + v.CompletionTokens}
+}

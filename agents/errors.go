@@ -1,0 +1,74 @@
+package agents
+
+import (
+	"errors"
+	"strings"
+)
+
+// Sentinel errors callers act on.
+var (
+	// ErrScriptExhausted: a scripted agent was called more times than it has replies.
+	ErrScriptExhausted = errors.New("scripted replies exhausted")
+	// ErrEmptyReply: a model answered with no text.
+	ErrEmptyReply = errors.New("model returned an empty reply")
+)
+
+// PathSep joins the parts of an error or event path.
+const PathSep = " › "
+
+// JoinPath joins non-empty path parts with [PathSep].
+func JoinPath(parts ...string) string {
+	var b strings.Builder
+	for _, p := range parts {
+		if p == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(PathSep)
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+// PathError is an error that happened at a place in a workflow
+// ("loop improve › iteration 3 › agent scorer"). It unwraps to its cause, so
+// errors.Is(err, context.Canceled) still works at the top.
+type PathError struct {
+	Path string
+	Err  error
+}
+
+func (e *PathError) Error() string {
+	if e.Path == "" {
+		return e.Err.Error()
+	}
+	return e.Path + ": " + e.Err.Error()
+}
+
+func (e *PathError) Unwrap() error { return e.Err }
+
+// AtPath wraps err with path unless err already carries a path that starts with it.
+func AtPath(path string, err error) error {
+	if err == nil || path == "" {
+		return err
+	}
+	var pe *PathError
+	if errors.As(err, &pe) && strings.HasPrefix(pe.Path, path) {
+		return err
+	}
+	return &PathError{Path: path, Err: err}
+}
+
+// Truncate shortens s to at most n bytes (on a rune boundary) and marks the cut, for
+// quoting model output in errors.
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && (s[cut]&0xC0) == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}

@@ -1,0 +1,45 @@
+package agents
+
+import "context"
+
+// Model is the one seam between cogloop and a language model: real providers
+// (through langchaingo, package agents/llm), the [Scripted] model and test fakes all
+// sit behind it, so everything above (templates, retries, events, usage) runs the
+// same way for each.
+type Model interface {
+	Generate(ctx context.Context, req Request) (Reply, error)
+}
+
+// ModelFunc adapts a function to [Model].
+type ModelFunc func(ctx context.Context, req Request) (Reply, error)
+
+// Generate calls f(ctx, req).
+func (f ModelFunc) Generate(ctx context.Context, req Request) (Reply, error) { return f(ctx, req) }
+
+// Request is one model call.
+type Request struct {
+	// Agent is the id of the calling agent (the scripted model answers by it).
+	Agent string
+	// Model is the provider's model name.
+	Model string
+	// System is an optional system message.
+	System string
+	// Prompt is the rendered user message.
+	Prompt string
+	// Temperature is always sent explicitly.
+	Temperature float64
+	// MaxTokens caps the completion; 0 leaves it to the provider.
+	MaxTokens int
+}
+
+// Reply is a model's answer.
+type Reply struct {
+	Text  string
+	Usage Usage
+}
+
+// ModelSource picks the model that answers a given agent's calls. It overrides the
+// agent's configured provider for a run (see [Run.Models]).
+type ModelSource interface {
+	ModelFor(agentID string) (Model, error)
+}

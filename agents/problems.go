@@ -1,0 +1,134 @@
+package agents
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Pos is a position in a workflow file. Line and Col are 1-based; zero means unknown.
+type Pos struct {
+	File string
+	Line int
+	Col  int
+}
+
+func (p Pos) String() string {
+	switch {
+	case p.Line == 0:
+		return p.File
+	case p.File == "":
+		return fmt.Sprintf("%d:%d", p.Line, p.Col)
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// Problem is one thing wrong (or, for a warning, doubtful) in a workflow file.
+type Problem struct {
+	Pos     Pos
+	Msg     string
+	Warning bool
+}
+
+func (p Problem) Error() string {
+	if s := p.Pos.String(); s != "" {
+		return s + ": " + p.Msg
+	}
+	return p.Msg
+}
+
+// Problems collects every problem found while loading, so a user sees all of them
+// at once. It is safe for concurrent use.
+type Problems struct {
+	mu   sync.Mutex
+	list []Problem
+}
+
+// Errorf records an error at pos.
+func (ps *Problems) Errorf(pos Pos, format string, args ...any) {
+	ps.add(Problem{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+}
+
+// Warnf records a warning at pos.
+func (ps *Problems) Warnf(pos Pos, format string, args ...any) {
+	ps.add(Problem{Pos: pos, Msg: fmt.Sprintf(format, args...), Warning: true})
+}
+
+func (ps *Problems) add(p Problem) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.list = append(ps.list, p)
+}
+
+// Warnings returns the warnings in file order.
+func (ps *Problems) Warnings() []Problem { return ps.filter(true) }
+
+// Errors returns the errors in file order.
+func (ps *Problems) Errors() []Problem { return ps.filter(false) }
+
+func (ps *Problems) filter(warning bool) []Problem {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	var out []Problem
+	for _, p := range ps.list {
+		if p.Warning == warning {
+			out = append(out, p)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Pos, out[j].Pos
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
+	return out
+}
+
+// Err returns every error as one *LoadError, or nil when there are none.
+func (ps *Problems) Err() error {
+	errs := ps.Errors()
+	if len(errs) == 0 {
+		return nil
+	}
+	return &LoadError{Problems: errs}
+}
+
+// LoadError is a workflow that cannot be built: every problem found, in file order.
+type LoadError struct {
+	Problems []Problem
+}
+
+func (e *LoadError) Error() string {
+	var b strings.Builder
+	if len(e.Problems) > 1 {
+		fmt.Fprintf(&b, "%d problems:\n", len(e.Problems))
+	}
+	for i, p := range e.Problems {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(p.Error())
+	}
+	return b.String()
+}
+
+// Unwrap lets errors.Is/As see each problem.
+func (e *LoadError) Unwrap() []error {
+	out := make([]error, len(e.Problems))
+	for i, p := range e.Problems {
+		out[i] = p
+	}
+	return out
+}
+
+// IsLoadError reports whether err is (or wraps) a *LoadError.
+func IsLoadError(err error) bool {
+	var le *LoadError
+	return errors.As(err, &le)
+}
