@@ -90,6 +90,10 @@ type Output struct {
 	Usage Usage
 	// Err is set on an error record: the agent failed and the workflow went on.
 	Err string
+	// Children are the outputs of the agents a composite ran (a workflow's agents,
+	// a fork's branches), in run order; nil for leaf agents. A loop reads an
+	// iteration's results from here.
+	Children *Outputs
 }
 
 // Failed reports whether o is an error record.

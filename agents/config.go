@@ -24,6 +24,7 @@ type Config struct {
 	order []string
 	known map[string]bool
 	what  string
+	done  bool
 }
 
 // NewConfig reads node, which must be a mapping; what names it in messages
@@ -44,20 +45,14 @@ func NewConfig(file string, node *yaml.Node, what string, probs *Problems) *Conf
 	return c
 }
 
+// addMapping records n's keys. Explicit keys win over keys merged in with "<<",
+// whatever their order, as YAML's merge-key rule says.
 func (c *Config) addMapping(n *yaml.Node, depth int) {
+	var merges []*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], Resolve(n.Content[i+1])
-		if k.Value == "<<" && k.Tag == "!!merge" && depth < 8 {
-			switch {
-			case v.Kind == yaml.MappingNode:
-				c.addMapping(v, depth+1)
-			case v.Kind == yaml.SequenceNode:
-				for _, m := range v.Content {
-					if m = Resolve(m); m.Kind == yaml.MappingNode {
-						c.addMapping(m, depth+1)
-					}
-				}
-			}
+		if k.Value == "<<" && k.Tag == "!!merge" {
+			merges = append(merges, v)
 			continue
 		}
 		if _, dup := c.keys[k.Value]; dup {
@@ -69,6 +64,21 @@ func (c *Config) addMapping(n *yaml.Node, depth int) {
 		c.keys[k.Value] = k
 		c.vals[k.Value] = v
 		c.order = append(c.order, k.Value)
+	}
+	if depth >= 8 {
+		return
+	}
+	for _, v := range merges {
+		switch v.Kind {
+		case yaml.MappingNode:
+			c.addMapping(v, depth+1)
+		case yaml.SequenceNode:
+			for _, m := range v.Content {
+				if m = Resolve(m); m.Kind == yaml.MappingNode {
+					c.addMapping(m, depth+1)
+				}
+			}
+		}
 	}
 }
 
@@ -326,7 +336,12 @@ func (c *Config) Ignore(keys ...string) {
 
 // Done reports every key that no read method asked for as an unknown key, naming
 // the closest known key when one is near.
+// Calling it again does nothing.
 func (c *Config) Done() {
+	if c.done {
+		return
+	}
+	c.done = true
 	for _, k := range c.order {
 		if c.known[k] {
 			continue

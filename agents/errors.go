@@ -2,6 +2,8 @@ package agents
 
 import (
 	"errors"
+	"fmt"
+	"runtime/debug"
 	"strings"
 )
 
@@ -71,4 +73,9 @@ func Truncate(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// PanicError turns a recovered panic value into an error that carries the stack.
+func PanicError(r any) error {
+	return fmt.Errorf("panic: %v\n%s", r, debug.Stack())
 }

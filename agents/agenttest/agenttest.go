@@ -1,0 +1,91 @@
+// Package agenttest holds fakes for tests of packages that run agents: a registry
+// of small deterministic agent types, and an event recorder.
+package agenttest
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/cogloop/cogloop/agents"
+)
+
+// Registry returns a registry with the test types:
+//
+//   - echo: renders its prompt and answers with the rendered text;
+//   - const: answers with its response key (any YAML value);
+//   - fail: fails with its message key;
+//   - panic: panics with its message key.
+func Registry() *agents.Registry {
+	r := agents.NewRegistry()
+	Register(r)
+	return r
+}
+
+// Register adds the test types to r.
+func Register(r *agents.Registry) {
+	r.MustRegister("echo", func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+		t := b.Template(c, "prompt")
+		return agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
+			p, err := in.Render(t)
+			if err != nil {
+				return agents.Output{}, err
+			}
+			return agents.Output{Response: p, Prompt: p, Usage: agents.Usage{PromptTokens: len(p), CompletionTokens: 1}}, nil
+		}), nil
+	})
+	r.MustRegister("const", func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+		var v any
+		c.Decode("response", &v)
+		return agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
+			return agents.Output{Response: v}, nil
+		}), nil
+	})
+	r.MustRegister("fail", func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+		msg := c.String("message", "failed on purpose")
+		return agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
+			return agents.Output{}, errors.New(msg)
+		}), nil
+	})
+	r.MustRegister("panic", func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+		msg := c.String("message", "panicked on purpose")
+		return agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
+			panic(msg)
+		}), nil
+	})
+	r.MustRegister("block", func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+		return agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
+			<-ctx.Done()
+			return agents.Output{}, ctx.Err()
+		}), nil
+	})
+}
+
+// Recorder collects events; safe for concurrent use.
+type Recorder struct {
+	mu     sync.Mutex
+	events []agents.Event
+}
+
+// Observe records e.
+func (r *Recorder) Observe(e agents.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, e)
+}
+
+// Events returns a copy of the recorded events.
+func (r *Recorder) Events() []agents.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]agents.Event(nil), r.events...)
+}
+
+// Kinds returns the kinds of the recorded events, in order.
+func (r *Recorder) Kinds() []string {
+	var out []string
+	for _, e := range r.Events() {
+		out = append(out, e.Kind)
+	}
+	return out
+}

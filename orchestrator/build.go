@@ -1,0 +1,304 @@
+package orchestrator
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/prompt"
+	"go.yaml.in/yaml/v3"
+)
+
+// builder holds what every workflow of one file shares while it is built.
+type builder struct {
+	file  string
+	reg   *agents.Registry
+	probs *agents.Problems
+	lines [][]byte
+	opts  options
+}
+
+// scope is one workflow's agent definitions; nested workflows see their parent's.
+type scope struct {
+	b      *builder
+	parent *scope
+	defs   map[string]*def
+	order  []*def
+	strict bool
+}
+
+type def struct {
+	id, typ string
+	cfg     *agents.Config
+	idPos   agents.Pos
+	state   int // 0 not built, 1 building, 2 built
+	agent   agents.Agent
+	deps    []string
+}
+
+const (
+	unbuilt = iota
+	building
+	built
+)
+
+// workflow builds the workflow in node; parent is the enclosing scope for nested
+// workflows (nil at top level).
+func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflow {
+	c := agents.NewConfig(b.file, node, what, b.probs)
+	s := &scope{b: b, parent: parent, defs: map[string]*def{}}
+	if parent != nil {
+		s.strict = parent.strict
+	}
+	w := &Workflow{ID: "workflow"}
+	if parent != nil {
+		w.ID = "internal-workflow"
+	}
+
+	orch := c.Map("orchestrator")
+	if !c.Has("orchestrator") {
+		c.Errorf("", "missing the orchestrator block (orchestrator: {id, strategy, agents: [...]})")
+	}
+	if !c.Has("agents") {
+		c.Errorf("", "missing the agents list (agents: [{id, type, ...}, ...])")
+	}
+	s.collect(c)
+	c.Done()
+	if orch == nil {
+		return w
+	}
+
+	w.ID = orch.String("id", w.ID)
+	switch st := orch.String("strategy", "sequential"); st {
+	case "sequential", "parallel", "":
+	default:
+		orch.Warnf("strategy", "strategy %q is a label only; agents run in the order of the agents list", st)
+	}
+	s.strict = orch.Bool("strict_templates", s.strict)
+	orch.Ignore("queue", "memory", "memory_config", "memory_preset", "structured_output_defaults")
+	queue := orch.Strings("agents")
+	if !orch.Has("agents") {
+		orch.Errorf("", "missing agents: the list of agent ids to run in order")
+	} else if len(queue) == 0 {
+		orch.Errorf("agents", "agents is empty: list the ids of the agents to run")
+	}
+	orch.Done()
+
+	// Build every definition, so problems in agents the queue does not name are
+	// reported too; queue entries are resolved by reference.
+	for _, d := range s.order {
+		s.build(d)
+	}
+	queueNode := orch.Node("agents")
+	var steps []step
+	for i, id := range queue {
+		pos := orch.ValuePos("agents")
+		if queueNode != nil && queueNode.Kind == yaml.SequenceNode && i < len(queueNode.Content) {
+			pos = orch.PosOf(queueNode.Content[i])
+		}
+		d := s.lookup(id)
+		if d == nil {
+			b.probs.Errorf(pos, "orchestrator: agents names %q, which no agent defines%s", id, s.suggest(id))
+			continue
+		}
+		s.build(d)
+		steps = append(steps, step{id: id, typ: d.typ, agent: d.agent, deps: d.deps})
+	}
+	w.steps = order(steps, b.probs, orch.ValuePos("agents"))
+	return w
+}
+
+// collect reads the agents list into definitions.
+func (s *scope) collect(c *agents.Config) {
+	list := c.Node("agents")
+	if list == nil {
+		return
+	}
+	if list.Kind != yaml.SequenceNode {
+		s.b.probs.Errorf(c.PosOf(list), "agents must be a list of agent definitions, not %s", agents.KindName(list))
+		return
+	}
+	for _, item := range list.Content {
+		d := s.newDef(agents.Resolve(item), "")
+		if d == nil {
+			continue
+		}
+		if prev, dup := s.defs[d.id]; dup {
+			s.b.probs.Errorf(d.idPos, "agent id %q is defined twice (first at %s); ids must be unique", d.id, prev.idPos)
+			continue
+		}
+		s.defs[d.id] = d
+		s.order = append(s.order, d)
+	}
+}
+
+// newDef reads id, type and depends_on of one definition; the rest is the factory's.
+func (s *scope) newDef(n *yaml.Node, fallbackID string) *def {
+	what := "agent"
+	if n != nil && n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == "id" {
+				what = fmt.Sprintf("agent %q", n.Content[i+1].Value)
+			}
+		}
+	}
+	c := agents.NewConfig(s.b.file, n, what, s.b.probs)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	id := strings.TrimSpace(c.String("id", fallbackID))
+	if id == "" {
+		c.Errorf("", "missing id: every agent needs a unique id")
+		return nil
+	}
+	typ := c.String("type", "")
+	if typ == "" {
+		c.Errorf("", "missing type (one of: %s)", strings.Join(s.b.reg.Types(), ", "))
+		return nil
+	}
+	return &def{id: id, typ: typ, cfg: c, idPos: c.ValuePos("id"), deps: c.Strings("depends_on")}
+}
+
+func (s *scope) lookup(id string) *def {
+	for sc := s; sc != nil; sc = sc.parent {
+		if d, ok := sc.defs[id]; ok {
+			return d
+		}
+	}
+	return nil
+}
+
+func (s *scope) suggest(id string) string {
+	var ids []string
+	for sc := s; sc != nil; sc = sc.parent {
+		for _, d := range sc.order {
+			ids = append(ids, d.id)
+		}
+	}
+	if len(ids) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (defined: %s)", strings.Join(ids, ", "))
+}
+
+// build runs d's factory once; a definition that references itself through
+// children is a cycle.
+func (s *scope) build(d *def) {
+	switch d.state {
+	case built:
+		return
+	case building:
+		s.b.probs.Errorf(d.idPos, "agent %q refers to itself through its children; break the cycle", d.id)
+		return
+	}
+	d.state = building
+	d.agent = s.construct(d)
+	d.state = built
+}
+
+// construct calls the factory of d's type. The definition's own scope is the one
+// that defined it, so a parent's agent named from a nested workflow builds there.
+func (s *scope) construct(d *def) agents.Agent {
+	f, ok := s.b.reg.Lookup(d.typ)
+	if !ok {
+		s.b.probs.Errorf(d.cfg.ValuePos("type"), "agent %q: unknown type %q (known types: %s)", d.id, d.typ, strings.Join(s.b.reg.Types(), ", "))
+		return nil
+	}
+	home := s
+	for sc := s; sc != nil; sc = sc.parent {
+		if sc.defs[d.id] == d {
+			home = sc
+			break
+		}
+	}
+	a, err := f(&scopeBuilder{s: home}, d.cfg)
+	if err != nil {
+		s.b.probs.Errorf(d.cfg.Pos(), "agent %q: %v", d.id, err)
+	}
+	d.cfg.Done()
+	return a
+}
+
+// scopeBuilder is the agents.Builder a factory gets.
+type scopeBuilder struct{ s *scope }
+
+var _ agents.Builder = (*scopeBuilder)(nil)
+
+func (sb *scopeBuilder) Workflow(node *yaml.Node, what string) (agents.Agent, error) {
+	n := agents.Resolve(node)
+	if n == nil {
+		return nil, errors.New("the workflow is empty")
+	}
+	return sb.s.b.workflow(n, what, sb.s), nil
+}
+
+func (sb *scopeBuilder) Inline(node *yaml.Node) (agents.Agent, error) {
+	d := sb.s.newDef(agents.Resolve(node), "")
+	if d == nil {
+		return nil, nil
+	}
+	return sb.s.construct(d), nil
+}
+
+func (sb *scopeBuilder) Ref(id string, pos agents.Pos) (agents.Agent, error) {
+	d := sb.s.lookup(id)
+	if d == nil {
+		sb.s.b.probs.Errorf(pos, "%q names no agent of this workflow%s", id, sb.s.suggest(id))
+		return nil, nil
+	}
+	sb.s.build(d)
+	return d.agent, nil
+}
+
+func (sb *scopeBuilder) Template(c *agents.Config, key string) *prompt.Template {
+	n := c.Node(key)
+	if n == nil || (n.Kind == yaml.ScalarNode && n.Tag == "!!null") {
+		return nil
+	}
+	if n.Kind != yaml.ScalarNode {
+		c.Errorf(key, "%s must be text (a template), not %s", key, agents.KindName(n))
+		return nil
+	}
+	t, err := prompt.Parse(c.What()+" "+key, n.Value, prompt.Options{Strict: sb.s.strict})
+	if err != nil {
+		var se *prompt.SyntaxError
+		if errors.As(err, &se) {
+			sb.s.b.probs.Errorf(sb.s.b.templatePos(c.File(), n, se.Line, se.Col), "%s: %s template: %s", c.What(), key, se.Msg)
+		} else {
+			sb.s.b.probs.Errorf(c.PosOf(n), "%s: %s template: %v", c.What(), key, err)
+		}
+		return nil
+	}
+	return t
+}
+
+// templatePos maps a position inside a template to the file. Block scalars (| and >)
+// start on the next line at their indentation; quoted and plain scalars start at
+// the node (after the quote).
+func (b *builder) templatePos(file string, n *yaml.Node, line, col int) agents.Pos {
+	if line < 1 {
+		line, col = 1, 1
+	}
+	switch n.Style {
+	case yaml.LiteralStyle, yaml.FoldedStyle:
+		fl := n.Line + line // the template's first line is the one after the indicator
+		indent := 0
+		if fl-1 < len(b.lines) {
+			l := b.lines[fl-1]
+			for indent < len(l) && (l[indent] == ' ' || l[indent] == '\t') {
+				indent++
+			}
+		}
+		return agents.Pos{File: file, Line: fl, Col: indent + col}
+	case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
+		if line == 1 {
+			return agents.Pos{File: file, Line: n.Line, Col: n.Column + col}
+		}
+	default:
+		if line == 1 {
+			return agents.Pos{File: file, Line: n.Line, Col: n.Column + col - 1}
+		}
+	}
+	return agents.Pos{File: file, Line: n.Line + line - 1, Col: col}
+}

@@ -1,0 +1,156 @@
+package orchestrator
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/cogloop/cogloop/agents"
+	"go.yaml.in/yaml/v3"
+)
+
+// Limits bound what a workflow file may cost to read.
+type Limits struct {
+	// MaxBytes caps the file size.
+	MaxBytes int64
+	// MaxNodes caps the YAML nodes after alias expansion, so a "billion laughs"
+	// file is refused before anything walks it.
+	MaxNodes int
+}
+
+// DefaultLimits are generous for hand-written and generated workflows alike.
+var DefaultLimits = Limits{MaxBytes: 4 << 20, MaxNodes: 200_000}
+
+// ReadFile reads a workflow file within limits.
+func ReadFile(path string, lim Limits) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open workflow: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, lim.MaxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read workflow %s: %w", path, err)
+	}
+	if int64(len(data)) > lim.MaxBytes {
+		return nil, fmt.Errorf("%s: workflow file is larger than %d bytes; split it or raise the limit", path, lim.MaxBytes)
+	}
+	return data, nil
+}
+
+// parseYAML parses data into a document node within limits.
+func parseYAML(data []byte, file string, lim Limits) (*yaml.Node, error) {
+	if int64(len(data)) > lim.MaxBytes {
+		return nil, fmt.Errorf("%s: workflow is larger than %d bytes; split it or raise the limit", file, lim.MaxBytes)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s: workflow file is empty; it needs an orchestrator block and an agents list", file)
+		}
+		return nil, yamlError(file, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, fmt.Errorf("%s:%d:%d: a workflow file holds one YAML document; remove the extra '---' document", file, extra.Line, extra.Column)
+	}
+	if n := expandedSize(&doc, lim.MaxNodes); n > lim.MaxNodes {
+		return nil, fmt.Errorf("%s: YAML aliases expand to more than %d nodes; this looks like an alias bomb — use fewer nested aliases", file, lim.MaxNodes)
+	}
+	return &doc, nil
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// yamlError gives a yaml.v3 syntax error its file position ("yaml: line 3: ..." →
+// "file:3:1: invalid YAML: ..."). yaml.v3 reports lines, not columns.
+func yamlError(file string, err error) error {
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		return fmt.Errorf("%s:%s:1: invalid YAML: %s", file, m[1], m[2])
+	}
+	return fmt.Errorf("%s:1:1: invalid YAML: %s", file, strings.TrimPrefix(msg, "yaml: "))
+}
+
+// expandedSize counts the nodes of n with every alias expanded, stopping as soon
+// as the count passes limit. Sizes of anchored nodes are memoised, so the walk is
+// linear in the file however deep the aliases nest.
+func expandedSize(n *yaml.Node, limit int) int {
+	memo := map[*yaml.Node]int{}
+	var size func(n *yaml.Node, depth int) int
+	size = func(n *yaml.Node, depth int) int {
+		if n == nil {
+			return 0
+		}
+		if depth > 1000 {
+			return limit + 1
+		}
+		if n.Kind == yaml.AliasNode {
+			return size(n.Alias, depth+1)
+		}
+		if s, ok := memo[n]; ok {
+			return s
+		}
+		memo[n] = limit + 1 // a cycle counts as too big
+		total := 1
+		for _, c := range n.Content {
+			total += size(c, depth+1)
+			if total > limit {
+				break
+			}
+		}
+		memo[n] = total
+		return total
+	}
+	return size(n, 0)
+}
+
+// Parse reads a workflow from data (file names it in messages) and builds it with
+// reg. Every problem found is in the returned *agents.LoadError; warnings come back
+// even when building succeeds.
+func Parse(data []byte, file string, reg *agents.Registry, opts ...Option) (*Workflow, []agents.Problem, error) {
+	o := options{limits: DefaultLimits}
+	for _, fn := range opts {
+		fn(&o)
+	}
+	doc, err := parseYAML(data, file, o.limits)
+	if err != nil {
+		return nil, nil, err
+	}
+	probs := &agents.Problems{}
+	b := &builder{file: file, reg: reg, probs: probs, lines: bytes.Split(data, []byte("\n")), opts: o}
+	w := b.workflow(agents.Resolve(doc), "workflow", nil)
+	warnings := probs.Warnings()
+	if err := probs.Err(); err != nil {
+		return nil, warnings, err
+	}
+	return w, warnings, nil
+}
+
+// Load reads and builds the workflow file at path.
+func Load(path string, reg *agents.Registry, opts ...Option) (*Workflow, []agents.Problem, error) {
+	o := options{limits: DefaultLimits}
+	for _, fn := range opts {
+		fn(&o)
+	}
+	data, err := ReadFile(path, o.limits)
+	if err != nil {
+		return nil, nil, err
+	}
+	return Parse(data, path, reg, opts...)
+}
+
+// Option adjusts loading.
+type Option func(*options)
+
+type options struct {
+	limits Limits
+}
+
+// WithLimits replaces [DefaultLimits].
+func WithLimits(l Limits) Option { return func(o *options) { o.limits = l } }

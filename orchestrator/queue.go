@@ -1,0 +1,58 @@
+package orchestrator
+
+import (
+	"strings"
+
+	"github.com/cogloop/cogloop/agents"
+)
+
+// order sorts the queue by depends_on, stably: an agent runs after the agents it
+// depends on, and otherwise keeps its place in the list. A dependency outside the
+// queue is a warning (it never runs here); a cycle is an error naming its members.
+func order(steps []step, probs *agents.Problems, pos agents.Pos) []step {
+	inQueue := make(map[string]bool, len(steps))
+	for _, s := range steps {
+		inQueue[s.id] = true
+	}
+	for _, s := range steps {
+		for _, d := range s.deps {
+			if !inQueue[d] {
+				probs.Warnf(pos, "agent %q depends on %q, which is not in the orchestrator's agents list; the dependency is ignored", s.id, d)
+			}
+		}
+	}
+	placed := make(map[string]bool, len(steps))
+	out := make([]step, 0, len(steps))
+	for len(out) < len(steps) {
+		progress := false
+		for _, s := range steps {
+			if placed[s.id] {
+				continue
+			}
+			ready := true
+			for _, d := range s.deps {
+				if inQueue[d] && !placed[d] && d != s.id {
+					ready = false
+					break
+				}
+			}
+			if ready {
+				placed[s.id] = true
+				out = append(out, s)
+				progress = true
+				break
+			}
+		}
+		if !progress {
+			var cycle []string
+			for _, s := range steps {
+				if !placed[s.id] {
+					cycle = append(cycle, s.id)
+				}
+			}
+			probs.Errorf(pos, "depends_on forms a cycle among %s; remove one of the dependencies", strings.Join(cycle, ", "))
+			return steps
+		}
+	}
+	return out
+}
