@@ -2,6 +2,7 @@ package agents
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -58,8 +59,20 @@ type Run struct {
 	// Models, when set, answers LLM calls instead of the configured provider
 	// (the scripted model, or a test fake).
 	Models ModelSource
-	// Strict makes templates fail on undefined names instead of rendering them empty.
-	Strict bool
+
+	locals sync.Map
+}
+
+// Local returns the run's value for key, creating it with init on first use. It
+// keeps per-run state of agents that are otherwise immutable (a scripted agent's
+// position in its replies); the state lives as long as the Run. Keys should be
+// pointers owned by the caller, so they cannot collide.
+func (r *Run) Local(key any, init func() any) any {
+	if v, ok := r.locals.Load(key); ok {
+		return v
+	}
+	v, _ := r.locals.LoadOrStore(key, init())
+	return v
 }
 
 // Emit sends e to the run's observer, filling in the run id and time.

@@ -1,0 +1,286 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/prompt"
+)
+
+// Kind is what an LLM agent makes of the model's reply.
+type Kind int
+
+// Kinds of LLM agent.
+const (
+	// Answer: the reply's text (openai-answer, local_llm, llm, scripted).
+	Answer Kind = iota
+	// Binary: true when the reply affirms (openai-binary).
+	Binary
+	// Classification: the option the reply names, or NotClassified (openai-classification).
+	Classification
+)
+
+// NotClassified is a classification agent's response when the reply names no option.
+const NotClassified = "not-classified"
+
+// DefaultConfidence is the confidence field of a reply that does not state one.
+const DefaultConfidence = "0.5"
+
+// Instructions appended to the rendered prompt, as OrKa does, so that the model
+// knows the expected answer form.
+const (
+	BinaryInstruction         = "Answer with only true or false."
+	ClassificationInstruction = "Answer with exactly one of these options: %s. If none fits, answer " + NotClassified + "."
+)
+
+// maxMatch caps how much of a reply is searched by the binary and classification
+// matchers.
+const maxMatch = 64 << 10
+
+// Agent is an LLM agent: it renders its prompt once, asks its model (with retries
+// and a timeout), and shapes the reply as OrKa does. Build one with the
+// registered factories, or directly for Go programs. It is immutable and safe
+// for concurrent Run calls.
+type Agent struct {
+	// ID is the agent id: the scripted model answers by it, events name it.
+	ID string
+	// Kind is what the reply becomes.
+	Kind Kind
+	// Prompt is the user message template; System the optional system message.
+	Prompt, System *prompt.Template
+	// Model answers the calls unless the run supplies models (Run.Models) and
+	// UseRunModels is set.
+	Model        agents.Model
+	UseRunModels bool
+	// ModelName is sent as the request's model ("" leaves it to Model).
+	ModelName   string
+	Temperature float64
+	MaxTokens   int
+	// Timeout bounds the whole call, retries and waits included; 0 means none.
+	Timeout time.Duration
+	// Options are a classification agent's options.
+	Options []string
+	// Retry runs the calls; its Policy says when to retry. A nil Retry.Logger
+	// means slog.Default() at call time.
+	Retry agents.Retrier
+
+	once    sync.Once
+	options []*regexp.Regexp
+	perRun  *runScripts // the scripted type: replies per run
+}
+
+var _ agents.Agent = (*Agent)(nil)
+
+var affirmative = regexp.MustCompile(`(?i)\b(yes|true|correct|right|affirmative)\b`)
+
+// Run renders the prompt, calls the model and returns OrKa's shape: Response (text,
+// bool or option), Fields {confidence, internal_reasoning}, Prompt (what was sent)
+// and Usage (summed over attempts).
+func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error) {
+	text, err := in.Render(a.Prompt)
+	if err != nil {
+		return agents.Output{}, fmt.Errorf("render prompt: %w", err)
+	}
+	system, err := in.Render(a.System)
+	if err != nil {
+		return agents.Output{}, fmt.Errorf("render system_prompt: %w", err)
+	}
+	text += a.instruction()
+	out := agents.Output{Prompt: text}
+
+	model := a.Model
+	if a.perRun != nil {
+		model = a.perRun.model(in.Run)
+	}
+	if a.UseRunModels && in.Run != nil && in.Run.Models != nil {
+		if model, err = in.Run.Models.ModelFor(a.ID); err != nil {
+			return out, err
+		}
+	}
+	if model == nil {
+		return out, errors.New("agent has no model")
+	}
+	req := agents.Request{Agent: a.ID, Model: a.ModelName, System: system, Prompt: text,
+		Temperature: a.Temperature, MaxTokens: a.MaxTokens}
+
+	callCtx := ctx
+	if a.Timeout > 0 {
+		var cancel context.CancelFunc
+		callCtx, cancel = context.WithTimeout(ctx, a.Timeout)
+		defer cancel()
+	}
+	r := a.Retry
+	if r.Logger == nil {
+		r.Logger = slog.Default()
+	}
+	if s, ok := model.(interface{ Secrets() []agents.Secret }); ok {
+		r.Secrets = append(append([]agents.Secret(nil), r.Secrets...), s.Secrets()...)
+	}
+	var reply agents.Reply
+	err = r.Do(callCtx, in, a.ID, func(ctx context.Context, attempt int) error {
+		rep, err := model.Generate(ctx, req)
+		out.Usage = out.Usage.Add(rep.Usage)
+		if err != nil {
+			return err
+		}
+		if strings.TrimSpace(rep.Text) == "" {
+			return fmt.Errorf("%s: %w", describe(model), agents.ErrEmptyReply)
+		}
+		reply = rep
+		return nil
+	})
+	if err != nil {
+		if a.Timeout > 0 && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("no reply within the agent's timeout of %s: %w", a.Timeout, err)
+		}
+		return out, err
+	}
+
+	resp, conf, reasoning := ParseReply(reply.Text)
+	out.Fields = map[string]any{"confidence": conf, "internal_reasoning": reasoning}
+	switch a.Kind {
+	case Binary:
+		out.Response = Affirmative(resp)
+	case Classification:
+		out.Response = a.pick(resp)
+	default:
+		out.Response = resp
+	}
+	return out, nil
+}
+
+func describe(m agents.Model) string {
+	if s, ok := m.(fmt.Stringer); ok {
+		return "call " + s.String()
+	}
+	return "call model"
+}
+
+func (a *Agent) instruction() string {
+	switch a.Kind {
+	case Binary:
+		return "\n\n" + BinaryInstruction
+	case Classification:
+		return "\n\n" + fmt.Sprintf(ClassificationInstruction, strings.Join(a.Options, ", "))
+	}
+	return ""
+}
+
+// Affirmative reports whether text contains, as a whole word and in any case,
+// yes, true, correct, right or affirmative — OrKa's list. Unlike OrKa (a substring
+// test) "incorrect" or "bright" do not count; like OrKa, negation is not
+// understood ("not correct" is true).
+func Affirmative(text string) bool {
+	if len(text) > maxMatch {
+		text = text[:maxMatch]
+	}
+	return affirmative.MatchString(text)
+}
+
+// compileOptions prepares the whole-word matchers of the options.
+func (a *Agent) compileOptions() {
+	a.options = make([]*regexp.Regexp, len(a.Options))
+	for i, o := range a.Options {
+		a.options[i] = regexp.MustCompile(`(?i)(?:^|[^\pL\pN_])(` + regexp.QuoteMeta(o) + `)(?:$|[^\pL\pN_])`)
+	}
+}
+
+// pick returns the option the reply names: an exact answer (ignoring case,
+// surrounding quotes and final punctuation) wins; otherwise the option that
+// occurs first as a whole word (the longer one on a tie); otherwise NotClassified.
+func (a *Agent) pick(reply string) string {
+	a.once.Do(a.compileOptions)
+	s := strings.Trim(strings.TrimSpace(reply), "\"'`*.!")
+	for _, o := range a.Options {
+		if strings.EqualFold(s, o) {
+			return o
+		}
+	}
+	if len(reply) > maxMatch {
+		reply = reply[:maxMatch]
+	}
+	best, bestAt := NotClassified, -1
+	for i, re := range a.options {
+		loc := re.FindStringSubmatchIndex(reply)
+		if loc == nil {
+			continue
+		}
+		at := loc[2]
+		if bestAt < 0 || at < bestAt || (at == bestAt && len(a.Options[i]) > len(best)) {
+			best, bestAt = a.Options[i], at
+		}
+	}
+	return best
+}
+
+var think = regexp.MustCompile(`(?s)<think>(.*?)</think>`)
+
+// ParseReply splits a model reply into OrKa's response, confidence and
+// internal_reasoning. A <think>…</think> block is removed from the text and
+// becomes the reasoning. If the rest is (or contains, in a ```json fence or as
+// its outermost {…}) a JSON object with a "response" key — the envelope OrKa asks
+// its models for — the envelope's fields are used; a missing confidence is
+// [DefaultConfidence]. Otherwise the response is the trimmed text and the
+// confidence DefaultConfidence (OrKa's value for a reply it could not parse).
+func ParseReply(text string) (response, confidence, reasoning string) {
+	if m := think.FindStringSubmatch(text); m != nil {
+		reasoning = strings.TrimSpace(m[1])
+		text = think.ReplaceAllString(text, "")
+	}
+	text = strings.TrimSpace(text)
+	if env, ok := envelope(text); ok {
+		response = valueText(env["response"])
+		confidence = DefaultConfidence
+		if c, ok := env["confidence"]; ok && c != nil {
+			confidence = valueText(c)
+		}
+		if r, ok := env["internal_reasoning"]; ok && r != nil {
+			reasoning = valueText(r)
+		}
+		return response, confidence, reasoning
+	}
+	return text, DefaultConfidence, reasoning
+}
+
+var fence = regexp.MustCompile("(?s)```(?:json|JSON)?\\s*(\\{.*?\\})\\s*```")
+
+func envelope(text string) (map[string]any, bool) {
+	if len(text) > 1<<20 || !strings.Contains(text, "response") {
+		return nil, false
+	}
+	cands := []string{text}
+	if m := fence.FindStringSubmatch(text); m != nil {
+		cands = append(cands, m[1])
+	}
+	if i, j := strings.IndexByte(text, '{'), strings.LastIndexByte(text, '}'); i >= 0 && j > i {
+		cands = append(cands, text[i:j+1])
+	}
+	for _, c := range cands {
+		d := json.NewDecoder(bytes.NewReader([]byte(c)))
+		d.UseNumber()
+		var m map[string]any
+		if err := d.Decode(&m); err != nil || d.More() {
+			continue
+		}
+		if _, ok := m["response"]; ok {
+			return m, true
+		}
+	}
+	return nil, false
+}
+
+func valueText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return agents.Text(v)
+}

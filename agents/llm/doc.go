@@ -1,0 +1,75 @@
+// Package llm holds cogloop's LLM agents and the only code that imports
+// langchaingo. Each provider is wrapped as an [agents.Model] ([Model], built by
+// [NewModel]); the agent types are registered on an [agents.Registry] by
+// [Register]:
+//
+//   - openai-answer, openai-binary, openai-classification: OrKa's OpenAI agents.
+//     The model is the agent's model key, else $BASE_OPENAI_MODEL; the key is
+//     $OPENAI_API_KEY; the base URL model_url, else $OPENAI_BASE_URL.
+//   - local_llm: provider ollama, lm_studio (lmstudio) or openai_compatible, with
+//     model (default llama3.2:latest), model_url, temperature, max_tokens, timeout.
+//   - llm: any provider — openai, openai_compatible, lm_studio, ollama,
+//     anthropic ($ANTHROPIC_API_KEY), googleai ($GOOGLE_API_KEY or $GEMINI_API_KEY).
+//   - scripted: answers from its responses list, one per call, for offline
+//     examples and tests.
+//
+// # Behaviour
+//
+// An agent renders its prompt once per call, then asks its model: the run's
+// model source when there is one (cogloop run --script), else its provider.
+// Temperature is always sent (default 0.7; 0 is sent as 0, unlike OrKa, which
+// turns 0 into 0.7). The call, its retries and the waits between them are bounded
+// by the agent's timeout (default 120s). Failures are retried by the agent's
+// retry policy (default [agents.DefaultLLMRetry]: exponential backoff with full
+// jitter on 429, 5xx, connection failures and timeouts, honouring Retry-After;
+// other 4xx are not retried); each retry is an agent.retry event.
+//
+// The reply becomes OrKa's output: response, confidence and internal_reasoning
+// (see [ParseReply] for the JSON envelope and <think> handling), the prompt sent
+// and token usage summed over attempts. openai-binary's response is a bool
+// ([Affirmative]); openai-classification's is the option the reply names, or
+// "not-classified". Those two append a one-line instruction ([BinaryInstruction],
+// [ClassificationInstruction]) to the rendered prompt, as OrKa appends its
+// constraints; answer agents send the prompt as rendered (OrKa also appends a
+// JSON-envelope instruction and a dump of its context; cogloop does not).
+// An empty reply is an error wrapping [agents.ErrEmptyReply].
+//
+// # Providers through langchaingo
+//
+// OpenAI-protocol providers use langchaingo's openai client: the base URL is the
+// model_url with any /chat/completions removed and /v1 added to a bare host.
+// lm_studio and openai_compatible get max_tokens (not max_completion_tokens) and
+// send no key unless api_key or api_key_env gives one, so an OpenAI key never
+// goes to another server. googleai also goes through the openai client, to
+// Gemini's OpenAI-compatible endpoint ([DefaultGoogleAIURL]): langchaingo's
+// googleai package would add gRPC, protobuf, OpenTelemetry and the Google Cloud
+// SDK (about 30 modules, 26 MB of binary) for the same chat call. langchaingo
+// omits temperature for the reasoning models gpt-5*, o1-* and o3*. Anthropic
+// uses langchaingo's anthropic client (max_tokens defaults to
+// [DefaultAnthropicMaxTokens], which the API requires). Ollama uses langchaingo's
+// /api/chat client; a model_url ending in /api/generate (OrKa's form) is
+// accepted. Token usage is read from langchaingo's generation info:
+// PromptTokens/CompletionTokens (OpenAI protocol; Ollama's
+// prompt_eval_count/eval_count) or InputTokens/OutputTokens (Anthropic).
+//
+// langchaingo's errors carry neither the HTTP status nor Retry-After, and its
+// OpenAI client replaces transport errors with a generic message; the
+// http.Client given to each provider therefore records the status, Retry-After
+// (or retry-after-ms) and transport error of every call, through the request
+// context, and [Model.Generate] returns them in an *[agents.CallError]. The same
+// record catches an Ollama error status with an empty body, which langchaingo
+// reads as an empty success. (langchaingo's Ollama client also ignores a stream
+// cut short, so a partial Ollama reply can pass as complete.)
+//
+// # Secrets
+//
+// API keys are [agents.Secret] values, read from the environment at the first
+// call (so loading and validating a workflow needs no key); a missing key is an
+// error naming the variable. A key never appears in errors, events or logs:
+// provider error text that echoes it is scrubbed.
+//
+// # Concurrency
+//
+// Agents and models are immutable after building, apart from the lazily built
+// client (guarded by a mutex), and safe for concurrent use.
+package llm

@@ -1,0 +1,258 @@
+package llm
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cogloop/cogloop/agents"
+)
+
+// DefaultTimeout bounds an LLM agent's call, retries included, when the agent
+// sets no timeout (OrKa's default).
+const DefaultTimeout = 120 * time.Second
+
+// DefaultTemperature is OrKa's temperature for openai-answer & co. and local_llm.
+const DefaultTemperature = 0.7
+
+// DefaultLocalModel is OrKa's model for local_llm when none is given.
+const DefaultLocalModel = "llama3.2:latest"
+
+// Options are what the registered agent types depend on. The zero value reads
+// the process environment, uses [DefaultHTTPClient], real timers and slog.Default.
+type Options struct {
+	// Getenv reads API keys, BASE_OPENAI_MODEL and OPENAI_BASE_URL.
+	Getenv func(string) string
+	// HTTPClient is shared by every agent's provider client.
+	HTTPClient *http.Client
+	// Sleep and Rand replace the retry backoff's timer and jitter source (tests).
+	Sleep func(ctx context.Context, d time.Duration) error
+	Rand  func() float64
+	// Logger receives a debug record per retry (errors scrubbed of keys); nil
+	// means slog.Default() at call time.
+	Logger *slog.Logger
+}
+
+// Register adds the LLM agent types to r: openai-answer, openai-binary,
+// openai-classification, local_llm, llm and scripted.
+func Register(r *agents.Registry) { RegisterWith(r, Options{}) }
+
+// RegisterWith is [Register] with explicit dependencies.
+func RegisterWith(r *agents.Registry, o Options) {
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = DefaultHTTPClient()
+	}
+	for _, t := range llmTypes {
+		r.MustRegister(t.name, o.llmFactory(t))
+	}
+	r.MustRegister("scripted", o.scriptedFactory)
+}
+
+type typeSpec struct {
+	name        string
+	kind        Kind
+	defProvider Provider   // "" means provider is required
+	allowed     []Provider // nil means any
+	defModel    string
+}
+
+var llmTypes = []typeSpec{
+	{name: "openai-answer", kind: Answer, defProvider: OpenAI},
+	{name: "openai-binary", kind: Binary, defProvider: OpenAI},
+	{name: "openai-classification", kind: Classification, defProvider: OpenAI},
+	{name: "local_llm", kind: Answer, allowed: []Provider{Ollama, LMStudio, OpenAICompatible}, defModel: DefaultLocalModel},
+	{name: "llm", kind: Answer},
+}
+
+// orkaIgnored are keys OrKa accepts on LLM agents that cogloop loads and ignores.
+var orkaIgnored = []string{"queue", "memory_config", "fallback_score", "timeout_score"}
+
+func (o Options) retrier(c *agents.Config) agents.Retrier {
+	return agents.Retrier{Policy: agents.ReadRetryPolicy(c, "retry", agents.DefaultLLMRetry()),
+		Sleep: o.Sleep, Rand: o.Rand, Logger: o.Logger}
+}
+
+func (o Options) llmFactory(t typeSpec) agents.Factory {
+	return func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+		a := &Agent{ID: c.String("id", ""), Kind: t.kind, UseRunModels: true}
+		if !c.Has("prompt") {
+			c.Errorf("", "prompt is required")
+		}
+		a.Prompt = b.Template(c, "prompt")
+		a.System = b.Template(c, "system_prompt")
+
+		// OrKa nests provider, model, model_url (and more) under params; the
+		// top level wins when both are given.
+		params := c.Map("params")
+		from := func(key string) *agents.Config {
+			if params != nil && !c.Has(key) && params.Has(key) {
+				return params
+			}
+			return c
+		}
+
+		var prov Provider
+		if pc := from("provider"); pc.Has("provider") {
+			p, err := ParseProvider(pc.String("provider", ""))
+			switch {
+			case err != nil:
+				pc.Errorf("provider", "%v", err)
+			case t.allowed != nil && !slices.Contains(t.allowed, p):
+				pc.Errorf("provider", "%s takes provider %s, not %q (type llm takes any provider)", t.name, joinProviders(t.allowed), p)
+			default:
+				prov = p
+			}
+		} else if t.defProvider != "" {
+			prov = t.defProvider
+		} else {
+			allowed := t.allowed
+			if allowed == nil {
+				allowed = Providers
+			}
+			c.Errorf("", "provider is required (%s)", joinProviders(allowed))
+		}
+
+		a.ModelName = from("model").String("model", t.defModel)
+
+		var rawURL string
+		urlCfg, urlKey := from("model_url"), "model_url"
+		if !urlCfg.Has("model_url") {
+			if uc := from("url"); uc.Has("url") {
+				urlCfg, urlKey = uc, "url"
+			}
+		} else if urlCfg.Has("url") {
+			urlCfg.Errorf("url", "url is an alias of model_url: give one of them")
+		}
+		rawURL = urlCfg.String(urlKey, "")
+
+		a.Temperature = from("temperature").Float("temperature", DefaultTemperature, 0, 2)
+		a.MaxTokens = from("max_tokens").Int("max_tokens", 0, 0, 10_000_000)
+		a.Timeout = from("timeout").Duration("timeout", DefaultTimeout)
+
+		if t.kind == Classification {
+			oc, key := from("options"), "options"
+			if !oc.Has("options") {
+				if cc := from("categories"); cc.Has("categories") {
+					oc, key = cc, "categories"
+				}
+			}
+			for _, s := range oc.Strings(key) {
+				if s = strings.TrimSpace(s); s != "" && !slices.Contains(a.Options, s) {
+					a.Options = append(a.Options, s)
+				}
+			}
+			if len(a.Options) == 0 {
+				oc.Errorf(key, "options (or categories) is required: the list of classes to choose from")
+			}
+		}
+
+		for _, sc := range []*agents.Config{c, params} {
+			if sc != nil && sc.Has("structured_output") {
+				sc.Warnf("structured_output", "structured_output is not supported yet: the reply is used as text (a JSON {response, confidence, internal_reasoning} envelope is still unwrapped)")
+			}
+		}
+		c.Ignore(orkaIgnored...)
+
+		mc := Config{Provider: prov, Model: a.ModelName, URL: rawURL, Getenv: o.Getenv, HTTPClient: o.HTTPClient}
+		if c.Has("api_key") {
+			mc.APIKey = agents.NewSecret(c.String("api_key", ""))
+			c.Warnf("api_key", "an API key in a workflow file is a secret in plain text; prefer the environment (%s), or name a variable with api_key_env", keyVarHint(prov))
+		}
+		mc.APIKeyEnv = strings.TrimSpace(c.String("api_key_env", ""))
+
+		a.Retry = o.retrier(c)
+		if params != nil {
+			params.Done()
+		}
+
+		if prov == "" {
+			return a, nil
+		}
+		if a.ModelName == "" && prov != OpenAI {
+			c.Errorf("", "model is required for provider %s", prov)
+		}
+		m, err := NewModel(mc)
+		if err != nil {
+			if rawURL != "" {
+				urlCfg.Errorf(urlKey, "%v", err)
+			} else {
+				from("provider").Errorf("provider", "%v", err)
+			}
+			return a, nil
+		}
+		a.Model = m
+		return a, nil
+	}
+}
+
+func keyVarHint(p Provider) string {
+	switch p {
+	case Anthropic:
+		return EnvAnthropicKey
+	case GoogleAI:
+		return EnvGoogleKey
+	}
+	return EnvOpenAIKey
+}
+
+func joinProviders(ps []Provider) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = string(p)
+	}
+	return strings.Join(s, ", ")
+}
+
+// scriptedFactory builds the scripted type: responses: [...] (or {cycle: [...]})
+// answered one per call, in order, for each run separately. It renders its
+// prompt so prompts show in traces, and ignores the run's models (--script).
+func (o Options) scriptedFactory(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+	a := &Agent{ID: c.String("id", ""), Kind: Answer}
+	a.Prompt = b.Template(c, "prompt")
+	a.System = b.Template(c, "system_prompt")
+	if n := c.Node("responses"); n == nil {
+		c.Errorf("", "responses is required: the list of replies, one per call")
+	} else {
+		replies, cycle := agents.ReadReplies(c.File(), n, c.What()+": responses", c.Problems())
+		a.perRun = &runScripts{id: a.ID, replies: replies, cycle: cycle}
+	}
+	a.Timeout = c.Duration("timeout", DefaultTimeout)
+	a.Retry = o.retrier(c)
+	c.Ignore(orkaIgnored...)
+	return a, nil
+}
+
+// runScripts gives each run of a scripted agent its own reply sequence (kept in
+// the run's locals), so a workflow run twice answers the same way twice.
+type runScripts struct {
+	id      string
+	replies []agents.ScriptReply
+	cycle   bool
+
+	mu    sync.Mutex
+	noRun *agents.Scripted
+}
+
+const scriptedSource = "its responses"
+
+func (s *runScripts) model(run *agents.Run) *agents.Scripted {
+	if run == nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.noRun == nil {
+			s.noRun = agents.NewScripted(s.id, scriptedSource, s.replies, s.cycle)
+		}
+		return s.noRun
+	}
+	return run.Local(s, func() any {
+		return agents.NewScripted(s.id, scriptedSource, s.replies, s.cycle)
+	}).(*agents.Scripted)
+}

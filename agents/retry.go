@@ -1,0 +1,485 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// RetryType is how the wait between attempts grows.
+type RetryType string
+
+// Retry types, as written in YAML (retry: {type: ...}).
+const (
+	RetryNone        RetryType = "none"        // one attempt, no retries
+	RetryFixed       RetryType = "fixed"       // Interval between attempts
+	RetryExponential RetryType = "exponential" // Interval, 2×, 4×, … capped by MaxInterval
+)
+
+// Jitter is how the wait is randomised.
+type Jitter string
+
+// Jitter kinds (retry: {jitter: ...}).
+const (
+	JitterNone Jitter = "none" // wait exactly the computed interval
+	JitterFull Jitter = "full" // wait a uniform random time in [0, interval) ("full jitter")
+)
+
+// ErrorClass is what kind of failure an error is, for deciding whether to retry.
+type ErrorClass string
+
+// Error classes. The first four are the names a retry policy's On lists.
+const (
+	// ClassTimeout: an attempt timed out (a network timeout, HTTP 408) while the
+	// call as a whole still had time.
+	ClassTimeout ErrorClass = "timeout"
+	// ClassRateLimit: HTTP 429.
+	ClassRateLimit ErrorClass = "rate_limit"
+	// ClassServerError: HTTP 5xx, and failures to reach or hear from the server
+	// (connection refused or reset, a response cut short).
+	ClassServerError ErrorClass = "server_error"
+	// ClassError: any other failure. In a policy's On, "error" means any failure
+	// that is not permanent, so it includes the three classes above.
+	ClassError ErrorClass = "error"
+	// ClassPermanent: never retried — HTTP 4xx other than 408/429 (400, 401, 403,
+	// 404, …), a missing API key, an exhausted script, a cancelled context.
+	ClassPermanent ErrorClass = "permanent"
+)
+
+// DefaultRetryAfterCap bounds a server's Retry-After when the policy has no MaxInterval.
+const DefaultRetryAfterCap = time.Minute
+
+// RetryPolicy says when and how often a failed call is tried again. It is plain
+// data, the Go form of the YAML
+//
+//	retry: {type: exponential, count: 3, interval: 500ms, max_interval: 30s,
+//	        jitter: full, on: [rate_limit, server_error, timeout]}
+//
+// Use [ReadRetryPolicy] to read it with positions and [Retrier] to run calls under it.
+type RetryPolicy struct {
+	Type RetryType
+	// Count is the number of retries after the first attempt.
+	Count int
+	// Interval is the wait before the first retry (the base of exponential backoff).
+	Interval time.Duration
+	// MaxInterval caps every wait, a server's Retry-After included; 0 means no cap
+	// on computed waits and [DefaultRetryAfterCap] on Retry-After.
+	MaxInterval time.Duration
+	Jitter      Jitter
+	// On lists the error classes that are retried.
+	On []ErrorClass
+}
+
+// DefaultLLMRetry is the policy of LLM agents: exponential backoff from 500ms to
+// 30s with full jitter, 3 retries, on rate limits, server errors and timeouts.
+func DefaultLLMRetry() RetryPolicy {
+	return RetryPolicy{
+		Type:        RetryExponential,
+		Count:       3,
+		Interval:    500 * time.Millisecond,
+		MaxInterval: 30 * time.Second,
+		Jitter:      JitterFull,
+		On:          []ErrorClass{ClassRateLimit, ClassServerError, ClassTimeout},
+	}
+}
+
+// NoRetry is the policy that tries once.
+func NoRetry() RetryPolicy { return RetryPolicy{Type: RetryNone} }
+
+// Validate reports what is wrong with p.
+func (p RetryPolicy) Validate() error {
+	var errs []error
+	switch p.Type {
+	case RetryNone, RetryFixed, RetryExponential:
+	default:
+		errs = append(errs, fmt.Errorf("retry type %q: want none, fixed or exponential", p.Type))
+	}
+	switch p.Jitter {
+	case JitterNone, JitterFull, "":
+	default:
+		errs = append(errs, fmt.Errorf("retry jitter %q: want full or none", p.Jitter))
+	}
+	if p.Count < 0 {
+		errs = append(errs, fmt.Errorf("retry count %d is negative", p.Count))
+	}
+	if p.Interval < 0 || p.MaxInterval < 0 {
+		errs = append(errs, errors.New("retry intervals must not be negative"))
+	}
+	if p.MaxInterval > 0 && p.Interval > p.MaxInterval {
+		errs = append(errs, fmt.Errorf("retry interval %s is longer than max_interval %s", p.Interval, p.MaxInterval))
+	}
+	for _, c := range p.On {
+		if !retryableClass(c) {
+			errs = append(errs, fmt.Errorf("retry on %q: want timeout, rate_limit, server_error or error", c))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func retryableClass(c ErrorClass) bool {
+	switch c {
+	case ClassTimeout, ClassRateLimit, ClassServerError, ClassError:
+		return true
+	}
+	return false
+}
+
+// Retries reports whether p retries a failure of class c. Permanent failures are
+// never retried; "error" in On matches every other class.
+func (p RetryPolicy) Retries(c ErrorClass) bool {
+	if p.Type == RetryNone || p.Count <= 0 || c == ClassPermanent || c == "" {
+		return false
+	}
+	for _, o := range p.On {
+		if o == c || o == ClassError {
+			return true
+		}
+	}
+	return false
+}
+
+// Backoff is the wait before retry n (1-based), before jitter and Retry-After.
+func (p RetryPolicy) Backoff(n int) time.Duration {
+	if n < 1 || p.Interval <= 0 {
+		return 0
+	}
+	d := p.Interval
+	if p.Type == RetryExponential {
+		f := float64(p.Interval) * math.Pow(2, float64(n-1))
+		if f >= float64(math.MaxInt64) {
+			d = time.Duration(math.MaxInt64)
+		} else {
+			d = time.Duration(f)
+		}
+	}
+	if p.MaxInterval > 0 && d > p.MaxInterval {
+		d = p.MaxInterval
+	}
+	return d
+}
+
+// ReadRetryPolicy reads key of c as a retry policy, starting from def; absent
+// keys keep def's values. "retry: none" (or false) is the no-retry policy.
+// Problems are recorded on c with positions; on a problem the result is def.
+func ReadRetryPolicy(c *Config, key string, def RetryPolicy) RetryPolicy {
+	n := c.Node(key)
+	if n == nil || (n.Kind == yaml.ScalarNode && n.Tag == "!!null") {
+		return def
+	}
+	if n.Kind == yaml.ScalarNode {
+		switch strings.ToLower(strings.TrimSpace(n.Value)) {
+		case "none", "false", "off", "no":
+			return NoRetry()
+		}
+		c.Errorf(key, "%s must be a mapping {type, count, interval, max_interval, jitter, on} or none, not %s", key, KindName(n))
+		return def
+	}
+	rc := c.Map(key)
+	if rc == nil {
+		return def
+	}
+	before := len(c.Problems().Errors())
+	p := def
+	if rc.Has("type") {
+		p.Type = RetryType(strings.ToLower(rc.String("type", string(def.Type))))
+		switch p.Type {
+		case RetryNone, RetryFixed, RetryExponential:
+		default:
+			rc.Errorf("type", "type must be none, fixed or exponential, not %q", p.Type)
+		}
+	}
+	p.Count = rc.Int("count", def.Count, 0, 100)
+	p.Interval = rc.Duration("interval", def.Interval)
+	p.MaxInterval = rc.Duration("max_interval", def.MaxInterval)
+	if rc.Has("jitter") {
+		p.Jitter = Jitter(strings.ToLower(rc.String("jitter", string(def.Jitter))))
+		if p.Jitter != JitterFull && p.Jitter != JitterNone {
+			rc.Errorf("jitter", "jitter must be full or none, not %q", p.Jitter)
+		}
+	}
+	if rc.Has("on") {
+		p.On = nil
+		for _, s := range rc.Strings("on") {
+			cl := ErrorClass(strings.ToLower(strings.TrimSpace(s)))
+			if !retryableClass(cl) {
+				rc.Errorf("on", "on: %q is not an error class (want timeout, rate_limit, server_error or error)", s)
+				continue
+			}
+			p.On = append(p.On, cl)
+		}
+	}
+	if p.MaxInterval > 0 && p.Interval > p.MaxInterval {
+		rc.Errorf("max_interval", "max_interval %s is shorter than interval %s", p.MaxInterval, p.Interval)
+	}
+	rc.Done()
+	if p.Type == RetryNone {
+		p.Count = 0
+	}
+	if len(c.Problems().Errors()) > before {
+		return def
+	}
+	return p
+}
+
+// CallError is a failed call with what a retry policy needs to know about it:
+// its class (or the HTTP status it is derived from) and the server's Retry-After.
+type CallError struct {
+	// Class, when set, is the class; otherwise [Classify] derives it from Status
+	// and Err.
+	Class ErrorClass
+	// Status is the HTTP status of the failed response, 0 when there was none.
+	Status int
+	// RetryAfter is the wait the server asked for, 0 when it did not.
+	RetryAfter time.Duration
+	Err        error
+}
+
+func (e *CallError) Error() string {
+	if e.Err == nil {
+		if e.Status != 0 {
+			return fmt.Sprintf("call failed with HTTP %d", e.Status)
+		}
+		return "call failed"
+	}
+	return e.Err.Error()
+}
+
+func (e *CallError) Unwrap() error { return e.Err }
+
+// Permanent marks err as never worth retrying (a missing API key, a bad config).
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &CallError{Class: ClassPermanent, Err: err}
+}
+
+// StatusClass is the class of an HTTP status: 429 rate_limit, 408 timeout, 5xx
+// server_error, other 4xx permanent, anything else error.
+func StatusClass(status int) ErrorClass {
+	switch {
+	case status == 429:
+		return ClassRateLimit
+	case status == 408:
+		return ClassTimeout
+	case status >= 500:
+		return ClassServerError
+	case status >= 400:
+		return ClassPermanent
+	}
+	return ClassError
+}
+
+// Classify says what kind of failure err is. A [CallError] in the chain decides
+// first (its Class, else its Status); then context cancellation and exhausted
+// scripts are permanent, deadlines and network timeouts are timeouts, refused or
+// reset connections and cut-short responses are server errors; anything else is
+// ClassError. Classify(nil) is "".
+func Classify(err error) ErrorClass {
+	if err == nil {
+		return ""
+	}
+	var ce *CallError
+	if errors.As(err, &ce) {
+		if ce.Class != "" {
+			return ce.Class
+		}
+		if ce.Status != 0 {
+			return StatusClass(ce.Status)
+		}
+	}
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, ErrScriptExhausted):
+		return ClassPermanent
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
+		return ClassTimeout
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return ClassTimeout
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		if dns.IsNotFound {
+			return ClassPermanent
+		}
+		return ClassServerError
+	}
+	for _, t := range []error{syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.ECONNABORTED, syscall.EPIPE, io.ErrUnexpectedEOF, io.EOF} {
+		if errors.Is(err, t) {
+			return ClassServerError
+		}
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		return ClassServerError
+	}
+	return ClassError
+}
+
+// RetryAfter returns the Retry-After carried by a [CallError] in err's chain, or 0.
+func RetryAfter(err error) time.Duration {
+	var ce *CallError
+	if errors.As(err, &ce) && ce.RetryAfter > 0 {
+		return ce.RetryAfter
+	}
+	return 0
+}
+
+// ParseRetryAfter reads a Retry-After header value: delay seconds ("120", "1.5")
+// or an HTTP date. It returns 0 for an empty, malformed or past value.
+func ParseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		if f <= 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+			return 0
+		}
+		if f > float64(365*24*time.Hour/time.Second) {
+			f = float64(365 * 24 * time.Hour / time.Second)
+		}
+		return time.Duration(f * float64(time.Second))
+	}
+	for _, layout := range []string{time.RFC1123, time.RFC1123Z, time.RFC850, time.ANSIC} {
+		if t, err := time.Parse(layout, v); err == nil {
+			if d := t.Sub(now); d > 0 {
+				return d
+			}
+			return 0
+		}
+	}
+	return 0
+}
+
+// Retrier runs calls under a [RetryPolicy]. The zero value of every field but
+// Policy is usable: real timers, math/rand/v2, time.Now, no secrets, no log.
+// A Retrier holds no per-call state and is safe for concurrent use if its
+// functions are.
+type Retrier struct {
+	Policy RetryPolicy
+	// Sleep waits d or until ctx ends, returning ctx.Err() then. Tests put a fake
+	// here to record waits without waiting.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Rand returns a number in [0, 1) for jitter.
+	Rand func() float64
+	// Now is the clock used with ctx's deadline.
+	Now func() time.Time
+	// Secrets are scrubbed from error text in events and logs.
+	Secrets []Secret
+	// Logger, when set, logs each retry at debug level.
+	Logger *slog.Logger
+}
+
+// SleepContext waits d, or until ctx ends (returning ctx.Err()).
+func SleepContext(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Do calls fn (attempt 1, 2, …) until it succeeds, fails with an error the
+// policy does not retry, runs out of retries, or ctx ends. Before each retry it
+// waits — the policy's backoff with jitter, at least the server's Retry-After
+// (capped by MaxInterval, else [DefaultRetryAfterCap]) — and emits an
+// [EventAgentRetry] event for agent through in.Run. A wait that would pass ctx's
+// deadline is not started: Do gives up at once. Cancellation interrupts a wait
+// at once; the error then wraps both ctx.Err() and the last failure.
+func (r *Retrier) Do(ctx context.Context, in Input, agent string, fn func(ctx context.Context, attempt int) error) error {
+	p := r.Policy
+	for attempt := 1; ; attempt++ {
+		err := fn(ctx, attempt)
+		if err == nil {
+			return nil
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			if !errors.Is(err, cerr) {
+				err = fmt.Errorf("%w: %w", cerr, err)
+			}
+			return err
+		}
+		class := Classify(err)
+		if attempt > p.Count || !p.Retries(class) {
+			if attempt > 1 {
+				return fmt.Errorf("gave up after %d attempts: %w", attempt, err)
+			}
+			return err
+		}
+		wait := r.wait(attempt, err)
+		if dl, ok := ctx.Deadline(); ok && r.now().Add(wait).After(dl) {
+			return fmt.Errorf("gave up after %d attempts (the next, in %s, would pass the deadline): %w", attempt, wait.Round(time.Millisecond), err)
+		}
+		msg := Truncate(Scrub(err.Error(), r.Secrets...), 500)
+		data := map[string]any{"wait_ms": wait.Milliseconds(), "class": string(class)}
+		var ce *CallError
+		if errors.As(err, &ce) && ce.Status != 0 {
+			data["status"] = ce.Status
+		}
+		in.Run.Emit(Event{Kind: EventAgentRetry, Node: in.Path, Agent: agent, Attempt: attempt, Error: msg, Data: data})
+		if r.Logger != nil {
+			r.Logger.LogAttrs(ctx, slog.LevelDebug, "retrying call", slog.String("agent", agent),
+				slog.Int("attempt", attempt), slog.Duration("wait", wait), slog.String("class", string(class)), slog.String("error", msg))
+		}
+		if serr := r.sleep(ctx, wait); serr != nil {
+			return fmt.Errorf("%w while waiting to retry (attempt %d failed: %w)", serr, attempt, err)
+		}
+	}
+}
+
+func (r *Retrier) wait(n int, err error) time.Duration {
+	d := r.Policy.Backoff(n)
+	if r.Policy.Jitter == JitterFull && d > 0 {
+		rnd := rand.Float64
+		if r.Rand != nil {
+			rnd = r.Rand
+		}
+		f := rnd()
+		if f < 0 || f >= 1 {
+			f = 0
+		}
+		d = time.Duration(f * float64(d))
+	}
+	if ra := RetryAfter(err); ra > 0 {
+		limit := r.Policy.MaxInterval
+		if limit <= 0 {
+			limit = DefaultRetryAfterCap
+		}
+		d = max(d, min(ra, limit))
+	}
+	return d
+}
+
+func (r *Retrier) sleep(ctx context.Context, d time.Duration) error {
+	if r.Sleep != nil {
+		return r.Sleep(ctx, d)
+	}
+	return SleepContext(ctx, d)
+}
+
+func (r *Retrier) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}

@@ -1,0 +1,432 @@
+package agents_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/cogloop/cogloop/agents"
+)
+
+// fakeSleep records the waits asked for and returns at once (or ctx's error).
+type fakeSleep struct {
+	mu    sync.Mutex
+	waits []time.Duration
+}
+
+func (f *fakeSleep) Sleep(ctx context.Context, d time.Duration) error {
+	f.mu.Lock()
+	f.waits = append(f.waits, d)
+	f.mu.Unlock()
+	return ctx.Err()
+}
+
+func (f *fakeSleep) Waits() []time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]time.Duration(nil), f.waits...)
+}
+
+type events struct {
+	mu sync.Mutex
+	ev []agents.Event
+}
+
+func (e *events) Observe(ev agents.Event) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.ev = append(e.ev, ev)
+}
+
+func (e *events) All() []agents.Event {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]agents.Event(nil), e.ev...)
+}
+
+func TestBackoff(t *testing.T) {
+	p := agents.RetryPolicy{Type: agents.RetryExponential, Count: 10, Interval: 500 * time.Millisecond, MaxInterval: 3 * time.Second}
+	want := []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 3 * time.Second, 3 * time.Second}
+	for i, w := range want {
+		assert.Equal(t, w, p.Backoff(i+1), "retry %d", i+1)
+	}
+	assert.Equal(t, 3*time.Second, p.Backoff(200), "no overflow")
+	p.MaxInterval = 0
+	assert.Greater(t, p.Backoff(200), time.Duration(0), "no overflow without a cap either")
+
+	f := agents.RetryPolicy{Type: agents.RetryFixed, Count: 3, Interval: time.Second}
+	assert.Equal(t, time.Second, f.Backoff(1))
+	assert.Equal(t, time.Second, f.Backoff(3))
+}
+
+func TestDefaultLLMRetry(t *testing.T) {
+	p := agents.DefaultLLMRetry()
+	require.NoError(t, p.Validate())
+	assert.Equal(t, agents.RetryExponential, p.Type)
+	assert.Equal(t, 3, p.Count)
+	assert.Equal(t, 500*time.Millisecond, p.Interval)
+	assert.Equal(t, 30*time.Second, p.MaxInterval)
+	assert.Equal(t, agents.JitterFull, p.Jitter)
+	for _, c := range []agents.ErrorClass{agents.ClassRateLimit, agents.ClassServerError, agents.ClassTimeout} {
+		assert.True(t, p.Retries(c), c)
+	}
+	assert.False(t, p.Retries(agents.ClassError))
+	assert.False(t, p.Retries(agents.ClassPermanent))
+
+	catchAll := agents.RetryPolicy{Type: agents.RetryFixed, Count: 1, On: []agents.ErrorClass{agents.ClassError}}
+	assert.True(t, catchAll.Retries(agents.ClassRateLimit), "error means any failure that is not permanent")
+	assert.False(t, catchAll.Retries(agents.ClassPermanent))
+	assert.False(t, agents.NoRetry().Retries(agents.ClassServerError))
+}
+
+func TestValidate(t *testing.T) {
+	bad := agents.RetryPolicy{Type: "linear", Count: -1, Interval: 2 * time.Second, MaxInterval: time.Second, Jitter: "half", On: []agents.ErrorClass{"permanent"}}
+	err := bad.Validate()
+	require.Error(t, err)
+	for _, s := range []string{`"linear"`, `"half"`, "negative", "longer than max_interval", `"permanent"`} {
+		assert.Contains(t, err.Error(), s)
+	}
+}
+
+func TestFullJitterStaysWithinBounds(t *testing.T) {
+	src := rand.New(rand.NewPCG(1, 2))
+	p := agents.DefaultLLMRetry()
+	p.Count = 6
+	sl := &fakeSleep{}
+	r := agents.Retrier{Policy: p, Sleep: sl.Sleep, Rand: src.Float64}
+	for range 50 {
+		_ = r.Do(context.Background(), agents.Input{}, "a", func(ctx context.Context, attempt int) error {
+			return &agents.CallError{Status: 503, Err: errors.New("unavailable")}
+		})
+	}
+	waits := sl.Waits()
+	require.Len(t, waits, 50*6)
+	var sawSmall, sawLarge bool
+	for i, w := range waits {
+		n := i%6 + 1
+		b := p.Backoff(n)
+		assert.GreaterOrEqual(t, w, time.Duration(0))
+		assert.Less(t, w, b, "retry %d waits less than its backoff %s", n, b)
+		if w < b/4 {
+			sawSmall = true
+		}
+		if w > b*3/4 {
+			sawLarge = true
+		}
+	}
+	assert.True(t, sawSmall && sawLarge, "full jitter spreads over [0, backoff)")
+
+	// Without jitter the waits are the backoff exactly.
+	p.Jitter = agents.JitterNone
+	sl2 := &fakeSleep{}
+	r = agents.Retrier{Policy: p, Sleep: sl2.Sleep}
+	_ = r.Do(context.Background(), agents.Input{}, "a", func(ctx context.Context, attempt int) error {
+		return &agents.CallError{Status: 500}
+	})
+	assert.Equal(t, []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second}, sl2.Waits())
+}
+
+func TestRetryAfterIsHonouredAndCapped(t *testing.T) {
+	zero := func() float64 { return 0 }
+	cases := []struct {
+		name   string
+		policy agents.RetryPolicy
+		after  time.Duration
+		want   time.Duration
+	}{
+		{"honoured over a jittered backoff", agents.DefaultLLMRetry(), 3 * time.Second, 3 * time.Second},
+		{"capped by max_interval", agents.DefaultLLMRetry(), 90 * time.Second, 30 * time.Second},
+		{"default cap without max_interval",
+			agents.RetryPolicy{Type: agents.RetryFixed, Count: 1, Interval: time.Second, On: []agents.ErrorClass{agents.ClassRateLimit}},
+			time.Hour, agents.DefaultRetryAfterCap},
+		{"backoff wins when longer",
+			agents.RetryPolicy{Type: agents.RetryFixed, Count: 1, Interval: 5 * time.Second, Jitter: agents.JitterNone, On: []agents.ErrorClass{agents.ClassRateLimit}},
+			time.Second, 5 * time.Second},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sl := &fakeSleep{}
+			r := agents.Retrier{Policy: tc.policy, Sleep: sl.Sleep, Rand: zero}
+			calls := 0
+			err := r.Do(context.Background(), agents.Input{}, "a", func(ctx context.Context, attempt int) error {
+				calls++
+				if calls == 1 {
+					return &agents.CallError{Status: 429, RetryAfter: tc.after, Err: errors.New("slow down")}
+				}
+				return nil
+			})
+			require.NoError(t, err)
+			assert.Equal(t, []time.Duration{tc.want}, sl.Waits())
+		})
+	}
+}
+
+func TestDoRetriesEmitsAndGivesUp(t *testing.T) {
+	secret := agents.NewSecret("sk-do-not-print-me")
+	ev := &events{}
+	in := agents.Input{Path: "loop › iteration 1 › scorer", Run: &agents.Run{ID: "run1", Observe: ev.Observe}}
+	sl := &fakeSleep{}
+	var logs safeBuffer
+	r := agents.Retrier{Policy: agents.DefaultLLMRetry(), Sleep: sl.Sleep, Rand: func() float64 { return 0.5 },
+		Secrets: []agents.Secret{secret}, Logger: newDebugLogger(&logs)}
+	attempts := 0
+	err := r.Do(context.Background(), in, "scorer", func(ctx context.Context, attempt int) error {
+		attempts++
+		assert.Equal(t, attempts, attempt)
+		return &agents.CallError{Status: 500, Err: fmt.Errorf("server said key=%s", secret.Reveal())}
+	})
+	require.Error(t, err)
+	assert.Equal(t, 4, attempts, "1 call + 3 retries")
+	assert.Contains(t, err.Error(), "gave up after 4 attempts")
+	assert.Equal(t, agents.ClassServerError, agents.Classify(err))
+
+	got := ev.All()
+	require.Len(t, got, 3)
+	for i, e := range got {
+		assert.Equal(t, agents.EventAgentRetry, e.Kind)
+		assert.Equal(t, "run1", e.Run)
+		assert.Equal(t, "scorer", e.Agent)
+		assert.Equal(t, in.Path, e.Node)
+		assert.Equal(t, i+1, e.Attempt)
+		assert.Equal(t, sl.Waits()[i].Milliseconds(), e.Data["wait_ms"])
+		assert.Equal(t, "server_error", e.Data["class"])
+		assert.Equal(t, 500, e.Data["status"])
+		assert.Contains(t, e.Error, "key=[redacted]")
+		b, _ := json.Marshal(e)
+		assert.NotContains(t, string(b), secret.Reveal())
+	}
+	assert.Contains(t, logs.String(), "retrying call")
+	assert.NotContains(t, logs.String(), secret.Reveal())
+}
+
+func TestDoDoesNotRetryPermanentOrUnlisted(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+	}{
+		{"401", &agents.CallError{Status: 401, Err: errors.New("bad key")}},
+		{"400", &agents.CallError{Status: 400}},
+		{"403", &agents.CallError{Status: 403}},
+		{"permanent", agents.Permanent(errors.New("no API key"))},
+		{"plain error not in the default list", errors.New("odd")},
+		{"exhausted script", fmt.Errorf("x: %w", agents.ErrScriptExhausted)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sl := &fakeSleep{}
+			r := agents.Retrier{Policy: agents.DefaultLLMRetry(), Sleep: sl.Sleep}
+			n := 0
+			err := r.Do(context.Background(), agents.Input{}, "a", func(ctx context.Context, attempt int) error {
+				n++
+				return tc.err
+			})
+			assert.Equal(t, 1, n)
+			assert.Same(t, tc.err, err, "a failure that is not retried comes back as is")
+			assert.Empty(t, sl.Waits())
+		})
+	}
+}
+
+func TestDoStopsWaitingOnCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	r := agents.Retrier{Policy: agents.DefaultLLMRetry()} // real timer
+	start := time.Now()
+	err := r.Do(ctx, agents.Input{}, "a", func(ctx context.Context, attempt int) error {
+		if attempt > 1 {
+			t.Error("no second attempt after cancellation")
+		}
+		time.AfterFunc(20*time.Millisecond, cancel)
+		return &agents.CallError{Status: 429, RetryAfter: 20 * time.Second, Err: errors.New("rate limited")}
+	})
+	require.Error(t, err)
+	assert.Less(t, time.Since(start), 5*time.Second)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Contains(t, err.Error(), "while waiting to retry")
+	assert.Contains(t, err.Error(), "rate limited")
+}
+
+func TestDoDoesNotStartAWaitPastTheDeadline(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	sl := &fakeSleep{}
+	r := agents.Retrier{Policy: agents.DefaultLLMRetry(), Sleep: sl.Sleep}
+	err := r.Do(ctx, agents.Input{}, "a", func(ctx context.Context, attempt int) error {
+		return &agents.CallError{Status: 429, RetryAfter: 10 * time.Second, Err: errors.New("rate limited")}
+	})
+	require.Error(t, err)
+	assert.Empty(t, sl.Waits())
+	assert.Contains(t, err.Error(), "would pass the deadline")
+}
+
+func TestDoStopsWhenTheCallEndsWithTheContext(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	sl := &fakeSleep{}
+	r := agents.Retrier{Policy: agents.DefaultLLMRetry(), Sleep: sl.Sleep}
+	n := 0
+	err := r.Do(ctx, agents.Input{}, "a", func(ctx context.Context, attempt int) error {
+		n++
+		<-ctx.Done()
+		return errors.New("request timeout: API call exceeded deadline") // a client that drops the cause
+	})
+	assert.Equal(t, 1, n)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Empty(t, sl.Waits())
+}
+
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string   { return "i/o timeout" }
+func (timeoutErr) Timeout() bool   { return true }
+func (timeoutErr) Temporary() bool { return true }
+
+func TestClassify(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	_, refused := net.Dial("tcp", addr)
+	require.Error(t, refused)
+
+	cases := []struct {
+		err  error
+		want agents.ErrorClass
+	}{
+		{nil, ""},
+		{&agents.CallError{Status: 429}, agents.ClassRateLimit},
+		{&agents.CallError{Status: 408}, agents.ClassTimeout},
+		{&agents.CallError{Status: 500}, agents.ClassServerError},
+		{&agents.CallError{Status: 503}, agents.ClassServerError},
+		{&agents.CallError{Status: 400}, agents.ClassPermanent},
+		{&agents.CallError{Status: 401}, agents.ClassPermanent},
+		{&agents.CallError{Status: 403}, agents.ClassPermanent},
+		{&agents.CallError{Status: 404}, agents.ClassPermanent},
+		{&agents.CallError{Class: agents.ClassTimeout, Status: 500}, agents.ClassTimeout},
+		{fmt.Errorf("wrapped: %w", &agents.CallError{Status: 429}), agents.ClassRateLimit},
+		{context.Canceled, agents.ClassPermanent},
+		{context.DeadlineExceeded, agents.ClassTimeout},
+		{fmt.Errorf("x: %w", agents.ErrScriptExhausted), agents.ClassPermanent},
+		{refused, agents.ClassServerError},
+		{&net.OpError{Op: "read", Err: timeoutErr{}}, agents.ClassTimeout},
+		{&net.DNSError{Err: "no such host", Name: "nope.invalid", IsNotFound: true}, agents.ClassPermanent},
+		{errors.New("something"), agents.ClassError},
+	}
+	for _, tc := range cases {
+		assert.Equal(t, tc.want, agents.Classify(tc.err), "%v", tc.err)
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	assert.Equal(t, 7*time.Second, agents.ParseRetryAfter("7", now))
+	assert.Equal(t, 1500*time.Millisecond, agents.ParseRetryAfter(" 1.5 ", now))
+	assert.Equal(t, 10*time.Second, agents.ParseRetryAfter(now.Add(10*time.Second).Format(time.RFC1123), now))
+	for _, v := range []string{"", "-3", "0", "soon", now.Add(-time.Minute).Format(time.RFC1123), "NaN"} {
+		assert.Zero(t, agents.ParseRetryAfter(v, now), v)
+	}
+}
+
+func readPolicy(t *testing.T, src string) (agents.RetryPolicy, *agents.Problems) {
+	t.Helper()
+	var doc yaml.Node
+	require.NoError(t, yaml.Unmarshal([]byte(src), &doc))
+	probs := &agents.Problems{}
+	c := agents.NewConfig("wf.yaml", &doc, "agent \"a\"", probs)
+	p := agents.ReadRetryPolicy(c, "retry", agents.DefaultLLMRetry())
+	c.Accept("id")
+	c.Done()
+	return p, probs
+}
+
+func TestReadRetryPolicy(t *testing.T) {
+	p, probs := readPolicy(t, `
+retry:
+  type: fixed
+  count: 5
+  interval: 2s
+  max_interval: PT10S
+  jitter: none
+  on: [rate_limit, error]
+`)
+	require.NoError(t, probs.Err())
+	assert.Equal(t, agents.RetryPolicy{Type: agents.RetryFixed, Count: 5, Interval: 2 * time.Second, MaxInterval: 10 * time.Second,
+		Jitter: agents.JitterNone, On: []agents.ErrorClass{agents.ClassRateLimit, agents.ClassError}}, p)
+
+	p, probs = readPolicy(t, "retry: {count: 1}\n")
+	require.NoError(t, probs.Err())
+	want := agents.DefaultLLMRetry()
+	want.Count = 1
+	assert.Equal(t, want, p, "absent keys keep the defaults")
+
+	p, probs = readPolicy(t, "retry: none\n")
+	require.NoError(t, probs.Err())
+	assert.False(t, p.Retries(agents.ClassServerError))
+
+	p, probs = readPolicy(t, "id: a\n")
+	require.NoError(t, probs.Err())
+	assert.Equal(t, agents.DefaultLLMRetry(), p)
+
+	p, probs = readPolicy(t, "retry: {type: none, count: 4}\n")
+	require.NoError(t, probs.Err())
+	assert.Equal(t, 0, p.Count)
+}
+
+func TestReadRetryPolicyProblems(t *testing.T) {
+	p, probs := readPolicy(t, `retry:
+  type: linear
+  jitter: half
+  on: [rate_limit, flaky]
+  interval: 5s
+  max_interval: 1s
+  cuont: 3
+`)
+	assert.Equal(t, agents.DefaultLLMRetry(), p, "a bad policy falls back to the default")
+	err := probs.Err()
+	require.Error(t, err)
+	msg := err.Error()
+	for _, s := range []string{
+		`wf.yaml:2:3: agent "a": retry: type must be none, fixed or exponential, not "linear"`,
+		`wf.yaml:3:3:`, `"half"`,
+		`wf.yaml:4:3:`, `"flaky" is not an error class`,
+		`wf.yaml:6:3:`, `max_interval 1s is shorter than interval 5s`,
+		`wf.yaml:7:3:`, `unknown key "cuont" (did you mean "count"?)`,
+	} {
+		assert.Contains(t, msg, s)
+	}
+
+	_, probs = readPolicy(t, "retry: [1, 2]\n")
+	require.Error(t, probs.Err())
+	assert.Contains(t, probs.Err().Error(), "wf.yaml:1:8: agent \"a\": retry must be a mapping")
+}
+
+type safeBuffer struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (s *safeBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.b = append(s.b, p...)
+	return len(p), nil
+}
+
+func (s *safeBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return string(s.b)
+}
+
+func newDebugLogger(w *safeBuffer) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}

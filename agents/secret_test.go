@@ -1,0 +1,97 @@
+package agents_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/cogloop/cogloop/agents"
+)
+
+const key = "sk-test-0123456789abcdef"
+
+type holder struct {
+	Key    agents.Secret
+	hidden agents.Secret
+	Name   string
+}
+
+func TestSecretNeverPrintsItsValue(t *testing.T) {
+	s := agents.NewSecret(key)
+	h := holder{Key: s, hidden: s, Name: "n"}
+	hp := &h
+
+	var outs []string
+	for _, verb := range []string{"%s", "%v", "%+v", "%#v", "%q", "%x", "%X", "%d", "%10.3s"} {
+		outs = append(outs, fmt.Sprintf(verb, s), fmt.Sprintf(verb, h), fmt.Sprintf(verb, hp))
+	}
+	outs = append(outs, s.String(), s.GoString(), fmt.Sprint(s), fmt.Sprintln(h))
+
+	j, err := json.Marshal(h)
+	require.NoError(t, err)
+	outs = append(outs, string(j))
+	txt, err := s.MarshalText()
+	require.NoError(t, err)
+	outs = append(outs, string(txt))
+	y, err := yaml.Marshal(h)
+	require.NoError(t, err)
+	outs = append(outs, string(y))
+
+	var buf bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&buf, nil))
+	log.Info("msg", "key", s, "holder", h)
+	slog.New(slog.NewTextHandler(&buf, nil)).Info("msg", slog.Any("key", s))
+	outs = append(outs, buf.String())
+
+	for _, o := range outs {
+		assert.NotContains(t, o, key)
+		assert.NotContains(t, o, "0123456789")
+	}
+	assert.Equal(t, agents.Redacted, fmt.Sprint(s))
+	assert.Contains(t, string(j), `"Key":"[redacted]"`)
+	assert.Contains(t, buf.String(), `"key":"[redacted]"`)
+	assert.Equal(t, key, s.Reveal(), "Reveal gives the value to the client")
+}
+
+func TestSecretZero(t *testing.T) {
+	var z agents.Secret
+	assert.True(t, z.IsZero())
+	assert.True(t, agents.NewSecret("").IsZero())
+	assert.Equal(t, "", z.Reveal())
+	assert.False(t, agents.NewSecret("x").IsZero())
+}
+
+type pathErr struct{ err error }
+
+func (p *pathErr) Error() string { return "wrapped: " + p.err.Error() }
+func (p *pathErr) Unwrap() error { return p.err }
+
+func TestScrub(t *testing.T) {
+	s := agents.NewSecret(key)
+	assert.Equal(t, "bad key Bearer [redacted] and [redacted]", agents.Scrub("bad key Bearer "+key+" and "+key, s))
+	assert.Equal(t, "nothing here", agents.Scrub("nothing here", s, agents.Secret{}))
+
+	plain := errors.New("no secret")
+	assert.Same(t, plain, agents.ScrubError(plain, s), "an error without the secret is returned as is")
+	assert.Nil(t, agents.ScrubError(nil, s))
+
+	inner := &pathErr{err: fmt.Errorf("echo %s: %w", key, context.Canceled)}
+	got := agents.ScrubError(inner, s)
+	assert.NotContains(t, got.Error(), key)
+	assert.Contains(t, got.Error(), "echo [redacted]")
+	assert.ErrorIs(t, got, context.Canceled, "errors.Is still sees the chain")
+	var pe *pathErr
+	assert.False(t, errors.As(got, &pe), "errors.As must not hand out the unscrubbed error")
+	assert.NotErrorIs(t, got, fs.ErrNotExist)
+	assert.False(t, strings.Contains(fmt.Sprintf("%+v", got), key))
+}

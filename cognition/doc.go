@@ -1,0 +1,55 @@
+// Package cognition turns the text of one loop iteration into judgements: the
+// iteration's score ([Scorer]), the lessons it taught ([Extractor]: insights,
+// improvements, mistakes) and OrKa's secondary metrics ([ReasoningQuality],
+// [ConvergenceTrend]). It does no I/O and imports no other cogloop package; the
+// loop node hands it an iteration as a []Result in execution order.
+//
+// It follows OrKa's loop node (reference/orka-loop-spec.md 1.5, 1.6, 1.9, 1.10)
+// with cogloop's decisions on OrKa's quirks (DESIGN.md, "Loop node semantics").
+//
+// # Scores
+//
+// [NewScorer] builds a [Scorer] from a [ScoreConfig]: strategies (pattern,
+// direct_key, agent_key), high-priority agents, the deprecated
+// score_extraction_pattern / score_extraction_key (which replace the
+// strategies), OrKa's [DefaultPatterns] when nothing is configured, and an
+// optional [BooleanScorer] for boolean_evaluations. [Scorer.Score] walks OrKa's
+// ladder and returns a [Score] in [0, 1], with where it came from; no score is 0
+// with Found false.
+//
+// Every path normalises by one rule ([Normalize], [ParseScore]): an explicit
+// denominator right after the number wins ("8/10" → 0.8, "7 out of 10" → 0.7,
+// "9.5 / 10" → 0.95), a "%" right after it divides by 100, otherwise values in
+// [0, 1] stay, values in (1, 100] are percentages (so 1.5 → 0.015), values above
+// 100 become 1 and negatives 0. The scale is read from the scanned text after the
+// captured number, so it does not depend on how the pattern is written.
+//
+// cogloop extensions, all documented at their functions: a group-less pattern
+// works in agent_key strategies too (OrKa raises); direct_key also finds a field
+// of an agent's mapping or of a JSON object in its text ({"score": 0.85}); a
+// capture with a trailing full stop ("0.85.") is read as the number.
+//
+// # Cognitive extraction
+//
+// [NewExtractor] compiles the extract_patterns of each category; [Extractor.Extract]
+// applies OrKa's rules (case-insensitive, dot-all, group 1, length limits,
+// case-insensitive de-duplication, " | " join, cut with "..."). Where OrKa scans the
+// Python repr of a mapping result, cogloop scans its sorted-key JSON.
+//
+// # Regexes
+//
+// Patterns are written in Python's dialect, as in OrKa workflow files, and run on
+// regexp2 (see [Pattern] for the translation). Every regex applied to model
+// output is bounded: a per-regex MatchTimeout, a cap on the bytes scanned, and a
+// time budget per Score or Extract call ([Limits]). A timeout never fails the
+// call; it becomes a warning that quotes at most 80 characters of the text. Bad
+// patterns are errors at build time ([PatternError] inside a [FieldError] naming
+// the YAML field), so the loader can report them with their file position.
+//
+// # Concurrency
+//
+// A built [Scorer], [Extractor] or [Pattern] is immutable and safe for concurrent
+// use; per-call state (warnings, the regex budget, prepared texts) lives in the
+// call. Nothing in the package panics on any input: a panic inside the regex
+// engine becomes an error.
+package cognition

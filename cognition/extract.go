@@ -1,0 +1,258 @@
+package cognition
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// DefaultMaxLengthPerCategory is cognitive_extraction.max_length_per_category's default.
+const DefaultMaxLengthPerCategory = 300
+
+// OrKa's length rules, in characters.
+const (
+	minTextLen = 20  // shorter texts are not scanned
+	minItemLen = 10  // a captured item must be longer than this (after strip)
+	maxItemLen = 200 // and at most this long (after collapsing whitespace)
+)
+
+// Categories of cognitive extraction, in OrKa's order.
+const (
+	CategoryInsights     = "insights"
+	CategoryImprovements = "improvements"
+	CategoryMistakes     = "mistakes"
+)
+
+var categories = [3]string{CategoryInsights, CategoryImprovements, CategoryMistakes}
+
+// ExtractPatterns are cognitive_extraction.extract_patterns: Python-syntax
+// regexes per category, applied case-insensitively with "." matching newlines.
+type ExtractPatterns struct {
+	Insights     []string
+	Improvements []string
+	Mistakes     []string
+}
+
+// ExtractConfig is the loop node's cognitive_extraction. The zero value is
+// OrKa's default: enabled, 300 characters per category, no patterns (so nothing
+// is extracted).
+type ExtractConfig struct {
+	// Disabled is enabled: false; every category is then "".
+	Disabled bool
+	// MaxLengthPerCategory cuts each category's joined text to this many
+	// characters plus "..."; 0 means DefaultMaxLengthPerCategory. Negative is an error.
+	MaxLengthPerCategory int
+	// Patterns are extract_patterns.
+	Patterns ExtractPatterns
+	// Limits bound the regex work; zero fields take the defaults.
+	Limits
+}
+
+// Extraction is what one iteration taught: each category's items joined with
+// " | ", cut to the configured length. Warnings report timeouts and cut texts.
+type Extraction struct {
+	Insights     string
+	Improvements string
+	Mistakes     string
+	Warnings     []string
+}
+
+// Extractor applies cognitive extraction patterns to an iteration's results. It
+// is built once from an [ExtractConfig], is immutable and is safe for concurrent use.
+type Extractor struct {
+	disabled bool
+	maxLen   int
+	patterns [3][]*Pattern
+	limits   Limits
+}
+
+// NewExtractor compiles every pattern with IgnoreCase and DotAll. All problems
+// are returned together, joined with errors.Join, each a *[FieldError] whose
+// Field names the category and index
+// ("cognitive_extraction.extract_patterns.insights[1]") and whose cause is a
+// *[PatternError]. Patterns are compiled even when Disabled, so a bad one is
+// reported at load either way.
+func NewExtractor(cfg ExtractConfig) (*Extractor, error) {
+	e := &Extractor{disabled: cfg.Disabled, maxLen: cfg.MaxLengthPerCategory, limits: cfg.Limits.withDefaults()}
+	var errs []error
+	if e.maxLen < 0 {
+		errs = append(errs, &FieldError{Field: "cognitive_extraction.max_length_per_category",
+			Err: fmt.Errorf("must not be negative, got %d", e.maxLen)})
+	}
+	if e.maxLen == 0 {
+		e.maxLen = DefaultMaxLengthPerCategory
+	}
+	opts := PatternOptions{IgnoreCase: true, DotAll: true, Limits: e.limits}
+	for c, exprs := range [3][]string{cfg.Patterns.Insights, cfg.Patterns.Improvements, cfg.Patterns.Mistakes} {
+		for i, expr := range exprs {
+			p, err := CompileOptions(expr, opts)
+			if err != nil {
+				errs = append(errs, &FieldError{
+					Field: fmt.Sprintf("cognitive_extraction.extract_patterns.%s[%d]", categories[c], i),
+					Err:   err,
+				})
+				continue
+			}
+			e.patterns[c] = append(e.patterns[c], p)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return e, nil
+}
+
+// Extract runs OrKa's cognitive extraction over one iteration:
+//
+//   - texts, agent by agent in execution order: a string result is one text; a
+//     mapping gives its response, result, output and data values that are
+//     strings, or, when it has none, its whole text form (sorted-key JSON where
+//     OrKa uses the Python repr); other values are skipped; texts shorter than 20
+//     characters are skipped;
+//   - for each text, category and pattern, every match: group 1 (a pattern
+//     without a group yields nothing), stripped, kept if longer than 10
+//     characters, whitespace runs collapsed to one space, kept if at most 200;
+//   - per category: case-insensitive de-duplication keeping the first spelling,
+//     joined with " | ", and cut to MaxLengthPerCategory characters plus "...".
+//
+// A nil or disabled Extractor returns an empty Extraction.
+func (e *Extractor) Extract(results []Result) Extraction {
+	var out Extraction
+	if e == nil || e.disabled {
+		return out
+	}
+	if len(e.patterns[0])+len(e.patterns[1])+len(e.patterns[2]) == 0 {
+		return out
+	}
+	sc := scan{limits: e.limits}
+	var cats [3]collector
+	for i := range cats {
+		cats[i].max = e.maxLen
+	}
+	for _, res := range dedupe(results) {
+		for _, t := range extractTexts(&sc, res) {
+			if utf8.RuneCountInString(t.s) < minTextLen && !t.cut {
+				continue
+			}
+			for c, ps := range e.patterns {
+				for _, p := range ps {
+					if cats[c].full() {
+						break
+					}
+					sc.each(p, t, func(start, end int) bool {
+						cats[c].add(t.r[start:end])
+						return !cats[c].full()
+					})
+				}
+			}
+		}
+	}
+	out.Insights = cats[0].String()
+	out.Improvements = cats[1].String()
+	out.Mistakes = cats[2].String()
+	out.Warnings = sc.warnings
+	return out
+}
+
+func extractTexts(sc *scan, res Result) []*scanText {
+	label := fmt.Sprintf("agent %q", res.ID)
+	if s, ok := res.Value.(string); ok {
+		return []*scanText{sc.text(label, s)}
+	}
+	m, ok := asMap(res.Value)
+	if !ok {
+		return nil
+	}
+	var texts []*scanText
+	for _, f := range textFields {
+		if s, ok := m[f].(string); ok {
+			texts = append(texts, sc.text(label+" "+f, s))
+		}
+	}
+	if len(texts) == 0 {
+		texts = append(texts, sc.text(label, textOf(m)))
+	}
+	return texts
+}
+
+// collector gathers one category's items, de-duplicated case-insensitively in
+// first-seen order. Once the joined text is longer than max, later items cannot
+// change the cut result, so it reports full and the remaining scans are skipped.
+type collector struct {
+	max   int
+	items []string
+	seen  map[string]struct{}
+	n     int // characters of the joined text
+}
+
+func (c *collector) full() bool { return c.n > c.max }
+
+func (c *collector) add(r []rune) {
+	item, ok := cleanItem(r)
+	if !ok {
+		return
+	}
+	key := strings.ToLower(item)
+	if _, dup := c.seen[key]; dup {
+		return
+	}
+	if c.seen == nil {
+		c.seen = make(map[string]struct{})
+	}
+	c.seen[key] = struct{}{}
+	if len(c.items) > 0 {
+		c.n += 3
+	}
+	c.n += utf8.RuneCountInString(item)
+	c.items = append(c.items, item)
+}
+
+func (c *collector) String() string {
+	joined := strings.Join(c.items, " | ")
+	if c.n <= c.max {
+		return joined
+	}
+	i, n := 0, 0
+	for i = range joined {
+		if n == c.max {
+			break
+		}
+		n++
+	}
+	return joined[:i] + "..."
+}
+
+// cleanItem applies OrKa's item rules to a captured group.
+func cleanItem(r []rune) (string, bool) {
+	i, j := 0, len(r)
+	for i < j && isPySpace(r[i]) {
+		i++
+	}
+	for j > i && isPySpace(r[j-1]) {
+		j--
+	}
+	if j-i <= minItemLen {
+		return "", false
+	}
+	var b strings.Builder
+	n := 0
+	space := false
+	for _, c := range r[i:j] {
+		if isPySpace(c) {
+			space = true
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			n++
+			space = false
+		}
+		b.WriteRune(c)
+		n++
+		if n > maxItemLen {
+			return "", false
+		}
+	}
+	return b.String(), true
+}

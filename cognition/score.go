@@ -1,0 +1,297 @@
+package cognition
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Score is the judgement of one iteration.
+type Score struct {
+	Value    float64  // in [0, 1]; 0 when nothing scored
+	Found    bool     // a strategy produced the value
+	Source   string   // the agent id the value came from
+	Strategy string   // how: a Strategy* constant; StrategyGuard with Found false when the guard rule applied
+	Pattern  string   // the expression that matched, for regex strategies
+	Raw      string   // the captured or raw text the value was read from, at most 80 characters
+	Warnings []string // timeouts, cut texts, skipped evaluations; never the whole of a text
+}
+
+// Score extracts the iteration's score, as OrKa's extract_score does, first
+// success wins:
+//
+//  1. boolean scoring, when the config has a [BooleanScorer];
+//  2. high-priority agents (in list order) whose mapping result has a response:
+//     every pattern of every pattern strategy, or a built-in list;
+//  3. the strategies in declared order: direct_key, pattern (outer loop over
+//     patterns, inner over agents in execution order; mapping results are read in
+//     their string response, result, output, data fields), agent_key;
+//  4. the guard: a high-priority agent is present but scored nothing → 0, not found;
+//  5. the agreement fallback, only through [Scorer.ScoreContext] with an [Embedder];
+//  6. nothing: 0, not found.
+//
+// A pattern's value is group 1, or the whole match when it has no group; a value
+// that does not parse moves on to the next candidate. Every value is normalised
+// by one rule ([ParseScore], [Normalize]): a "%", "/ D" or "out of D" right after
+// the captured number in the scanned text gives the scale, whatever the pattern.
+//
+// Score never fails: regex timeouts and the like become Warnings. A nil Scorer
+// scores nothing.
+func (s *Scorer) Score(results []Result) Score {
+	return s.ScoreContext(context.Background(), results, nil)
+}
+
+// ScoreContext is [Scorer.Score] with step 5: when the config enables
+// agreement_fallback, emb is not nil and nothing else scored, the score is the
+// mean pairwise cosine similarity of the agents' texts, embedded by emb with ctx.
+// Without an embedder step 5 finds nothing.
+func (s *Scorer) ScoreContext(ctx context.Context, results []Result, emb Embedder) Score {
+	if s == nil || len(results) == 0 {
+		return Score{}
+	}
+	r := scoreRun{s: s, results: dedupe(results), scan: scan{limits: s.limits}}
+	sc, ok := r.extract()
+	if !ok && sc.Strategy != StrategyGuard && s.agreement && emb != nil && len(r.results) >= 2 {
+		sc, ok = r.agreement(ctx, emb)
+	}
+	if !ok {
+		sc.Value = 0
+	}
+	sc.Found = ok
+	sc.Warnings = r.warnings
+	return sc
+}
+
+// scoreRun is the per-call state of one Score call.
+type scoreRun struct {
+	s       *Scorer
+	results []Result
+	scan
+	texts map[textKey]*scanText
+}
+
+type textKey struct {
+	agent int
+	field string
+}
+
+func (r *scoreRun) extract() (Score, bool) {
+	if r.s.boolean != nil {
+		if sc, ok := r.booleanScore(); ok {
+			return sc, true
+		}
+	}
+	if sc, ok := r.highPriority(); ok {
+		return sc, true
+	}
+	for _, st := range r.s.strategies {
+		var (
+			sc Score
+			ok bool
+		)
+		switch st.kind {
+		case StrategyDirectKey:
+			sc, ok = r.directKey(st.key)
+		case StrategyPattern:
+			sc, ok = r.patterns(st.patterns)
+		case StrategyAgentKey:
+			sc, ok = r.agentKey(st)
+		}
+		if ok {
+			sc.Strategy = st.kind
+			return sc, true
+		}
+	}
+	for _, id := range r.s.highPriority {
+		if find(r.results, id) >= 0 {
+			return Score{Source: id, Strategy: StrategyGuard}, false
+		}
+	}
+	return Score{}, false
+}
+
+// text returns the prepared text of field of agent i (field "" is a bare-string
+// result), preparing it once per call.
+func (r *scoreRun) text(i int, field, s string) *scanText {
+	k := textKey{i, field}
+	if t, ok := r.texts[k]; ok {
+		return t
+	}
+	label := fmt.Sprintf("agent %q", r.results[i].ID)
+	if field != "" {
+		label += " " + field
+	}
+	t := r.scan.text(label, s)
+	if r.texts == nil {
+		r.texts = make(map[textKey]*scanText, 4)
+	}
+	r.texts[k] = t
+	return t
+}
+
+// match searches t with p and reads the value as a score.
+func (r *scoreRun) match(p *Pattern, t *scanText) (Score, bool) {
+	start, end, ok := r.first(p, t)
+	if !ok {
+		return Score{}, false
+	}
+	runes := t.r
+	capture := string(runes[start:end])
+	v, ok := captureScore(capture, runes, end)
+	if !ok {
+		return Score{}, false
+	}
+	return Score{Value: v, Pattern: p.expr, Raw: excerpt(capture)}, true
+}
+
+func (r *scoreRun) highPriority() (Score, bool) {
+	for _, id := range r.s.highPriority {
+		i := find(r.results, id)
+		if i < 0 {
+			continue
+		}
+		m, ok := asMap(r.results[i].Value)
+		if !ok {
+			continue
+		}
+		resp, ok := m["response"]
+		if !ok {
+			continue
+		}
+		t := r.text(i, "response", textOf(resp))
+		for _, p := range r.s.hpPatterns {
+			if sc, ok := r.match(p, t); ok {
+				sc.Source, sc.Strategy = id, StrategyHighPriority
+				return sc, true
+			}
+		}
+	}
+	return Score{}, false
+}
+
+func (r *scoreRun) patterns(ps []*Pattern) (Score, bool) {
+	for _, p := range ps {
+		for i, res := range r.results {
+			if s, ok := res.Value.(string); ok {
+				if sc, ok := r.match(p, r.text(i, "", s)); ok {
+					sc.Source = res.ID
+					return sc, true
+				}
+				continue
+			}
+			m, ok := asMap(res.Value)
+			if !ok {
+				continue
+			}
+			for _, f := range textFields {
+				s, ok := m[f].(string)
+				if !ok {
+					continue
+				}
+				if sc, ok := r.match(p, r.text(i, f, s)); ok {
+					sc.Source = res.ID
+					return sc, true
+				}
+			}
+		}
+	}
+	return Score{}, false
+}
+
+func (r *scoreRun) agentKey(st strategy) (Score, bool) {
+	for _, id := range st.agents {
+		i := find(r.results, id)
+		if i < 0 {
+			continue
+		}
+		var t *scanText
+		switch v := r.results[i].Value.(type) {
+		case string:
+			t = r.text(i, "", v)
+		default:
+			m, ok := asMap(v)
+			if !ok {
+				continue
+			}
+			val, ok := m[st.key]
+			if !ok {
+				continue
+			}
+			t = r.text(i, st.key, textOf(val))
+		}
+		for _, p := range r.s.akPatterns {
+			if sc, ok := r.match(p, t); ok {
+				sc.Source = id
+				return sc, true
+			}
+		}
+	}
+	return Score{}, false
+}
+
+// directKey reads a numeric value named key. OrKa looks only at a top-level key
+// of the iteration, that is an agent whose whole result is a number or numeric
+// string. cogloop also looks, agent by agent in execution order, at a field key
+// of a mapping result, of a mapping in its response/result/output/data, or of a
+// JSON object (or Python dict literal) in one of those texts or in a bare-string
+// result, so a scorer replying {"score": 0.85} works with
+// score_extraction_key: score.
+func (r *scoreRun) directKey(key string) (Score, bool) {
+	if i := find(r.results, key); i >= 0 {
+		if v, ok := number(r.results[i].Value); ok {
+			return Score{Value: v, Source: key, Raw: excerpt(textOf(r.results[i].Value))}, true
+		}
+	}
+	for _, res := range r.results {
+		if val, ok := r.fieldIn(res.Value, key); ok {
+			if v, ok := number(val); ok {
+				return Score{Value: v, Source: res.ID, Raw: excerpt(textOf(val))}, true
+			}
+		}
+	}
+	return Score{}, false
+}
+
+// fieldIn finds key in a mapping result, in the mappings or JSON texts of its
+// text fields, or in a JSON text.
+func (r *scoreRun) fieldIn(v any, key string) (any, bool) {
+	if s, ok := v.(string); ok {
+		return r.jsonField(s, key)
+	}
+	m, ok := asMap(v)
+	if !ok {
+		return nil, false
+	}
+	if val, ok := m[key]; ok {
+		return val, true
+	}
+	for _, f := range textFields {
+		switch x := m[f].(type) {
+		case nil:
+		case string:
+			if val, ok := r.jsonField(x, key); ok {
+				return val, true
+			}
+		default:
+			if mm, ok := asMap(x); ok {
+				if val, ok := mm[key]; ok {
+					return val, true
+				}
+			}
+		}
+	}
+	return nil, false
+}
+
+func (r *scoreRun) jsonField(s, key string) (any, bool) {
+	if !strings.Contains(s, key) {
+		return nil, false
+	}
+	s, _ = capText(s, r.limits.MaxInput)
+	obj, ok := parseObject(s)
+	if !ok {
+		return nil, false
+	}
+	val, ok := obj[key]
+	return val, ok
+}

@@ -1,0 +1,135 @@
+package cognition
+
+import "strings"
+
+// routingKeys and routingPhrases mark results of routers and joins; with them
+// present, empty boolean_evaluations do not switch boolean scoring off.
+var (
+	routingKeys    = [...]string{"join_results", "routing_decision", "routing", "proposed_path", "path", "join"}
+	routingPhrases = [...]string{"Join Results", "Routing Decision", "proposed_path", "proposed path"}
+)
+
+// booleanScore is step 1 of OrKa's ladder (_try_boolean_scoring).
+func (r *scoreRun) booleanScore() (Score, bool) {
+	if r.emptyEvaluationsOnly() {
+		r.warn("boolean_evaluations present but empty: boolean scoring skipped")
+		return Score{}, false
+	}
+	lister, _ := r.s.boolean.(CriteriaLister)
+	for _, res := range r.results {
+		m, ok := asMap(res.Value)
+		if !ok {
+			continue
+		}
+		evals, hasEvals := m["boolean_evaluations"]
+		if hasEvals {
+			if em, ok := asMap(evals); ok && IsValidBooleanStructure(em) {
+				if lister != nil {
+					if provided, total := coverage(em, lister.Criteria()); total == 0 || 2*provided < total {
+						r.warn("agent %q: boolean_evaluations too sparse (%d of %d criteria): skipped", res.ID, provided, total)
+						continue
+					}
+				}
+				if v, ok := r.s.boolean.Score(em); ok {
+					return Score{Value: clamp01(v), Source: res.ID, Strategy: StrategyBoolean}, true
+				}
+				continue
+			}
+			if vs, ok := m["validation_score"]; ok {
+				v, ok := validationScore(vs)
+				if !ok {
+					r.warn("agent %q: validation_score %q is not a number", res.ID, excerpt(textOf(vs)))
+					continue
+				}
+				return Score{Value: v, Source: res.ID, Strategy: StrategyValidationScore, Raw: excerpt(textOf(vs))}, true
+			}
+		}
+		resp, ok := m["response"]
+		if !ok {
+			continue
+		}
+		var em map[string]any
+		if rm, ok := asMap(resp); ok {
+			em = lowerKeys(rm)
+			ok = IsValidBooleanStructure(em)
+			if !ok {
+				continue
+			}
+		} else {
+			text, _ := capText(textOf(resp), r.limits.MaxInput)
+			if em, ok = ParseBooleanEvaluations(text); !ok {
+				continue
+			}
+		}
+		if v, ok := r.s.boolean.Score(em); ok {
+			return Score{Value: clamp01(v), Source: res.ID, Strategy: StrategyBoolean}, true
+		}
+	}
+	return Score{}, false
+}
+
+// emptyEvaluationsOnly: some result has boolean_evaluations, none of them has a
+// non-empty criterion mapping, and nothing looks like routing or join output.
+func (r *scoreRun) emptyEvaluationsOnly() bool {
+	present, entries, routing := false, false, false
+	for _, res := range r.results {
+		m, ok := asMap(res.Value)
+		if !ok {
+			continue
+		}
+		if evals, ok := m["boolean_evaluations"]; ok {
+			present = true
+			if em, ok := asMap(evals); ok {
+				for _, c := range em {
+					if cm, ok := asMap(c); ok && len(cm) > 0 {
+						entries = true
+						break
+					}
+				}
+			}
+		}
+		if !routing {
+			routing = looksLikeRouting(m)
+		}
+	}
+	return present && !entries && !routing
+}
+
+func looksLikeRouting(m map[string]any) bool {
+	for _, k := range routingKeys {
+		if _, ok := m[k]; ok {
+			return true
+		}
+	}
+	if s, ok := m["response"].(string); ok {
+		for _, p := range routingPhrases {
+			if strings.Contains(s, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// coverage counts how many of criteria ("dimension.criterion") evals provides.
+func coverage(evals map[string]any, criteria []string) (provided, total int) {
+	for _, c := range criteria {
+		dim, crit, _ := strings.Cut(c, ".")
+		if d, ok := asMap(evals[dim]); ok {
+			if _, ok := d[crit]; ok {
+				provided++
+			}
+		}
+	}
+	return provided, len(criteria)
+}
+
+// validationScore reads a validator's validation_score (Python float()): a
+// number or a numeric string, normalised.
+func validationScore(v any) (float64, bool) {
+	if s, ok := v.(string); ok {
+		f, ok := parseFloat(strings.TrimFunc(s, isPySpace))
+		return Normalize(f), ok
+	}
+	return number(v)
+}

@@ -1,0 +1,242 @@
+package cognition
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Strategy types of score_extraction_config.strategies.
+const (
+	StrategyPattern   = "pattern"    // {patterns: [...]}: regexes over every agent's text
+	StrategyDirectKey = "direct_key" // {key}: a numeric result (or field) named key
+	StrategyAgentKey  = "agent_key"  // {agents: [...], key}: regexes over one field of listed agents
+)
+
+// What else [Score.Strategy] can say about where a score came from.
+const (
+	StrategyBoolean         = "boolean"          // boolean_evaluations weighed by the BooleanScorer
+	StrategyValidationScore = "validation_score" // a validator's validation_score
+	StrategyHighPriority    = "high_priority"    // a high-priority agent's response
+	StrategyGuard           = "guard"            // a high-priority agent was present but gave no score
+	StrategyAgreement       = "agreement"        // mean cosine similarity of the responses
+)
+
+// DefaultPatterns returns OrKa's default score_extraction_config: one pattern
+// strategy with these expressions, in this order. The slice is a copy.
+func DefaultPatterns() []string { return append([]string(nil), defaultPatterns...) }
+
+var defaultPatterns = []string{
+	`score:\s*(\d+\.?\d*)`,
+	`rating:\s*(\d+\.?\d*)`,
+	`confidence:\s*(\d+\.?\d*)`,
+	`agreement:\s*(\d+\.?\d*)`,
+	`consensus:\s*(\d+\.?\d*)`,
+	`AGREEMENT:\s*(\d+\.?\d*)`,
+	`SCORE:\s*(\d+\.?\d*)`,
+	`Score:\s*(\d+\.?\d*)`,
+	`Agreement:\s*(\d+\.?\d*)`,
+	`(\d+\.?\d*)/10`,
+	`(\d+\.?\d*)%`,
+	`(\d+\.?\d*)\s*out\s*of\s*10`,
+	`(\d+\.?\d*)\s*points?`,
+	`0\.[6-9][0-9]?`,
+	`([0-9]+\.[0-9]+)`,
+}
+
+// DefaultHighPriorityAgents returns the agent ids checked before any strategy
+// when the config names none. The slice is a copy.
+func DefaultHighPriorityAgents() []string { return append([]string(nil), defaultHighPriorityAgents...) }
+
+var defaultHighPriorityAgents = []string{"agreement_moderator", "quality_moderator", "score_moderator"}
+
+// highPriorityPatterns are searched in a high-priority agent's response when no
+// pattern strategy is configured.
+var highPriorityPatterns = []string{
+	`AGREEMENT_SCORE:\s*([0-9.]+)`,
+	`Agreement Score:\s*([0-9.]+)`,
+	`AGREEMENT_SCORE\s*([0-9.]+)`,
+	`Score:\s*([0-9.]+)`,
+	`SCORE:\s*([0-9.]+)`,
+}
+
+// agentKeyPatterns are searched by an agent_key strategy when no pattern
+// strategy is configured.
+var agentKeyPatterns = []string{
+	`AGREEMENT_SCORE:\s*([0-9.]+)`,
+	`Agreement Score:\s*([0-9.]+)`,
+	`SCORE:\s*([0-9.]+)`,
+	`Score:\s*([0-9.]+)`,
+}
+
+// Strategy is one entry of score_extraction_config.strategies.
+type Strategy struct {
+	Type     string   // StrategyPattern, StrategyDirectKey or StrategyAgentKey
+	Patterns []string // pattern: Python-syntax regexes, case-sensitive
+	Key      string   // direct_key: required; agent_key: the field read (default "response")
+	Agents   []string // agent_key: the agent ids, in order
+}
+
+// ScoreConfig is the loop node's score configuration. The zero value is OrKa's
+// default: the [DefaultPatterns], the [DefaultHighPriorityAgents], no boolean
+// scoring, no agreement fallback.
+type ScoreConfig struct {
+	// Strategies is score_extraction_config.strategies. nil selects one pattern
+	// strategy with DefaultPatterns; a non-nil empty slice means no strategy.
+	Strategies []Strategy
+	// AgreementFallback is score_extraction_config.agreement_fallback: when
+	// nothing else scores, use the agents' mean pairwise embedding similarity
+	// (needs an [Embedder], see [Scorer.ScoreContext]).
+	AgreementFallback bool
+	// HighPriorityAgents are checked first; nil selects DefaultHighPriorityAgents,
+	// a non-nil empty slice none.
+	HighPriorityAgents []string
+	// ExtractionPattern and ExtractionKey are the deprecated
+	// score_extraction_pattern and score_extraction_key (empty means unset). If
+	// either is set they REPLACE Strategies and AgreementFallback with
+	// [direct_key ExtractionKey, pattern [ExtractionPattern]] (direct_key first).
+	ExtractionPattern string
+	ExtractionKey     string
+	// Boolean enables boolean scoring (OrKa: scoring.preset); nil disables it.
+	Boolean BooleanScorer
+	// Limits bound the regex work; zero fields take the defaults.
+	Limits
+}
+
+// Scorer extracts one score from an iteration's results. It is built once from a
+// [ScoreConfig], is immutable and is safe for concurrent use.
+type Scorer struct {
+	strategies   []strategy
+	highPriority []string
+	hpPatterns   []*Pattern
+	akPatterns   []*Pattern
+	boolean      BooleanScorer
+	agreement    bool
+	limits       Limits
+	notes        []string
+}
+
+type strategy struct {
+	kind     string
+	patterns []*Pattern
+	key      string
+	agents   []string
+}
+
+// NewScorer compiles every pattern and checks the strategies. All problems are
+// returned together, joined with errors.Join, each a *[FieldError] whose Field is
+// the YAML path below the loop node ("score_extraction_pattern",
+// "score_extraction_config.strategies[1].patterns[0]") and whose cause is a
+// *[PatternError] for a bad regex.
+func NewScorer(cfg ScoreConfig) (*Scorer, error) {
+	s := &Scorer{boolean: cfg.Boolean, agreement: cfg.AgreementFallback, limits: cfg.Limits.withDefaults()}
+	s.highPriority = cfg.HighPriorityAgents
+	if s.highPriority == nil {
+		s.highPriority = defaultHighPriorityAgents
+	}
+	s.highPriority = append([]string(nil), s.highPriority...)
+
+	var errs []error
+	opts := PatternOptions{Limits: s.limits}
+	compile := func(field, expr string) *Pattern {
+		p, err := CompileOptions(expr, opts)
+		if err != nil {
+			errs = append(errs, &FieldError{Field: field, Err: err})
+		}
+		return p
+	}
+
+	switch {
+	case cfg.ExtractionPattern != "" || cfg.ExtractionKey != "":
+		if cfg.Strategies != nil || cfg.AgreementFallback {
+			s.notes = append(s.notes, "score_extraction_config is ignored: the deprecated score_extraction_pattern / score_extraction_key replace it")
+		}
+		s.agreement = false
+		if cfg.ExtractionKey != "" {
+			s.strategies = append(s.strategies, strategy{kind: StrategyDirectKey, key: cfg.ExtractionKey})
+		}
+		if cfg.ExtractionPattern != "" {
+			if p := compile("score_extraction_pattern", cfg.ExtractionPattern); p != nil {
+				s.strategies = append(s.strategies, strategy{kind: StrategyPattern, patterns: []*Pattern{p}})
+			}
+		}
+	case cfg.Strategies == nil:
+		st := strategy{kind: StrategyPattern}
+		for i, expr := range defaultPatterns {
+			st.patterns = append(st.patterns, compile(fmt.Sprintf("default pattern %d", i), expr))
+		}
+		s.strategies = []strategy{st}
+	default:
+		for i, c := range cfg.Strategies {
+			field := fmt.Sprintf("score_extraction_config.strategies[%d]", i)
+			st, err := buildStrategy(field, c, compile)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			s.strategies = append(s.strategies, st)
+		}
+	}
+
+	for _, st := range s.strategies {
+		if st.kind == StrategyPattern {
+			s.hpPatterns = append(s.hpPatterns, st.patterns...)
+		}
+	}
+	s.akPatterns = s.hpPatterns
+	if len(s.hpPatterns) == 0 {
+		for _, expr := range highPriorityPatterns {
+			s.hpPatterns = append(s.hpPatterns, compile("built-in pattern", expr))
+		}
+		for _, expr := range agentKeyPatterns {
+			s.akPatterns = append(s.akPatterns, compile("built-in pattern", expr))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return s, nil
+}
+
+func buildStrategy(field string, c Strategy, compile func(field, expr string) *Pattern) (strategy, error) {
+	st := strategy{kind: c.Type, key: c.Key, agents: append([]string(nil), c.Agents...)}
+	switch c.Type {
+	case StrategyPattern:
+		if len(c.Patterns) == 0 {
+			return st, &FieldError{Field: field + ".patterns", Err: errors.New("pattern strategy has no patterns")}
+		}
+		ok := true
+		for j, expr := range c.Patterns {
+			p := compile(fmt.Sprintf("%s.patterns[%d]", field, j), expr)
+			ok = ok && p != nil
+			st.patterns = append(st.patterns, p)
+		}
+		if !ok {
+			return st, nil // the pattern errors are already collected
+		}
+	case StrategyDirectKey:
+		if c.Key == "" {
+			return st, &FieldError{Field: field + ".key", Err: errors.New("direct_key strategy has no key")}
+		}
+	case StrategyAgentKey:
+		if len(c.Agents) == 0 {
+			return st, &FieldError{Field: field + ".agents", Err: errors.New("agent_key strategy lists no agents")}
+		}
+		if st.key == "" {
+			st.key = "response"
+		}
+	default:
+		return st, &FieldError{Field: field + ".type", Err: fmt.Errorf("unknown strategy type %q (want %s, %s or %s)",
+			c.Type, StrategyPattern, StrategyDirectKey, StrategyAgentKey)}
+	}
+	return st, nil
+}
+
+// Notes returns what the configuration silently overrides, for the caller to
+// show as load warnings (for example score_extraction_config next to the
+// deprecated score_extraction_pattern).
+func (s *Scorer) Notes() []string {
+	if s == nil {
+		return nil
+	}
+	return append([]string(nil), s.notes...)
+}
