@@ -78,11 +78,14 @@ func (w *Workflow) runStep(ctx context.Context, s step, in agents.Input, prev *a
 	if err != nil {
 		err = agents.AtPath(path, err)
 		end.Error = err.Error()
+		end.Prompt = out.Prompt
 		in.Run.Emit(end)
 		if ctx.Err() != nil {
 			return agents.Output{}, err
 		}
-		return agents.ErrorRecord(err), nil
+		rec := agents.ErrorRecord(err)
+		rec.Prompt, rec.Usage = out.Prompt, out.Usage
+		return rec, nil
 	}
 	end.Prompt = out.Prompt
 	end.Response = out.Text()

@@ -1,0 +1,172 @@
+// Package cogloop runs agent workflows whose centre is a loop node. A workflow is a
+// YAML file in OrKa's schema (or bytes in memory): [Load] or [Parse] builds it once,
+// and [Workflow.Run] runs it as often as you like, concurrently if you like.
+//
+// The packages below do the work: orchestrator (loading and sequential runs),
+// agents (the Agent interface, the registry, LLM agents), prompt (templates),
+// cognition (scores and lessons from model text). This package wires the built-in
+// agent types into one registry and gives them a small API.
+package cogloop
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/llm"
+	"github.com/cogloop/cogloop/loopnode"
+	"github.com/cogloop/cogloop/orchestrator"
+)
+
+// NewRegistry returns a registry with every built-in agent type.
+func NewRegistry() *agents.Registry {
+	r := agents.NewRegistry()
+	llm.Register(r)
+	loopnode.Register(r)
+	return r
+}
+
+// Workflow is a loaded workflow, ready to run. It is safe for concurrent use.
+type Workflow struct {
+	wf *orchestrator.Workflow
+	// Warnings are the load problems that did not stop the workflow from building
+	// (OrKa keys cogloop ignores, labels that do nothing, ...).
+	Warnings []agents.Problem
+	// Digest is the SHA-256 of the workflow source, hex.
+	Digest string
+}
+
+// LoadOption adjusts loading.
+type LoadOption func(*loadOptions)
+
+type loadOptions struct {
+	reg *agents.Registry
+}
+
+// WithRegistry builds with reg instead of [NewRegistry]'s built-in types.
+func WithRegistry(reg *agents.Registry) LoadOption {
+	return func(o *loadOptions) { o.reg = reg }
+}
+
+// Load reads and builds the workflow file at path. A workflow with problems gives
+// an error listing every one with its file:line:col (an *agents.LoadError).
+func Load(path string, opts ...LoadOption) (*Workflow, error) {
+	data, err := orchestrator.ReadFile(path, orchestrator.DefaultLimits)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data, path, opts...)
+}
+
+// Parse builds a workflow from YAML bytes; name is used in error positions.
+func Parse(data []byte, name string, opts ...LoadOption) (*Workflow, error) {
+	o := loadOptions{}
+	for _, fn := range opts {
+		fn(&o)
+	}
+	if o.reg == nil {
+		o.reg = NewRegistry()
+	}
+	wf, warnings, err := orchestrator.Parse(data, name, o.reg)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	return &Workflow{wf: wf, Warnings: warnings, Digest: hex.EncodeToString(sum[:])}, nil
+}
+
+// ID is the orchestrator id.
+func (w *Workflow) ID() string { return w.wf.ID }
+
+// RunOption adjusts one run.
+type RunOption func(*runOptions)
+
+type runOptions struct {
+	models  agents.ModelSource
+	observe agents.Observer
+	runID   string
+}
+
+// WithModels answers every LLM call of the run from src instead of the configured
+// providers (the scripted model, a test fake).
+func WithModels(src agents.ModelSource) RunOption {
+	return func(o *runOptions) { o.models = src }
+}
+
+// WithObserver sends every event of the run to fn.
+func WithObserver(fn agents.Observer) RunOption {
+	return func(o *runOptions) { o.observe = fn }
+}
+
+// WithRunID names the run (default: a random id).
+func WithRunID(id string) RunOption {
+	return func(o *runOptions) { o.runID = id }
+}
+
+// Result is what a run produced.
+type Result struct {
+	// RunID names the run.
+	RunID string
+	// Response is the workflow's answer: the last successful agent's response.
+	Response any
+	// Outputs holds every top-level agent's output in run order.
+	Outputs *agents.Outputs
+	// Usage sums the model tokens of the run.
+	Usage agents.Usage
+}
+
+// Text is the response as text.
+func (r *Result) Text() string { return agents.Text(r.Response) }
+
+// Failed lists the top-level agents that ended as error records, with their errors.
+func (r *Result) Failed() map[string]string {
+	out := map[string]string{}
+	r.Outputs.Each(func(id string, o agents.Output) bool {
+		if o.Failed() {
+			out[id] = o.Err
+		}
+		return true
+	})
+	return out
+}
+
+// Run runs the workflow on input (text, or any JSON-like value). It returns an
+// error when the run cannot finish (cancellation); agents that fail become error
+// records in the outputs, as in OrKa, and the run goes on.
+func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Result, error) {
+	o := runOptions{}
+	for _, fn := range opts {
+		fn(&o)
+	}
+	if o.runID == "" {
+		o.runID = newRunID()
+	}
+	run := &agents.Run{ID: o.runID, Observe: o.observe, Models: o.models}
+	start := time.Now()
+	run.Emit(agents.Event{Kind: agents.EventRunStart, Node: w.wf.ID})
+	out, err := w.wf.Run(ctx, agents.Input{Value: input, Run: run})
+	end := agents.Event{Kind: agents.EventRunEnd, Node: w.wf.ID, Duration: time.Since(start), Response: out.Text()}
+	if out.Usage != (agents.Usage{}) {
+		u := out.Usage
+		end.Usage = &u
+	}
+	if err != nil {
+		end.Error = err.Error()
+	}
+	run.Emit(end)
+	res := &Result{RunID: o.runID, Response: out.Response, Outputs: out.Children, Usage: out.Usage}
+	if err != nil {
+		return res, fmt.Errorf("run workflow %q: %w", w.wf.ID, err)
+	}
+	return res, nil
+}
+
+func newRunID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,219 @@
+package loopnode
+
+import (
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/cognition"
+	"github.com/cogloop/cogloop/prompt"
+	"go.yaml.in/yaml/v3"
+)
+
+// Register adds the loop type to r.
+func Register(r *agents.Registry) {
+	r.MustRegister("loop", New)
+}
+
+// New builds a loop from its definition (the registry's factory for type: loop).
+func New(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+	n := &Node{id: idOf(c)}
+	n.maxLoops = c.Int("max_loops", 5, 1, 1000)
+	n.threshold = c.Float("score_threshold", 0.8, 0, 1)
+	n.maxPastLoops = c.Int("max_past_loops", 20, 1, 1000)
+	n.timeout = c.Duration("timeout", 0)
+	n.outputAgent = c.String("output_agent", "")
+	c.Ignore("prompt", "queue", "fallback_score", "timeout_score")
+	if c.Bool("persist_across_runs", false) {
+		c.Warnf("persist_across_runs", "persist_across_runs needs a memory store, which this build does not have yet; history is kept for this run only")
+	}
+
+	n.scorer = buildScorer(c)
+	n.extractor = buildExtractor(c)
+	n.metas = buildMetadata(b, c)
+
+	if iw := c.Node("internal_workflow"); iw == nil {
+		c.Errorf("", "missing internal_workflow: the workflow each iteration runs ({orchestrator: {...}, agents: [...]})")
+	} else {
+		inner, err := b.Workflow(iw, "loop "+strconv.Quote(n.id)+": internal_workflow")
+		if err != nil {
+			c.Errorf("internal_workflow", "%v", err)
+		}
+		n.inner = inner
+	}
+	if n.inner == nil {
+		return nil, nil
+	}
+	return n, nil
+}
+
+func idOf(c *agents.Config) string { return c.String("id", "") }
+
+// buildScorer reads the score extraction keys (§1.1, §1.5).
+func buildScorer(c *agents.Config) *cognition.Scorer {
+	cfg := cognition.ScoreConfig{
+		ExtractionPattern: c.String("score_extraction_pattern", ""),
+		ExtractionKey:     c.String("score_extraction_key", ""),
+	}
+	if c.Has("high_priority_agents") {
+		cfg.HighPriorityAgents = append([]string{}, c.Strings("high_priority_agents")...)
+	}
+	if sc := c.Map("score_extraction_config"); sc != nil {
+		cfg.AgreementFallback = sc.Bool("agreement_fallback", false)
+		if sc.Has("strategies") {
+			cfg.Strategies = readStrategies(sc)
+		}
+		sc.Done()
+	}
+	if s := c.Map("scoring"); s != nil {
+		preset := s.String("preset", "")
+		s.String("context", "")
+		s.Node("custom_weights")
+		s.Done()
+		if preset != "" {
+			c.Warnf("scoring", "boolean scoring presets arrive with the loop_validator agent; this build scores with the text strategies only")
+		}
+	}
+	s, err := cognition.NewScorer(cfg)
+	if err != nil {
+		reportFieldErrors(c, err)
+		return nil
+	}
+	for _, note := range s.Notes() {
+		c.Warnf("score_extraction_config", "%s", note)
+	}
+	return s
+}
+
+func readStrategies(sc *agents.Config) []cognition.Strategy {
+	list := sc.Node("strategies")
+	if list.Kind != yaml.SequenceNode {
+		sc.Errorf("strategies", "strategies must be a list of {type: pattern|direct_key|agent_key, ...}")
+		return nil
+	}
+	out := []cognition.Strategy{}
+	for _, item := range list.Content {
+		st := agents.NewConfig(sc.File(), item, sc.What()+": strategy", sc.Problems())
+		s := cognition.Strategy{Type: st.String("type", "")}
+		switch s.Type {
+		case cognition.StrategyPattern:
+			s.Patterns = st.Strings("patterns")
+		case cognition.StrategyDirectKey:
+			s.Key = st.String("key", "")
+		case cognition.StrategyAgentKey:
+			s.Agents = st.Strings("agents")
+			s.Key = st.String("key", "response")
+			st.Ignore("transform")
+		case "":
+			st.Errorf("", "missing type (pattern, direct_key or agent_key)")
+		default:
+			st.Errorf("type", "unknown strategy type %q (pattern, direct_key or agent_key)", s.Type)
+		}
+		st.Done()
+		out = append(out, s)
+	}
+	return out
+}
+
+// buildExtractor reads cognitive_extraction (§1.9).
+func buildExtractor(c *agents.Config) *cognition.Extractor {
+	var cfg cognition.ExtractConfig
+	if ce := c.Map("cognitive_extraction"); ce != nil {
+		cfg.Disabled = !ce.Bool("enabled", true)
+		cfg.MaxLengthPerCategory = ce.Int("max_length_per_category", cognition.DefaultMaxLengthPerCategory, 1, 1<<20)
+		if ep := ce.Map("extract_patterns"); ep != nil {
+			cfg.Patterns = cognition.ExtractPatterns{
+				Insights:     ep.Strings(cognition.CategoryInsights),
+				Improvements: ep.Strings(cognition.CategoryImprovements),
+				Mistakes:     ep.Strings(cognition.CategoryMistakes),
+			}
+			ep.Done()
+		}
+		ce.Ignore("agent_priorities")
+		ce.Done()
+	}
+	e, err := cognition.NewExtractor(cfg)
+	if err != nil {
+		reportFieldErrors(c, err)
+		return nil
+	}
+	return e
+}
+
+// buildMetadata parses past_loops_metadata templates at load time; a user map
+// replaces OrKa's default map.
+func buildMetadata(b agents.Builder, c *agents.Config) []metaTemplate {
+	var out []metaTemplate
+	if m := c.Map("past_loops_metadata"); m != nil && len(m.Keys()) > 0 {
+		for _, k := range m.Keys() {
+			if t := b.Template(m, k); t != nil {
+				out = append(out, metaTemplate{key: k, tmpl: t})
+			}
+		}
+		m.Done()
+		return out
+	}
+	for _, k := range defaultMetadataKeys {
+		t, err := prompt.Parse("past_loops_metadata."+k, "{{ "+k+" }}", prompt.Options{})
+		if err != nil {
+			c.Errorf("past_loops_metadata", "%v", err)
+			continue
+		}
+		out = append(out, metaTemplate{key: k, tmpl: t})
+	}
+	return out
+}
+
+// reportFieldErrors places cognition's field errors at their YAML positions.
+func reportFieldErrors(c *agents.Config, err error) {
+	var errs []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else {
+		errs = []error{err}
+	}
+	for _, e := range errs {
+		var fe *cognition.FieldError
+		if errors.As(e, &fe) {
+			root := strings.SplitN(fe.Field, ".", 2)[0]
+			root = strings.SplitN(root, "[", 2)[0]
+			n := nodeAt(c.Node(root), fe.Field[len(root):])
+			c.Problems().Errorf(c.PosOf(n), "%s: %s: %v", c.What(), fe.Field, fe.Err)
+			continue
+		}
+		c.Errorf("", "%v", e)
+	}
+}
+
+var pathPart = regexp.MustCompile(`\.([A-Za-z0-9_]+)|\[(\d+)\]`)
+
+// nodeAt walks a field path (".strategies[1].patterns[0]") below n, stopping at
+// the deepest node it can reach.
+func nodeAt(n *yaml.Node, path string) *yaml.Node {
+	for _, m := range pathPart.FindAllStringSubmatch(path, -1) {
+		n = agents.Resolve(n)
+		if n == nil {
+			return nil
+		}
+		var next *yaml.Node
+		if m[1] != "" && n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == m[1] {
+					next = n.Content[i+1]
+				}
+			}
+		}
+		if m[2] != "" && n.Kind == yaml.SequenceNode {
+			if i, _ := strconv.Atoi(m[2]); i < len(n.Content) {
+				next = n.Content[i]
+			}
+		}
+		if next == nil {
+			return n
+		}
+		n = next
+	}
+	return n
+}

@@ -1,0 +1,17 @@
+// Package loopnode owns the loop node (type: loop): it runs an internal workflow
+// again and again; after each pass it pulls a score from the agents' outputs,
+// compares it with a threshold, extracts the pass's lessons (insights,
+// improvements, mistakes) into a past_loops history that the next pass's prompts
+// read, and stops on the threshold, max_loops, its timeout, cancellation or an
+// error of the internal workflow. Behaviour follows OrKa's loop node ([intent] of
+// shared/reference/orka-loop-spec.md §1) with the decisions of DESIGN.md.
+//
+// The internal workflow is built through the [agents.Builder] the registry hands
+// the factory, so this package never imports the orchestrator; a loop inside an
+// internal workflow nests with its own counters and history.
+//
+// # Concurrency
+//
+// A built loop is immutable and safe for concurrent Run calls: every run keeps its
+// history, counters and best score in locals.
+package loopnode

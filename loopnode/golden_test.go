@@ -1,0 +1,118 @@
+package loopnode_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden transcripts in testdata/")
+
+// transcript runs testdata/<name>/workflow.yaml with replies.yaml on input.txt and
+// returns the run's result and a transcript: every rendered prompt and response in
+// event order, the loop events, and the top-level outputs as JSON, with times
+// masked. With -update it rewrites testdata/<name>/golden.txt; otherwise it
+// compares with it.
+func transcript(t *testing.T, name string, opts ...cogloop.RunOption) (*cogloop.Result, error) {
+	t.Helper()
+	dir := filepath.Join("testdata", name)
+	wf, err := cogloop.Load(filepath.Join(dir, "workflow.yaml"))
+	require.NoError(t, err)
+	data, err := os.ReadFile(filepath.Join(dir, "replies.yaml"))
+	require.NoError(t, err)
+	script, err := agents.ParseScript(data, filepath.Join(dir, "replies.yaml"))
+	require.NoError(t, err)
+	input, err := os.ReadFile(filepath.Join(dir, "input.txt"))
+	require.NoError(t, err)
+
+	rec := &agenttest.Recorder{}
+	opts = append([]cogloop.RunOption{cogloop.WithModels(script), cogloop.WithObserver(rec.Observe), cogloop.WithRunID("golden")}, opts...)
+	res, runErr := wf.Run(context.Background(), strings.TrimSpace(string(input)), opts...)
+
+	var b strings.Builder
+	for _, e := range rec.Events() {
+		switch e.Kind {
+		case agents.EventAgentEnd:
+			if e.Type == "loop" {
+				fmt.Fprintf(&b, "== %s done\n", e.Node)
+				continue
+			}
+			fmt.Fprintf(&b, "== %s\n-- prompt\n%s\n-- response\n%s\n", e.Node, strings.TrimRight(e.Prompt, "\n"), strings.TrimRight(e.Response, "\n"))
+			if e.Error != "" {
+				fmt.Fprintf(&b, "-- error\n%s\n", firstLine(e.Error))
+			}
+		case agents.EventLoopStart, agents.EventLoopIteration, agents.EventLoopEnd:
+			fmt.Fprintf(&b, "== %s %s %s\n", e.Kind, e.Node, compact(e.Data))
+		case agents.EventWarning:
+			fmt.Fprintf(&b, "== warning %s: %s\n", e.Node, e.Message)
+		}
+	}
+	if res != nil {
+		outs := map[string]any{}
+		res.Outputs.Each(func(id string, o agents.Output) bool {
+			m := o.Map()
+			delete(m, "formatted_prompt")
+			outs[id] = m
+			return true
+		})
+		js, err := json.MarshalIndent(outs, "", "  ")
+		require.NoError(t, err)
+		fmt.Fprintf(&b, "== outputs\n%s\n", js)
+	}
+	if runErr != nil {
+		fmt.Fprintf(&b, "== run error\n%s\n", runErr)
+	}
+	got := mask(b.String())
+
+	golden := filepath.Join(dir, "golden.txt")
+	if *update {
+		require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err, "run with -update to create %s", golden)
+	require.Equal(t, string(want), got, "transcript of %s differs from %s (run with -update after checking the change)", name, golden)
+	return res, runErr
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func compact(m map[string]any) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		v, _ := json.Marshal(m[k])
+		parts[i] = k + "=" + string(v)
+	}
+	return strings.Join(parts, " ")
+}
+
+var (
+	timestamps = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?`)
+	durations  = regexp.MustCompile(`"duration_ms": [0-9.e+-]+`)
+)
+
+func mask(s string) string {
+	s = timestamps.ReplaceAllString(s, "<time>")
+	return durations.ReplaceAllString(s, `"duration_ms": "<ms>"`)
+}

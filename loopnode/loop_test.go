@@ -1,0 +1,119 @@
+package loopnode_test
+
+import (
+	"testing"
+
+	"github.com/cogloop/cogloop/agents"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func loopOut(t *testing.T, outs *agents.Outputs, id string) map[string]any {
+	t.Helper()
+	o, ok := outs.Get(id)
+	require.True(t, ok, "no output for %s", id)
+	require.False(t, o.Failed(), o.Err)
+	return o.Map()
+}
+
+func TestThresholdMetOnIteration2(t *testing.T) {
+	res, err := transcript(t, "threshold")
+	require.NoError(t, err)
+	out := loopOut(t, res.Outputs, "improve_loop")
+	assert.Equal(t, 2, out["loops_completed"])
+	assert.Equal(t, 0.86, out["final_score"])
+	assert.Equal(t, true, out["threshold_met"])
+	assert.Equal(t, "threshold", out["stop_reason"])
+	assert.Equal(t, "Tides rise and fall twice a day, pulled by the moon and the sun.", out["response"])
+	past := out["past_loops"].([]any)
+	require.Len(t, past, 2)
+	first := past[0].(map[string]any)
+	assert.Equal(t, 1, first["loop_number"])
+	assert.Equal(t, 0.55, first["score"])
+	assert.Equal(t, "more detail about the sun's role.", first["improvements"])
+	assert.Equal(t, "Tides: the moon and the sun pull the sea twice a day.", res.Text())
+}
+
+func TestThresholdIsInclusive(t *testing.T) {
+	res, err := transcript(t, "boundary")
+	require.NoError(t, err)
+	out := loopOut(t, res.Outputs, "loop")
+	assert.Equal(t, 2, out["loops_completed"])
+	assert.Equal(t, 0.7, out["final_score"])
+	assert.Equal(t, "threshold", out["stop_reason"])
+}
+
+func TestMaxLoopsKeepsLastAndBest(t *testing.T) {
+	res, err := transcript(t, "maxloops")
+	require.NoError(t, err)
+	out := loopOut(t, res.Outputs, "loop")
+	assert.Equal(t, 3, out["loops_completed"])
+	assert.Equal(t, "max_loops", out["stop_reason"])
+	assert.Equal(t, false, out["threshold_met"])
+	assert.Equal(t, 0.6, out["final_score"], "final_score is the last score")
+	assert.Equal(t, 0.75, out["best_score"])
+	assert.Equal(t, 2, out["best_iteration"])
+	iters := out["iterations"].([]any)
+	require.Len(t, iters, 3)
+	assert.Equal(t, 0.5, iters[0].(map[string]any)["score"], "50%% is 0.5")
+	assert.Equal(t, "judge", iters[0].(map[string]any)["score_source"])
+}
+
+func TestCognitiveExtraction(t *testing.T) {
+	res, err := transcript(t, "cognitive")
+	require.NoError(t, err)
+	past := loopOut(t, res.Outputs, "loop")["past_loops"].([]any)
+	first := past[0].(map[string]any)
+	assert.Equal(t, "a strong weekly seasonality in sales. | that returns spike a...", first["insights"], "case-insensitive de-dup keeps the first spelling")
+	assert.Equal(t, "quantify the holiday effect with numbers. | a comparison wit...", first["improvements"], "cut at 60 characters")
+	assert.Equal(t, "the regional breakdown entirely.", first["mistakes"])
+}
+
+func TestCustomMetadataKeepsTypes(t *testing.T) {
+	res, err := transcript(t, "metadata")
+	require.NoError(t, err)
+	past := loopOut(t, res.Outputs, "loop")["past_loops"].([]any)
+	require.Len(t, past, 2)
+	e := past[1].(map[string]any)
+	assert.Equal(t, 2, e["iteration"])
+	assert.Equal(t, 0.75, e["quality_score"])
+	assert.Equal(t, 4, e["doubled"])
+	assert.Equal(t, "pass 2 at 0.75", e["label"])
+	assert.Equal(t, []any{true, true}, e["flags"])
+	assert.Equal(t, 0.75, e["score"], "missing score key is added natively")
+	assert.NotEmpty(t, e["timestamp"])
+	_, hasInsights := e["insights"]
+	assert.False(t, hasInsights, "a user map replaces the default map")
+}
+
+func TestNestedLoops(t *testing.T) {
+	res, err := transcript(t, "nested")
+	require.NoError(t, err)
+	out := loopOut(t, res.Outputs, "outer")
+	assert.Equal(t, 2, out["loops_completed"])
+	assert.Equal(t, 0.95, out["final_score"])
+	inner := out["result"].(map[string]any)["inner"].(map[string]any)
+	assert.Equal(t, 1, inner["loops_completed"], "the second outer pass's inner loop met its threshold at once")
+	assert.Len(t, inner["past_loops"], 1, "the inner loop's history is its own")
+}
+
+func TestLoopTimeoutKeepsFinishedIterations(t *testing.T) {
+	res, err := transcript(t, "timeout")
+	require.NoError(t, err)
+	out := loopOut(t, res.Outputs, "loop")
+	assert.Equal(t, "timeout", out["stop_reason"])
+	assert.Equal(t, 2, out["loops_completed"], "the interrupted pass counts, as in OrKa")
+	assert.Len(t, out["past_loops"], 1, "the interrupted pass leaves no entry")
+	assert.Equal(t, 0.2, out["final_score"])
+	assert.Equal(t, "ok", res.Text(), "the workflow goes on after the loop")
+}
+
+func TestFailingAgentInsideIteration(t *testing.T) {
+	res, err := transcript(t, "failing")
+	require.NoError(t, err)
+	out := loopOut(t, res.Outputs, "loop")
+	assert.Equal(t, 2, out["loops_completed"])
+	assert.Equal(t, "threshold", out["stop_reason"])
+	past := out["past_loops"].([]any)
+	assert.Equal(t, 0.1, past[0].(map[string]any)["score"])
+}

@@ -1,0 +1,62 @@
+package loopnode
+
+import "github.com/cogloop/cogloop/agents"
+
+// output is the loop's result: OrKa's dict (input, result, loops_completed,
+// final_score, threshold_met, past_loops) as fields next to the answer text in
+// response, plus stop_reason, best_score, best_iteration and iterations.
+func (n *Node) output(in agents.Input, st *state, loops int) agents.Output {
+	result := map[string]any{}
+	st.last.Each(func(id string, o agents.Output) bool {
+		result[id] = o.Map()
+		return true
+	})
+	iters := make([]any, len(st.iterations))
+	for i, it := range st.iterations {
+		iters[i] = it.Map()
+	}
+	fields := map[string]any{
+		"input":           in.Value,
+		"result":          result,
+		"loops_completed": loops,
+		"final_score":     st.score,
+		"threshold_met":   st.reason == StopThreshold,
+		"past_loops":      pastLoopsValue(st.past),
+		"stop_reason":     st.reason,
+		"best_score":      st.best,
+		"best_iteration":  st.bestIter,
+		"iterations":      iters,
+	}
+	if st.errText != "" {
+		fields["error"] = st.errText
+	}
+	return agents.Output{
+		Response: n.answer(st.last),
+		Fields:   fields,
+		Usage:    st.usage,
+		Children: st.last,
+	}
+}
+
+// answer picks the loop's answer text from an iteration: output_agent's response,
+// else the first agent that produced non-empty text.
+func (n *Node) answer(outs *agents.Outputs) any {
+	if n.outputAgent != "" {
+		if o, ok := outs.Get(n.outputAgent); ok && !o.Failed() {
+			return o.Response
+		}
+		return ""
+	}
+	var ans any = ""
+	outs.Each(func(id string, o agents.Output) bool {
+		if o.Failed() {
+			return true
+		}
+		if s, ok := o.Response.(string); ok && s != "" {
+			ans = s
+			return false
+		}
+		return true
+	})
+	return ans
+}
