@@ -1,0 +1,250 @@
+// Package redistest runs a real redis-server for tests, the way
+// net/http/httptest runs an HTTP server: a child process on a free
+// 127.0.0.1 port with its own temporary directory, no RDB snapshots and no
+// AOF, stopped when the test ends.
+//
+// When the redis-server binary is missing the test is skipped, unless the
+// environment has CI=true: then a missing binary fails the test, so CI can
+// never pass by skipping every Redis test. The binary is looked up on PATH,
+// or taken from $REDIS_SERVER.
+//
+// The package speaks just enough RESP to ping and shut the server down; it
+// does not import go-redis.
+//
+// # Lifecycle
+//
+// [Start] returns a running server and registers its cleanup. [Server.Stop]
+// shuts it down (saving its data to its directory), [Server.Kill] kills it
+// (losing data not yet saved), and [Server.Restart] starts it again on the
+// same port and directory, with whatever data was last saved. A Server's
+// methods must be called from the test goroutine or one synchronised with it.
+package redistest
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// startTimeout bounds how long a server may take to answer PING.
+const startTimeout = 15 * time.Second
+
+// Server is a redis-server child process.
+type Server struct {
+	tb   testing.TB
+	bin  string
+	dir  string
+	port int
+	cmd  *exec.Cmd
+	done chan struct{} // closed when cmd has been waited for
+	log  string
+	args []string
+	pass string // from --requirepass, for our own PING and SHUTDOWN
+}
+
+// Start starts a redis-server and registers its shutdown with tb.Cleanup.
+// It skips tb (fails it when CI=true) if redis-server is not installed.
+// args are extra server options, e.g. "--requirepass", "pw"; the port,
+// bind address, directory and persistence options are set by Start.
+func Start(tb testing.TB, args ...string) *Server {
+	tb.Helper()
+	bin := os.Getenv("REDIS_SERVER")
+	if bin == "" {
+		var err error
+		bin, err = exec.LookPath("redis-server")
+		if err != nil {
+			if os.Getenv("CI") == "true" {
+				tb.Fatalf("redis-server not found on PATH and CI=true: install it (apt-get install redis-server): %v", err)
+			}
+			tb.Skipf("redis-server not found on PATH (set CI=true to make this a failure): %v", err)
+		}
+	}
+	s := &Server{tb: tb, bin: bin, dir: tb.TempDir(), args: args}
+	s.log = filepath.Join(s.dir, "redis.log")
+	for i, a := range args {
+		if a == "--requirepass" && i+1 < len(args) {
+			s.pass = args[i+1]
+		}
+	}
+	tb.Cleanup(s.Kill)
+	var err error
+	// A free port can be taken between our probe and the server's bind;
+	// try a few.
+	for range 3 {
+		if s.port, err = freePort(); err != nil {
+			break
+		}
+		if err = s.start(); err == nil {
+			return s
+		}
+	}
+	tb.Fatalf("start redis-server: %v", err)
+	return nil
+}
+
+// Addr is the server's host:port.
+func (s *Server) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
+
+// URL is a redis:// URL for database 0.
+func (s *Server) URL() string { return "redis://" + s.Addr() + "/0" }
+
+// Stop shuts the server down with SHUTDOWN SAVE, so that its data survives
+// into [Server.Restart], and waits for the process to exit. Stopping a
+// stopped server does nothing.
+func (s *Server) Stop() {
+	s.tb.Helper()
+	if s.cmd == nil {
+		return
+	}
+	reply, err := s.command("SHUTDOWN", "SAVE")
+	// A server that shuts down closes the connection instead of replying.
+	if err == nil && reply != "" {
+		s.tb.Fatalf("redis-server at %s: SHUTDOWN SAVE replied %q", s.Addr(), reply)
+	}
+	select {
+	case <-s.done:
+	case <-time.After(startTimeout):
+		s.Kill()
+		s.tb.Fatalf("redis-server at %s did not exit after SHUTDOWN", s.Addr())
+	}
+	s.cmd = nil
+}
+
+// Kill kills the server process (SIGKILL), losing data not saved by an
+// earlier Stop, and waits for it to exit. Killing a stopped server does
+// nothing.
+func (s *Server) Kill() {
+	if s.cmd == nil {
+		return
+	}
+	_ = s.cmd.Process.Kill()
+	<-s.done
+	s.cmd = nil
+}
+
+// Restart starts a stopped or killed server again, on the same port and
+// directory, and waits until it answers PING.
+func (s *Server) Restart() {
+	s.tb.Helper()
+	if s.cmd != nil {
+		s.tb.Fatalf("redis-server at %s: restart while running", s.Addr())
+	}
+	if err := s.start(); err != nil {
+		s.tb.Fatalf("restart redis-server: %v", err)
+	}
+}
+
+func (s *Server) start() error {
+	args := append(slices.Clone(s.args),
+		"--port", strconv.Itoa(s.port),
+		"--bind", "127.0.0.1",
+		"--dir", s.dir,
+		"--save", "",
+		"--appendonly", "no",
+		"--logfile", s.log,
+		"--daemonize", "no",
+		"--protected-mode", "yes",
+	)
+	cmd := exec.Command(s.bin, args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("%s: %w", s.bin, err)
+	}
+	done := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(done)
+	}()
+	s.cmd, s.done = cmd, done
+	deadline := time.Now().Add(startTimeout)
+	for {
+		reply, err := s.command("PING")
+		if err == nil && reply == "+PONG" {
+			return nil
+		}
+		select {
+		case <-done:
+			s.cmd = nil
+			return fmt.Errorf("redis-server on port %d exited: %s%s", s.port, out.String(), s.logTail())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			s.Kill()
+			return fmt.Errorf("redis-server on port %d: no PONG within %v (last: %q, %v)%s", s.port, startTimeout, reply, err, s.logTail())
+		}
+	}
+}
+
+func (s *Server) logTail() string {
+	b, err := os.ReadFile(s.log)
+	if err != nil || len(b) == 0 {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > 10 {
+		lines = lines[len(lines)-10:]
+	}
+	return "\nlog:\n" + strings.Join(lines, "\n")
+}
+
+// command sends one command (after AUTH, when the server has a password)
+// and returns the first line of the reply, or "" when the server closed the
+// connection without replying.
+func (s *Server) command(args ...string) (string, error) {
+	c, err := net.DialTimeout("tcp", s.Addr(), time.Second)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	r := bufio.NewReader(c)
+	if s.pass != "" {
+		line, err := roundTrip(c, r, "AUTH", s.pass)
+		if err != nil {
+			return "", err
+		}
+		if line != "+OK" {
+			return "", fmt.Errorf("AUTH: %s", line)
+		}
+	}
+	return roundTrip(c, r, args...)
+}
+
+func roundTrip(c net.Conn, r *bufio.Reader, args ...string) (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "*%d\r\n", len(args))
+	for _, a := range args {
+		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
+	}
+	if _, err := c.Write([]byte(b.String())); err != nil {
+		return "", err
+	}
+	line, err := r.ReadString('\n')
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return "", err
+	}
+	if err != nil && line == "" {
+		return "", nil // closed without a reply
+	}
+	return strings.TrimRight(line, "\r\n"), nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
