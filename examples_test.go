@@ -1,0 +1,46 @@
+package cogloop_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/agents"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Every workflow under examples/ loads without problems, and every one that has
+// scripted replies next to it runs offline to a response.
+func TestExamplesLoadAndRunOffline(t *testing.T) {
+	var found int
+	err := filepath.WalkDir("examples", func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") || filepath.Base(path) == "replies.yaml" {
+			return err
+		}
+		found++
+		t.Run(path, func(t *testing.T) {
+			wf, err := cogloop.Load(path)
+			require.NoError(t, err)
+			assert.Empty(t, wf.Warnings, "examples are written without warnings")
+			replies := filepath.Join(filepath.Dir(path), "replies.yaml")
+			data, err := os.ReadFile(replies)
+			if os.IsNotExist(err) {
+				return
+			}
+			require.NoError(t, err)
+			script, err := agents.ParseScript(data, replies)
+			require.NoError(t, err)
+			res, err := wf.Run(context.Background(), "an example topic", cogloop.WithModels(script))
+			require.NoError(t, err)
+			assert.Empty(t, res.Failed(), "no agent fails in an example")
+			assert.NotEmpty(t, res.Text())
+		})
+		return nil
+	})
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, found, 3)
+}
