@@ -13,12 +13,15 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/llm"
 	"github.com/cogloop/cogloop/loopnode"
+	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/orchestrator"
 )
 
@@ -86,10 +89,56 @@ func (w *Workflow) ID() string { return w.wf.ID }
 type RunOption func(*runOptions)
 
 type runOptions struct {
-	models  agents.ModelSource
-	observe agents.Observer
-	runID   string
+	models      agents.ModelSource
+	observe     agents.Observer
+	runID       string
+	store       memory.Store
+	checkpoints bool
+	resume      bool
+	allowChange bool
 }
+
+// WithMemory keeps loop histories (persist_across_runs), memories and checkpoints
+// in store, e.g. a Redis store from memory/redis. The default is one in-memory
+// store shared by every workflow of the process.
+func WithMemory(store memory.Store) RunOption {
+	return func(o *runOptions) { o.store = store }
+}
+
+// WithCheckpoints saves each loop's state after every iteration under the run id,
+// so a run that dies can be resumed with [WithResume].
+func WithCheckpoints() RunOption {
+	return func(o *runOptions) { o.checkpoints = true }
+}
+
+// WithResume continues the run named runID from its checkpoints: completed
+// iterations are not run again. A workflow whose source changed since that run is
+// refused unless allowConfigChange is true.
+func WithResume(runID string, allowConfigChange bool) RunOption {
+	return func(o *runOptions) {
+		o.runID, o.resume, o.checkpoints, o.allowChange = runID, true, true, allowConfigChange
+	}
+}
+
+var (
+	defaultMemoryOnce sync.Once
+	defaultMemory     memory.Store
+	defaultMemoryErr  error
+)
+
+// DefaultMemory is the process-wide in-memory store runs use when no store is given.
+func DefaultMemory() (memory.Store, error) {
+	defaultMemoryOnce.Do(func() {
+		defaultMemory, defaultMemoryErr = memory.NewInMemory(memory.Options{})
+	})
+	return defaultMemory, defaultMemoryErr
+}
+
+// ErrNoCheckpoint: a resume named a run that has no checkpoint in the store.
+var ErrNoCheckpoint = errors.New("no checkpoint for this run")
+
+// ErrWorkflowChanged: a resume named a run of a different workflow source.
+var ErrWorkflowChanged = errors.New("the workflow changed since the run was checkpointed")
 
 // WithModels answers every LLM call of the run from src instead of the configured
 // providers (the scripted model, a test fake).
@@ -143,9 +192,23 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 		fn(&o)
 	}
 	if o.runID == "" {
-		o.runID = newRunID()
+		o.runID = NewRunID()
 	}
-	run := &agents.Run{ID: o.runID, Observe: o.observe, Models: o.models}
+	if o.store == nil {
+		store, err := DefaultMemory()
+		if err != nil {
+			return nil, err
+		}
+		o.store = store
+	}
+	run := &agents.Run{ID: o.runID, Observe: o.observe, Models: o.models, Memory: o.store}
+	if o.checkpoints {
+		cp, err := w.checkpoint(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		run.Checkpoint = cp
+	}
 	start := time.Now()
 	run.Emit(agents.Event{Kind: agents.EventRunStart, Node: w.wf.ID})
 	out, err := w.wf.Run(ctx, agents.Input{Value: input, Run: run})
@@ -165,7 +228,26 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 	return res, nil
 }
 
-func newRunID() string {
+// checkpoint prepares checkpointing for a run, loading the saved state on a resume.
+func (w *Workflow) checkpoint(ctx context.Context, o runOptions) (*agents.Checkpoint, error) {
+	if !o.resume {
+		return agents.NewCheckpoint(o.store, o.runID, w.Digest, nil), nil
+	}
+	cp, ok, err := o.store.LoadCheckpoint(ctx, o.runID)
+	if err != nil {
+		return nil, fmt.Errorf("resume run %q: %w", o.runID, err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("resume run %q: %w (it finished long ago, never checkpointed, or ran against another store)", o.runID, ErrNoCheckpoint)
+	}
+	if cp.Digest != w.Digest && !o.allowChange {
+		return nil, fmt.Errorf("resume run %q: %w (checkpoint digest %.12s, file digest %.12s); resume with the original file, or allow the change explicitly", o.runID, ErrWorkflowChanged, cp.Digest, w.Digest)
+	}
+	return agents.NewCheckpoint(o.store, o.runID, cp.Digest, cp.State), nil
+}
+
+// NewRunID returns a fresh run id: a UTC timestamp and 64 random bits.
+func NewRunID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])

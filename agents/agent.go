@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/cogloop/cogloop/memory"
 )
 
 // Agent is one runnable unit of a workflow: an LLM call, a validator, a router, a
@@ -59,6 +61,11 @@ type Run struct {
 	// Models, when set, answers LLM calls instead of the configured provider
 	// (the scripted model, or a test fake).
 	Models ModelSource
+	// Memory keeps what outlives a run: loop histories (persist_across_runs) and
+	// memory agents' entries. Nil means the run has none.
+	Memory memory.Store
+	// Checkpoint saves loop and step state for resuming; nil saves nothing.
+	Checkpoint *Checkpoint
 
 	locals sync.Map
 }

@@ -26,9 +26,7 @@ func New(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 	n.timeout = c.Duration("timeout", 0)
 	n.outputAgent = c.String("output_agent", "")
 	c.Ignore("prompt", "queue", "fallback_score", "timeout_score")
-	if c.Bool("persist_across_runs", false) {
-		c.Warnf("persist_across_runs", "persist_across_runs needs a memory store, which this build does not have yet; history is kept for this run only")
-	}
+	n.persistent = c.Bool("persist_across_runs", false)
 
 	n.scorer = buildScorer(c)
 	n.extractor = buildExtractor(c)

@@ -32,6 +32,7 @@ type Node struct {
 	timeout      time.Duration
 	outputAgent  string
 	scoringCtx   any
+	persistent   bool
 }
 
 var _ agents.Agent = (*Node)(nil)
@@ -96,23 +97,40 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 	}
 	task := unwrapInput(in.Value)
 	parent := in.Previous.Map()
-	st := &state{bestIter: 0}
+	st := &state{}
+	loops, err := n.restore(in, st)
+	if err != nil {
+		return agents.Output{}, err
+	}
+	resumed := loops >= 0
+	if !resumed {
+		loops = 0
+		if n.persistent {
+			if st.past, err = n.loadHistory(ctx, in); err != nil {
+				return agents.Output{}, err
+			}
+		}
+	}
 	in.Run.Emit(agents.Event{Kind: agents.EventLoopStart, Node: in.Path, Agent: n.id, Type: "loop",
-		Data: map[string]any{"max_loops": n.maxLoops, "threshold": n.threshold}})
+		Data: map[string]any{"max_loops": n.maxLoops, "threshold": n.threshold, "resumed_after": loops, "history": len(st.past)}})
 
-	loops := 0
-	for loops < n.maxLoops {
+	for st.reason == "" && loops < n.maxLoops {
 		if err := ctx.Err(); err != nil {
 			st.reason = n.ctxReason(ctx)
 			break
 		}
 		loops++
-		if done := n.iterate(ctx, in, task, parent, loops, st); done {
+		done := n.iterate(ctx, in, task, parent, loops, st)
+		if st.reason != StopCanceled && st.reason != StopTimeout {
+			n.save(ctx, in, st, loops)
+		}
+		if done {
 			break
 		}
 	}
 	if st.reason == "" {
 		st.reason = StopMaxLoops
+		n.save(ctx, in, st, loops)
 	}
 	out := n.output(in, st, loops)
 	in.Run.Emit(agents.Event{Kind: agents.EventLoopEnd, Node: in.Path, Agent: n.id, Type: "loop", Error: st.errText,
@@ -178,6 +196,10 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, task any, parent ma
 	it.Warnings = append(it.Warnings, warns...)
 	for _, w := range it.Warnings {
 		in.Run.Emit(agents.Event{Kind: agents.EventWarning, Node: path, Agent: n.id, Message: w})
+	}
+	if err := n.appendHistory(ctx, in, loop, entry); err != nil {
+		st.reason, st.errText = StopError, agents.AtPath(path, err).Error()
+		return true
 	}
 	st.past = append(st.past, entry)
 	if len(st.past) > n.maxPastLoops {

@@ -18,6 +18,7 @@ const (
 const usage = `usage:
   cogloop run WORKFLOW.yaml [INPUT] [flags]   run a workflow
   cogloop validate WORKFLOW.yaml              check a workflow without running it
+  cogloop history --loop ID [--redis URL]     print a loop's persisted past_loops (--json; --clear --yes)
 
 run flags:
   --json            print {"run_id", "output", "outputs"} as JSON on stdout
@@ -25,6 +26,11 @@ run flags:
   --input-file F    read INPUT from file F
   --script F        answer every LLM call from the scripted replies in F
   --trace F         write every event as one JSON line to F
+  --redis URL       keep loop histories and checkpoints in Redis (default $REDIS_URL, else in memory)
+  --namespace N     key namespace in the store (default "default")
+  --run-id ID       name the run and checkpoint every loop iteration under it
+  --resume ID       continue run ID from its last completed iterations (needs --redis)
+  --allow-config-change  resume even though the workflow file changed
 `
 
 // run is the whole CLI, testable in-process.
@@ -38,6 +44,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdRun(ctx, args[1:], stdout, stderr)
 	case "validate":
 		return cmdValidate(args[1:], stdout, stderr)
+	case "history":
+		return cmdHistory(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -17,6 +17,9 @@ type runFlags struct {
 	json, jsonInput   bool
 	inputFile, script string
 	trace             string
+	runID, resume     string
+	allowChange       bool
+	store             storeFlags
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -27,6 +30,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.inputFile, "input-file", "", "")
 	fs.StringVar(&f.script, "script", "", "")
 	fs.StringVar(&f.trace, "trace", "", "")
+	fs.StringVar(&f.runID, "run-id", "", "")
+	fs.StringVar(&f.resume, "resume", "", "")
+	fs.BoolVar(&f.allowChange, "allow-config-change", false, "")
+	fs.StringVar(&f.store.redisURL, "redis", "", "")
+	fs.StringVar(&f.store.namespace, "namespace", "", "")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return usageError(stderr, err)
@@ -36,6 +44,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if len(pos) > 2 {
 		return usageError(stderr, fmt.Errorf("run takes a workflow file and one input, got %d arguments (quote the input)", len(pos)))
+	}
+	if f.resume != "" && f.runID != "" && f.resume != f.runID {
+		return usageError(stderr, errors.New("--resume names the run; leave out --run-id"))
+	}
+	if f.resume != "" && f.store.url() == "" {
+		return usageError(stderr, fmt.Errorf("--resume %w", errNeedsRedis))
 	}
 	if len(pos) == 2 && f.inputFile != "" {
 		return usageError(stderr, errors.New("give the input as an argument or with --input-file, not both"))
@@ -53,6 +67,28 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	printWarnings(stderr, wf.Warnings)
 
 	var opts []cogloop.RunOption
+	store, err := f.store.open(ctx, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "cogloop: %v\n", err)
+		return exitFailure
+	}
+	if store != nil {
+		defer store.Close()
+		opts = append(opts, cogloop.WithMemory(store))
+	}
+	switch {
+	case f.resume != "":
+		opts = append(opts, cogloop.WithResume(f.resume, f.allowChange))
+	case f.runID != "" || store != nil:
+		id := f.runID
+		if id == "" {
+			id = cogloop.NewRunID()
+		}
+		opts = append(opts, cogloop.WithRunID(id), cogloop.WithCheckpoints())
+		if !f.json || isTerminal(stderr) {
+			fmt.Fprintf(stderr, "cogloop: run %s (resume with --resume %s)\n", id, id)
+		}
+	}
 	if f.script != "" {
 		data, err := os.ReadFile(f.script)
 		if err != nil {
@@ -84,6 +120,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	opts = append(opts, cogloop.WithObserver(fanOut(observers)))
 
 	res, runErr := wf.Run(ctx, input, opts...)
+	if res == nil {
+		fmt.Fprintf(stderr, "cogloop: %v\n", runErr)
+		return exitFailure
+	}
 	code := exitOK
 	if runErr != nil {
 		fmt.Fprintf(stderr, "cogloop: %v\n", runErr)
@@ -126,28 +166,7 @@ func readInput(pos []string, f runFlags) (any, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, fmt.Errorf("--json-input: the input is not valid JSON: %v", err)
 	}
-	return normalizeJSON(v), nil
-}
-
-// normalizeJSON turns json.Number into int or float64, as templates expect.
-func normalizeJSON(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return int(i)
-		}
-		f, _ := x.Float64()
-		return f
-	case map[string]any:
-		for k, e := range x {
-			x[k] = normalizeJSON(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = normalizeJSON(e)
-		}
-	}
-	return v
+	return agents.Plain(v), nil
 }
 
 // lastFailure reports a run whose final agent ended as an error record.

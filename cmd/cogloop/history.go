@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/cogloop/cogloop/agents"
+)
+
+// cmdHistory prints (or clears) a loop's persisted past_loops.
+func cmdHistory(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var sf storeFlags
+	var loopID string
+	var asJSON, clear, yes bool
+	var limit int
+	fs := newFlagSet("history", stderr)
+	fs.StringVar(&sf.redisURL, "redis", "", "")
+	fs.StringVar(&sf.namespace, "namespace", "", "")
+	fs.StringVar(&loopID, "loop", "", "")
+	fs.BoolVar(&asJSON, "json", false, "")
+	fs.BoolVar(&clear, "clear", false, "")
+	fs.BoolVar(&yes, "yes", false, "")
+	fs.IntVar(&limit, "limit", 0, "")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	switch {
+	case len(pos) > 0:
+		return usageError(stderr, fmt.Errorf("history takes no arguments, got %q", pos[0]))
+	case loopID == "":
+		return usageError(stderr, errors.New("history needs --loop ID"))
+	case sf.url() == "":
+		return usageError(stderr, fmt.Errorf("history %w", errNeedsRedis))
+	}
+	store, err := sf.open(ctx, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "cogloop: %v\n", err)
+		return exitFailure
+	}
+	defer store.Close()
+
+	if clear {
+		if !yes {
+			fmt.Fprintf(stderr, "cogloop: --clear deletes every persisted past_loops entry of loop %q; add --yes to confirm\n", loopID)
+			return exitUsage
+		}
+		if err := store.ClearHistory(ctx, loopID); err != nil {
+			fmt.Fprintf(stderr, "cogloop: %v\n", err)
+			return exitFailure
+		}
+		fmt.Fprintf(stdout, "cleared the history of loop %q\n", loopID)
+		return exitOK
+	}
+
+	entries, err := store.History(ctx, loopID, limit)
+	if err != nil {
+		fmt.Fprintf(stderr, "cogloop: %v\n", err)
+		return exitFailure
+	}
+	rows := make([]map[string]any, 0, len(entries))
+	for _, e := range entries {
+		dec := json.NewDecoder(bytes.NewReader(e.Data))
+		dec.UseNumber()
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			fmt.Fprintf(stderr, "cogloop: entry of run %q iteration %d is not a JSON object: %v\n", e.RunID, e.Iteration, err)
+			return exitFailure
+		}
+		rows = append(rows, agents.Plain(m).(map[string]any))
+		rows[len(rows)-1]["_run"] = e.RunID
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rows); err != nil {
+			fmt.Fprintf(stderr, "cogloop: %v\n", err)
+			return exitFailure
+		}
+		return exitOK
+	}
+	if len(rows) == 0 {
+		fmt.Fprintf(stdout, "loop %q has no persisted history\n", loopID)
+		return exitOK
+	}
+	printHistoryTable(stdout, rows)
+	return exitOK
+}
+
+// printHistoryTable prints one row per entry: run, loop_number and score first,
+// then the other keys in name order, each cell cut to 40 characters.
+func printHistoryTable(w io.Writer, rows []map[string]any) {
+	keys := map[string]bool{}
+	for _, r := range rows {
+		for k := range r {
+			keys[k] = true
+		}
+	}
+	cols := []string{"_run", "loop_number", "score"}
+	var rest []string
+	for k := range keys {
+		if k != "_run" && k != "loop_number" && k != "score" {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	cols = append(cols, rest...)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head := make([]string, len(cols))
+	for i, c := range cols {
+		head[i] = strings.ToUpper(strings.TrimPrefix(c, "_"))
+	}
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	for _, r := range rows {
+		cells := make([]string, len(cols))
+		for i, c := range cols {
+			cell := strings.Join(strings.Fields(agents.Text(r[c])), " ")
+			cells[i] = agents.Truncate(cell, 40)
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	tw.Flush()
+}
