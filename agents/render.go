@@ -4,7 +4,7 @@ import "github.com/cogloop/cogloop/prompt"
 
 // Data returns what templates see for this call.
 func (in Input) Data() prompt.Data {
-	d := prompt.Data{Input: in.Value, Previous: in.Previous.Map(), Vars: in.Vars}
+	d := prompt.Data{Input: in.Value, Previous: in.Previous.Map(), PreviousOrder: in.Previous.IDs(), Vars: in.Vars}
 	if in.Loop != nil {
 		d.LoopNumber = in.Loop.Number
 		d.PastLoopsMetadata = in.Loop.Metadata

@@ -1,0 +1,52 @@
+// Package prompt owns cogloop's prompt templates: Jinja templates (OrKa's
+// dialect) parsed with gonja v2 in a hardened environment, the variables they
+// see, and OrKa's helper functions and filters.
+//
+// # Templates
+//
+// [Parse] parses a template once, at load time; a template that does not parse
+// is a [*SyntaxError] with a line and column relative to its source.
+// [Template.Render] renders it with a [Data]: input, previous_outputs,
+// loop_number (inside loops), past_loops_metadata (inside loops) and every
+// Data.Vars entry. [Template.Eval] evaluates a template that is a single
+// {{ expression }} to a typed value, and [ParseExpr] parses a bare expression
+// such as a loop's while condition; [Truthy] reads a value as a condition.
+//
+// Undefined names and attributes render empty, as in OrKa, also through chains
+// ({{ input.missing.deeper }}); [Options.Strict] makes them errors. Floats
+// render in Python's form (1.0, 0.5), booleans as True/False, mappings and
+// lists as Python's repr.
+//
+// # Sandbox
+//
+// Templates cannot load other templates or files: include, import, from,
+// extends and block are rejected by Parse, and the loader refuses every name.
+// Values in Data are data: they are written as text and never parsed as
+// templates. Templates cannot change Data: {% set %} assigns names or
+// attributes of namespace() objects only, and list methods work on copies.
+// Resources are bounded ([ErrLimit]): output size, the size of any value a
+// template builds, loop iterations, range(), macro recursion, nesting, and the
+// template size.
+//
+// Where gonja and Jinja differ, templates get Jinja's (Python's) behaviour:
+// x[-1] on a one-element list, -7 // 2 == -4, "%s" % x formatting, 2 ** 3 == 8,
+// reverse keeps order, strings iterate by character. Known differences that
+// remain: mappings iterate in key order (Go maps have none), None renders
+// empty like an undefined name, and {% do items.append(x) %} inside a loop body
+// does not change the list outside the loop (use namespace()).
+//
+// # Helpers
+//
+// OrKa's helper functions (get_input, get_past_loops, get_agent_response,
+// safe_get_response, get_loop_output, ...) behave as OrKa intends them to
+// (spec §2 [intent]); they read only the Data of the render they are called
+// from. OrKa's filters (truncate, tojson, to_json_string, safe_get,
+// format_loop_metadata) replace or extend gonja's builtin filters.
+//
+// # Concurrency and lifecycle
+//
+// A [Template] and an [Expr] are safe for concurrent use: after parsing only a
+// buffer-size hint changes (atomically); every Render or Eval builds its own
+// small context and shares nothing mutable with other calls. The filter, test and function tables are
+// built once per process and never change. Nothing needs closing.
+package prompt

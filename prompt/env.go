@@ -1,0 +1,169 @@
+package prompt
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/nikolalohinski/gonja/v2/builtins"
+	controlStructures "github.com/nikolalohinski/gonja/v2/builtins/control_structures"
+	"github.com/nikolalohinski/gonja/v2/config"
+	"github.com/nikolalohinski/gonja/v2/exec"
+	"github.com/nikolalohinski/gonja/v2/loaders"
+	"github.com/nikolalohinski/gonja/v2/logging"
+	"github.com/nikolalohinski/gonja/v2/nodes"
+	"github.com/nikolalohinski/gonja/v2/parser"
+)
+
+// environment holds what every template shares: configs, filters, tests,
+// methods and the global functions. It is built once and never changed, so
+// renders of any number of templates can share it concurrently.
+type environment struct {
+	lenient, strict *config.Config
+	filters         *exec.FilterSet
+	tests           *exec.TestSet
+	methods         exec.Methods
+	globals         *exec.Context // helpers, range, dict, ... (read-only)
+	tagParsers      map[string]parser.ControlStructureParser
+}
+
+var sharedEnv = sync.OnceValue(buildEnv)
+
+// allowedTags are gonja's control structures a prompt may use.
+var allowedTags = []string{
+	"autoescape", "break", "call", "continue", "do", "filter", "for", "if",
+	"macro", "raw", "set", "trans", "with",
+}
+
+// forbiddenTags explain themselves at parse time.
+var forbiddenTags = map[string]string{
+	"include": "{% include %} is not allowed in cogloop prompts: templates cannot load other templates",
+	"import":  "{% import %} is not allowed in cogloop prompts: templates cannot load other templates",
+	"from":    "{% from %} is not allowed in cogloop prompts: templates cannot load other templates",
+	"extends": "{% extends %} is not allowed in cogloop prompts: templates cannot load other templates",
+	"block":   "{% block %} is not allowed in cogloop prompts: there is no template inheritance",
+}
+
+func buildEnv() *environment {
+	silenceGonja()
+	lenient := config.New()
+	strict := config.New()
+	strict.StrictUndefined = true
+
+	globals := exec.EmptyContext()
+	for name, fn := range globalFunctions() {
+		globals.Set(name, fn)
+	}
+	for name, fn := range helperFunctions() {
+		globals.Set(name, fn)
+	}
+	for name, fn := range opFunctions() {
+		globals.Set(name, fn)
+	}
+
+	tagParsers := map[string]parser.ControlStructureParser{}
+	for _, name := range allowedTags {
+		p, ok := controlStructures.All.Get(name)
+		if !ok {
+			panic(fmt.Sprintf("prompt: gonja has no %q tag", name)) // a gonja upgrade removed it
+		}
+		tagParsers[name] = p
+	}
+
+	return &environment{
+		lenient:    lenient,
+		strict:     strict,
+		filters:    buildFilters(),
+		tests:      builtins.Tests,
+		methods:    buildMethods(),
+		globals:    globals,
+		tagParsers: tagParsers,
+	}
+}
+
+// silenceGonja turns gonja's logrus logging off (it is off by default, but it is
+// a process-wide switch another package could have flipped).
+func silenceGonja() { logging.SetEnabled(false) }
+
+// globalFunctions are Jinja's global functions, minus lipsum and with a bounded
+// range and an assignable namespace.
+func globalFunctions() map[string]any {
+	g := map[string]any{}
+	for _, name := range []string{"cycler", "dict", "joiner", "_", "gettext", "ngettext"} {
+		fn, ok := builtins.GlobalFunctions.Get(name)
+		if !ok {
+			panic(fmt.Sprintf("prompt: gonja has no %q global", name))
+		}
+		if f, ok := fn.(func(*exec.Evaluator, *exec.VarArgs) *exec.Value); ok {
+			fn = guardGlobal(name, f)
+		}
+		g[name] = fn
+	}
+	g["range"] = rangeFunction
+	g["namespace"] = namespaceFunction
+	return g
+}
+
+// guardGlobal turns a panic of one of gonja's global functions (cycler()
+// without arguments indexes an empty list) into an error.
+func guardGlobal(name string, f opFunc) opFunc {
+	return func(e *exec.Evaluator, va *exec.VarArgs) (out *exec.Value) {
+		defer func() {
+			if r := recover(); r != nil {
+				out = errValue("%s(): invalid arguments (%v)", name, r)
+			}
+		}()
+		return f(e, va)
+	}
+}
+
+func (env *environment) config(strict bool) *config.Config {
+	if strict {
+		return env.strict
+	}
+	return env.lenient
+}
+
+// tagSet returns the control structures of one Parse call: gonja's parsers,
+// wrapped so that errors get positions and the parsed structures are hardened
+// (loop budgets, namespace-only assignment), plus refusals for forbidden tags.
+func (env *environment) tagSet(ps *parseState) *exec.ControlStructureSet {
+	m := make(map[string]parser.ControlStructureParser, len(env.tagParsers)+len(forbiddenTags))
+	for name, inner := range env.tagParsers {
+		m[name] = ps.wrapTag(name, inner)
+	}
+	for name, msg := range forbiddenTags {
+		msg := msg
+		m[name] = func(p *parser.Parser, _ *parser.Parser) (nodes.ControlStructure, error) {
+			return nil, ps.errAt(ps.blockStart(p.Current()), msg)
+		}
+	}
+	return exec.NewControlStructureSet(m)
+}
+
+// sourceLoader serves the template's own source once, to gonja's constructor,
+// and refuses every other read: no template can load another one or a file.
+type sourceLoader struct {
+	id, src string
+	served  atomic.Bool
+}
+
+func (l *sourceLoader) Read(name string) (io.Reader, error) {
+	if name == l.id && l.served.CompareAndSwap(false, true) {
+		return strings.NewReader(l.src), nil
+	}
+	return nil, fmt.Errorf("loading %q: templates cannot load other templates", name)
+}
+
+func (l *sourceLoader) Resolve(name string) (string, error) {
+	if name == l.id {
+		return name, nil
+	}
+	return "", fmt.Errorf("resolving %q: templates cannot load other templates", name)
+}
+
+func (l *sourceLoader) Inherit(string) (loaders.Loader, error) {
+	return nil, fmt.Errorf("templates cannot load other templates")
+}

@@ -1,0 +1,246 @@
+package prompt
+
+import (
+	"reflect"
+	"unsafe"
+
+	controlStructures "github.com/nikolalohinski/gonja/v2/builtins/control_structures"
+	"github.com/nikolalohinski/gonja/v2/nodes"
+	"github.com/nikolalohinski/gonja/v2/tokens"
+)
+
+// The parsed tree is rewritten once, after parsing, so that rendering it is safe
+// and behaves like Jinja where gonja does not:
+//
+//   - {{ }} and literal text become outputNode/dataNode (Python formatting of
+//     values, budgets, precomputed whitespace control);
+//   - a + b, a * b, a ~ b, a % b, a ** b, a / b and a // b become calls to
+//     bounded operators (gonja's "x" * 10**12 would allocate a terabyte), with
+//     Python semantics for % (string formatting), ** (integer powers), // (floor)
+//     and division by zero (an error, not a crash or inf);
+//   - x[i] and x.0 become a call with Python indexing (gonja gets x[-1] wrong on a
+//     one-element list, and errors on an integer key of a mapping);
+//   - outside strict mode, the object of x.attr is evaluated as (x or ""), so
+//     that an attribute of an undefined value is undefined instead of an error,
+//     as with Jinja's ChainableUndefined.
+//
+// Some of gonja's control structures keep their expressions in unexported
+// fields; the walker reaches them through reflect and unsafe.NewAt. It only
+// visits types of gonja's nodes and control_structures packages and this one.
+
+var (
+	nodeType     = reflect.TypeFor[nodes.Node]()
+	nodesPkg     = reflect.TypeFor[nodes.Template]().PkgPath()
+	ctrlPkg      = reflect.TypeFor[controlStructures.ForControlStructure]().PkgPath()
+	ownPkg       = reflect.TypeFor[outputNode]().PkgPath()
+	setStructTyp = reflect.TypeFor[controlStructures.SetControlStructure]()
+)
+
+// Names of the internal operator functions; the NUL byte keeps them out of
+// templates' reach.
+const (
+	opAdd      = "\x00add"
+	opMul      = "\x00mul"
+	opConcat   = "\x00concat"
+	opMod      = "\x00mod"
+	opPow      = "\x00pow"
+	opDiv      = "\x00div"
+	opFloorDiv = "\x00floordiv"
+	opItem     = "\x00item"
+	opItemStr  = "\x00item!"
+)
+
+type rewriter struct {
+	strict    bool
+	compilers *[]interface{ compile() }
+	seen      map[seenKey]bool
+	replaced  map[nodes.Node]nodes.Node
+}
+
+// seenKey identifies a visited struct: a struct and its first field share an
+// address, so the type is part of the key.
+type seenKey struct {
+	t reflect.Type
+	p uintptr
+}
+
+func rewrite(root *nodes.Template, ps *parseState, strict bool) {
+	w := &rewriter{strict: strict, compilers: &ps.compilers, seen: map[seenKey]bool{}, replaced: map[nodes.Node]nodes.Node{}}
+	w.visit(reflect.ValueOf(root))
+	for _, c := range ps.compilers {
+		c.compile()
+	}
+}
+
+// writable returns v, or for a value read through an unexported field a view of
+// the same memory that reflect lets us read and set.
+func writable(v reflect.Value) reflect.Value {
+	if v.CanSet() || !v.CanAddr() {
+		return v
+	}
+	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
+}
+
+func walkable(t reflect.Type) bool {
+	p := t.PkgPath()
+	return p == nodesPkg || p == ctrlPkg || p == ownPkg
+}
+
+func (w *rewriter) visit(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Interface:
+		if v.IsNil() {
+			return
+		}
+		if v.Type().Implements(nodeType) && v.CanSet() {
+			n, ok := v.Elem().Interface().(nodes.Node)
+			if ok {
+				if rep := w.replacement(n); rep != nil && reflect.TypeOf(rep).AssignableTo(v.Type()) {
+					v.Set(reflect.ValueOf(rep))
+				}
+			}
+		}
+		w.visit(v.Elem())
+	case reflect.Pointer:
+		if v.IsNil() || !walkable(v.Type().Elem()) {
+			return
+		}
+		k := seenKey{v.Type(), v.Pointer()}
+		if w.seen[k] {
+			return
+		}
+		w.seen[k] = true
+		if !w.strict {
+			if g, ok := v.Interface().(*nodes.GetAttribute); ok && g.Attribute != "" {
+				g.Node = orEmpty(g.Node)
+			}
+		}
+		w.visit(v.Elem())
+	case reflect.Struct:
+		if !walkable(v.Type()) {
+			return
+		}
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type() == setStructTyp && v.Type().Field(i).Name == "target" {
+				continue // assignment target: evaluated for its place, not its value
+			}
+			w.visit(writable(v.Field(i)))
+		}
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			w.visit(writable(v.Index(i)))
+		}
+	case reflect.Map:
+		iter := v.MapRange()
+		type kv struct{ k, v reflect.Value }
+		var todo []kv
+		for iter.Next() {
+			todo = append(todo, kv{iter.Key(), iter.Value()})
+		}
+		for _, e := range todo {
+			val := e.v
+			if val.Kind() == reflect.Interface && !val.IsNil() && val.Type().Implements(nodeType) {
+				if n, ok := val.Elem().Interface().(nodes.Node); ok {
+					if rep := w.replacement(n); rep != nil && reflect.TypeOf(rep).AssignableTo(v.Type().Elem()) {
+						v.SetMapIndex(e.k, reflect.ValueOf(rep))
+						val = reflect.ValueOf(rep)
+					}
+				}
+			}
+			w.visit(val)
+		}
+	}
+}
+
+// replacement returns the node that takes n's place, or nil to keep n. The same
+// node reached through two fields gets the same replacement.
+func (w *rewriter) replacement(n nodes.Node) nodes.Node {
+	if rep, ok := w.replaced[n]; ok {
+		return rep
+	}
+	var rep nodes.Node
+	switch x := n.(type) {
+	case *nodes.Output:
+		o := &outputNode{n: x}
+		*w.compilers = append(*w.compilers, o)
+		rep = &nodes.ControlStructureBlock{Location: x.Start, Name: "output", ControlStructure: o}
+	case *nodes.Data:
+		rep = &nodes.ControlStructureBlock{Location: x.Data, Name: "data", ControlStructure: &dataNode{loc: x.Data, text: dataText(x)}}
+	case *nodes.BinaryExpression:
+		name := ""
+		switch x.Operator.Token.Type {
+		case tokens.Addition:
+			name = opAdd
+		case tokens.Multiply:
+			name = opMul
+		case tokens.Tilde:
+			name = opConcat
+		case tokens.Modulo:
+			name = opMod
+		case tokens.Power:
+			name = opPow
+		case tokens.Division:
+			name = opDiv
+		case tokens.FloorDivision:
+			name = opFloorDiv
+		}
+		if name != "" {
+			rep = internalCall(name, x.Operator.Token, x.Left, x.Right)
+		}
+	case *nodes.GetItem:
+		if x.Arg != nil {
+			rep = internalCall(w.itemOp(), x.Location, x.Node, x.Arg)
+		}
+	case *nodes.GetAttribute:
+		if x.Attribute == "" {
+			idx := &nodes.Integer{Location: x.Location, Val: x.Index}
+			rep = internalCall(w.itemOp(), x.Location, x.Node, idx)
+		}
+	}
+	if rep != nil {
+		w.replaced[n] = rep
+	}
+	return rep
+}
+
+func (w *rewriter) itemOp() string {
+	if w.strict {
+		return opItemStr
+	}
+	return opItem
+}
+
+func internalCall(name string, at *tokens.Token, args ...nodes.Node) *nodes.Call {
+	tok := &tokens.Token{Type: tokens.Name, Val: name}
+	if at != nil {
+		tok.Pos, tok.Line, tok.Col = at.Pos, at.Line, at.Col
+	}
+	exprs := make([]nodes.Expression, len(args))
+	for i, a := range args {
+		exprs[i] = a
+	}
+	return &nodes.Call{Location: tok, Func: &nodes.Name{Name: tok}, Args: exprs, Kwargs: map[string]nodes.Expression{}}
+}
+
+// orEmpty wraps x as (x or ""): a falsy x (None, undefined, "", 0, empty
+// collections) is replaced by "", whose attributes are all undefined — the
+// same result gonja gives for those values, minus the error for None.
+func orEmpty(x nodes.Node) nodes.Expression {
+	if b, ok := x.(*nodes.BinaryExpression); ok && b.Operator.Token.Type == tokens.Or {
+		if s, ok := b.Right.(*nodes.String); ok && s.Val == "" {
+			return b // already wrapped
+		}
+	}
+	at := x.Position()
+	or := &tokens.Token{Type: tokens.Or, Val: "or"}
+	empty := &tokens.Token{Type: tokens.String, Val: ""}
+	if at != nil {
+		or.Pos, or.Line, or.Col = at.Pos, at.Line, at.Col
+		empty.Pos, empty.Line, empty.Col = at.Pos, at.Line, at.Col
+	}
+	return &nodes.BinaryExpression{
+		Left:     x,
+		Operator: &nodes.BinOperator{Token: or},
+		Right:    &nodes.String{Location: empty, Val: ""},
+	}
+}

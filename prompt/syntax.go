@@ -1,0 +1,290 @@
+package prompt
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/nikolalohinski/gonja/v2/config"
+	"github.com/nikolalohinski/gonja/v2/parser"
+	"github.com/nikolalohinski/gonja/v2/tokens"
+)
+
+// parseState is what one Parse call knows about its source: the normalised text
+// (gonja's positions refer to it), where each {% block begins, and the first
+// lexer error. The control-structure parsers of that Parse call read it to give
+// positions to errors gonja reports without one.
+type parseState struct {
+	name        string
+	src         string // normalised: \r\n and \r → \n, one trailing \n dropped
+	blockStarts []int  // byte offsets of every "{%" token, ascending
+	lexErrPos   int    // byte offset of the first lexer error, -1 if none
+	lexErrMsg   string
+	compilers   []interface{ compile() } // nodes with fast paths to prepare after rewrite
+}
+
+// normalize applies the newline handling of gonja's lexer (and Jinja's defaults:
+// newline_sequence "\n", keep_trailing_newline false).
+func normalize(src string) string {
+	if strings.IndexByte(src, '\r') >= 0 {
+		src = strings.ReplaceAll(src, "\r\n", "\n")
+		src = strings.ReplaceAll(src, "\r", "\n")
+	}
+	return strings.TrimSuffix(src, "\n")
+}
+
+var blockOpeners = map[string]bool{
+	"for": true, "if": true, "macro": true, "call": true, "filter": true, "with": true,
+	"autoescape": true, "trans": true, "raw": true, "block": true,
+}
+
+// prelex lexes the source once before gonja parses it, to find the first lexer
+// error with its real position (gonja's error tokens carry none), to index the
+// blocks, and to reject templates nested or chained so deeply that parsing or
+// evaluating them could overflow the stack.
+func (ps *parseState) prelex(cfg *config.Config) *SyntaxError {
+	ps.lexErrPos = -1
+	st := tokens.LexAll(ps.src, cfg)
+	var (
+		prev       *tokens.Token
+		inTag      bool
+		tagTokens  int
+		tagStart   int
+		brackets   int
+		blocks     int
+		afterBegin bool // the previous token opened a block tag
+		setBlock   = -1 // offset of a pending {% set %} that may be a block set
+		setAssign  bool
+	)
+	for {
+		t := st.Current()
+		if t == nil {
+			break
+		}
+		switch t.Type {
+		case tokens.Error:
+			ps.lexErrPos, ps.lexErrMsg = ps.lexErrorAt(t, prev)
+			return nil
+		case tokens.EOF:
+			return nil
+		case tokens.BlockBegin, tokens.VariableBegin:
+			if t.Type == tokens.BlockBegin {
+				ps.blockStarts = append(ps.blockStarts, t.Pos)
+				afterBegin = true
+			}
+			inTag, tagTokens, tagStart, brackets = true, 0, t.Pos, 0
+			st.Next()
+			prev = t
+			continue
+		case tokens.BlockEnd, tokens.VariableEnd:
+			if setBlock >= 0 && !setAssign {
+				blocks++ // {% set x %} … {% endset %}
+				if blocks > MaxNesting {
+					return ps.errAt(setBlock, fmt.Sprintf("blocks nested more than %d deep", MaxNesting))
+				}
+			}
+			setBlock, setAssign, inTag = -1, false, false
+		case tokens.Name:
+			if afterBegin {
+				switch {
+				case t.Val == "set":
+					setBlock, setAssign = tagStart, false
+				case blockOpeners[t.Val]:
+					blocks++
+					if blocks > MaxNesting {
+						return ps.errAt(tagStart, fmt.Sprintf("blocks nested more than %d deep", MaxNesting))
+					}
+				case strings.HasPrefix(t.Val, "end") && blocks > 0:
+					blocks--
+				}
+			}
+		case tokens.Assign:
+			setAssign = true
+		case tokens.LeftParenthesis, tokens.LeftBracket, tokens.LeftBrace:
+			brackets++
+			if brackets > MaxNesting {
+				return ps.errAt(t.Pos, fmt.Sprintf("brackets nested more than %d deep", MaxNesting))
+			}
+		case tokens.RightParenthesis, tokens.RightBracket, tokens.RightBrace:
+			brackets--
+		}
+		afterBegin = false
+		if inTag {
+			tagTokens++
+			if tagTokens > MaxTagTokens {
+				return ps.errAt(tagStart, fmt.Sprintf("tag has more than %d tokens", MaxTagTokens))
+			}
+		}
+		prev = t
+		st.Next()
+	}
+	return nil
+}
+
+// lexErrorAt places a lexer error. The lexer reports where it stopped; the
+// useful place is where the bad token starts: right after the previous token.
+func (ps *parseState) lexErrorAt(t, prev *tokens.Token) (int, string) {
+	msg := t.Val
+	pos := t.Pos
+	if prev != nil {
+		pos = prev.Pos + len(prev.Val)
+		if prev.Type == tokens.CommentBegin {
+			pos = prev.Pos
+		}
+		for pos < len(ps.src) && strings.IndexByte(" \t\n", ps.src[pos]) >= 0 {
+			pos++
+		}
+	}
+	if pos > len(ps.src) {
+		pos = len(ps.src)
+	}
+	switch {
+	case msg == "unclosed comment":
+		msg = "unclosed comment: missing #}"
+	case pos < len(ps.src) && (ps.src[pos] == '\'' || ps.src[pos] == '"'):
+		msg = "unterminated string literal"
+	case strings.HasPrefix(msg, "Unexpected delimiter"), strings.HasPrefix(msg, "Unbalanced delimiters"):
+		msg = strings.ToLower(msg[:1]) + msg[1:]
+	}
+	return pos, msg
+}
+
+// lineCol converts a byte offset of the normalised source to a 1-based line and
+// a 1-based column counted in runes.
+func (ps *parseState) lineCol(pos int) (int, int) {
+	if pos > len(ps.src) {
+		pos = len(ps.src)
+	}
+	if pos < 0 {
+		pos = 0
+	}
+	before := ps.src[:pos]
+	line := strings.Count(before, "\n") + 1
+	start := strings.LastIndexByte(before, '\n') + 1
+	return line, utf8.RuneCountInString(before[start:]) + 1
+}
+
+// runeCol converts gonja's (line, byte column) into (line, rune column).
+func (ps *parseState) runeCol(line, byteCol int) int {
+	start := 0
+	for l := 1; l < line; l++ {
+		i := strings.IndexByte(ps.src[start:], '\n')
+		if i < 0 {
+			return byteCol
+		}
+		start += i + 1
+	}
+	end := start + byteCol - 1
+	if end > len(ps.src) {
+		end = len(ps.src)
+	}
+	if end < start {
+		return byteCol
+	}
+	return utf8.RuneCountInString(ps.src[start:end]) + 1
+}
+
+func (ps *parseState) errAt(pos int, msg string) *SyntaxError {
+	line, col := ps.lineCol(pos)
+	return &SyntaxError{Name: ps.name, Line: line, Col: col, Msg: msg}
+}
+
+// blockStart returns the offset of the "{%" of the block whose arguments end
+// just before next (the parser's current token when a block parser is called).
+func (ps *parseState) blockStart(next *tokens.Token) int {
+	end := len(ps.src)
+	if next != nil && next.Type != tokens.EOF {
+		end = next.Pos
+	}
+	i := sort.SearchInts(ps.blockStarts, end) // first start >= end
+	if i == 0 {
+		return 0
+	}
+	return ps.blockStarts[i-1]
+}
+
+// syntaxError converts a parse failure into a positioned SyntaxError.
+func (ps *parseState) syntaxError(err error) *SyntaxError {
+	var own *SyntaxError
+	if errors.As(err, &own) {
+		return own
+	}
+	var ge *parser.SyntaxError
+	if errors.As(err, &ge) && ge.Line > 0 {
+		line, col := ge.Line, ps.runeCol(ge.Line, ge.Column)
+		if ps.lexErrPos >= 0 {
+			ll, lc := ps.lineCol(ps.lexErrPos)
+			if ll < line || ll == line && lc <= col {
+				return ps.errAt(ps.lexErrPos, ps.lexErrMsg)
+			}
+		}
+		return &SyntaxError{Name: ps.name, Line: line, Col: col, Msg: cleanSyntaxMessage(ge.Message)}
+	}
+	if ps.lexErrPos >= 0 {
+		return ps.errAt(ps.lexErrPos, ps.lexErrMsg)
+	}
+	msg := err.Error()
+	if ge != nil {
+		msg = ge.Message
+	}
+	return &SyntaxError{Name: ps.name, Line: 1, Col: 1, Msg: cleanSyntaxMessage(msg)}
+}
+
+var (
+	reUnknownTag = regexp.MustCompile(`^ControlStructure '(.*)' not found \(or beginning not provided\)$`)
+	reGotToken   = regexp.MustCompile(`<Token\[(\w+)\] Val='(.*?)' Pos=\d+ Line=\d+ Col=\d+>`)
+)
+
+func cleanSyntaxMessage(msg string) string {
+	msg = strings.TrimSuffix(strings.TrimSpace(msg), ".")
+	if msg != "" && msg[0] >= 'A' && msg[0] <= 'Z' && !strings.HasPrefix(msg, "ControlStructure") {
+		msg = strings.ToLower(msg[:1]) + msg[1:]
+	}
+	if m := reUnknownTag.FindStringSubmatch(msg); m != nil {
+		if strings.HasPrefix(m[1], "end") || m[1] == "else" || m[1] == "elif" {
+			return fmt.Sprintf("unexpected {%% %s %%}: no matching block is open", m[1])
+		}
+		return fmt.Sprintf("unknown tag {%% %s %%}", m[1])
+	}
+	msg = reGotToken.ReplaceAllString(msg, "'$2'")
+	return msg
+}
+
+// annotate gives a position to an error raised while parsing the block that
+// starts at start. Errors that already carry a position keep it; errors caused by
+// a lexer error are left for syntaxError, which reports the lexer error.
+func (ps *parseState) annotate(err error, name string, start int, p *parser.Parser) error {
+	var own *SyntaxError
+	if errors.As(err, &own) {
+		return err
+	}
+	var ge *parser.SyntaxError
+	if errors.As(err, &ge) && strings.HasPrefix(ge.Message, "Unexpected EOF, expected tag ") {
+		want := strings.TrimSuffix(strings.TrimPrefix(ge.Message, "Unexpected EOF, expected tag "), ".")
+		return ps.errAt(start, fmt.Sprintf("{%% %s %%} is not closed: expected %s before the end of the template", name, want))
+	}
+	if ge != nil && ge.Line > 0 {
+		if m := reUnknownTag.FindStringSubmatch(ge.Message); m != nil && strings.HasPrefix(m[1], "end") && m[1] != "end"+name {
+			// an end tag of another block while this one is open
+			line, col := ps.lineCol(start)
+			return &SyntaxError{Name: ps.name, Line: ge.Line, Col: ps.runeCol(ge.Line, ge.Column),
+				Msg: fmt.Sprintf("unexpected {%% %s %%}: {%% %s %%} at line %d col %d is not closed", m[1], name, line, col)}
+		}
+		return err
+	}
+	if cur := p.Current(); cur != nil && cur.Type == tokens.Error {
+		return err
+	}
+	msg := err.Error()
+	if ge != nil {
+		msg = ge.Message
+	}
+	// gonja prefixes "Unable to parse controlStructure "x": "; keep the cause.
+	if i := strings.LastIndex(msg, `": `); i >= 0 && strings.HasPrefix(msg, "Unable to parse controlStructure") {
+		msg = msg[i+3:]
+	}
+	return ps.errAt(start, cleanSyntaxMessage(msg))
+}
