@@ -1,0 +1,260 @@
+package memories
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/memory"
+	"github.com/cogloop/cogloop/prompt"
+)
+
+// ErrNoStore is the failure of a memory agent in a run without a memory store.
+var ErrNoStore = errors.New("the run has no memory store (give one with cogloop.WithMemory; the CLI uses an in-memory store, or Redis with --redis)")
+
+// Backend is the backend field of a reader's output.
+const Backend = "memory store"
+
+// Reader is OrKa's memory reader (type: memory, config.operation: read): it
+// recalls the memories of its namespace that best match its rendered prompt.
+type Reader struct {
+	common
+	limit     int
+	threshold float64
+	halfLife  time.Duration
+	filter    map[string]string
+	search    string // "keyword" or "vector"
+}
+
+// Writer is OrKa's memory writer (type: memory, config.operation: write): it
+// stores its rendered prompt in its namespace.
+type Writer struct {
+	common
+	key      *prompt.Template
+	metadata []metaField
+	ttl      time.Duration
+	decay    decay
+	now      func() time.Time
+}
+
+var (
+	_ agents.Agent = (*Reader)(nil)
+	_ agents.Agent = (*Writer)(nil)
+)
+
+// storeOf returns the run's store.
+func storeOf(in agents.Input) (memory.Store, error) {
+	if in.Run == nil || in.Run.Memory == nil {
+		return nil, ErrNoStore
+	}
+	return in.Run.Memory, nil
+}
+
+// text renders the agent's prompt; without one it is the input text, as OrKa's
+// memory nodes fall back to the input (inside a loop, the task text).
+func (cm *common) text(in agents.Input) (string, error) {
+	if cm.prompt == nil {
+		if m, ok := in.Value.(map[string]any); ok {
+			if v, ok := m["input"]; ok {
+				return agents.Text(v), nil
+			}
+		}
+		return agents.Text(in.Value), nil
+	}
+	s, err := in.Render(cm.prompt)
+	if err != nil {
+		return "", fmt.Errorf("render prompt: %w", err)
+	}
+	return s, nil
+}
+
+func (cm *common) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if cm.timeout > 0 {
+		return context.WithTimeout(ctx, cm.timeout)
+	}
+	return context.WithCancel(ctx)
+}
+
+// embed returns text's embedding under the agent's retry policy.
+func (cm *common) embed(ctx context.Context, in agents.Input, text string) ([]float32, error) {
+	var vec []float32
+	err := cm.retry.Do(ctx, in, cm.id, func(ctx context.Context, _ int) error {
+		v, err := cm.embedder.Embed(ctx, text)
+		vec = v
+		return err
+	})
+	return vec, err
+}
+
+// Run recalls memories. The output's response is the recalled contents, best
+// first, one per line ("" when nothing matched), so that
+// get_agent_response(id) and {{ previous_outputs.<id>.response }} read as text
+// in a prompt; the memories field holds them with their metadata and scores.
+func (r *Reader) Run(ctx context.Context, in agents.Input) (agents.Output, error) {
+	store, err := storeOf(in)
+	if err != nil {
+		return agents.Output{}, err
+	}
+	query, err := r.text(in)
+	if err != nil {
+		return agents.Output{}, err
+	}
+	out := agents.Output{Response: "", Fields: map[string]any{
+		"memories": []any{}, "query": query, "num_results": 0,
+		"backend": Backend, "search_type": r.search, "namespace": r.namespace,
+	}}
+	if r.prompt != nil {
+		out.Prompt = query
+	}
+	if strings.TrimSpace(query) == "" {
+		out.Fields["error"] = "No query provided"
+		return out, nil
+	}
+	ctx, cancel := r.bound(ctx)
+	defer cancel()
+	q := memory.Query{Text: query, Limit: r.limit, Threshold: r.threshold, Metadata: r.filter, HalfLife: r.halfLife}
+	if r.embedder != nil {
+		if q.Vector, err = r.embed(ctx, in, query); err != nil {
+			return agents.Output{}, fmt.Errorf("embed the query: %w", err)
+		}
+	}
+	matches, err := store.Recall(ctx, r.namespace, q)
+	if err != nil {
+		return agents.Output{}, err
+	}
+	list := make([]any, len(matches))
+	texts := make([]string, len(matches))
+	for i, m := range matches {
+		list[i] = matchMap(m)
+		texts[i] = m.Memory.Content
+	}
+	out.Response = strings.Join(texts, "\n")
+	out.Fields["memories"] = list
+	out.Fields["num_results"] = len(matches)
+	return out, nil
+}
+
+// matchMap is one recalled memory as templates see it.
+func matchMap(m memory.Match) map[string]any {
+	meta := make(map[string]any, len(m.Memory.Metadata))
+	for k, v := range m.Memory.Metadata {
+		meta[k] = v
+	}
+	out := map[string]any{
+		"id":         m.Memory.ID,
+		"content":    m.Memory.Content,
+		"metadata":   meta,
+		"similarity": m.Similarity,
+		"score":      m.Score,
+		"created_at": m.Memory.CreatedAt.UTC().Format(time.RFC3339Nano),
+	}
+	if !m.Memory.ExpiresAt.IsZero() {
+		out["expires_at"] = m.Memory.ExpiresAt.UTC().Format(time.RFC3339Nano)
+	}
+	return out
+}
+
+// Run stores a memory: the rendered prompt (or the input text) as content,
+// the rendered metadata, the id from key_template (else derived from content
+// and metadata, so the same fact is kept once), and an expiry from ttl or
+// decay.
+func (w *Writer) Run(ctx context.Context, in agents.Input) (agents.Output, error) {
+	store, err := storeOf(in)
+	if err != nil {
+		return agents.Output{}, err
+	}
+	content, err := w.text(in)
+	if err != nil {
+		return agents.Output{}, err
+	}
+	if strings.TrimSpace(content) == "" {
+		return agents.Output{}, errors.New("nothing to store: the content rendered empty")
+	}
+	m := memory.Memory{Content: content, Metadata: make(map[string]string, len(w.metadata)+2)}
+	for _, f := range w.metadata {
+		v, err := f.render(in)
+		if err != nil {
+			return agents.Output{}, err
+		}
+		m.Metadata[f.key] = v
+	}
+	typ := w.decay.memoryType(m.Metadata["category"])
+	if _, ok := m.Metadata["category"]; !ok {
+		m.Metadata["category"] = "stored" // OrKa's writer default
+	}
+	if _, ok := m.Metadata["memory_type"]; !ok {
+		m.Metadata["memory_type"] = typ
+	}
+	if w.key != nil {
+		k, err := in.Render(w.key)
+		if err != nil {
+			return agents.Output{}, fmt.Errorf("render key_template: %w", err)
+		}
+		if k = strings.TrimSpace(k); k == "" {
+			return agents.Output{}, errors.New("key_template rendered empty")
+		}
+		m.ID = memoryID(k)
+	}
+	now := w.now()
+	// Derive the id here, as the store would, so the output can name it.
+	prepared, err := memory.PrepareMemory(m, now, 0)
+	if err != nil {
+		return agents.Output{}, fmt.Errorf("memory %q: %w", m.ID, err)
+	}
+	m.ID = prepared.ID
+	// Creation and expiry come from one clock, so a memory lives exactly its
+	// lifetime.
+	m.CreatedAt = now
+	if life := w.ttl; life > 0 {
+		m.ExpiresAt = now.Add(life)
+	} else if life = w.decay.lifetime(typ); life > 0 {
+		m.ExpiresAt = now.Add(life)
+	}
+
+	ctx, cancel := w.bound(ctx)
+	defer cancel()
+	if w.embedder != nil {
+		if m.Vector, err = w.embed(ctx, in, content); err != nil {
+			return agents.Output{}, fmt.Errorf("embed the content: %w", err)
+		}
+	}
+	if err := store.Remember(ctx, w.namespace, m); err != nil {
+		return agents.Output{}, err
+	}
+	meta := make(map[string]any, len(m.Metadata))
+	for k, v := range m.Metadata {
+		meta[k] = v
+	}
+	fields := map[string]any{
+		"status":          "success",
+		"memory_id":       m.ID,
+		"memory_key":      m.ID,
+		"namespace":       w.namespace,
+		"content_length":  len(content),
+		"stored_metadata": meta,
+		"vector_enabled":  m.Vector != nil,
+	}
+	if !m.ExpiresAt.IsZero() {
+		fields["expires_at"] = m.ExpiresAt.UTC().Format(time.RFC3339Nano)
+	}
+	out := agents.Output{Response: "stored " + m.ID, Fields: fields}
+	if w.prompt != nil {
+		out.Prompt = content
+	}
+	return out, nil
+}
+
+func (f metaField) render(in agents.Input) (string, error) {
+	vals := make([]string, 0, len(f.parts))
+	for _, t := range f.parts {
+		s, err := in.Render(t)
+		if err != nil {
+			return "", fmt.Errorf("render metadata %s: %w", f.key, err)
+		}
+		vals = append(vals, s)
+	}
+	return strings.Join(vals, ", "), nil
+}
