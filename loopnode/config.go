@@ -9,6 +9,7 @@ import (
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/cognition"
 	"github.com/cogloop/cogloop/prompt"
+	"github.com/cogloop/cogloop/scoring"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -28,7 +29,7 @@ func New(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 	c.Ignore("prompt", "queue", "fallback_score", "timeout_score")
 	n.persistent = c.Bool("persist_across_runs", false)
 
-	n.scorer = buildScorer(c)
+	n.scorer = buildScorer(b, c, &n.scoringCtx)
 	n.extractor = buildExtractor(c)
 	n.metas = buildMetadata(b, c)
 
@@ -50,7 +51,7 @@ func New(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 func idOf(c *agents.Config) string { return c.String("id", "") }
 
 // buildScorer reads the score extraction keys (§1.1, §1.5).
-func buildScorer(c *agents.Config) *cognition.Scorer {
+func buildScorer(b agents.Builder, c *agents.Config, scoringCtx *any) *cognition.Scorer {
 	cfg := cognition.ScoreConfig{
 		ExtractionPattern: c.String("score_extraction_pattern", ""),
 		ExtractionKey:     c.String("score_extraction_key", ""),
@@ -65,14 +66,8 @@ func buildScorer(c *agents.Config) *cognition.Scorer {
 		}
 		sc.Done()
 	}
-	if s := c.Map("scoring"); s != nil {
-		preset := s.String("preset", "")
-		s.String("context", "")
-		s.Node("custom_weights")
-		s.Done()
-		if preset != "" {
-			c.Warnf("scoring", "boolean scoring presets arrive with the loop_validator agent; this build scores with the text strategies only")
-		}
+	if sc := c.Map("scoring"); sc != nil {
+		cfg.Boolean, *scoringCtx = buildBoolean(b, c, sc)
 	}
 	s, err := cognition.NewScorer(cfg)
 	if err != nil {
@@ -162,6 +157,75 @@ func buildMetadata(b agents.Builder, c *agents.Config) []metaTemplate {
 		out = append(out, metaTemplate{key: k, tmpl: t})
 	}
 	return out
+}
+
+// buildBoolean reads scoring: {preset, context, custom_weights} (§1.5 step 1): the
+// preset weighs the agents' boolean_evaluations; without context the criteria are
+// loop_convergence (cogloop's decision, OrKa falls back to graphscout). It
+// returns the calculator (nil when boolean scoring is off) and the context name
+// the iterations see as scoring_context.
+func buildBoolean(b agents.Builder, c *agents.Config, s *agents.Config) (boolean cognition.BooleanScorer, scoringCtx any) {
+	// Boolean scoring (§1.5 step 1): the preset weighs the agents'
+	// boolean_evaluations; without context the criteria are
+	// loop_convergence (cogloop's decision, OrKa falls back to graphscout).
+	preset := strings.TrimSpace(s.String("preset", ""))
+	context := strings.TrimSpace(s.String("context", ""))
+	custom, keyNodes := map[string]float64{}, map[string]*yaml.Node{}
+	if w := s.Node("custom_weights"); w != nil && w.Tag != "!!null" {
+		if w.Kind != yaml.MappingNode {
+			s.Errorf("custom_weights", "custom_weights must be a mapping of dimension.criterion: weight, not %s", agents.KindName(w))
+		}
+		for i := 0; w.Kind == yaml.MappingNode && i+1 < len(w.Content); i += 2 {
+			k, v := w.Content[i], agents.Resolve(w.Content[i+1])
+			f, err := strconv.ParseFloat(strings.TrimSpace(v.Value), 64)
+			if _, dup := keyNodes[k.Value]; dup || v.Kind != yaml.ScalarNode || err != nil {
+				c.Problems().Errorf(c.PosOf(v), "%s: custom_weights: the weight of %q must be one number, not %s", s.What(), k.Value, agents.KindName(v))
+				continue
+			}
+			custom[k.Value], keyNodes[k.Value] = f, k
+		}
+	}
+	s.Done()
+	cat, err := scoring.For(b)
+	switch {
+	case err != nil:
+		s.Errorf("", "%v", err)
+	case preset == "":
+		if _, err := cat.Context(context); err != nil {
+			s.Errorf("context", "%v", err)
+			break
+		}
+		s.Warnf("", "scoring has no preset, so boolean scoring is off (preset: %s)", strings.Join(cat.Levels(context), ", "))
+	default:
+		calc, err := cat.Calculator(context, preset, custom)
+		errs := []error{err}
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			errs = j.Unwrap()
+		}
+		for _, e := range errs {
+			var we *scoring.WeightError
+			switch {
+			case e == nil:
+			case errors.Is(e, scoring.ErrUnknownContext):
+				s.Errorf("context", "%v", e)
+			case errors.Is(e, scoring.ErrUnknownPreset):
+				s.Errorf("preset", "%v", e)
+			case errors.As(e, &we) && keyNodes[we.Key] != nil:
+				c.Problems().Errorf(c.PosOf(keyNodes[we.Key]), "%s: custom_weights: %v", s.What(), e)
+			default:
+				s.Errorf("custom_weights", "%v", e)
+			}
+		}
+		if calc != nil {
+			boolean = calc
+		}
+	}
+
+	name := strings.TrimSpace(s.String("context", ""))
+	if name == "" {
+		name = "loop_convergence"
+	}
+	return boolean, name
 }
 
 // reportFieldErrors places cognition's field errors at their YAML positions.

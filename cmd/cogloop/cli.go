@@ -19,6 +19,7 @@ const usage = `usage:
   cogloop run WORKFLOW.yaml [INPUT] [flags]   run a workflow
   cogloop validate WORKFLOW.yaml              check a workflow without running it
   cogloop history --loop ID [--redis URL]     print a loop's persisted past_loops (--json; --clear --yes)
+  cogloop presets [NAME] [--presets DIR]      list scoring presets: criteria, weights, thresholds (--json)
 
 run flags:
   --json            print {"run_id", "output", "outputs"} as JSON on stdout
@@ -46,6 +47,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdValidate(args[1:], stdout, stderr)
 	case "history":
 		return cmdHistory(ctx, args[1:], stdout, stderr)
+	case "presets":
+		return cmdPresets(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

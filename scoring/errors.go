@@ -1,0 +1,97 @@
+package scoring
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel errors, wrapped by the errors of this package so callers can place
+// them (a loader reports an unknown context at the context key, an unknown
+// preset at the preset key, a bad custom weight at that weight's key).
+var (
+	// ErrUnknownContext: no context of the catalog has that name or alias.
+	ErrUnknownContext = errors.New("unknown scoring context")
+	// ErrUnknownPreset: the context has no preset (level) of that name.
+	ErrUnknownPreset = errors.New("unknown scoring preset")
+	// ErrUnknownCriterion: a custom weight names no criterion of the preset.
+	ErrUnknownCriterion = errors.New("no such criterion")
+	// ErrBadWeight: a weight is negative or not a finite number.
+	ErrBadWeight = errors.New("bad weight")
+)
+
+// LookupError is a context or preset name the catalog does not know. It
+// unwraps to [ErrUnknownContext] or [ErrUnknownPreset].
+type LookupError struct {
+	Err     error    // ErrUnknownContext or ErrUnknownPreset
+	Name    string   // the name asked for
+	Context string   // for ErrUnknownPreset: the context searched
+	Known   []string // the names that exist
+}
+
+func (e *LookupError) Error() string {
+	if errors.Is(e.Err, ErrUnknownPreset) {
+		return fmt.Sprintf("unknown scoring preset %q for context %s (known: %s)", e.Name, e.Context, strings.Join(e.Known, ", "))
+	}
+	return fmt.Sprintf("unknown scoring context %q (known: %s)", e.Name, strings.Join(e.Known, ", "))
+}
+
+func (e *LookupError) Unwrap() error { return e.Err }
+
+// WeightError is a custom weight that cannot be used. Key is the weight's key
+// as given; Err wraps [ErrUnknownCriterion] or [ErrBadWeight].
+type WeightError struct {
+	Key string
+	Err error
+}
+
+func (e *WeightError) Error() string { return fmt.Sprintf("custom weight %q: %v", e.Key, e.Err) }
+
+func (e *WeightError) Unwrap() error { return e.Err }
+
+// Problem is one thing wrong in a preset file, at a 1-based line and column
+// (zero when unknown).
+type Problem struct {
+	File      string
+	Line, Col int
+	Msg       string
+}
+
+func (p Problem) Error() string {
+	switch {
+	case p.Line > 0:
+		return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Col, p.Msg)
+	case p.File != "":
+		return p.File + ": " + p.Msg
+	}
+	return p.Msg
+}
+
+// LoadError lists every problem found in a set of preset files, in the order
+// found (file by file, top to bottom).
+type LoadError struct {
+	Problems []Problem
+}
+
+func (e *LoadError) Error() string {
+	var b strings.Builder
+	if len(e.Problems) > 1 {
+		fmt.Fprintf(&b, "%d problems in scoring presets:\n", len(e.Problems))
+	}
+	for i, p := range e.Problems {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(p.Error())
+	}
+	return b.String()
+}
+
+// Unwrap lets errors.As see each problem.
+func (e *LoadError) Unwrap() []error {
+	out := make([]error, len(e.Problems))
+	for i, p := range e.Problems {
+		out[i] = p
+	}
+	return out
+}
