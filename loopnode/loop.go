@@ -122,7 +122,7 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 		loops++
 		done := n.iterate(ctx, in, task, parent, loops, st)
 		if st.reason != StopCanceled && st.reason != StopTimeout {
-			n.save(ctx, in, st, loops)
+			n.save(context.WithoutCancel(ctx), in, st, loops)
 		}
 		if done {
 			break
@@ -130,7 +130,7 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 	}
 	if st.reason == "" {
 		st.reason = StopMaxLoops
-		n.save(ctx, in, st, loops)
+		n.save(context.WithoutCancel(ctx), in, st, loops)
 	}
 	out := n.output(in, st, loops)
 	in.Run.Emit(agents.Event{Kind: agents.EventLoopEnd, Node: in.Path, Agent: n.id, Type: "loop", Error: st.errText,
@@ -197,9 +197,13 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, task any, parent ma
 	for _, w := range it.Warnings {
 		in.Run.Emit(agents.Event{Kind: agents.EventWarning, Node: path, Agent: n.id, Message: w})
 	}
-	if err := n.appendHistory(ctx, in, loop, entry); err != nil {
-		st.reason, st.errText = StopError, agents.AtPath(path, err).Error()
-		return true
+	if n.persistent {
+		// The iteration's work is done: persist it even if the run is being
+		// canceled right now (the store bounds the wait).
+		if err := n.appendHistory(context.WithoutCancel(ctx), in, loop, entry); err != nil {
+			st.reason, st.errText = StopError, agents.AtPath(path, err).Error()
+			return true
+		}
 	}
 	st.past = append(st.past, entry)
 	if len(st.past) > n.maxPastLoops {
