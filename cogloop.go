@@ -20,6 +20,9 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/llm"
+	"github.com/cogloop/cogloop/agents/memories"
+	"github.com/cogloop/cogloop/agents/validate"
+	"github.com/cogloop/cogloop/flow"
 	"github.com/cogloop/cogloop/loopnode"
 	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/orchestrator"
@@ -30,6 +33,9 @@ func NewRegistry() *agents.Registry {
 	r := agents.NewRegistry()
 	llm.Register(r)
 	loopnode.Register(r)
+	memories.Register(r)
+	validate.Register(r)
+	flow.Register(r)
 	return r
 }
 

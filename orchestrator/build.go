@@ -92,6 +92,7 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 	}
 	queueNode := orch.Node("agents")
 	var steps []step
+	positions := make([]agents.Pos, 0, len(queue))
 	for i, id := range queue {
 		pos := orch.ValuePos("agents")
 		if queueNode != nil && queueNode.Kind == yaml.SequenceNode && i < len(queueNode.Content) {
@@ -103,9 +104,15 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 			continue
 		}
 		s.build(d)
-		steps = append(steps, step{id: id, typ: d.typ, agent: d.agent, deps: d.deps})
+		steps = append(steps, step{Step: agents.Step{ID: id, Type: d.typ, Agent: d.agent}, deps: d.deps})
+		positions = append(positions, pos)
 	}
+	warnRunTwice(steps, positions, b.probs)
 	w.steps = order(steps, b.probs, orch.ValuePos("agents"))
+	w.seq.Steps = make([]agents.Step, len(w.steps))
+	for i, st := range w.steps {
+		w.seq.Steps[i] = st.Step
+	}
 	return w
 }
 

@@ -1,8 +1,18 @@
 // Package orchestrator owns workflows: it reads an OrKa-schema YAML file (bounded in
 // size and alias expansion, every problem reported with file:line:col), builds its
 // agents through an [agents.Registry], orders the run queue (depends_on), and runs
-// it in sequence, recording each agent's output in previous_outputs and reporting
-// every step as events.
+// it as an [agents.Sequence], recording each agent's output in previous_outputs and
+// reporting every step as events.
+//
+// Control flow stays out of this package: fork, join, router and failover are
+// agents (package flow) that the queue runs like any other. Two optional
+// abilities let them shape the run without the orchestrator knowing their types:
+// an [agents.Exposer] (a fork) has its children's outputs recorded after its own,
+// an [agents.Director] (a router) has the agents it chose run right after it. At
+// load time the builder answers [agents.Typer] and [agents.Definer] for factories
+// that refer to other agents, and warns when a queued agent is also run by an
+// [agents.Referrer] (a fork's branch agent, a router's route), where it would run
+// twice.
 //
 // A built [Workflow] is itself an [agents.Agent], so a loop runs one as its
 // internal workflow through the [agents.Builder] interface without importing this
@@ -11,5 +21,5 @@
 // # Concurrency
 //
 // A built Workflow is immutable and safe for concurrent Run calls; each run keeps
-// its state in locals.
+// its state (the queue position, routes inserted, outputs recorded) in locals.
 package orchestrator

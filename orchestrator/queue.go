@@ -12,12 +12,12 @@ import (
 func order(steps []step, probs *agents.Problems, pos agents.Pos) []step {
 	inQueue := make(map[string]bool, len(steps))
 	for _, s := range steps {
-		inQueue[s.id] = true
+		inQueue[s.ID] = true
 	}
 	for _, s := range steps {
 		for _, d := range s.deps {
 			if !inQueue[d] {
-				probs.Warnf(pos, "agent %q depends on %q, which is not in the orchestrator's agents list; the dependency is ignored", s.id, d)
+				probs.Warnf(pos, "agent %q depends on %q, which is not in the orchestrator's agents list; the dependency is ignored", s.ID, d)
 			}
 		}
 	}
@@ -26,18 +26,18 @@ func order(steps []step, probs *agents.Problems, pos agents.Pos) []step {
 	for len(out) < len(steps) {
 		progress := false
 		for _, s := range steps {
-			if placed[s.id] {
+			if placed[s.ID] {
 				continue
 			}
 			ready := true
 			for _, d := range s.deps {
-				if inQueue[d] && !placed[d] && d != s.id {
+				if inQueue[d] && !placed[d] && d != s.ID {
 					ready = false
 					break
 				}
 			}
 			if ready {
-				placed[s.id] = true
+				placed[s.ID] = true
 				out = append(out, s)
 				progress = true
 				break
@@ -46,8 +46,8 @@ func order(steps []step, probs *agents.Problems, pos agents.Pos) []step {
 		if !progress {
 			var cycle []string
 			for _, s := range steps {
-				if !placed[s.id] {
-					cycle = append(cycle, s.id)
+				if !placed[s.ID] {
+					cycle = append(cycle, s.ID)
 				}
 			}
 			probs.Errorf(pos, "depends_on forms a cycle among %s; remove one of the dependencies", strings.Join(cycle, ", "))

@@ -1,0 +1,273 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Step is one agent as a workflow runs it: the id its output is recorded under in
+// previous_outputs (and the last part of its path), its type name for events, and
+// the built agent.
+type Step struct {
+	ID    string
+	Type  string
+	Agent Agent
+}
+
+// Optional abilities of agents and builders, found by type assertion.
+type (
+	// Exposer is an agent whose children's outputs later agents see as their
+	// own: after its output, a [Sequence] records each of its Output.Children in
+	// previous_outputs (a fork's branch agents, so previous_outputs.<branch agent>
+	// works after the fork).
+	Exposer interface {
+		ExposesChildren() bool
+	}
+
+	// Director is an agent that decides what runs next (a router): after it ran
+	// with output out, the steps Next returns run in a [Sequence] before the rest
+	// of its steps. Next of an error record should return nil.
+	Director interface {
+		Next(out Output) []Step
+	}
+
+	// Referrer is an agent that runs other agents of its workflow by id (a fork's
+	// branch agents, a router's routes). The orchestrator warns when one of them
+	// is also in its queue, where it would run a second time.
+	Referrer interface {
+		Refs() []string
+	}
+
+	// Typer is a [Builder] that can tell the type of the agent defined with id
+	// without building it; ok is false when no agent of the workflow has that id.
+	Typer interface {
+		TypeOf(id string) (typ string, ok bool)
+	}
+
+	// Definer is a [Builder] that lists the ids defined in the agents list of the
+	// workflow being built, in file order (a join without a group looks for the
+	// nearest fork defined before it).
+	Definer interface {
+		Defined() []string
+	}
+)
+
+// MaxInserted bounds the steps [Director]s may insert into one run of a
+// [Sequence], so a route that leads back to its router cannot run forever.
+const MaxInserted = 1000
+
+// errNotBuilt is the failure of a step whose agent was not built (its definition
+// had load problems).
+var errNotBuilt = errors.New("agent was not built (see the load problems)")
+
+// RunStep runs s as one step of a workflow: it emits agent start and end events
+// (with prompt, response and usage) at the path in.Path › s.ID, runs the agent
+// with that path, turns a panic into an error with its stack, and turns a failure
+// into an error record ({status: error, error}) that keeps the output's prompt,
+// usage and children. It returns an error only when ctx is done: the run must
+// stop, and the step has no record.
+func RunStep(ctx context.Context, s Step, in Input) (Output, error) {
+	out, _, err := runStep(ctx, s, in)
+	return out, err
+}
+
+// runStep is RunStep that also returns the failure of an error record as an
+// error carrying the step's path (nil on success).
+func runStep(ctx context.Context, s Step, in Input) (out Output, fail, stop error) {
+	path := JoinPath(in.Path, s.ID)
+	in.Path = path
+	observed := in.Run.Observed()
+	var start time.Time
+	if observed {
+		start = time.Now()
+		in.Run.Emit(Event{Kind: EventAgentStart, Time: start, Node: path, Agent: s.ID, Type: s.Type})
+	}
+	out, err := safeRun(ctx, s.Agent, in)
+	if err != nil {
+		err = AtPath(path, err)
+		if ctx.Err() != nil {
+			stop = err
+		} else {
+			fail = err
+			rec := ErrorRecord(err)
+			rec.Prompt, rec.Usage, rec.Children = out.Prompt, out.Usage, out.Children
+			out = rec
+		}
+	} else if out.Failed() {
+		fail = &PathError{Path: path, Err: errors.New(strings.TrimPrefix(out.Err, path+": "))}
+	}
+	if observed {
+		now := time.Now()
+		end := Event{Kind: EventAgentEnd, Time: now, Node: path, Agent: s.ID, Type: s.Type, Duration: now.Sub(start), Prompt: out.Prompt}
+		switch {
+		case err != nil:
+			end.Error = err.Error()
+		case out.Failed():
+			end.Error = out.Err
+			fallthrough
+		default:
+			end.Response = out.Text()
+			if out.Usage != (Usage{}) {
+				u := out.Usage
+				end.Usage = &u
+			}
+		}
+		in.Run.Emit(end)
+	}
+	if stop != nil {
+		return Output{}, nil, stop
+	}
+	return out, fail, nil
+}
+
+// Observed reports whether events of r reach an observer, so callers can skip
+// building events nobody receives. It is safe on a nil *Run.
+func (r *Run) Observed() bool { return r != nil && r.Observe != nil }
+
+// safeRun runs a, turning a panic into an error with its stack.
+func safeRun(ctx context.Context, a Agent, in Input) (out Output, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = Output{}, PanicError(r)
+		}
+	}()
+	if a == nil {
+		return Output{}, errNotBuilt
+	}
+	return a.Run(ctx, in)
+}
+
+// Sequence runs steps one after another, as a workflow runs its queue and a fork
+// runs one branch. It is an [Agent]; it is immutable and safe for concurrent Run
+// calls.
+type Sequence struct {
+	Steps []Step
+	// StopOnError ends the run at the first step that ends as an error record,
+	// returning that step's failure (a fork's fail_fast); otherwise a failed step
+	// is recorded and the next steps still run, as in OrKa.
+	StopOnError bool
+}
+
+var _ Agent = Sequence{}
+
+// Run runs the steps in order. Each step sees in.Previous plus the outputs
+// recorded before it; an [Exposer]'s children are recorded right after it, and a
+// [Director]'s next steps run right after it. Cancellation stops the run between
+// and during steps and is returned as an error.
+//
+// The output's Children are the outputs this run recorded (not in.Previous), in
+// run order; Response and Prompt are the last successful step's; Usage sums
+// every step's. On an error the output holds what was recorded so far.
+func (q Sequence) Run(ctx context.Context, in Input) (Output, error) {
+	// own holds this run's records; it is private until returned, so it grows in
+	// place. A step's previous outputs are in.Previous plus own, copied only
+	// when a step needs them (not after the last one).
+	own := &Outputs{ids: make([]string, 0, len(q.Steps)), outs: make(map[string]Output, len(q.Steps))}
+	var usage Usage
+	var lastResponse any
+	var lastPrompt string
+	result := func() Output {
+		res := Output{Usage: usage, Response: lastResponse, Prompt: lastPrompt}
+		if own.Len() > 0 {
+			res.Children = own
+		}
+		return res
+	}
+
+	queue := q.Steps
+	var pending []Step // steps inserted by directors, run before queue
+	inserted := 0
+	for len(pending) > 0 || len(queue) > 0 {
+		var s Step
+		if len(pending) > 0 {
+			s, pending = pending[0], pending[1:]
+		} else {
+			s, queue = queue[0], queue[1:]
+		}
+		if err := ctx.Err(); err != nil {
+			return result(), AtPath(in.Path, err)
+		}
+		sin := in
+		sin.Previous = in.Previous.WithAll(own)
+		out, fail, stop := runStep(ctx, s, sin)
+		if stop != nil {
+			return result(), stop
+		}
+		var next []Step
+		if d, ok := s.Agent.(Director); ok && !out.Failed() {
+			if next = d.Next(out); len(next) > 0 {
+				if inserted += len(next); inserted > MaxInserted {
+					fail = AtPath(JoinPath(in.Path, s.ID), errTooManyInserted)
+					rec := ErrorRecord(fail)
+					rec.Usage = out.Usage
+					out, next = rec, nil
+				}
+			}
+		}
+		usage = usage.Add(out.Usage)
+		own.record(s.ID, out)
+		if e, ok := s.Agent.(Exposer); ok && e.ExposesChildren() {
+			out.Children.Each(func(id string, o Output) bool {
+				own.record(id, o)
+				return true
+			})
+		}
+		if fail == nil {
+			lastResponse, lastPrompt = out.Response, out.Prompt
+		} else if q.StopOnError {
+			return result(), fail
+		}
+		if len(next) > 0 {
+			pending = append(append([]Step(nil), next...), pending...)
+		}
+	}
+	return result(), nil
+}
+
+// record sets id to out in place, as [Outputs.With] does on a copy; only for
+// Outputs nobody else holds yet.
+func (p *Outputs) record(id string, out Output) {
+	if p.outs == nil {
+		p.outs = make(map[string]Output, 4)
+	}
+	if _, ok := p.outs[id]; !ok {
+		p.ids = append(p.ids, id)
+	}
+	p.outs[id] = out
+}
+
+var errTooManyInserted = fmt.Errorf("routes inserted more than %d agents in one run; a route probably leads back to its router", MaxInserted)
+
+// WithAll returns p with every output of qs recorded in order, as [Outputs.With]
+// would one by one. Neither p nor qs change.
+func (p *Outputs) WithAll(qs ...*Outputs) *Outputs {
+	size := 0
+	for _, q := range qs {
+		size += q.Len()
+	}
+	if size == 0 {
+		return p
+	}
+	n := &Outputs{ids: make([]string, 0, p.Len()+size), outs: make(map[string]Output, p.Len()+size)}
+	if p != nil {
+		n.ids = append(n.ids, p.ids...)
+		for k, v := range p.outs {
+			n.outs[k] = v
+		}
+	}
+	for _, q := range qs {
+		if q == nil {
+			continue
+		}
+		for _, id := range q.ids {
+			if _, ok := n.outs[id]; !ok {
+				n.ids = append(n.ids, id)
+			}
+			n.outs[id] = q.outs[id]
+		}
+	}
+	return n
+}

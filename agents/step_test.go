@@ -1,0 +1,142 @@
+package agents_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func constStep(id string, v any) agents.Step {
+	return agents.Step{ID: id, Type: "const", Agent: agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
+		return agents.Output{Response: v, Usage: agents.Usage{PromptTokens: 1}}, nil
+	})}
+}
+
+func failStep(id string, err error) agents.Step {
+	return agents.Step{ID: id, Type: "fail", Agent: agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
+		return agents.Output{Children: (*agents.Outputs)(nil).With("partial", agents.Output{Response: 1})}, err
+	})}
+}
+
+// exposer is a composite whose children later steps see.
+type exposer struct{ kids *agents.Outputs }
+
+func (e exposer) Run(ctx context.Context, in agents.Input) (agents.Output, error) {
+	return agents.Output{Response: "parent", Children: e.kids}, nil
+}
+func (exposer) ExposesChildren() bool { return true }
+
+// director sends the run to next after it.
+type director struct{ next []agents.Step }
+
+func (d director) Run(ctx context.Context, in agents.Input) (agents.Output, error) {
+	return agents.Output{Response: "routed"}, nil
+}
+func (d director) Next(out agents.Output) []agents.Step { return d.next }
+
+// selfDirector routes to itself forever.
+type selfDirector struct{}
+
+func (selfDirector) Run(ctx context.Context, in agents.Input) (agents.Output, error) {
+	return agents.Output{Response: "again"}, nil
+}
+func (s selfDirector) Next(out agents.Output) []agents.Step {
+	return []agents.Step{{ID: "loop", Agent: s}}
+}
+
+func TestSequenceRecordsStepsExposedChildrenAndRoutes(t *testing.T) {
+	kids := (*agents.Outputs)(nil).With("k1", agents.Output{Response: "K1"}).With("k2", agents.Output{Response: "K2"})
+	seeK2 := agents.Step{ID: "reader", Agent: agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
+		k2, _ := in.Previous.Get("k2")
+		before, _ := in.Previous.Get("before")
+		return agents.Output{Response: before.Text() + "+" + k2.Text()}, nil
+	})}
+	q := agents.Sequence{Steps: []agents.Step{
+		{ID: "comp", Type: "fork", Agent: exposer{kids: kids}},
+		{ID: "r", Type: "router", Agent: director{next: []agents.Step{constStep("x", "X"), constStep("y", "Y")}}},
+		seeK2,
+	}}
+	rec := &agenttest.Recorder{}
+	in := agents.Input{Previous: (*agents.Outputs)(nil).With("before", agents.Output{Response: "B"}), Path: "outer", Run: &agents.Run{Observe: rec.Observe}}
+	out, err := q.Run(context.Background(), in)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"comp", "k1", "k2", "r", "x", "y", "reader"}, out.Children.IDs(), "Children hold only this run's records, in run order")
+	assert.Equal(t, "B+K2", out.Response)
+	assert.Equal(t, agents.Usage{PromptTokens: 2}, out.Usage, "exposed children are not counted again")
+	var nodes []string
+	for _, e := range rec.Events() {
+		if e.Kind == agents.EventAgentStart {
+			nodes = append(nodes, e.Node)
+		}
+	}
+	assert.Equal(t, []string{"outer › comp", "outer › r", "outer › x", "outer › y", "outer › reader"}, nodes)
+}
+
+func TestSequenceStopOnError(t *testing.T) {
+	cause := errors.New("model said no")
+	steps := []agents.Step{constStep("a", "A"), failStep("bad", cause), constStep("c", "C")}
+
+	out, err := agents.Sequence{Steps: steps}.Run(context.Background(), agents.Input{Path: "f"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a", "bad", "c"}, out.Children.IDs())
+	bad, _ := out.Children.Get("bad")
+	assert.Equal(t, "f › bad: model said no", bad.Err)
+	assert.Equal(t, []string{"partial"}, bad.Children.IDs(), "an error record keeps the children")
+
+	out, err = agents.Sequence{Steps: steps, StopOnError: true}.Run(context.Background(), agents.Input{Path: "f"})
+	require.ErrorIs(t, err, cause)
+	assert.Equal(t, "f › bad: model said no", err.Error())
+	assert.Equal(t, []string{"a", "bad"}, out.Children.IDs())
+	assert.Equal(t, "A", out.Response)
+}
+
+func TestSequenceBoundsInsertedSteps(t *testing.T) {
+	out, err := agents.Sequence{Steps: []agents.Step{{ID: "loop", Agent: selfDirector{}}, constStep("after", "A")}}.Run(context.Background(), agents.Input{})
+	require.NoError(t, err)
+	last, _ := out.Children.Get("loop")
+	require.True(t, last.Failed())
+	assert.Contains(t, last.Err, "routes inserted more than 1000 agents")
+	assert.Equal(t, "A", out.Response, "the rest of the queue still runs")
+}
+
+func TestSequenceCancellation(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	stopper := agents.Step{ID: "stop", Agent: agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
+		cancel()
+		return agents.Output{}, ctx.Err()
+	})}
+	out, err := agents.Sequence{Steps: []agents.Step{constStep("a", "A"), stopper, constStep("never", 0)}}.Run(ctx, agents.Input{})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, []string{"a"}, out.Children.IDs())
+}
+
+func TestRunStepRecoversPanicsAndNilAgents(t *testing.T) {
+	out, err := agents.RunStep(context.Background(), agents.Step{ID: "p", Agent: agents.Func(func(context.Context, agents.Input) (agents.Output, error) {
+		panic("boom")
+	})}, agents.Input{})
+	require.NoError(t, err)
+	assert.Contains(t, out.Err, "p: panic: boom")
+	assert.Contains(t, out.Err, "goroutine")
+
+	out, err = agents.RunStep(context.Background(), agents.Step{ID: "n"}, agents.Input{})
+	require.NoError(t, err)
+	assert.Equal(t, "n: agent was not built (see the load problems)", out.Err)
+}
+
+func TestOutputsWithAll(t *testing.T) {
+	p := (*agents.Outputs)(nil).With("a", agents.Output{Response: 1}).With("b", agents.Output{Response: 2})
+	q := (*agents.Outputs)(nil).With("c", agents.Output{Response: 3}).With("a", agents.Output{Response: 4})
+	r := (*agents.Outputs)(nil).With("d", agents.Output{Response: 5})
+	n := p.WithAll(q, nil, r)
+	assert.Equal(t, []string{"a", "b", "c", "d"}, n.IDs())
+	a, _ := n.Get("a")
+	assert.Equal(t, 4, a.Response, "a repeated id keeps its place and takes the new output")
+	a, _ = p.Get("a")
+	assert.Equal(t, 1, a.Response, "the receiver does not change")
+	assert.Same(t, p, p.WithAll(nil), "nothing to add returns the receiver")
+}

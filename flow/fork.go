@@ -1,0 +1,296 @@
+package flow
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/cogloop/cogloop/agents"
+	"go.yaml.in/yaml/v3"
+	"golang.org/x/sync/errgroup"
+)
+
+// Fork modes.
+const (
+	ModeParallel   = "parallel"
+	ModeSequential = "sequential"
+)
+
+// Fork runs branches of agents (type fork). It is immutable and safe for
+// concurrent Run calls.
+//
+// YAML keys: targets (required: a list of branches; a branch is a list of agent
+// ids run in order, a bare id a one-agent branch), mode (parallel, the default,
+// or sequential), max_concurrency (parallel branches running at once; 0, the
+// default, means all), fail_fast (the first failing branch agent cancels the
+// other branches and fails the fork; default false).
+type Fork struct {
+	id       string
+	branches []agents.Sequence
+	ids      [][]string // branch agent ids, per branch
+	idValues [][]any    // the same as values, for event data (shared, read-only)
+	flat     []string   // every branch agent id, declaration order
+	mode     string
+	limit    int
+	failFast bool
+}
+
+var (
+	_ agents.Agent    = (*Fork)(nil)
+	_ agents.Exposer  = (*Fork)(nil)
+	_ agents.Referrer = (*Fork)(nil)
+)
+
+// NewFork builds a fork from its definition (the registry's factory for type fork).
+func NewFork(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+	f := &Fork{id: c.String("id", "")}
+	f.mode = c.String("mode", ModeParallel)
+	switch f.mode {
+	case ModeParallel, ModeSequential:
+	default:
+		c.Errorf("mode", "mode must be %s or %s, not %q", ModeParallel, ModeSequential, f.mode)
+		f.mode = ModeParallel
+	}
+	f.limit = c.Int("max_concurrency", 0, 0, 1<<20)
+	if f.limit > 0 && f.mode == ModeSequential {
+		c.Warnf("max_concurrency", "max_concurrency applies to mode %s only; sequential branches run one at a time", ModeParallel)
+	}
+	f.failFast = c.Bool("fail_fast", false)
+	c.Ignore(orkaIgnored...)
+
+	targets := c.Node("targets")
+	switch {
+	case targets == nil || (targets.Kind == yaml.ScalarNode && targets.Tag == "!!null"):
+		c.Errorf("", "missing targets: the branches to run, e.g. targets: [[a1, a2], [b1], c1]")
+		return f, nil
+	case targets.Kind != yaml.SequenceNode:
+		c.Errorf("targets", "targets must be a list of branches (lists of agent ids), not %s", agents.KindName(targets))
+		return f, nil
+	case len(targets.Content) == 0:
+		c.Errorf("targets", "targets is empty: list at least one branch, e.g. targets: [[a1, a2], [b1]]")
+		return f, nil
+	}
+	seen := map[string]int{}
+	for i, item := range targets.Content {
+		item = agents.Resolve(item)
+		ids, pos := idList(c, "targets", item)
+		if item.Kind == yaml.SequenceNode && len(item.Content) == 0 {
+			c.Problems().Errorf(c.PosOf(item), "%s: branch %d of targets is empty: list the agents it runs", c.What(), i+1)
+			continue
+		}
+		var steps []agents.Step
+		for k, id := range ids {
+			if prev, dup := seen[id]; dup {
+				c.Problems().Errorf(pos[k], "%s: targets names %q twice (also in branch %d); an agent runs in one branch", c.What(), id, prev)
+				continue
+			}
+			seen[id] = i + 1
+			st, ok := ref(b, c, "targets", id, pos[k])
+			if !ok {
+				continue
+			}
+			steps = append(steps, st)
+		}
+		if len(steps) == 0 {
+			continue
+		}
+		f.branches = append(f.branches, agents.Sequence{Steps: steps, StopOnError: f.failFast})
+		branchIDs := make([]string, len(steps))
+		for k, st := range steps {
+			branchIDs[k] = st.ID
+		}
+		f.ids = append(f.ids, branchIDs)
+		values := make([]any, len(branchIDs))
+		for k, id := range branchIDs {
+			values[k] = id
+		}
+		f.idValues = append(f.idValues, values)
+		f.flat = append(f.flat, branchIDs...)
+	}
+	return f, nil
+}
+
+// ExposesChildren is always true: later agents see the branch agents' outputs.
+func (f *Fork) ExposesChildren() bool { return true }
+
+// Refs lists the branch agents in declaration order.
+func (f *Fork) Refs() []string { return append([]string(nil), f.flat...) }
+
+// Run runs every branch and returns when all of them have ended. The output's
+// Children are the branch agents' outputs in declaration order (branch by
+// branch, agent by agent); its Response is the list of branch agent ids and its
+// fields are OrKa's {status: forked, fork_group, agents, mode}, so the fork's
+// own record holds no branch text (the branch agents' records and the join do);
+// Usage sums the branches'. Each branch agent sees in.Previous plus the outputs
+// of the agents before it in its branch (in sequential mode also those of the
+// earlier branches).
+//
+// Run fails when in's context is cancelled (the run must stop), when fail_fast
+// is set and a branch agent failed (the error names it; the output still holds
+// what the branches recorded), or when a branch panicked outside its agents.
+func (f *Fork) Run(ctx context.Context, in agents.Input) (agents.Output, error) {
+	res := make([]agents.Output, len(f.branches))
+	var err error
+	if f.mode == ModeParallel && len(f.branches) > 1 {
+		err = f.runParallel(ctx, in, res)
+	} else {
+		err = f.runSequential(ctx, in, res)
+	}
+	return f.output(res), err
+}
+
+func (f *Fork) runSequential(ctx context.Context, in agents.Input, res []agents.Output) error {
+	var errs []error
+	bin := in
+	for i := range f.branches {
+		if err := ctx.Err(); err != nil {
+			return agents.AtPath(in.Path, err)
+		}
+		var err error
+		res[i], err = f.safeBranch(ctx, i, bin)
+		bin.Previous = bin.Previous.WithAll(res[i].Children)
+		if err != nil {
+			if ctx.Err() != nil {
+				return agents.AtPath(in.Path, ctx.Err())
+			}
+			if f.failFast {
+				return err
+			}
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// runParallel runs the branches concurrently: every branch but the first on a
+// goroutine of an errgroup (bounded by max_concurrency), the first on the
+// calling goroutine when no bound applies, which saves a goroutine and its stack
+// growth. With fail_fast the first failure cancels the others' context.
+func (f *Fork) runParallel(ctx context.Context, in agents.Input, res []agents.Output) error {
+	gctx, cancel := ctx, context.CancelCauseFunc(func(error) {})
+	if f.failFast {
+		gctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+	}
+	n := len(f.branches)
+	var g errgroup.Group
+	inline := f.limit <= 0 || f.limit >= n
+	if !inline {
+		g.SetLimit(f.limit)
+	}
+	errs := make([]error, n)
+	var once sync.Once
+	var first error
+	branch := func(i int) {
+		res[i], errs[i] = f.safeBranch(gctx, i, in)
+		if errs[i] != nil && f.failFast {
+			once.Do(func() {
+				first = errs[i]
+				cancel(errs[i])
+			})
+		}
+	}
+	start := 0
+	if inline {
+		start = 1
+	}
+	for i := start; i < n; i++ {
+		g.Go(func() error {
+			branch(i)
+			return nil
+		})
+	}
+	if inline {
+		branch(0)
+	}
+	_ = g.Wait() // the branches report through errs; nothing returns an error
+	if err := ctx.Err(); err != nil {
+		return agents.AtPath(in.Path, err)
+	}
+	if first != nil {
+		return first
+	}
+	return errors.Join(errs...)
+}
+
+// safeBranch runs branch i, turning a panic outside the branch's agents (which
+// [agents.Sequence] already guards) into an error with its stack.
+func (f *Fork) safeBranch(ctx context.Context, i int, in agents.Input) (out agents.Output, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = agents.AtPath(f.branchNode(in.Path, i), agents.PanicError(r))
+		}
+	}()
+	return f.runBranch(ctx, i, in)
+}
+
+// runBranch runs branch i between its start and end events. A branch whose
+// context is done before it starts runs nothing and reports nothing.
+func (f *Fork) runBranch(ctx context.Context, i int, in agents.Input) (agents.Output, error) {
+	if err := ctx.Err(); err != nil {
+		return agents.Output{}, agents.AtPath(in.Path, err)
+	}
+	if !in.Run.Observed() {
+		return f.branches[i].Run(ctx, in)
+	}
+	node := f.branchNode(in.Path, i)
+	start := time.Now()
+	in.Run.Emit(agents.Event{Kind: agents.EventBranchStart, Time: start, Node: node, Agent: f.id, Type: TypeFork, Data: f.branchData(i)})
+	out, err := f.branches[i].Run(ctx, in)
+	now := time.Now()
+	end := agents.Event{Kind: agents.EventBranchEnd, Time: now, Node: node, Agent: f.id, Type: TypeFork,
+		Duration: now.Sub(start), Data: f.branchData(i)}
+	failed := 0
+	out.Children.Each(func(_ string, o agents.Output) bool {
+		if o.Failed() {
+			if failed == 0 {
+				end.Error = o.Err
+			}
+			failed++
+		}
+		return true
+	})
+	end.Data["failed"] = failed
+	if err != nil {
+		end.Error = err.Error()
+	}
+	if out.Usage != (agents.Usage{}) {
+		u := out.Usage
+		end.Usage = &u
+	}
+	in.Run.Emit(end)
+	return out, err
+}
+
+func (f *Fork) branchNode(path string, i int) string {
+	return agents.JoinPath(path, "branch "+strconv.Itoa(i+1))
+}
+
+// branchData is a branch event's data: a fresh map; its agents list is shared
+// between events, so observers must not modify it.
+func (f *Fork) branchData(i int) map[string]any {
+	return map[string]any{"fork": f.id, "branch": i + 1, "agents": f.idValues[i]}
+}
+
+// output assembles the fork's output from the branch results, in declaration order.
+func (f *Fork) output(res []agents.Output) agents.Output {
+	kids := make([]*agents.Outputs, len(res))
+	var usage agents.Usage
+	for i, r := range res {
+		kids[i] = r.Children
+		usage = usage.Add(r.Usage)
+	}
+	children := (*agents.Outputs)(nil).WithAll(kids...)
+	flat := make([]any, len(f.flat))
+	for i, id := range f.flat {
+		flat[i] = id
+	}
+	return agents.Output{
+		Response: flat,
+		Fields:   map[string]any{"status": "forked", "fork_group": f.id, "agents": append([]any(nil), flat...), "mode": f.mode},
+		Usage:    usage,
+		Children: children,
+	}
+}
