@@ -26,6 +26,7 @@ import (
 	"github.com/cogloop/cogloop/loopnode"
 	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/orchestrator"
+	"github.com/cogloop/cogloop/scoring"
 )
 
 // NewRegistry returns a registry with every built-in agent type.
@@ -53,7 +54,14 @@ type Workflow struct {
 type LoadOption func(*loadOptions)
 
 type loadOptions struct {
-	reg *agents.Registry
+	reg        *agents.Registry
+	presetsDir string
+}
+
+// WithPresetsDir adds the scoring presets in dir to the built-in ones (as
+// presets_dir on the orchestrator does, or the CLI's --presets).
+func WithPresetsDir(dir string) LoadOption {
+	return func(o *loadOptions) { o.presetsDir = dir }
 }
 
 // WithRegistry builds with reg instead of [NewRegistry]'s built-in types.
@@ -80,7 +88,19 @@ func Parse(data []byte, name string, opts ...LoadOption) (*Workflow, error) {
 	if o.reg == nil {
 		o.reg = NewRegistry()
 	}
-	wf, warnings, err := orchestrator.Parse(data, name, o.reg)
+	var popts []orchestrator.Option
+	if o.presetsDir != "" {
+		base, err := scoring.Default()
+		if err != nil {
+			return nil, err
+		}
+		cat, err := base.LoadDir(o.presetsDir)
+		if err != nil {
+			return nil, fmt.Errorf("presets %s: %w", o.presetsDir, err)
+		}
+		popts = append(popts, orchestrator.WithPresets(cat))
+	}
+	wf, warnings, err := orchestrator.Parse(data, name, o.reg, popts...)
 	if err != nil {
 		return nil, err
 	}

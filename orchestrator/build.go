@@ -3,10 +3,12 @@ package orchestrator
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/prompt"
+	"github.com/cogloop/cogloop/scoring"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -26,6 +28,8 @@ type scope struct {
 	defs   map[string]*def
 	order  []*def
 	strict bool
+	// presets is the scoring catalog factories see; nil means scoring.Default.
+	presets *scoring.Catalog
 }
 
 type def struct {
@@ -49,7 +53,9 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 	c := agents.NewConfig(b.file, node, what, b.probs)
 	s := &scope{b: b, parent: parent, defs: map[string]*def{}}
 	if parent != nil {
-		s.strict = parent.strict
+		s.strict, s.presets = parent.strict, parent.presets
+	} else {
+		s.presets = b.opts.presets
 	}
 	w := &Workflow{ID: "workflow"}
 	if parent != nil {
@@ -76,6 +82,9 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 		orch.Warnf("strategy", "strategy %q is a label only; agents run in the order of the agents list", st)
 	}
 	s.strict = orch.Bool("strict_templates", s.strict)
+	if dir := orch.String("presets_dir", ""); dir != "" {
+		s.presets = b.loadPresets(orch, s.presets, dir)
+	}
 	orch.Ignore("queue", "memory", "memory_config", "memory_preset", "structured_output_defaults")
 	queue := orch.Strings("agents")
 	if !orch.Has("agents") {
@@ -227,10 +236,37 @@ func (s *scope) construct(d *def) agents.Agent {
 	return a
 }
 
+// loadPresets adds the presets in dir (relative to the workflow file) to base.
+func (b *builder) loadPresets(orch *agents.Config, base *scoring.Catalog, dir string) *scoring.Catalog {
+	if !filepath.IsAbs(dir) && b.file != "" {
+		dir = filepath.Join(filepath.Dir(b.file), dir)
+	}
+	if base == nil {
+		var err error
+		if base, err = scoring.Default(); err != nil {
+			orch.Errorf("presets_dir", "%v", err)
+			return nil
+		}
+	}
+	cat, err := base.LoadDir(dir)
+	if err != nil {
+		orch.Errorf("presets_dir", "presets_dir %q: %v", dir, err)
+		return base
+	}
+	return cat
+}
+
 // scopeBuilder is the agents.Builder a factory gets.
 type scopeBuilder struct{ s *scope }
 
-var _ agents.Builder = (*scopeBuilder)(nil)
+var (
+	_ agents.Builder = (*scopeBuilder)(nil)
+	_ scoring.Source = (*scopeBuilder)(nil)
+)
+
+// Presets is the scoring catalog of the workflow being built (presets_dir on
+// its orchestrator or an enclosing one, or the catalog given to Parse).
+func (sb *scopeBuilder) Presets() *scoring.Catalog { return sb.s.presets }
 
 func (sb *scopeBuilder) Workflow(node *yaml.Node, what string) (agents.Agent, error) {
 	n := agents.Resolve(node)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/scoring"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -149,8 +150,13 @@ func Load(path string, reg *agents.Registry, opts ...Option) (*Workflow, []agent
 type Option func(*options)
 
 type options struct {
-	limits Limits
+	limits  Limits
+	presets *scoring.Catalog
 }
+
+// WithPresets builds with the scoring presets of cat (instead of
+// scoring.Default); a presets_dir on the orchestrator adds to it.
+func WithPresets(cat *scoring.Catalog) Option { return func(o *options) { o.presets = cat } }
 
 // WithLimits replaces [DefaultLimits].
 func WithLimits(l Limits) Option { return func(o *options) { o.limits = l } }

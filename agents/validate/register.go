@@ -34,13 +34,6 @@ type Options struct {
 	Presets *scoring.Catalog
 }
 
-// Definer is an optional ability of an agents.Builder: whether id names an
-// agent of the workflow being built (or of an enclosing one). With it, an
-// evaluation_target that names no agent is a load warning.
-type Definer interface {
-	Defines(id string) bool
-}
-
 // Register adds loop_validator and plan_validator to r.
 func Register(r *agents.Registry) { RegisterWith(r, Options{}) }
 
@@ -183,12 +176,14 @@ func (o Options) planFactory(b agents.Builder, c *agents.Config) (agents.Agent, 
 	return v, nil
 }
 
-// readTarget reads evaluation_target; with a [Definer] builder, a target that
-// names no agent is a warning.
+// readTarget reads evaluation_target; with an [agents.Typer] builder, a target
+// that names no agent of the workflow is a warning.
 func readTarget(b agents.Builder, c *agents.Config) string {
 	t := strings.TrimSpace(c.String("evaluation_target", ""))
-	if d, ok := b.(Definer); ok && t != "" && !d.Defines(t) {
-		c.Warnf("evaluation_target", "evaluation_target %q names no agent of this workflow; the validator will evaluate its whole input", t)
+	if ty, ok := b.(agents.Typer); ok && t != "" {
+		if _, defined := ty.TypeOf(t); !defined {
+			c.Warnf("evaluation_target", "evaluation_target %q names no agent of this workflow; the validator will evaluate its whole input", t)
+		}
 	}
 	return t
 }

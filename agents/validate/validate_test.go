@@ -466,13 +466,13 @@ type definer struct {
 	ids []string
 }
 
-func (d definer) Defines(id string) bool {
+func (d definer) TypeOf(id string) (string, bool) {
 	for _, x := range d.ids {
 		if x == id {
-			return true
+			return "llm", true
 		}
 	}
-	return false
+	return "", false
 }
 
 func TestEvaluationTargetThatNamesNoAgentIsAWarning(t *testing.T) {

@@ -20,6 +20,7 @@ type runFlags struct {
 	runID, resume     string
 	allowChange       bool
 	store             storeFlags
+	presets           string
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -35,6 +36,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.allowChange, "allow-config-change", false, "")
 	fs.StringVar(&f.store.redisURL, "redis", "", "")
 	fs.StringVar(&f.store.namespace, "namespace", "", "")
+	fs.StringVar(&f.presets, "presets", "", "")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return usageError(stderr, err)
@@ -59,7 +61,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, err)
 	}
 
-	wf, err := cogloop.Load(pos[0])
+	wf, err := cogloop.Load(pos[0], loadOptions(f.presets)...)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
@@ -215,8 +217,17 @@ func fanOut(obs []agents.Observer) agents.Observer {
 	}
 }
 
+func loadOptions(presets string) []cogloop.LoadOption {
+	if presets == "" {
+		return nil
+	}
+	return []cogloop.LoadOption{cogloop.WithPresetsDir(presets)}
+}
+
 func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("validate", stderr)
+	var presets string
+	fs.StringVar(&presets, "presets", "", "")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return usageError(stderr, err)
@@ -224,7 +235,7 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != 1 {
 		return usageError(stderr, errors.New("validate takes one workflow file"))
 	}
-	wf, err := cogloop.Load(pos[0])
+	wf, err := cogloop.Load(pos[0], loadOptions(presets)...)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
