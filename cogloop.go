@@ -227,7 +227,8 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 		}
 		o.store = store
 	}
-	run := &agents.Run{ID: o.runID, Observe: o.observe, Models: o.models, Memory: o.store}
+	run := &agents.Run{ID: o.runID, Observe: o.observe, Models: o.models, Memory: o.store,
+		MaxTotalIterations: w.wf.MaxTotalIterations}
 	if o.checkpoints {
 		cp, err := w.checkpoint(ctx, o)
 		if err != nil {

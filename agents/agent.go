@@ -66,6 +66,9 @@ type Run struct {
 	Memory memory.Store
 	// Checkpoint saves loop and step state for resuming; nil saves nothing.
 	Checkpoint *Checkpoint
+	// MaxTotalIterations caps the iterations of all loops of the run together
+	// (the orchestrator's max_total_iterations); 0 means the loops' default.
+	MaxTotalIterations int
 
 	locals sync.Map
 }

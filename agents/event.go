@@ -11,6 +11,7 @@ const (
 	EventAgentRetry    = "agent.retry"
 	EventLoopStart     = "loop.start"
 	EventLoopIteration = "loop.iteration"
+	EventLoopCheck     = "loop.check"
 	EventLoopEnd       = "loop.end"
 	EventBranchStart   = "branch.start"
 	EventBranchEnd     = "branch.end"

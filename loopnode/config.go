@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/cognition"
@@ -22,9 +23,30 @@ func Register(r *agents.Registry) {
 func New(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 	n := &Node{id: idOf(c)}
 	n.maxLoops = c.Int("max_loops", 5, 1, 1000)
+	if c.Has("max_iterations") {
+		if c.Has("max_loops") {
+			c.Errorf("max_iterations", "max_iterations is another name for max_loops; give one of them")
+		}
+		n.maxLoops = c.Int("max_iterations", 5, 1, 1000)
+	}
 	n.threshold = c.Float("score_threshold", 0.8, 0, 1)
 	n.maxPastLoops = c.Int("max_past_loops", 20, 1, 1000)
 	n.timeout = c.Duration("timeout", 0)
+	if n.timeout > maxTimeout {
+		c.Errorf("timeout", "timeout must be at most 24h, not %s", n.timeout)
+	}
+	n.delay = c.Duration("delay", 0)
+	n.feedback = readFeedback(c)
+	n.inputs = readInputMappings(c)
+	n.outputs = readOutputMappings(c)
+	switch r := c.String("return", "last"); r {
+	case "last":
+	case "best":
+		n.best = true
+	default:
+		c.Errorf("return", "return must be last or best, not %q", r)
+	}
+	n.stop = readStopWhen(c, n.threshold)
 	n.outputAgent = c.String("output_agent", "")
 	c.Ignore("prompt", "queue", "fallback_score", "timeout_score")
 	n.persistent = c.Bool("persist_across_runs", false)
@@ -45,10 +67,35 @@ func New(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 	if n.inner == nil {
 		return nil, nil
 	}
+	n.checkRefs(c)
 	return n, nil
 }
 
+// checkRefs reports conditions and mappings that name no agent of the internal
+// workflow, when the workflow can tell.
+func (n *Node) checkRefs(c *agents.Config) {
+	d, ok := n.inner.(interface{ Defines(id string) bool })
+	if !ok {
+		return
+	}
+	check := func(what, id string, pos agents.Pos) {
+		if id != "" && !d.Defines(id) {
+			c.Problems().Errorf(pos, "%s: %s names %q, which the internal workflow does not define", c.What(), what, id)
+		}
+	}
+	n.stop.refs(func(id string, pos agents.Pos) { check("stop_when", id, pos) })
+	for _, m := range n.inputs {
+		check("input_mappings", m.node, m.pos)
+	}
+	for _, m := range n.outputs {
+		check("output_mappings", m.node, m.pos)
+	}
+	check("output_agent", n.outputAgent, c.ValuePos("output_agent"))
+}
+
 func idOf(c *agents.Config) string { return c.String("id", "") }
+
+const maxTimeout = 24 * time.Hour
 
 // buildScorer reads the score extraction keys (§1.1, §1.5).
 func buildScorer(b agents.Builder, c *agents.Config, scoringCtx *any) *cognition.Scorer {

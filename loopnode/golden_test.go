@@ -82,7 +82,9 @@ func transcript(t *testing.T, name string, opts ...cogloop.RunOption) (*cogloop.
 	}
 	want, err := os.ReadFile(golden)
 	require.NoError(t, err, "run with -update to create %s", golden)
-	require.Equal(t, string(want), got, "transcript of %s differs from %s (run with -update after checking the change)", name, golden)
+	if d := lineDiff(string(want), got); d != "" {
+		t.Fatalf("transcript of %s differs from %s (run with -update after checking the change):\n%s", name, golden, d)
+	}
 	return res, runErr
 }
 
@@ -115,4 +117,29 @@ var (
 func mask(s string) string {
 	s = timestamps.ReplaceAllString(s, "<time>")
 	return durations.ReplaceAllString(s, `"duration_ms": "<ms>"`)
+}
+
+// lineDiff lists the lines that differ between want and got ("-" want, "+" got),
+// at most 20 of them; "" when they are equal.
+func lineDiff(want, got string) string {
+	if want == got {
+		return ""
+	}
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	shown := 0
+	for i := 0; i < max(len(w), len(g)) && shown < 20; i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %d:\n- %s\n+ %s\n", i+1, wl, gl)
+			shown++
+		}
+	}
+	return b.String()
 }

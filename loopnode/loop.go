@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/cognition"
+	"github.com/cogloop/cogloop/prompt"
 )
 
 // Stop reasons.
@@ -33,11 +35,25 @@ type Node struct {
 	outputAgent  string
 	scoringCtx   any
 	persistent   bool
+
+	stop     *condition // stop_when; nil means the score threshold alone
+	feedback string
+	inputs   []inputMapping
+	outputs  []outputMapping
+	best     bool // return: best
+	delay    time.Duration
 }
 
 var _ agents.Agent = (*Node)(nil)
 
 var errLoopTimeout = errors.New("loop timeout")
+
+// DefaultMaxTotalIterations bounds the iterations of all loops of one run
+// together, so nested loops cannot multiply into runaway cost.
+const DefaultMaxTotalIterations = 10_000
+
+// StopTotalIterations is the stop reason when the run's iteration ceiling is reached.
+const StopTotalIterations = "max_total_iterations"
 
 // iteration is what the output reports for one pass.
 type iteration struct {
@@ -79,13 +95,21 @@ type state struct {
 	past       []map[string]any
 	iterations []iteration
 	last       *agents.Outputs
-	lastOut    agents.Output
+	bestOuts   *agents.Outputs
 	score      float64
 	best       float64
 	bestIter   int
 	usage      agents.Usage
 	reason     string
 	errText    string
+	start      time.Time
+	input      any // the next iteration's input (feedback)
+
+	answers    []string          // normalised answers, for stagnation
+	bests      []float64         // best score after each iteration
+	stablePrev map[string]string // stable_output: last output per agent
+	stableNext map[string]string // ... this iteration's
+	mapped     map[string][]any  // output mappings' value per iteration
 }
 
 // Run iterates the internal workflow until a stop condition holds.
@@ -97,13 +121,12 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 	}
 	task := unwrapInput(in.Value)
 	parent := in.Previous.Map()
-	st := &state{}
+	st := &state{start: time.Now(), input: task, stablePrev: map[string]string{}, stableNext: map[string]string{}}
 	loops, err := n.restore(in, st)
 	if err != nil {
 		return agents.Output{}, err
 	}
-	resumed := loops >= 0
-	if !resumed {
+	if loops < 0 {
 		loops = 0
 		if n.persistent {
 			if st.past, err = n.loadHistory(ctx, in); err != nil {
@@ -115,12 +138,26 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 		Data: map[string]any{"max_loops": n.maxLoops, "threshold": n.threshold, "resumed_after": loops, "history": len(st.past)}})
 
 	for st.reason == "" && loops < n.maxLoops {
+		if loops > 0 {
+			if err := sleep(ctx, n.delay); err != nil {
+				st.reason = n.ctxReason(ctx)
+				break
+			}
+		}
 		if err := ctx.Err(); err != nil {
 			st.reason = n.ctxReason(ctx)
 			break
 		}
+		if n.checkBefore(in, st, loops+1) {
+			break
+		}
+		if !n.takeIteration(in) {
+			st.reason = StopTotalIterations
+			st.errText = fmt.Sprintf("the run reached its ceiling of %d loop iterations (max_total_iterations)", maxTotal(in))
+			break
+		}
 		loops++
-		done := n.iterate(ctx, in, task, parent, loops, st)
+		done := n.iterate(ctx, in, parent, loops, st)
 		if st.reason != StopCanceled && st.reason != StopTimeout {
 			n.save(context.WithoutCancel(ctx), in, st, loops)
 		}
@@ -142,8 +179,83 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 	return out, nil
 }
 
+type totalKey struct{}
+
+// maxTotal is the run's ceiling on loop iterations.
+func maxTotal(in agents.Input) int {
+	if in.Run != nil && in.Run.MaxTotalIterations > 0 {
+		return in.Run.MaxTotalIterations
+	}
+	return DefaultMaxTotalIterations
+}
+
+// takeIteration counts one iteration against the run's ceiling.
+func (n *Node) takeIteration(in agents.Input) bool {
+	if in.Run == nil {
+		return true
+	}
+	counter := in.Run.Local(totalKey{}, func() any { return new(atomic.Int64) }).(*atomic.Int64)
+	return counter.Add(1) <= int64(maxTotal(in))
+}
+
+// checkBefore evaluates the check: before conditions ahead of iteration next; it
+// reports whether the loop stops.
+func (n *Node) checkBefore(in agents.Input, st *state, next int) bool {
+	if n.stop == nil || !n.stop.hasBefore() {
+		return false
+	}
+	env := &condEnv{outputs: st.last, st: st, score: st.score, evaluated: st.last != nil}
+	env.data = n.condData(in, st, next, st.last)
+	var rs []condResult
+	fired, reason := n.stop.eval(env, true, &rs)
+	in.Run.Emit(agents.Event{Kind: agents.EventLoopCheck, Node: in.Path, Agent: n.id, Type: "loop",
+		Data: map[string]any{"before_iteration": next, "conditions": resultsValue(rs), "stop": fired}})
+	if fired {
+		st.reason = reason
+	}
+	return fired
+}
+
+func resultsValue(rs []condResult) []any {
+	out := make([]any, len(rs))
+	for i, r := range rs {
+		out[i] = r.Map()
+	}
+	return out
+}
+
+// condData is what condition expressions see: the iteration's outputs as
+// previous_outputs (a JSON object in a response also shows its keys), the loop
+// variables, score, best_score and past_loops.
+func (n *Node) condData(in agents.Input, st *state, loop int, outs *agents.Outputs) prompt.Data {
+	prev := make(map[string]any, outs.Len())
+	outs.Each(func(id string, o agents.Output) bool {
+		m := o.Map()
+		for k, v := range responseObject(o) {
+			if _, taken := m[k]; !taken {
+				m[k] = v
+			}
+		}
+		prev[id] = m
+		return true
+	})
+	vars := n.iterationVars(in, st, loop, st.input, nil)
+	vars["score"] = st.score
+	vars["best_score"] = st.best
+	vars["past_loops"] = pastLoopsValue(st.past)
+	return prompt.Data{Input: st.input, Previous: prev, PreviousOrder: outs.IDs(), LoopNumber: loop, Vars: vars}
+}
+
 // iterate runs pass number loop; it reports whether the loop must stop.
-func (n *Node) iterate(ctx context.Context, in agents.Input, task any, parent map[string]any, loop int, st *state) bool {
+func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]any, loop int, st *state) bool {
+	if loop > 1 {
+		next, err := n.nextInput(st.input, st)
+		if err != nil {
+			st.reason, st.errText = StopError, agents.AtPath(in.Path, err).Error()
+			return true
+		}
+		st.input = next
+	}
 	meta := dynamicMetadata(n.metas, st.past)
 	prev := make(map[string]any, len(parent)+1)
 	for k, v := range parent {
@@ -151,23 +263,18 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, task any, parent ma
 	}
 	prev["past_loops"] = pastLoopsValue(st.past)
 	wrapper := map[string]any{
-		"input":               task,
+		"input":               st.input,
 		"previous_outputs":    prev,
 		"loop_number":         loop,
 		"scoring_context":     n.scoringCtx,
 		"past_loops_metadata": meta,
 	}
 	path := agents.JoinPath(in.Path, fmt.Sprintf("iteration %d", loop))
-	vars := make(map[string]any, len(in.Vars)+1)
-	for k, v := range in.Vars {
-		vars[k] = v
-	}
-	vars["score"] = st.score
 	start := time.Now()
 	out, err := n.inner.Run(ctx, agents.Input{
 		Value: wrapper,
 		Loop:  &agents.LoopState{Number: loop, PastLoops: st.past, Metadata: meta, Score: st.score},
-		Vars:  vars,
+		Vars:  n.iterationVars(in, st, loop, st.input, parent),
 		Path:  path,
 		Run:   in.Run,
 	})
@@ -190,7 +297,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, task any, parent ma
 	entry, warns := buildEntry(n.metas, entryContext{
 		loop: loop, score: sc.Value,
 		reasoningQuality: cognition.ReasoningQuality(results), convergenceTrend: cognition.ConvergenceTrend(results),
-		timestamp: now(), input: truncateInput(task),
+		timestamp: now(), input: truncateInput(st.input),
 		insights: lessons.Insights, improvements: lessons.Improvements, mistakes: lessons.Mistakes,
 	})
 	it.Warnings = append(it.Warnings, warns...)
@@ -210,18 +317,38 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, task any, parent ma
 		st.past = st.past[len(st.past)-n.maxPastLoops:]
 	}
 	st.iterations = append(st.iterations, it)
-	st.last, st.lastOut, st.score = out.Children, out, sc.Value
+	st.last, st.score = out.Children, sc.Value
 	if st.bestIter == 0 || sc.Value > st.best {
-		st.best, st.bestIter = sc.Value, loop
+		st.best, st.bestIter, st.bestOuts = sc.Value, loop, out.Children
 	}
+	st.answers = append(st.answers, normalizeAnswer(n.answer(out.Children)))
+	st.bests = append(st.bests, st.best)
+	n.recordMappings(st, out.Children, loop)
+
+	stop, reason, rs := n.checkAfter(in, st, loop, sc.Value)
 	in.Run.Emit(agents.Event{Kind: agents.EventLoopIteration, Node: in.Path, Agent: n.id, Type: "loop",
 		Duration: it.Duration, Data: map[string]any{"loop_number": loop, "max_loops": n.maxLoops,
-			"score": sc.Value, "score_found": sc.Found, "best": st.best, "threshold": n.threshold}})
-	if sc.Value >= n.threshold {
-		st.reason = StopThreshold
-		return true
+			"score": sc.Value, "score_found": sc.Found, "best": st.best, "threshold": n.threshold,
+			"conditions": resultsValue(rs)}})
+	if stop {
+		st.reason = reason
 	}
-	return false
+	return stop
+}
+
+// checkAfter evaluates the stop conditions after iteration loop.
+func (n *Node) checkAfter(in agents.Input, st *state, loop int, score float64) (bool, string, []condResult) {
+	if n.stop == nil {
+		fired := score >= n.threshold
+		return fired, StopThreshold, []condResult{{Kind: condScore, Fired: fired,
+			Detail: fmt.Sprintf("score %g, threshold %g", score, n.threshold)}}
+	}
+	env := &condEnv{outputs: st.last, st: st, score: score, evaluated: true}
+	env.data = n.condData(in, st, loop, st.last)
+	var rs []condResult
+	fired, reason := n.stop.eval(env, false, &rs)
+	st.stablePrev, st.stableNext = st.stableNext, map[string]string{}
+	return fired, reason, rs
 }
 
 func (n *Node) ctxReason(ctx context.Context) string {

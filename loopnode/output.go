@@ -6,8 +6,12 @@ import "github.com/cogloop/cogloop/agents"
 // final_score, threshold_met, past_loops) as fields next to the answer text in
 // response, plus stop_reason, best_score, best_iteration and iterations.
 func (n *Node) output(in agents.Input, st *state, loops int) agents.Output {
+	final := st.last
+	if n.best && st.bestOuts != nil {
+		final = st.bestOuts
+	}
 	result := map[string]any{}
-	st.last.Each(func(id string, o agents.Output) bool {
+	final.Each(func(id string, o agents.Output) bool {
 		result[id] = o.Map()
 		return true
 	})
@@ -26,15 +30,19 @@ func (n *Node) output(in agents.Input, st *state, loops int) agents.Output {
 		"best_score":      st.best,
 		"best_iteration":  st.bestIter,
 		"iterations":      iters,
+		"count":           loops,
+	}
+	if len(n.outputs) > 0 {
+		fields["outputs"] = n.mappedOutputs(st)
 	}
 	if st.errText != "" {
 		fields["error"] = st.errText
 	}
 	return agents.Output{
-		Response: n.answer(st.last),
+		Response: n.answer(final),
 		Fields:   fields,
 		Usage:    st.usage,
-		Children: st.last,
+		Children: final,
 	}
 }
 

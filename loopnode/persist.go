@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/memory"
@@ -13,16 +14,23 @@ import (
 // savedState is a loop's checkpoint: everything a resumed run needs to go on
 // after the last completed iteration without calling any model for it again.
 type savedState struct {
-	Loops      int              `json:"loops"`
-	Past       []map[string]any `json:"past_loops"`
-	Iterations []iteration      `json:"iterations"`
-	Last       []savedOutput    `json:"last"`
-	Score      float64          `json:"score"`
-	Best       float64          `json:"best"`
-	BestIter   int              `json:"best_iteration"`
-	Usage      agents.Usage     `json:"usage"`
-	Reason     string           `json:"stop_reason,omitempty"`
-	ErrText    string           `json:"error,omitempty"`
+	Loops      int               `json:"loops"`
+	Past       []map[string]any  `json:"past_loops"`
+	Iterations []iteration       `json:"iterations"`
+	Last       []savedOutput     `json:"last"`
+	Score      float64           `json:"score"`
+	BestScore  float64           `json:"best"`
+	BestIter   int               `json:"best_iteration"`
+	Usage      agents.Usage      `json:"usage"`
+	Reason     string            `json:"stop_reason,omitempty"`
+	ErrText    string            `json:"error,omitempty"`
+	Best       []savedOutput     `json:"best_outputs,omitempty"`
+	Input      any               `json:"input,omitempty"`
+	Answers    []string          `json:"answers,omitempty"`
+	Bests      []float64         `json:"bests,omitempty"`
+	Stable     map[string]string `json:"stable,omitempty"`
+	Mapped     map[string][]any  `json:"mapped,omitempty"`
+	Start      time.Time         `json:"start"`
 }
 
 type savedOutput struct {
@@ -43,11 +51,9 @@ func checkpointKey(in agents.Input, id string) string {
 
 func (n *Node) save(ctx context.Context, in agents.Input, st *state, loops int) {
 	s := savedState{Loops: loops, Past: st.past, Iterations: st.iterations, Score: st.score,
-		Best: st.best, BestIter: st.bestIter, Usage: st.usage, Reason: st.reason, ErrText: st.errText}
-	st.last.Each(func(id string, o agents.Output) bool {
-		s.Last = append(s.Last, savedOutput{ID: id, Response: o.Response, Fields: o.Fields, Prompt: o.Prompt, Usage: o.Usage, Err: o.Err})
-		return true
-	})
+		BestScore: st.best, BestIter: st.bestIter, Usage: st.usage, Reason: st.reason, ErrText: st.errText,
+		Last: saveOutputs(st.last), Best: saveOutputs(st.bestOuts), Input: st.input, Answers: st.answers,
+		Bests: st.bests, Stable: st.stablePrev, Mapped: st.mapped, Start: st.start}
 	if err := in.Run.Checkpoint.Save(ctx, checkpointKey(in, n.id), s); err != nil {
 		in.Run.Emit(agents.Event{Kind: agents.EventWarning, Node: in.Path, Agent: n.id,
 			Message: fmt.Sprintf("iteration %d: checkpoint not saved, a resume would repeat it: %v", loops, err)})
@@ -65,16 +71,47 @@ func (n *Node) restore(in agents.Input, st *state) (int, error) {
 	for _, e := range s.Past {
 		st.past = append(st.past, agents.Plain(e).(map[string]any))
 	}
-	st.iterations, st.score, st.best, st.bestIter = s.Iterations, s.Score, s.Best, s.BestIter
+	st.iterations, st.score, st.best, st.bestIter = s.Iterations, s.Score, s.BestScore, s.BestIter
 	st.usage, st.reason, st.errText = s.Usage, s.Reason, s.ErrText
-	for _, o := range s.Last {
+	st.last, st.bestOuts = restoreOutputs(s.Last), restoreOutputs(s.Best)
+	if s.Input != nil {
+		st.input = agents.Plain(s.Input)
+	}
+	st.answers, st.bests = s.Answers, s.Bests
+	if s.Stable != nil {
+		st.stablePrev = s.Stable
+	}
+	if s.Mapped != nil {
+		st.mapped = map[string][]any{}
+		for k, vs := range s.Mapped {
+			st.mapped[k] = agents.Plain(vs).([]any)
+		}
+	}
+	if !s.Start.IsZero() {
+		st.start = s.Start
+	}
+	return s.Loops, nil
+}
+
+func saveOutputs(outs *agents.Outputs) []savedOutput {
+	var list []savedOutput
+	outs.Each(func(id string, o agents.Output) bool {
+		list = append(list, savedOutput{ID: id, Response: o.Response, Fields: o.Fields, Prompt: o.Prompt, Usage: o.Usage, Err: o.Err})
+		return true
+	})
+	return list
+}
+
+func restoreOutputs(list []savedOutput) *agents.Outputs {
+	var outs *agents.Outputs
+	for _, o := range list {
 		out := agents.Output{Response: agents.Plain(o.Response), Prompt: o.Prompt, Usage: o.Usage, Err: o.Err}
 		if o.Fields != nil {
 			out.Fields = agents.Plain(o.Fields).(map[string]any)
 		}
-		st.last = st.last.With(o.ID, out)
+		outs = outs.With(o.ID, out)
 	}
-	return s.Loops, nil
+	return outs
 }
 
 // loadHistory reads the loop's persisted history (persist_across_runs).

@@ -71,11 +71,15 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 	}
 	s.collect(c)
 	c.Done()
+	for _, d := range s.order {
+		w.defined = append(w.defined, d.id)
+	}
 	if orch == nil {
 		return w
 	}
 
 	w.ID = orch.String("id", w.ID)
+	w.MaxTotalIterations = orch.Int("max_total_iterations", 0, 1, 10_000_000)
 	switch st := orch.String("strategy", "sequential"); st {
 	case "sequential", "parallel", "":
 	default:

@@ -10,9 +10,23 @@ import (
 // [agents.Agent]; a loop runs one as its internal workflow.
 type Workflow struct {
 	// ID is the orchestrator id.
-	ID    string
-	steps []step
-	seq   agents.Sequence
+	ID string
+	// MaxTotalIterations is the orchestrator's max_total_iterations: a ceiling
+	// on the iterations of all loops of a run together (0: the loops' default).
+	MaxTotalIterations int
+	steps              []step
+	seq                agents.Sequence
+	defined            []string
+}
+
+// Defines reports whether id names an agent of this workflow's agents list.
+func (w *Workflow) Defines(id string) bool {
+	for _, d := range w.defined {
+		if d == id {
+			return true
+		}
+	}
+	return false
 }
 
 // step is one queue entry while the queue is ordered.

@@ -1,0 +1,308 @@
+package loopnode
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cogloop/cogloop/agents"
+	"go.yaml.in/yaml/v3"
+)
+
+// Feedback modes: what the next iteration gets as its input.
+const (
+	feedbackNone    = "none"    // the original input every time (OrKa)
+	feedbackReplace = "replace" // the previous iteration's response
+	feedbackAppend  = "append"  // input + "\n---\n" + response, text only
+)
+
+// Mapping sources and selections.
+const (
+	iterFirst      = "first"
+	iterSubsequent = "subsequent"
+	iterAll        = "all"
+
+	takeLast  = "last"
+	takeFirst = "first"
+	takeAll   = "all"
+	takeBest  = "best"
+
+	builtinIterationCount = "iteration_count"
+)
+
+// inputMapping makes a value visible to internal prompts as {{ target }}.
+type inputMapping struct {
+	outer      string // a name outside the loop: a field of the loop's input, or previous_outputs.<path>
+	node, out  string // a field of an agent's output in the previous iteration
+	target     string
+	iterations string
+	pos        agents.Pos // where node is written
+}
+
+// outputMapping adds outputs.<target> to the loop's output.
+type outputMapping struct {
+	node, out string
+	builtin   string
+	target    string
+	take      string
+	pos       agents.Pos
+}
+
+func readFeedback(c *agents.Config) string {
+	switch f := c.String("feedback", feedbackNone); f {
+	case feedbackNone, feedbackReplace, feedbackAppend:
+		return f
+	default:
+		c.Errorf("feedback", "feedback must be none, replace or append, not %q", f)
+		return feedbackNone
+	}
+}
+
+func listItems(c *agents.Config, key string) []*agents.Config {
+	n := c.Node(key)
+	if n == nil {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		c.Errorf(key, "%s must be a list", key)
+		return nil
+	}
+	out := make([]*agents.Config, 0, len(n.Content))
+	for _, item := range n.Content {
+		out = append(out, agents.NewConfig(c.File(), item, c.What()+": "+key, c.Problems()))
+	}
+	return out
+}
+
+func readInputMappings(c *agents.Config) []inputMapping {
+	var out []inputMapping
+	for _, m := range listItems(c, "input_mappings") {
+		im := inputMapping{target: m.String("target", ""), iterations: m.String("iterations", iterAll)}
+		if src := m.Map("source"); src == nil {
+			m.Errorf("", "input mapping needs source: {outer: NAME} or {previous: {node, output}}")
+		} else {
+			im.outer = src.String("outer", "")
+			if prev := src.Map("previous"); prev != nil {
+				im.node, im.out = prev.String("node", ""), prev.String("output", "response")
+				im.pos = prev.ValuePos("node")
+				if im.node == "" {
+					prev.Errorf("", "previous needs node: the agent whose last output is used")
+				}
+				prev.Done()
+			}
+			if (im.outer == "") == (im.node == "") {
+				src.Errorf("", "source is either outer: NAME or previous: {node, output}")
+			}
+			src.Done()
+		}
+		if !validName(im.target) {
+			m.Errorf("target", "target must be a template variable name (letters, digits, _), not %q", im.target)
+		}
+		switch im.iterations {
+		case iterFirst, iterSubsequent, iterAll:
+		default:
+			m.Errorf("iterations", "iterations must be first, subsequent or all, not %q", im.iterations)
+		}
+		m.Done()
+		out = append(out, im)
+	}
+	return out
+}
+
+func readOutputMappings(c *agents.Config) []outputMapping {
+	var out []outputMapping
+	for _, m := range listItems(c, "output_mappings") {
+		om := outputMapping{target: m.String("target", ""), take: m.String("take", takeLast)}
+		if src := m.Map("source"); src == nil {
+			m.Errorf("", "output mapping needs source: {node, output} or {builtin: iteration_count}")
+		} else {
+			om.node, om.out = src.String("node", ""), src.String("output", "response")
+			om.pos = src.ValuePos("node")
+			om.builtin = src.String("builtin", "")
+			src.Accept("type", "name")
+			if t := src.String("type", ""); t == "builtin" {
+				om.builtin = src.String("name", "")
+			}
+			switch {
+			case om.builtin != "" && om.builtin != builtinIterationCount:
+				src.Errorf("builtin", "unknown builtin %q (known: %s)", om.builtin, builtinIterationCount)
+			case om.builtin == "" && om.node == "":
+				src.Errorf("", "source needs node (and output) or builtin: iteration_count")
+			}
+			src.Done()
+		}
+		if om.target == "" {
+			m.Errorf("", "output mapping needs target: the name under outputs")
+		}
+		switch om.take {
+		case takeLast, takeFirst, takeAll, takeBest:
+		default:
+			m.Errorf("take", "take must be last, first, all or best, not %q", om.take)
+		}
+		m.Done()
+		out = append(out, om)
+	}
+	return out
+}
+
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// nextInput is the input of the next iteration under the feedback mode.
+func (n *Node) nextInput(cur any, st *state) (any, error) {
+	switch n.feedback {
+	case feedbackReplace:
+		return n.answer(st.last), nil
+	case feedbackAppend:
+		text, ok := cur.(string)
+		if !ok {
+			return nil, fmt.Errorf("feedback: append joins text, but the loop's input is %T; use feedback: replace or pass text", cur)
+		}
+		return text + "\n---\n" + agents.Text(n.answer(st.last)), nil
+	}
+	return cur, nil
+}
+
+// iterationVars are the template variables of iteration loop (1-based): the
+// score of the previous one, Loom's loop variables under both spellings, the
+// same prefixed with the loop id for nested loops, and the input mappings.
+func (n *Node) iterationVars(in agents.Input, st *state, loop int, task any, parent map[string]any) map[string]any {
+	vars := make(map[string]any, len(in.Vars)+16+len(n.inputs))
+	for k, v := range in.Vars {
+		vars[k] = v
+	}
+	var result any = ""
+	if st.last != nil {
+		result = n.answer(st.last)
+	}
+	loopVars := map[string]any{
+		"loop_index":      loop - 1,
+		"loop_count":      loop,
+		"loop_result":     result,
+		"loop_start_time": st.start.Format(time.RFC3339Nano),
+	}
+	for k, v := range loopVars {
+		vars[k] = v
+		vars[camel(k)] = v
+		vars[n.id+"_"+k] = v
+		vars[n.id+"_"+camel(k)] = v
+	}
+	vars["score"] = st.score
+	for _, m := range n.inputs {
+		if m.iterations == iterFirst && loop != 1 || m.iterations == iterSubsequent && loop == 1 {
+			continue
+		}
+		if m.outer != "" {
+			vars[m.target] = outerValue(m.outer, task, parent)
+			continue
+		}
+		if o, ok := st.last.Get(m.node); ok {
+			v, _ := fieldOf(o, m.out)
+			vars[m.target] = v
+		}
+	}
+	return vars
+}
+
+func camel(s string) string {
+	parts := strings.Split(s, "_")
+	for i := 1; i < len(parts); i++ {
+		parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
+	}
+	return strings.Join(parts, "")
+}
+
+// outerValue resolves a name outside the loop: "input" is the loop's input; a
+// key of a mapping input; else a dotted path into the parent's previous_outputs.
+func outerValue(name string, task any, parent map[string]any) any {
+	if name == "input" {
+		return task
+	}
+	if m, ok := task.(map[string]any); ok {
+		if v, ok := m[name]; ok {
+			return v
+		}
+	}
+	var cur any = parent
+	for _, part := range strings.Split(name, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[part]
+	}
+	return cur
+}
+
+// recordMappings keeps this iteration's value of every output mapping.
+func (n *Node) recordMappings(st *state, outs *agents.Outputs, loop int) {
+	if len(n.outputs) == 0 {
+		return
+	}
+	if st.mapped == nil {
+		st.mapped = map[string][]any{}
+	}
+	for _, m := range n.outputs {
+		var v any
+		if m.builtin == builtinIterationCount {
+			v = loop
+		} else if o, ok := outs.Get(m.node); ok {
+			v, _ = fieldOf(o, m.out)
+		}
+		st.mapped[m.target] = append(st.mapped[m.target], v)
+	}
+}
+
+// mappedOutputs is outputs.<target> of the loop's output.
+func (n *Node) mappedOutputs(st *state) map[string]any {
+	out := make(map[string]any, len(n.outputs))
+	for _, m := range n.outputs {
+		vals := st.mapped[m.target]
+		if m.builtin == builtinIterationCount && m.take != takeAll {
+			out[m.target] = len(st.iterations)
+			continue
+		}
+		if len(vals) == 0 {
+			out[m.target] = nil
+			continue
+		}
+		switch m.take {
+		case takeFirst:
+			out[m.target] = vals[0]
+		case takeAll:
+			out[m.target] = append([]any(nil), vals...)
+		case takeBest:
+			if st.bestIter >= 1 && st.bestIter <= len(vals) {
+				out[m.target] = vals[st.bestIter-1]
+			}
+		default:
+			out[m.target] = vals[len(vals)-1]
+		}
+	}
+	return out
+}
+
+// sleep waits d between iterations; cancellation and the loop's timeout cut it short.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
