@@ -530,7 +530,10 @@ func (c *condition) stable(env *condEnv) (bool, string) {
 		return false, "first output"
 	}
 	sim := cognition.Similarity(prev, cur, c.threshold)
-	return sim >= c.threshold, fmt.Sprintf("similarity %.4f, threshold %g", sim, c.threshold)
+	if sim < c.threshold {
+		return false, fmt.Sprintf("similarity below %g", c.threshold)
+	}
+	return true, fmt.Sprintf("similarity %.4f, threshold %g", sim, c.threshold)
 }
 
 // stableText is an output as compared text: the response as is when it is text,

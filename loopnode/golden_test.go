@@ -39,7 +39,13 @@ func transcript(t *testing.T, name string, opts ...cogloop.RunOption) (*cogloop.
 
 	rec := &agenttest.Recorder{}
 	opts = append([]cogloop.RunOption{cogloop.WithModels(script), cogloop.WithObserver(rec.Observe), cogloop.WithRunID("golden")}, opts...)
-	res, runErr := wf.Run(context.Background(), strings.TrimSpace(string(input)), opts...)
+	// An input file holding a JSON object is passed as a mapping, as --json-input does.
+	var in any = strings.TrimSpace(string(input))
+	var obj map[string]any
+	if json.Unmarshal(input, &obj) == nil {
+		in = agents.Plain(obj)
+	}
+	res, runErr := wf.Run(context.Background(), in, opts...)
 
 	var b strings.Builder
 	for _, e := range rec.Events() {
