@@ -329,7 +329,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	in.Run.Emit(agents.Event{Kind: agents.EventLoopIteration, Node: in.Path, Agent: n.id, Type: "loop",
 		Duration: it.Duration, Data: map[string]any{"loop_number": loop, "max_loops": n.maxLoops,
 			"score": sc.Value, "score_found": sc.Found, "best": st.best, "threshold": n.threshold,
-			"conditions": resultsValue(rs)}})
+			"conditions": resultsValue(rs), "stop": stop}})
 	if stop {
 		st.reason = reason
 	}
