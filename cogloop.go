@@ -56,6 +56,13 @@ type LoadOption func(*loadOptions)
 type loadOptions struct {
 	reg        *agents.Registry
 	presetsDir string
+	pricing    agents.Pricing
+}
+
+// WithPricing prices model calls with p instead of the built-in table
+// ([agents.DefaultPricing]); a pricing: on the orchestrator adds to it.
+func WithPricing(p agents.Pricing) LoadOption {
+	return func(o *loadOptions) { o.pricing = p }
 }
 
 // WithPresetsDir adds the scoring presets in dir to the built-in ones (as
@@ -99,6 +106,9 @@ func Parse(data []byte, name string, opts ...LoadOption) (*Workflow, error) {
 			return nil, fmt.Errorf("presets %s: %w", o.presetsDir, err)
 		}
 		popts = append(popts, orchestrator.WithPresets(cat))
+	}
+	if o.pricing != nil {
+		popts = append(popts, orchestrator.WithPricing(o.pricing))
 	}
 	wf, warnings, err := orchestrator.Parse(data, name, o.reg, popts...)
 	if err != nil {
@@ -190,8 +200,12 @@ type Result struct {
 	Response any
 	// Outputs holds every top-level agent's output in run order.
 	Outputs *agents.Outputs
-	// Usage sums the model tokens of the run.
+	// Usage sums the model tokens of the run and their cost (Usage.Cost, priced
+	// with the workflow's pricing table; calls of unpriced models count none).
 	Usage agents.Usage
+	// BudgetExceeded reports that a model call was refused because a budget
+	// (the workflow's or a loop's) had no room for it.
+	BudgetExceeded bool
 }
 
 // Text is the response as text.
@@ -236,19 +250,29 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 		}
 		run.Checkpoint = cp
 	}
+	// The run's root budget scope limits nothing; a workflow with budget:
+	// opens its limited scope inside it.
+	budget := agents.NewBudget(agents.Limit{}, w.wf.Pricing())
 	start := time.Now()
 	run.Emit(agents.Event{Kind: agents.EventRunStart, Node: w.wf.ID})
-	out, err := w.wf.Run(ctx, agents.Input{Value: input, Run: run})
-	end := agents.Event{Kind: agents.EventRunEnd, Node: w.wf.ID, Duration: time.Since(start), Response: out.Text()}
+	out, err := w.wf.Run(ctx, agents.Input{Value: input, Run: run, Budget: budget})
+	end := agents.Event{Kind: agents.EventRunEnd, Node: w.wf.ID, Duration: time.Since(start), Response: out.Text(),
+		Data: map[string]any{"cost": out.Usage.Cost}}
 	if out.Usage != (agents.Usage{}) {
 		u := out.Usage
 		end.Usage = &u
+	}
+	exceeded := budget.Exceeded()
+	if l, ok := w.wf.Budget(); ok {
+		end.Data["budget"] = map[string]any{"max_tokens": l.MaxTokens, "max_cost": l.MaxCost, "exceeded": exceeded}
+	} else if exceeded {
+		end.Data["budget"] = map[string]any{"exceeded": true}
 	}
 	if err != nil {
 		end.Error = err.Error()
 	}
 	run.Emit(end)
-	res := &Result{RunID: o.runID, Response: out.Response, Outputs: out.Children, Usage: out.Usage}
+	res := &Result{RunID: o.runID, Response: out.Response, Outputs: out.Children, Usage: out.Usage, BudgetExceeded: exceeded}
 	if err != nil {
 		return res, fmt.Errorf("run workflow %q: %w", w.wf.ID, err)
 	}

@@ -38,6 +38,12 @@ type Input struct {
 	Path string
 	// Run is shared by every call of one workflow run.
 	Run *Run
+	// Budget is the innermost budget scope the call runs in: a model call
+	// reserves its worst case here, and so in every enclosing scope, before it
+	// is made ([Budget.Reserve]). Nil means no budget (nothing is limited or
+	// priced). Composites pass it on; a loop or workflow with its own budget
+	// passes a [Budget.Child].
+	Budget *Budget
 }
 
 // LoopState is what a loop iteration hands to the agents inside it.
@@ -146,11 +152,15 @@ func (o Output) Map() map[string]any {
 		m["formatted_prompt"] = o.Prompt
 	}
 	if o.Usage != (Usage{}) {
-		m["_metrics"] = map[string]any{
+		metrics := map[string]any{
 			"prompt_tokens":     o.Usage.PromptTokens,
 			"completion_tokens": o.Usage.CompletionTokens,
 			"total_tokens":      o.Usage.Total(),
 		}
+		if o.Usage.Cost > 0 {
+			metrics["cost_usd"] = o.Usage.Cost
+		}
+		m["_metrics"] = metrics
 	}
 	return m
 }
@@ -158,10 +168,14 @@ func (o Output) Map() map[string]any {
 // Text returns the response as text: a string as is, other values formatted.
 func (o Output) Text() string { return Text(o.Response) }
 
-// Usage counts model tokens, normalised across providers.
+// Usage counts model tokens, normalised across providers, and what they cost.
 type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
+	// Cost is what the tokens cost by the run's [Pricing] (US dollars with the
+	// built-in table); 0 when the model has no price or the call ran without a
+	// [Budget]. Sums of usage sum it too.
+	Cost float64 `json:"cost,omitempty"`
 }
 
 // Total is prompt plus completion tokens.
@@ -169,5 +183,12 @@ func (u Usage) Total() int { return u.PromptTokens + u.CompletionTokens }
 
 // Add returns u + v.
 func (u Usage) Add(v Usage) Usage {
-	return Usage{u.PromptTokens + v.PromptTokens, u.CompletionTokens + v.CompletionTokens}
+	return Usage{PromptTokens: u.PromptTokens + v.PromptTokens, CompletionTokens: u.CompletionTokens + v.CompletionTokens,
+		Cost: u.Cost + v.Cost}
+}
+
+// sub returns u - v.
+func (u Usage) sub(v Usage) Usage {
+	return Usage{PromptTokens: u.PromptTokens - v.PromptTokens, CompletionTokens: u.CompletionTokens - v.CompletionTokens,
+		Cost: u.Cost - v.Cost}
 }

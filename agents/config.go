@@ -169,6 +169,11 @@ func (c *Config) Has(key string) bool {
 	return ok
 }
 
+// Known reports whether key has been asked for by a read method (present or
+// not), or accepted or ignored: whether the key is someone's. A builder uses it
+// to leave a common key (retry) to a factory that reads it itself.
+func (c *Config) Known(key string) bool { return c.known[key] }
+
 // Node returns key's value node (aliases resolved), or nil; the key becomes known.
 func (c *Config) Node(key string) *yaml.Node {
 	c.known[key] = true

@@ -95,6 +95,22 @@ func DefaultLLMRetry() RetryPolicy {
 	}
 }
 
+// DefaultAgentRetry is the policy of retry: on an agent that does not retry by
+// itself (anything but the LLM agents, validators and memory agents), for the
+// keys the mapping leaves out: exponential backoff from 1s to 1m with full
+// jitter, 3 retries, on any failure that is not permanent. An agent without
+// retry: is tried once.
+func DefaultAgentRetry() RetryPolicy {
+	return RetryPolicy{
+		Type:        RetryExponential,
+		Count:       3,
+		Interval:    time.Second,
+		MaxInterval: time.Minute,
+		Jitter:      JitterFull,
+		On:          []ErrorClass{ClassError},
+	}
+}
+
 // NoRetry is the policy that tries once.
 func NoRetry() RetryPolicy { return RetryPolicy{Type: RetryNone} }
 
@@ -283,8 +299,9 @@ func StatusClass(status int) ErrorClass {
 }
 
 // Classify says what kind of failure err is. A [CallError] in the chain decides
-// first (its Class, else its Status); then context cancellation and exhausted
-// scripts are permanent, deadlines and network timeouts are timeouts, refused or
+// first (its Class, else its Status); then context cancellation, exhausted
+// scripts and refusals of a budget ([ErrBudgetExceeded], [ErrNoPrice]) are
+// permanent, deadlines and network timeouts are timeouts, refused or
 // reset connections and cut-short responses are server errors; anything else is
 // ClassError. Classify(nil) is "".
 func Classify(err error) ErrorClass {
@@ -301,7 +318,8 @@ func Classify(err error) ErrorClass {
 		}
 	}
 	switch {
-	case errors.Is(err, context.Canceled), errors.Is(err, ErrScriptExhausted):
+	case errors.Is(err, context.Canceled), errors.Is(err, ErrScriptExhausted),
+		errors.Is(err, ErrBudgetExceeded), errors.Is(err, ErrNoPrice):
 		return ClassPermanent
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
 		return ClassTimeout
@@ -403,7 +421,9 @@ func SleepContext(ctx context.Context, d time.Duration) error {
 // policy does not retry, runs out of retries, or ctx ends. Before each retry it
 // waits — the policy's backoff with jitter, at least the server's Retry-After
 // (capped by MaxInterval, else [DefaultRetryAfterCap]) — and emits an
-// [EventAgentRetry] event for agent through in.Run. A wait that would pass ctx's
+// [EventAgentRetry] event for agent through in.Run: Attempt is the attempt
+// that failed, Error its error, Data its class (and HTTP status), wait_ms,
+// next_attempt and max_attempts. A wait that would pass ctx's
 // deadline is not started: Do gives up at once. Cancellation interrupts a wait
 // at once; the error then wraps both ctx.Err() and the last failure.
 func (r *Retrier) Do(ctx context.Context, in Input, agent string, fn func(ctx context.Context, attempt int) error) error {
@@ -431,7 +451,8 @@ func (r *Retrier) Do(ctx context.Context, in Input, agent string, fn func(ctx co
 			return fmt.Errorf("gave up after %d attempts (the next, in %s, would pass the deadline): %w", attempt, wait.Round(time.Millisecond), err)
 		}
 		msg := Truncate(Scrub(err.Error(), r.Secrets...), 500)
-		data := map[string]any{"wait_ms": wait.Milliseconds(), "class": string(class)}
+		data := map[string]any{"wait_ms": wait.Milliseconds(), "class": string(class),
+			"next_attempt": attempt + 1, "max_attempts": p.Count + 1}
 		var ce *CallError
 		if errors.As(err, &ce) && ce.Status != 0 {
 			data["status"] = ce.Status
@@ -482,4 +503,88 @@ func (r *Retrier) now() time.Time {
 		return r.Now()
 	}
 	return time.Now()
+}
+
+// Retrying is an agent run again under a retry policy when it fails: what
+// retry: on an agent definition builds for agents that do not retry by
+// themselves. Build one with [WithRetry]. It is immutable and safe for
+// concurrent Run calls if the agent and the Retrier's functions are.
+type Retrying struct {
+	agent Agent
+	id    string
+	r     Retrier
+}
+
+var (
+	_ Agent    = (*Retrying)(nil)
+	_ Exposer  = (*Retrying)(nil)
+	_ Director = (*Retrying)(nil)
+	_ Referrer = (*Retrying)(nil)
+)
+
+// WithRetry wraps a so that a failed Run (an error, not an error
+// record in an output) is tried again under r.Policy: the failure is
+// classified with [Classify], each retry waits and emits an [EventAgentRetry]
+// event naming id, as [Retrier.Do] says. The agent's abilities ([Exposer],
+// [Director], [Referrer]) show through the wrapper.
+func WithRetry(a Agent, r Retrier, id string) *Retrying {
+	return &Retrying{agent: a, id: id, r: r}
+}
+
+// Run runs the agent until it succeeds or the policy gives up. The output is
+// the last attempt's, with Usage summed over every attempt.
+func (w *Retrying) Run(ctx context.Context, in Input) (Output, error) {
+	var out Output
+	var usage Usage
+	err := w.r.Do(ctx, in, w.id, func(ctx context.Context, _ int) error {
+		o, err := w.agent.Run(ctx, in)
+		usage = usage.Add(o.Usage)
+		out = o
+		return err
+	})
+	out.Usage = usage
+	return out, err
+}
+
+// Unwrap returns the wrapped agent.
+func (w *Retrying) Unwrap() Agent { return w.agent }
+
+// Unwrap returns the agent a wrapper (an agent with an Unwrap() Agent method,
+// such as [Retrying]) runs, peeling every layer; a that wraps nothing is
+// returned as is. Code that asks for an agent's concrete type (a join looking
+// for its fork) asks it of Unwrap(a).
+func Unwrap(a Agent) Agent {
+	for range 100 {
+		u, ok := a.(interface{ Unwrap() Agent })
+		if !ok {
+			return a
+		}
+		a = u.Unwrap()
+	}
+	return a
+}
+
+// Policy is the policy the agent runs under.
+func (w *Retrying) Policy() RetryPolicy { return w.r.Policy }
+
+// ExposesChildren is the wrapped agent's answer ([Exposer]); false when it has none.
+func (w *Retrying) ExposesChildren() bool {
+	e, ok := w.agent.(Exposer)
+	return ok && e.ExposesChildren()
+}
+
+// Next is the wrapped agent's answer ([Director]); nil when it has none.
+func (w *Retrying) Next(out Output) []Step {
+	if d, ok := w.agent.(Director); ok {
+		return d.Next(out)
+	}
+	return nil
+}
+
+// Refs is the wrapped agent's answer ([Referrer]); nil when it has none.
+func (w *Retrying) Refs() []string {
+	if r, ok := w.agent.(Referrer); ok {
+		return r.Refs()
+	}
+	return nil
 }

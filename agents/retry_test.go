@@ -221,6 +221,8 @@ func TestDoDoesNotRetryPermanentOrUnlisted(t *testing.T) {
 		{"permanent", agents.Permanent(errors.New("no API key"))},
 		{"plain error not in the default list", errors.New("odd")},
 		{"exhausted script", fmt.Errorf("x: %w", agents.ErrScriptExhausted)},
+		{"budget exceeded", fmt.Errorf("x: %w", agents.ErrBudgetExceeded)},
+		{"no price", fmt.Errorf("x: %w", agents.ErrNoPrice)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sl := &fakeSleep{}

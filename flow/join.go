@@ -37,7 +37,7 @@ func NewJoin(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 		}
 		st, ok := ref(b, c, "group", j.group, c.ValuePos("group"))
 		if ok && st.Agent != nil {
-			if _, isFork := st.Agent.(*Fork); !isFork {
+			if _, isFork := agents.Unwrap(st.Agent).(*Fork); !isFork {
 				what := "an agent"
 				if st.Type != "" {
 					what = "an agent of type " + st.Type
@@ -81,7 +81,7 @@ func nearestFork(b agents.Builder, self string) string {
 		if err != nil {
 			continue
 		}
-		f, isFork := a.(*Fork)
+		f, isFork := agents.Unwrap(a).(*Fork)
 		if !isFork {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/cogloop/cogloop/agents"
@@ -19,6 +20,19 @@ type builder struct {
 	probs *agents.Problems
 	lines [][]byte
 	opts  options
+	// pricing is the file's table: the base (built-in, or WithPricing) with
+	// the top-level orchestrator's pricing: on top.
+	pricing agents.Pricing
+	// budgets are every budget of the file (workflows' and loops'), and models
+	// the first use of each model, for the price check at the end of the load.
+	budgets []agents.Limit
+	models  []modelUse
+}
+
+// modelUse is the first agent found calling a model.
+type modelUse struct {
+	model, agent string
+	pos          agents.Pos
 }
 
 // scope is one workflow's agent definitions; nested workflows see their parent's.
@@ -85,6 +99,16 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 	default:
 		orch.Warnf("strategy", "strategy %q is a label only; agents run in the order of the agents list", st)
 	}
+	if parent == nil {
+		b.pricing = b.readPricing(orch)
+	} else if orch.Has("pricing") {
+		orch.Errorf("pricing", "pricing belongs on the top-level orchestrator: it prices the models of the whole file")
+	}
+	w.pricing = b.pricing
+	if l, ok := agents.ReadBudget(&scopeBuilder{s: s}, orch, "budget"); ok {
+		l.Name = fmt.Sprintf("workflow %q", w.ID)
+		w.budget = &l
+	}
 	s.strict = orch.Bool("strict_templates", s.strict)
 	if dir := orch.String("presets_dir", ""); dir != "" {
 		s.presets = b.loadPresets(orch, s.presets, dir)
@@ -125,6 +149,9 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 	w.seq.Steps = make([]agents.Step, len(w.steps))
 	for i, st := range w.steps {
 		w.seq.Steps[i] = st.Step
+	}
+	if parent == nil {
+		b.checkPrices()
 	}
 	return w
 }
@@ -236,8 +263,128 @@ func (s *scope) construct(d *def) agents.Agent {
 	if err != nil {
 		s.b.probs.Errorf(d.cfg.Pos(), "agent %q: %v", d.id, err)
 	}
+	if mu, ok := a.(agents.ModelUser); ok {
+		for _, m := range mu.Models() {
+			s.b.noteModel(m, d)
+		}
+	}
+	a = s.b.withRetry(a, d)
 	d.cfg.Done()
 	return a
+}
+
+// withRetry applies the common key retry: to a. The key belongs to whoever
+// reads it: a factory that reads it itself (LLM agents, validators, memory
+// agents, which retry around each model call with [agents.DefaultLLMRetry] as
+// default) applies it; for any other agent the builder reads it, with
+// [agents.DefaultAgentRetry] for the keys left out, and wraps the agent with
+// [agents.WithRetry]. So one policy type, one Retrier and one event kind serve
+// every agent, and no agent is retried twice over.
+func (b *builder) withRetry(a agents.Agent, d *def) agents.Agent {
+	if d.cfg.Known("retry") || !d.cfg.Has("retry") {
+		return a
+	}
+	p := agents.ReadRetryPolicy(d.cfg, "retry", agents.DefaultAgentRetry())
+	if a == nil || p.Type == agents.RetryNone || p.Count <= 0 {
+		return a
+	}
+	r := b.opts.retrier
+	r.Policy = p
+	return agents.WithRetry(a, r, d.id)
+}
+
+// noteModel records the first use of model, for the price check.
+func (b *builder) noteModel(model string, d *def) {
+	for _, u := range b.models {
+		if strings.EqualFold(u.model, model) {
+			return
+		}
+	}
+	pos := d.idPos
+	keys := d.cfg.Keys()
+	for _, k := range []string{"model", "llm_model"} {
+		if slices.Contains(keys, k) {
+			pos = d.cfg.ValuePos(k)
+			break
+		}
+	}
+	b.models = append(b.models, modelUse{model: model, agent: d.id, pos: pos})
+}
+
+// readPricing returns the file's pricing table: the base table with the
+// orchestrator's pricing: (an inline table, or the name of a pricing file
+// relative to the workflow file) on top.
+func (b *builder) readPricing(orch *agents.Config) agents.Pricing {
+	base := b.opts.pricing
+	if base == nil {
+		base = agents.DefaultPricing()
+	}
+	n := orch.Node("pricing")
+	if n == nil || (n.Kind == yaml.ScalarNode && n.Tag == "!!null") {
+		return base
+	}
+	if n.Kind == yaml.MappingNode {
+		return base.With(agents.ReadPricing(b.file, n, orch.What()+": pricing", b.probs))
+	}
+	if n.Kind != yaml.ScalarNode {
+		orch.Errorf("pricing", "pricing must be a mapping {<model>: {prompt, completion}} (per 1k tokens) or the name of a pricing file, not %s", agents.KindName(n))
+		return base
+	}
+	path := strings.TrimSpace(n.Value)
+	if !filepath.IsAbs(path) && b.file != "" {
+		path = filepath.Join(filepath.Dir(b.file), path)
+	}
+	data, err := ReadFile(path, b.opts.limits)
+	if err != nil {
+		orch.Errorf("pricing", "pricing file: %v", err)
+		return base
+	}
+	p, err := agents.ParsePricing(data, path)
+	if err != nil {
+		var le *agents.LoadError
+		if errors.As(err, &le) {
+			for _, pr := range le.Problems {
+				b.probs.Errorf(pr.Pos, "%s", pr.Msg)
+			}
+		} else {
+			orch.Errorf("pricing", "pricing file %s: %v", path, err)
+		}
+		return base
+	}
+	return base.With(p)
+}
+
+// checkPrices checks, once the whole file is built, that the models in use
+// have a price when a budget needs one: a model without a price is an error
+// when any budget of the file limits cost, and a warning when budgets limit
+// only tokens (its calls are counted without cost). The check is file-wide,
+// not per scope: a file that limits cost anywhere prices every model it uses.
+func (b *builder) checkPrices() {
+	var cost, tokens *agents.Limit
+	for i := range b.budgets {
+		l := &b.budgets[i]
+		if l.MaxCost > 0 && cost == nil {
+			cost = l
+		}
+		if l.MaxCost == 0 && tokens == nil {
+			tokens = l
+		}
+	}
+	if cost == nil && tokens == nil {
+		return
+	}
+	for _, u := range b.models {
+		if _, ok := b.pricing.Price(u.model); ok {
+			continue
+		}
+		if cost != nil {
+			b.probs.Errorf(u.pos, "agent %q: model %q has no price, and the budget at %s limits cost (max_cost); price it with pricing: {%q: {prompt: …, completion: …}} (per 1k tokens) on the orchestrator",
+				u.agent, u.model, cost.Pos, u.model)
+			continue
+		}
+		b.probs.Warnf(u.pos, "agent %q: model %q has no price; the budget at %s limits only tokens, so its calls count no cost (price it with pricing: on the orchestrator)",
+			u.agent, u.model, tokens.Pos)
+	}
 }
 
 // loadPresets adds the presets in dir (relative to the workflow file) to base.
@@ -264,9 +411,14 @@ func (b *builder) loadPresets(orch *agents.Config, base *scoring.Catalog, dir st
 type scopeBuilder struct{ s *scope }
 
 var (
-	_ agents.Builder = (*scopeBuilder)(nil)
-	_ scoring.Source = (*scopeBuilder)(nil)
+	_ agents.Builder     = (*scopeBuilder)(nil)
+	_ agents.BudgetNoter = (*scopeBuilder)(nil)
+	_ scoring.Source     = (*scopeBuilder)(nil)
 )
+
+// NoteBudget records a budget read with [agents.ReadBudget] (the orchestrator's
+// own, a loop's) for the price check at the end of the load.
+func (sb *scopeBuilder) NoteBudget(l agents.Limit) { sb.s.b.budgets = append(sb.s.b.budgets, l) }
 
 // Presets is the scoring catalog of the workflow being built (presets_dir on
 // its orchestrator or an enclosing one, or the catalog given to Parse).

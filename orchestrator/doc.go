@@ -14,6 +14,18 @@
 // [agents.Referrer] (a fork's branch agent, a router's route), where it would run
 // twice.
 //
+// # Common keys, budgets and pricing
+//
+// Besides id, type and depends_on, the builder owns retry: on any agent whose
+// factory does not read it (see [agents.WithRetry]). The orchestrator block
+// takes budget: {max_tokens, max_cost}, a scope every call of the workflow must
+// fit ([agents.Budget]), and, on the top-level orchestrator only, pricing: (a
+// table {<model>: {prompt, completion}} per 1,000 tokens, or the name of a file
+// in that form) on top of the built-in table. At the end of a load every model
+// in use must have a price when any budget of the file limits cost (an error
+// naming the model, at its position); when budgets limit only tokens, an
+// unpriced model is a warning.
+//
 // A built [Workflow] is itself an [agents.Agent], so a loop runs one as its
 // internal workflow through the [agents.Builder] interface without importing this
 // package.

@@ -152,7 +152,18 @@ type Option func(*options)
 type options struct {
 	limits  Limits
 	presets *scoring.Catalog
+	pricing agents.Pricing
+	retrier agents.Retrier
 }
+
+// WithPricing builds with p as the base pricing table instead of
+// [agents.DefaultPricing]; a pricing: on the orchestrator adds to it.
+func WithPricing(p agents.Pricing) Option { return func(o *options) { o.pricing = p } }
+
+// WithRetrier runs the retry policies the builder applies (retry: on agents
+// that do not retry by themselves) with r's Sleep, Rand, Now and Logger; r's
+// Policy is ignored. Tests put a fake clock here.
+func WithRetrier(r agents.Retrier) Option { return func(o *options) { o.retrier = r } }
 
 // WithPresets builds with the scoring presets of cat (instead of
 // scoring.Default); a presets_dir on the orchestrator adds to it.

@@ -17,6 +17,10 @@ type Workflow struct {
 	steps              []step
 	seq                agents.Sequence
 	defined            []string
+	// budget is the orchestrator's budget:, nil when it has none.
+	budget *agents.Limit
+	// pricing is the file's pricing table.
+	pricing agents.Pricing
 }
 
 // Defines reports whether id names an agent of this workflow's agents list.
@@ -60,6 +64,33 @@ func (w *Workflow) Queue() []string {
 // error. The output's Response is the last successful agent's response;
 // Children holds every output the run recorded, in run order. The queue itself
 // never changes: the inserted agents live in the run's locals.
+//
+// A workflow with budget: runs its agents in a child scope of in.Budget with
+// that limit; without in.Budget, it opens a root scope priced with the file's
+// pricing table, so costs are counted either way.
 func (w *Workflow) Run(ctx context.Context, in agents.Input) (agents.Output, error) {
+	switch {
+	case in.Budget == nil:
+		var l agents.Limit
+		if w.budget != nil {
+			l = *w.budget
+		}
+		in.Budget = agents.NewBudget(l, w.pricing)
+	case w.budget != nil:
+		in.Budget = in.Budget.Child(*w.budget)
+	}
 	return w.seq.Run(ctx, in)
 }
+
+// Budget is the orchestrator's budget: limit; ok is false when it has none.
+func (w *Workflow) Budget() (l agents.Limit, ok bool) {
+	if w.budget == nil {
+		return agents.Limit{}, false
+	}
+	return *w.budget, true
+}
+
+// Pricing is the pricing table of the workflow's file: the built-in table (or
+// the one given with [WithPricing]) with the orchestrator's pricing: on top.
+// Callers must not modify it.
+func (w *Workflow) Pricing() agents.Pricing { return w.pricing }

@@ -78,13 +78,23 @@ type Agent struct {
 	perRun  *runScripts // the scripted type: replies per run
 }
 
-var _ agents.Agent = (*Agent)(nil)
+var (
+	_ agents.Agent     = (*Agent)(nil)
+	_ agents.ModelUser = (*Agent)(nil)
+)
 
 var affirmative = regexp.MustCompile(`(?i)\b(yes|true|correct|right|affirmative)\b`)
 
 // Run renders the prompt, calls the model and returns OrKa's shape: Response (text,
 // bool or option), Fields {confidence, internal_reasoning}, Prompt (what was sent)
-// and Usage (summed over attempts).
+// and Usage (summed over attempts, with its cost when the call ran under a
+// budget that prices its model).
+//
+// Before each attempt the call's worst case ([agents.WorstCase]: the estimated
+// prompt plus MaxTokens) is reserved in in.Budget; a call that does not fit is
+// not made and fails with [agents.ErrBudgetExceeded], which is never retried.
+// After the attempt the budget counts the reply's usage (an estimate when the
+// model reports none).
 func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error) {
 	text, err := in.Render(a.Prompt)
 	if err != nil {
@@ -125,9 +135,25 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 	if s, ok := model.(interface{ Secrets() []agents.Secret }); ok {
 		r.Secrets = append(append([]agents.Secret(nil), r.Secrets...), s.Secrets()...)
 	}
+	priceAs := a.pricedModel()
+	worst := agents.WorstCase(req)
 	var reply agents.Reply
 	err = r.Do(callCtx, in, a.ID, func(ctx context.Context, attempt int) error {
+		res, err := in.Budget.Reserve(priceAs, worst)
+		if err != nil {
+			return err
+		}
 		rep, err := model.Generate(ctx, req)
+		counted := rep.Usage
+		if counted == (agents.Usage{}) && err == nil {
+			// No usage reported: the budget counts an estimate instead, so a
+			// token limit still holds; the output reports what the model said.
+			counted = agents.Usage{PromptTokens: worst.PromptTokens, CompletionTokens: agents.EstimateTokens(rep.Text)}
+		}
+		counted = res.Settle(counted)
+		if rep.Usage != (agents.Usage{}) {
+			rep.Usage.Cost = counted.Cost
+		}
 		out.Usage = out.Usage.Add(rep.Usage)
 		if err != nil {
 			return err
@@ -156,6 +182,31 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 		out.Response = resp
 	}
 	return out, nil
+}
+
+// Models names the model the agent's calls are priced as ([agents.ModelUser]):
+// its ModelName, or the model its provider falls back to; none for the scripted
+// type, whose replies cost nothing.
+func (a *Agent) Models() []string {
+	if m := a.pricedModel(); m != "" {
+		return []string{m}
+	}
+	return nil
+}
+
+// pricedModel is the model name costs are looked up by: ModelName, else the
+// provider's fallback ($BASE_OPENAI_MODEL for OpenAI), else "" (free: the
+// scripted type, or a call that will fail for want of a model).
+func (a *Agent) pricedModel() string {
+	if a.ModelName != "" || a.perRun != nil {
+		return a.ModelName
+	}
+	if m, ok := a.Model.(*Model); ok {
+		if name, err := m.modelName(""); err == nil {
+			return name
+		}
+	}
+	return ""
 }
 
 func describe(m agents.Model) string {

@@ -22,7 +22,21 @@
 // by the agent's timeout (default 120s). Failures are retried by the agent's
 // retry policy (default [agents.DefaultLLMRetry]: exponential backoff with full
 // jitter on 429, 5xx, connection failures and timeouts, honouring Retry-After;
-// other 4xx are not retried); each retry is an agent.retry event.
+// other 4xx are not retried); each retry is an agent.retry event. The agent reads
+// its own retry: key (the same [agents.RetryPolicy] any agent takes, with
+// DefaultLLMRetry for the keys left out) and retries around each model call, so
+// the prompt is rendered once and the timeout covers every attempt; the
+// workflow builder leaves the key to it and does not wrap the agent again.
+//
+// # Budgets
+//
+// Each attempt first reserves its worst case ([agents.WorstCase]: the estimated
+// prompt plus max_tokens, or [agents.DefaultReserveTokens]) in the call's
+// budget scope (Input.Budget) and every enclosing one; a call that does not fit
+// is not made and fails with [agents.ErrBudgetExceeded]. The reply's usage is
+// then counted, priced by the run's pricing table under the agent's model name
+// ([Agent.Models]; the scripted type is free), and the output's Usage carries
+// the cost.
 //
 // The reply becomes OrKa's output: response, confidence and internal_reasoning
 // (see [ParseReply] for the JSON envelope and <think> handling), the prompt sent

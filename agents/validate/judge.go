@@ -48,13 +48,16 @@ func newJudge(id string, m ModelConfig) (judge, error) {
 // unwrapped) with the usage of the call.
 func (j judge) ask(ctx context.Context, in agents.Input, text string) (string, agents.Usage, error) {
 	sub := agents.Input{Value: in.Value, Previous: in.Previous, Loop: in.Loop, Path: in.Path, Run: in.Run,
-		Vars: map[string]any{promptVar: text}}
+		Budget: in.Budget, Vars: map[string]any{promptVar: text}}
 	out, err := j.agent.Run(ctx, sub)
 	if err != nil {
 		return "", out.Usage, err
 	}
 	return agents.Text(out.Response), out.Usage, nil
 }
+
+// models names the judge's model as it is priced.
+func (j judge) models() []string { return j.agent.Models() }
 
 // warn sends a warning event about the validator's call.
 func warn(in agents.Input, id, format string, args ...any) {

@@ -46,7 +46,14 @@ type LoopValidator struct {
 	criteria *criteria
 }
 
-var _ agents.Agent = (*LoopValidator)(nil)
+var (
+	_ agents.Agent     = (*LoopValidator)(nil)
+	_ agents.ModelUser = (*LoopValidator)(nil)
+)
+
+// Models names the model the validator asks, as its calls are priced
+// ([agents.ModelUser]).
+func (v *LoopValidator) Models() []string { return v.judge.models() }
 
 // NewLoopValidator builds a loop_validator.
 func NewLoopValidator(c LoopConfig) (*LoopValidator, error) {

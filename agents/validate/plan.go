@@ -59,7 +59,14 @@ func newPlanScoring(calc *scoring.Calculator) planScoring {
 	return planScoring{calc: calc, preset: p, criteria: newCriteria(p.Keys())}
 }
 
-var _ agents.Agent = (*PlanValidator)(nil)
+var (
+	_ agents.Agent     = (*PlanValidator)(nil)
+	_ agents.ModelUser = (*PlanValidator)(nil)
+)
+
+// Models names the model the validator asks, as its calls are priced
+// ([agents.ModelUser]).
+func (v *PlanValidator) Models() []string { return v.judge.models() }
 
 // NewPlanValidator builds a plan_validator.
 func NewPlanValidator(c PlanConfig) (*PlanValidator, error) {

@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cogloop/cogloop/agents"
 )
 
 func runCLI(t *testing.T, args ...string) (int, string, string) {
@@ -73,7 +75,13 @@ func TestTraceWritesJSONLines(t *testing.T) {
 		kinds = append(kinds, e["kind"].(string))
 		if e["kind"] == "agent.end" && e["agent"] == "writer" {
 			assert.Contains(t, e["prompt"], "Write about: topic")
-			assert.Equal(t, map[string]any{"prompt_tokens": 12.0, "completion_tokens": 21.0}, e["usage"])
+			// The writer's model, gpt-4o-mini, at the built-in prices.
+			price, ok := agents.DefaultPricing().Price("gpt-4o-mini")
+			require.True(t, ok)
+			usage := e["usage"].(map[string]any)
+			assert.InDelta(t, price.Cost(agents.Usage{PromptTokens: 12, CompletionTokens: 21}), usage["cost"], 1e-12)
+			delete(usage, "cost")
+			assert.Equal(t, map[string]any{"prompt_tokens": 12.0, "completion_tokens": 21.0}, usage)
 		}
 	}
 	assert.Equal(t, []string{"run.start", "agent.start", "agent.end", "agent.start", "agent.end", "run.end"}, kinds)

@@ -1,0 +1,239 @@
+package agents_test
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/cogloop/cogloop/agents"
+)
+
+var testPricing = agents.Pricing{"m": {Prompt: 1, Completion: 2}} // $ per 1k tokens
+
+func TestReserveRefusesTheCallThatMightOvershoot(t *testing.T) {
+	b := agents.NewBudget(agents.Limit{MaxTokens: 100, Name: "workflow \"w\""}, nil)
+	worst := agents.Usage{PromptTokens: 10, CompletionTokens: 20}
+
+	for i := range 3 {
+		r, err := b.Reserve("", worst)
+		require.NoError(t, err, "call %d fits", i+1)
+		r.Settle(worst)
+	}
+	assert.Equal(t, 90, b.Spent().Total())
+	_, err := b.Reserve("", worst)
+	require.ErrorIs(t, err, agents.ErrBudgetExceeded, "90 spent + 30 worst > 100")
+	assert.Contains(t, err.Error(), `the budget of workflow "w" allows 100 tokens, 90 are spent and 0 reserved, and this call may use 30`)
+	assert.Equal(t, 90, b.Spent().Total(), "a refused call spends nothing")
+	assert.True(t, b.Exceeded())
+
+	// A smaller call still fits the 10 tokens left.
+	r, err := b.Reserve("", agents.Usage{PromptTokens: 4, CompletionTokens: 6})
+	require.NoError(t, err)
+	r.Settle(agents.Usage{PromptTokens: 4, CompletionTokens: 6})
+	assert.Equal(t, 100, b.Spent().Total())
+}
+
+func TestReservationsCountUntilSettled(t *testing.T) {
+	b := agents.NewBudget(agents.Limit{MaxTokens: 100}, nil)
+	worst := agents.Usage{CompletionTokens: 40}
+	r1, err := b.Reserve("", worst)
+	require.NoError(t, err)
+	r2, err := b.Reserve("", worst)
+	require.NoError(t, err)
+	_, err = b.Reserve("", worst)
+	require.ErrorIs(t, err, agents.ErrBudgetExceeded, "two calls in flight reserve 80 of 100")
+
+	// Settling releases the worst case and counts the actual usage, once.
+	assert.Equal(t, agents.Usage{CompletionTokens: 5}, r1.Settle(agents.Usage{CompletionTokens: 5}))
+	r1.Settle(agents.Usage{CompletionTokens: 5})
+	r2.Settle(agents.Usage{})
+	assert.Equal(t, 5, b.Spent().Total())
+	_, err = b.Reserve("", agents.Usage{CompletionTokens: 95})
+	require.NoError(t, err)
+}
+
+func TestNestedScopes(t *testing.T) {
+	root := agents.NewBudget(agents.Limit{MaxTokens: 80, Name: "workflow"}, nil)
+	loopA := root.Child(agents.Limit{MaxTokens: 50, Name: "loop a"})
+	loopB := root.Child(agents.Limit{MaxTokens: 80, Name: "loop b"})
+	call := agents.Usage{CompletionTokens: 30}
+
+	r, err := loopA.Reserve("", call)
+	require.NoError(t, err)
+	r.Settle(call)
+	_, err = loopA.Reserve("", call)
+	require.ErrorIs(t, err, agents.ErrBudgetExceeded, "30 + 30 passes loop a's 50")
+	assert.Contains(t, err.Error(), "loop a")
+	assert.True(t, loopA.Exceeded())
+	assert.True(t, root.Exceeded(), "the enclosing scope sees the refusal")
+	assert.False(t, loopB.Exceeded(), "a sibling does not")
+
+	r, err = loopB.Reserve("", call)
+	require.NoError(t, err)
+	r.Settle(call)
+	_, err = loopB.Reserve("", call)
+	require.ErrorIs(t, err, agents.ErrBudgetExceeded, "loop b has room (30 of 80 spent) but the workflow has 20 of 80 left")
+	assert.Contains(t, err.Error(), "workflow allows 80 tokens, 60 are spent")
+	assert.True(t, loopB.Exceeded(), "the scope the call ran in sees a refusal by an enclosing limit")
+
+	assert.Equal(t, 30, loopA.Spent().Total())
+	assert.Equal(t, 30, loopB.Spent().Total())
+	assert.Equal(t, 60, root.Spent().Total(), "children's spending is the parent's")
+
+	unlimited := root.Child(agents.Limit{})
+	_, err = unlimited.Reserve("", agents.Usage{CompletionTokens: 21})
+	require.ErrorIs(t, err, agents.ErrBudgetExceeded, "a call must fit every enclosing scope")
+}
+
+func TestCostLimitsAndPrices(t *testing.T) {
+	b := agents.NewBudget(agents.Limit{MaxCost: 0.05}, testPricing)
+	worst := agents.Usage{PromptTokens: 10, CompletionTokens: 10} // $0.01 + $0.02
+	r, err := b.Reserve("M", worst)
+	require.NoError(t, err, "prices are matched without regard to case")
+	got := r.Settle(agents.Usage{PromptTokens: 10, CompletionTokens: 5})
+	assert.InDelta(t, 0.02, got.Cost, 1e-12, "settle prices the actual usage")
+	assert.InDelta(t, 0.02, b.Spent().Cost, 1e-12)
+
+	_, err = b.Reserve("m", worst)
+	require.NoError(t, err, "0.02 + 0.03 = 0.05 fits exactly")
+	_, err = b.Reserve("m", agents.Usage{PromptTokens: 1})
+	require.ErrorIs(t, err, agents.ErrBudgetExceeded)
+	assert.Contains(t, err.Error(), "allows $0.05, $0.02 is spent and $0.03 reserved")
+
+	_, err = b.Reserve("unpriced", agents.Usage{PromptTokens: 1})
+	require.ErrorIs(t, err, agents.ErrNoPrice)
+	assert.Contains(t, err.Error(), `model "unpriced" has no price`)
+
+	free := agents.NewBudget(agents.Limit{MaxCost: 0.01}, testPricing)
+	r, err = free.Reserve("", agents.Usage{PromptTokens: 1000})
+	require.NoError(t, err, "no model (scripted replies) is free")
+	assert.Zero(t, r.Settle(agents.Usage{PromptTokens: 1000}).Cost)
+
+	tokensOnly := agents.NewBudget(agents.Limit{MaxTokens: 1000}, testPricing)
+	r, err = tokensOnly.Reserve("unpriced", agents.Usage{PromptTokens: 1})
+	require.NoError(t, err, "a token limit needs no price")
+	assert.Zero(t, r.Settle(agents.Usage{PromptTokens: 1}).Cost)
+}
+
+func TestNilBudgetLimitsNothing(t *testing.T) {
+	var b *agents.Budget
+	r, err := b.Reserve("m", agents.Usage{PromptTokens: 1 << 30})
+	require.NoError(t, err)
+	assert.Equal(t, agents.Usage{PromptTokens: 3}, r.Settle(agents.Usage{PromptTokens: 3, Cost: 9}))
+	assert.Zero(t, b.Spent())
+	assert.False(t, b.Exceeded())
+	assert.False(t, b.Limit().Limited())
+
+	child := b.Child(agents.Limit{MaxTokens: 10})
+	_, err = child.Reserve("", agents.Usage{PromptTokens: 11})
+	require.ErrorIs(t, err, agents.ErrBudgetExceeded, "a child of no budget is a root with its own limit")
+	_, ok := child.Pricing().Price("gpt-4o-mini")
+	assert.True(t, ok, "priced with the built-in table")
+}
+
+// TestConcurrentReservationsNeverOvershoot: fork branches reserve at once; as
+// long as calls use at most their worst case, the limit holds exactly.
+func TestConcurrentReservationsNeverOvershoot(t *testing.T) {
+	root := agents.NewBudget(agents.Limit{MaxTokens: 1000}, nil)
+	worst := agents.Usage{PromptTokens: 7, CompletionTokens: 10}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	admitted := 0
+	for i := range 8 {
+		scope := root.Child(agents.Limit{MaxTokens: 400})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 50 {
+				r, err := scope.Reserve("", worst)
+				if err != nil {
+					continue
+				}
+				mu.Lock()
+				admitted++
+				mu.Unlock()
+				r.Settle(agents.Usage{PromptTokens: 7, CompletionTokens: i % 11})
+			}
+		}()
+	}
+	wg.Wait()
+	assert.LessOrEqual(t, root.Spent().Total(), 1000)
+	assert.Positive(t, admitted)
+	assert.True(t, root.Exceeded())
+}
+
+func TestWorstCase(t *testing.T) {
+	req := agents.Request{System: "be brief", Prompt: strings.Repeat("word ", 300), MaxTokens: 200}
+	w := agents.WorstCase(req)
+	assert.Equal(t, 200, w.CompletionTokens)
+	assert.Equal(t, agents.EstimateTokens("be brief")+agents.EstimateTokens(req.Prompt), w.PromptTokens)
+	assert.GreaterOrEqual(t, w.PromptTokens, 1500/4, "at least the usual 4 bytes a token")
+
+	req.MaxTokens = 0
+	assert.Equal(t, agents.DefaultReserveTokens, agents.WorstCase(req).CompletionTokens)
+	assert.Zero(t, agents.EstimateTokens(""))
+}
+
+func TestReadBudget(t *testing.T) {
+	cases := []struct {
+		name string
+		src  string
+		want agents.Limit
+		errs []string
+	}{
+		{"tokens", "budget: {max_tokens: 5000}", agents.Limit{MaxTokens: 5000}, nil},
+		{"cost", "budget: {max_cost: 0.50}", agents.Limit{MaxCost: 0.5}, nil},
+		{"both", "budget:\n  max_tokens: 10\n  max_cost: 1", agents.Limit{MaxTokens: 10, MaxCost: 1}, nil},
+		{"absent", "other: 1", agents.Limit{}, nil},
+		{"negative tokens", "budget: {max_tokens: -5}", agents.Limit{}, []string{"f.yaml:1:10: ", "max_tokens must be at least 1, not -5"}},
+		{"zero cost", "budget: {max_cost: 0}", agents.Limit{}, []string{"f.yaml:1:10: ", "max_cost must be more than 0"}},
+		{"unparseable cost", "budget: {max_cost: \"$1\"}", agents.Limit{}, []string{"f.yaml:1:10: ", `max_cost must be a number, not "$1"`}},
+		{"fractional tokens", "budget: {max_tokens: 2.5}", agents.Limit{}, []string{"max_tokens must be a whole number"}},
+		{"neither", "budget: {}", agents.Limit{}, []string{"f.yaml:1:1: ", "needs max_tokens", "max_cost"}},
+		{"unknown key", "budget: {max_token: 5}", agents.Limit{}, []string{"f.yaml:1:10: ", `unknown key "max_token" (did you mean "max_tokens"?)`}},
+		{"scalar", "budget: 100", agents.Limit{}, []string{"f.yaml:1:1: ", "budget must be a mapping {max_tokens, max_cost}"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var doc yaml.Node
+			require.NoError(t, yaml.Unmarshal([]byte(tc.src), &doc))
+			probs := &agents.Problems{}
+			c := agents.NewConfig("f.yaml", &doc, "agent \"l\"", probs)
+			noter := &noter{}
+			l, ok := agents.ReadBudget(noter, c, "budget")
+			c.Accept("other")
+			c.Done()
+			if tc.errs != nil {
+				assert.False(t, ok)
+				err := probs.Err()
+				require.Error(t, err)
+				for _, w := range tc.errs {
+					assert.Contains(t, err.Error(), w)
+				}
+				assert.Empty(t, noter.limits, "a bad budget is not noted")
+				return
+			}
+			require.NoError(t, probs.Err())
+			assert.Equal(t, tc.want.Limited(), ok)
+			if ok {
+				assert.Equal(t, tc.want.MaxTokens, l.MaxTokens)
+				assert.Equal(t, tc.want.MaxCost, l.MaxCost)
+				assert.Equal(t, `agent "l"`, l.Name)
+				assert.Equal(t, agents.Pos{File: "f.yaml", Line: 1, Col: 1}, l.Pos)
+				assert.Equal(t, []agents.Limit{l}, noter.limits, "the builder hears of every budget")
+			}
+		})
+	}
+}
+
+// noter is a Builder that records the budgets noted on it.
+type noter struct {
+	agents.Builder
+	limits []agents.Limit
+}
+
+func (n *noter) NoteBudget(l agents.Limit) { n.limits = append(n.limits, l) }
