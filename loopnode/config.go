@@ -47,6 +47,9 @@ func New(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 		c.Errorf("return", "return must be last or best, not %q", r)
 	}
 	n.stop = readStopWhen(c, n.threshold)
+	if n.budget, n.budgeted = agents.ReadBudget(b, c, "budget"); n.budgeted {
+		n.budget.Name = "loop " + strconv.Quote(n.id)
+	}
 	n.outputAgent = c.String("output_agent", "")
 	c.Ignore("prompt", "queue", "fallback_score", "timeout_score")
 	n.persistent = c.Bool("persist_across_runs", false)

@@ -42,6 +42,8 @@ type Node struct {
 	outputs  []outputMapping
 	best     bool // return: best
 	delay    time.Duration
+	budget   agents.Limit // budget: on the loop
+	budgeted bool
 }
 
 var _ agents.Agent = (*Node)(nil)
@@ -55,6 +57,9 @@ const DefaultMaxTotalIterations = 10_000
 // StopTotalIterations is the stop reason when the run's iteration ceiling is reached.
 const StopTotalIterations = "max_total_iterations"
 
+// StopBudget is the stop reason when a model call was refused by a budget.
+const StopBudget = "budget"
+
 // iteration is what the output reports for one pass.
 type iteration struct {
 	LoopNumber  int           `json:"loop_number"`
@@ -66,16 +71,22 @@ type iteration struct {
 	Warnings    []string      `json:"warnings,omitempty"`
 }
 
+// usageValue is a usage as outputs and events show it.
+func usageValue(u agents.Usage) map[string]any {
+	m := map[string]any{"prompt_tokens": u.PromptTokens, "completion_tokens": u.CompletionTokens}
+	if u.Cost > 0 {
+		m["cost"] = u.Cost
+	}
+	return m
+}
+
 func (it iteration) Map() map[string]any {
 	m := map[string]any{
 		"loop_number": it.LoopNumber,
 		"score":       it.Score,
 		"score_found": it.ScoreFound,
 		"duration_ms": float64(it.Duration.Microseconds()) / 1000,
-		"usage": map[string]any{
-			"prompt_tokens":     it.Usage.PromptTokens,
-			"completion_tokens": it.Usage.CompletionTokens,
-		},
+		"usage":       usageValue(it.Usage),
 	}
 	if it.ScoreSource != "" {
 		m["score_source"] = it.ScoreSource
@@ -119,6 +130,9 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 		ctx, cancel = context.WithTimeoutCause(ctx, n.timeout, errLoopTimeout)
 		defer cancel()
 	}
+	// The loop's own scope (limited by budget:, else only counting) tells it
+	// whether a call inside it was refused.
+	in.Budget = in.Budget.Child(n.budget)
 	task := unwrapInput(in.Value)
 	parent := in.Previous.Map()
 	st := &state{start: time.Now(), input: task, stablePrev: map[string]string{}, stableNext: map[string]string{}}
@@ -172,7 +186,7 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 	out := n.output(in, st, loops)
 	in.Run.Emit(agents.Event{Kind: agents.EventLoopEnd, Node: in.Path, Agent: n.id, Type: "loop", Error: st.errText,
 		Data: map[string]any{"loops_completed": loops, "stop_reason": st.reason, "final_score": st.score,
-			"best_score": st.best, "best_iteration": st.bestIter}})
+			"best_score": st.best, "best_iteration": st.bestIter, "usage": usageValue(st.usage)}})
 	if st.reason == StopCanceled {
 		return out, agents.AtPath(in.Path, context.Cause(ctx))
 	}
@@ -272,11 +286,12 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	path := agents.JoinPath(in.Path, fmt.Sprintf("iteration %d", loop))
 	start := time.Now()
 	out, err := n.inner.Run(ctx, agents.Input{
-		Value: wrapper,
-		Loop:  &agents.LoopState{Number: loop, PastLoops: st.past, Metadata: meta, Score: st.score},
-		Vars:  n.iterationVars(in, st, loop, st.input, parent),
-		Path:  path,
-		Run:   in.Run,
+		Value:  wrapper,
+		Loop:   &agents.LoopState{Number: loop, PastLoops: st.past, Metadata: meta, Score: st.score},
+		Vars:   n.iterationVars(in, st, loop, st.input, parent),
+		Path:   path,
+		Run:    in.Run,
+		Budget: in.Budget,
 	})
 	st.usage = st.usage.Add(out.Usage)
 	if err != nil {
@@ -326,6 +341,11 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	n.recordMappings(st, out.Children, loop)
 
 	stop, reason, rs := n.checkAfter(in, st, loop, sc.Value)
+	if in.Budget.Exceeded() {
+		// A call was refused: the pass is incomplete and the next would be too.
+		stop, reason = true, StopBudget
+		rs = append(rs, condResult{Kind: StopBudget, Fired: true, Detail: "a model call did not fit the budget"})
+	}
 	in.Run.Emit(agents.Event{Kind: agents.EventLoopIteration, Node: in.Path, Agent: n.id, Type: "loop",
 		Duration: it.Duration, Data: map[string]any{"loop_number": loop, "max_loops": n.maxLoops,
 			"score": sc.Value, "score_found": sc.Found, "best": st.best, "threshold": n.threshold,

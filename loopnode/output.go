@@ -31,6 +31,7 @@ func (n *Node) output(in agents.Input, st *state, loops int) agents.Output {
 		"best_iteration":  st.bestIter,
 		"iterations":      iters,
 		"count":           loops,
+		"usage":           usageValue(st.usage),
 	}
 	if len(n.outputs) > 0 {
 		fields["outputs"] = n.mappedOutputs(st)

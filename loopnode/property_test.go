@@ -37,7 +37,9 @@ func randomCondition(r *rand.Rand, depth int) string {
 			return fmt.Sprintf("{continue_while: {output: judge.approved, operator: %q, value: false}}", ops[r.Intn(len(ops))])
 		},
 		func() string { return fmt.Sprintf("{stagnation: {repeats: %d}}", 2+r.Intn(3)) },
-		func() string { return fmt.Sprintf("{stagnation: {min_improvement: %.2f, rounds: %d}}", r.Float64()/5, 1+r.Intn(3)) },
+		func() string {
+			return fmt.Sprintf("{stagnation: {min_improvement: %.2f, rounds: %d}}", r.Float64()/5, 1+r.Intn(3))
+		},
 	}
 	if depth < 2 && r.Intn(4) == 0 {
 		group := []string{"any", "all"}[r.Intn(2)]
