@@ -45,7 +45,7 @@ func (w Weights) Score(evals map[string]any) (float64, bool) {
 	sum := 0.0
 	for key, weight := range w {
 		dim, crit, _ := strings.Cut(key, ".")
-		if d, ok := asMap(evals[dim]); ok && passed(d[crit]) {
+		if d, ok := asMap(evals[dim]); ok && Passed(d[crit]) {
 			sum += weight
 		}
 	}
@@ -62,8 +62,10 @@ func (w Weights) Criteria() []string {
 	return keys
 }
 
-// passed is the calculator's notion of a passed criterion.
-func passed(v any) bool {
+// Passed is the boolean calculators' notion of a passed criterion: the bool true,
+// or the text true, yes, 1, pass or passed in any case and with surrounding
+// space. Everything else (false, missing, numbers) fails.
+func Passed(v any) bool {
 	switch x := v.(type) {
 	case bool:
 		return x
@@ -83,7 +85,7 @@ func booleanLike(v any) bool {
 	case bool:
 		return true
 	case string:
-		return passed(x)
+		return Passed(x)
 	case json.Number:
 		f, err := x.Float64()
 		return err == nil && f != 0

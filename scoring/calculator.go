@@ -213,18 +213,6 @@ func asMap(v any) (map[string]any, bool) {
 
 func round4(f float64) float64 { return math.Round(f*1e4) / 1e4 }
 
-// Passed is the calculator's notion of a passed criterion: the bool true, or
-// the text true, yes, 1, pass or passed in any case and with surrounding
-// space. Everything else — false, missing, numbers — fails.
-func Passed(v any) bool {
-	switch x := v.(type) {
-	case bool:
-		return x
-	case string:
-		switch strings.ToLower(strings.TrimSpace(x)) {
-		case "true", "yes", "1", "pass", "passed":
-			return true
-		}
-	}
-	return false
-}
+// Passed is the calculator's notion of a passed criterion, the same as the
+// loop's boolean scoring ([cognition.Passed]).
+func Passed(v any) bool { return cognition.Passed(v) }
