@@ -41,7 +41,16 @@
 // Patterns are written in Python's dialect, as in OrKa workflow files, and run on
 // regexp2 (see [Pattern] for the translation). Every regex applied to model
 // output is bounded: a per-regex MatchTimeout, a cap on the bytes scanned, and a
-// time budget per Score or Extract call ([Limits]). A timeout never fails the
+// time budget per Score or Extract call ([Limits]).
+//
+// regexp2 is a backtracking engine that tries a pattern at every position of a
+// text. Compiling reads each expression for literals its matches need, so that
+// texts without them are skipped and patterns that start with a literal are
+// tried only where it occurs, and runs OrKa's "(.+?)(?:\n|$)" line idiom in an
+// equivalent form without per-character backtracking ([Pattern], "Speed"). The
+// results are those of the expression as written. (Go's RE2-based regexp was
+// measured too: it has no DFA, and on these lazy, capturing, case-insensitive
+// patterns it was slower than regexp2, before any of this.) A timeout never fails the
 // call; it becomes a warning that quotes at most 80 characters of the text. Bad
 // patterns are errors at build time ([PatternError] inside a [FieldError] naming
 // the YAML field), so the loader can report them with their file position.

@@ -65,7 +65,12 @@ type Extractor struct {
 	maxLen   int
 	patterns [3][]*Pattern
 	limits   Limits
+	pairs    [2]bool // index the byte pairs of each text (plain, lower-cased) first: many literals to look for
 }
+
+// minPairLits is how many prefilter literals make indexing a text's byte pairs
+// pay off.
+const minPairLits = 8
 
 // NewExtractor compiles every pattern with IgnoreCase and DotAll. All problems
 // are returned together, joined with errors.Join, each a *[FieldError] whose
@@ -100,7 +105,23 @@ func NewExtractor(cfg ExtractConfig) (*Extractor, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	var lits [2]int
+	for _, ps := range e.patterns {
+		for _, p := range ps {
+			if p.hasPre {
+				lits[b2i(p.pre.fold)] += len(p.pre.lits)
+			}
+		}
+	}
+	e.pairs = [2]bool{lits[0] >= minPairLits, lits[1] >= minPairLits}
 	return e, nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Extract runs OrKa's cognitive extraction over one iteration:
@@ -132,8 +153,13 @@ func (e *Extractor) Extract(results []Result) Extraction {
 	}
 	for _, res := range dedupe(results) {
 		for _, t := range extractTexts(&sc, res) {
-			if utf8.RuneCountInString(t.s) < minTextLen && !t.cut {
+			if !t.cut && !atLeastRunes(t.s, minTextLen) {
 				continue
+			}
+			for fold, on := range e.pairs {
+				if on {
+					t.indexPairs(fold == 1)
+				}
 			}
 			for c, ps := range e.patterns {
 				for _, p := range ps {
@@ -141,7 +167,7 @@ func (e *Extractor) Extract(results []Result) Extraction {
 						break
 					}
 					sc.each(p, t, func(start, end int) bool {
-						cats[c].add(t.r[start:end])
+						cats[c].add(t.s[t.byteOffset(false, start):t.byteOffset(false, end)])
 						return !cats[c].full()
 					})
 				}
@@ -156,9 +182,8 @@ func (e *Extractor) Extract(results []Result) Extraction {
 }
 
 func extractTexts(sc *scan, res Result) []*scanText {
-	label := fmt.Sprintf("agent %q", res.ID)
 	if s, ok := res.Value.(string); ok {
-		return []*scanText{sc.text(label, s)}
+		return []*scanText{sc.text(res.ID, "", s)}
 	}
 	m, ok := asMap(res.Value)
 	if !ok {
@@ -167,11 +192,11 @@ func extractTexts(sc *scan, res Result) []*scanText {
 	var texts []*scanText
 	for _, f := range textFields {
 		if s, ok := m[f].(string); ok {
-			texts = append(texts, sc.text(label+" "+f, s))
+			texts = append(texts, sc.text(res.ID, f, s))
 		}
 	}
 	if len(texts) == 0 {
-		texts = append(texts, sc.text(label, textOf(m)))
+		texts = append(texts, sc.text(res.ID, "", textOf(m)))
 	}
 	return texts
 }
@@ -188,8 +213,8 @@ type collector struct {
 
 func (c *collector) full() bool { return c.n > c.max }
 
-func (c *collector) add(r []rune) {
-	item, ok := cleanItem(r)
+func (c *collector) add(capture string) {
+	item, n, ok := cleanItem(capture)
 	if !ok {
 		return
 	}
@@ -204,11 +229,15 @@ func (c *collector) add(r []rune) {
 	if len(c.items) > 0 {
 		c.n += 3
 	}
-	c.n += utf8.RuneCountInString(item)
+	c.n += n
 	c.items = append(c.items, item)
 }
 
 func (c *collector) String() string {
+	if len(c.items) == 1 && c.n <= c.max {
+		// The item may be a substring of the model's text: keep only the item.
+		return strings.Clone(c.items[0])
+	}
 	joined := strings.Join(c.items, " | ")
 	if c.n <= c.max {
 		return joined
@@ -223,22 +252,39 @@ func (c *collector) String() string {
 	return joined[:i] + "..."
 }
 
-// cleanItem applies OrKa's item rules to a captured group.
-func cleanItem(r []rune) (string, bool) {
-	i, j := 0, len(r)
-	for i < j && isPySpace(r[i]) {
-		i++
+// cleanItem applies OrKa's item rules to a captured group: stripped, longer
+// than minItemLen characters, whitespace runs collapsed to one space, at most
+// maxItemLen characters. n is the item's length in characters. An item that
+// needs no collapsing is a substring of the capture.
+func cleanItem(capture string) (item string, n int, ok bool) {
+	s := strings.TrimFunc(capture, isPySpace)
+	if !atLeastRunes(s, minItemLen+1) {
+		return "", 0, false
 	}
-	for j > i && isPySpace(r[j-1]) {
-		j--
+	space := false
+	for _, c := range s {
+		if isPySpace(c) {
+			if c != ' ' || space {
+				return collapseItem(s)
+			}
+			space = true
+		} else {
+			space = false
+		}
+		n++
 	}
-	if j-i <= minItemLen {
-		return "", false
+	if n > maxItemLen {
+		return "", 0, false
 	}
+	return s, n, true
+}
+
+// collapseItem is cleanItem for a stripped text with whitespace to collapse.
+func collapseItem(s string) (string, int, bool) {
 	var b strings.Builder
 	n := 0
 	space := false
-	for _, c := range r[i:j] {
+	for _, c := range s {
 		if isPySpace(c) {
 			space = true
 			continue
@@ -251,8 +297,19 @@ func cleanItem(r []rune) (string, bool) {
 		b.WriteRune(c)
 		n++
 		if n > maxItemLen {
-			return "", false
+			return "", 0, false
 		}
 	}
-	return b.String(), true
+	return b.String(), n, true
+}
+
+// atLeastRunes reports whether s has at least n characters.
+func atLeastRunes(s string, n int) bool {
+	if len(s) < n {
+		return false
+	}
+	if len(s) >= n*utf8.UTFMax {
+		return true
+	}
+	return utf8.RuneCountInString(s) >= n
 }

@@ -30,15 +30,20 @@ const maxMatchesPerScan = 10000
 // Limits bound the regex work done on model output. Zero (or negative) fields
 // take the defaults.
 type Limits struct {
-	// MatchTimeout bounds one scan of one text by one pattern (regexp2's
-	// per-regex MatchTimeout; the package-level default is never used). The
-	// engine checks its clock every 100 ms, so a scan may overrun by that much.
+	// MatchTimeout bounds one search of one text by one pattern for its next
+	// match (regexp2's per-regex MatchTimeout; the package-level default is never
+	// used). The engine checks its clock every 100 ms, so a search may overrun by
+	// that much. A search made of anchored attempts (see [Pattern]) stops when
+	// they together exceed MatchTimeout; its last attempt may overrun it by up to
+	// MatchTimeout.
 	MatchTimeout time.Duration
 	// MaxInput is the number of bytes of each text that is scanned, cut back to a
 	// rune boundary. Longer texts are scanned up to the cap and reported in a warning.
 	MaxInput int
-	// Budget bounds the total regex time of one Score or Extract call; when it is
-	// spent the remaining scans are skipped with a warning.
+	// Budget bounds the total regex time of one Score or Extract call; it is
+	// checked before every run of the regex engine, and when it is spent the
+	// remaining scans are skipped with a warning. Its clock starts with the
+	// call's first run of the engine.
 	Budget time.Duration
 }
 
@@ -73,12 +78,40 @@ type PatternOptions struct {
 // Python, even when it is named (.NET numbers named groups last). Without
 // Multiline, "$" matches at the end of the text or before a final newline, in both
 // dialects.
+//
+// # Speed
+//
+// Compiling also reads the expression, in the subset of the syntax that it
+// can read exactly as regexp2 does (anything else runs as written):
+//
+//   - Literals that every match must start with or contain: "SCORE:\s*([0-9.]+)"
+//     needs "SCORE:"; "(?:lacks?|needs?)\s+(.+?)" under IgnoreCase needs "lack"
+//     or "need" in the text lower-cased as regexp2 lower-cases it. A text
+//     without them never reaches the regex engine; when every match starts with
+//     one, the expression is run anchored (\G) only where one occurs instead of
+//     being tried at every position. A scan finds the leftmost match at or after
+//     a position and no match starts elsewhere, so the matches are the same.
+//   - OrKa's line idiom "(.+?)(?:\n|$)" at the very end of the expression runs
+//     as the equivalent "(.[^\n]*)(?:\n|$)", which regexp2 does without
+//     backtracking at each character.
+//
+// Both are checked against the expression as written by differential tests
+// and a fuzz target.
 type Pattern struct {
-	expr   string
-	re     *regexp2.Regexp
-	group  int // regexp2 group number of Python's group 1; 0 when there is none
-	limits Limits
+	expr     string
+	re       *regexp2.Regexp
+	anchored *regexp2.Regexp // \G(?:expr): one attempt at the start position; nil without a prefix prefilter
+	pre      prefilter
+	hasPre   bool
+	group    int // regexp2 group number of Python's group 1; 0 when there is none
+	opts     PatternOptions
+	limits   Limits
 }
+
+// maxAnchoredAttempts bounds the failed anchored attempts of one search; after
+// them the search goes on with one plain scan (many literal occurrences that do
+// not match: the engine's own scanning is cheaper then).
+const maxAnchoredAttempts = 64
 
 // Compile compiles a score pattern with Python's default flags (case-sensitive,
 // "." does not match a newline) and the default [Limits].
@@ -88,7 +121,13 @@ func Compile(expr string) (*Pattern, error) {
 
 // CompileOptions compiles expr with the given flags and limits. The error is a
 // *[PatternError] that names the expression and says why it does not compile.
-func CompileOptions(expr string, o PatternOptions) (p *Pattern, err error) {
+func CompileOptions(expr string, o PatternOptions) (*Pattern, error) {
+	return compile(expr, o, true)
+}
+
+// compile is CompileOptions; without analysis the pattern has no prefilter and
+// runs as written (the tests compare both).
+func compile(expr string, o PatternOptions, analysis bool) (p *Pattern, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			p, err = nil, &PatternError{Pattern: expr, Reason: fmt.Sprintf("regex engine failure: %v", r)}
@@ -106,7 +145,8 @@ func CompileOptions(expr string, o PatternOptions) (p *Pattern, err error) {
 	if err != nil {
 		return nil, &PatternError{Pattern: expr, Reason: compileReason(err), Err: err}
 	}
-	p = &Pattern{expr: expr, re: re, limits: o.Limits.withDefaults()}
+	o.Limits = o.Limits.withDefaults()
+	p = &Pattern{expr: expr, re: re, opts: o, limits: o.Limits}
 	re.MatchTimeout = p.limits.MatchTimeout
 	if len(re.GetGroupNumbers()) > 1 {
 		p.group = 1
@@ -116,7 +156,46 @@ func CompileOptions(expr string, o PatternOptions) (p *Pattern, err error) {
 			}
 		}
 	}
+	if !analysis {
+		return p, nil
+	}
+	a := analyze(src, o.IgnoreCase)
+	if a.fast != "" {
+		// An equivalent expression with the same groups; if it does not compile
+		// (it always should), the expression as written runs.
+		if fast, err := regexp2.Compile(a.fast, opts); err == nil && sameGroups(fast, re) {
+			fast.MatchTimeout = p.limits.MatchTimeout
+			p.re, src = fast, a.fast
+		}
+	}
+	if a.hasPre {
+		p.pre, p.hasPre = a.pre, true
+		if a.pre.prefix {
+			// The wrapper adds no group, so group numbers stay. If it does not
+			// compile (it always should), the prefilter still gates the scan.
+			if an, err := regexp2.Compile(`\G(?:`+src+`)`, opts); err == nil && sameGroups(an, re) {
+				an.MatchTimeout = p.limits.MatchTimeout
+				p.anchored = an
+			} else {
+				p.pre.prefix = false
+			}
+		}
+	}
 	return p, nil
+}
+
+// sameGroups reports whether a and b number and name their groups alike.
+func sameGroups(a, b *regexp2.Regexp) bool {
+	an, bn := a.GetGroupNumbers(), b.GetGroupNumbers()
+	if len(an) != len(bn) {
+		return false
+	}
+	for i := range an {
+		if an[i] != bn[i] || a.GroupNameFromNumber(an[i]) != b.GroupNameFromNumber(bn[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // compileReason is regexp2's explanation without its copy of the expression.
@@ -149,18 +228,19 @@ func (p *Pattern) Find(text string) (value string, ok bool, err error) {
 	if p == nil {
 		return "", false, nil
 	}
-	capped, _ := capText(text, p.limits.MaxInput)
-	r := []rune(capped)
-	start, end, ok, err := p.first(r)
+	t := newScanText("", "", text, p.limits.MaxInput)
+	start, end, ok, err := p.first(t, nil)
 	if err != nil || !ok {
 		return "", false, err
 	}
-	return string(r[start:end]), true, nil
+	return string(t.r[start:end]), true, nil
 }
 
-// first finds the first match in r and returns the rune span of its value.
-func (p *Pattern) first(r []rune) (start, end int, ok bool, err error) {
-	m, err := p.run(r, nil)
+// first finds the first match in t and returns the rune span of its value. sc,
+// when not nil, is the call whose budget every engine run is checked against.
+func (p *Pattern) first(t *scanText, sc *scan) (start, end int, ok bool, err error) {
+	var lc litCursor
+	m, err := p.find(t, 0, &lc, sc)
 	if err != nil || m == nil {
 		return 0, 0, false, err
 	}
@@ -168,25 +248,88 @@ func (p *Pattern) first(r []rune) (start, end int, ok bool, err error) {
 	return start, end, ok, nil
 }
 
-// each calls fn with the rune span of group 1 of every match in r, in order, until
-// fn returns false, the text has no more matches or maxMatchesPerScan is reached
-// (reported as truncated). Matches without group 1 are skipped; a pattern without
-// a group yields nothing.
-func (p *Pattern) each(r []rune, fn func(start, end int) bool) (truncated bool, err error) {
+// each calls fn with the rune span of group 1 of every match in t, in order,
+// until fn returns false, the text has no more matches or maxMatchesPerScan is
+// reached (reported as truncated). Matches without group 1 are skipped; a pattern
+// without a group yields nothing. The matches are those of regexp2's
+// FindNextMatch chain.
+func (p *Pattern) each(t *scanText, sc *scan, fn func(start, end int) bool) (truncated bool, err error) {
 	if p.group == 0 {
 		return false, nil
 	}
-	m, err := p.run(r, nil)
-	for n := 0; m != nil && err == nil; n++ {
+	var lc litCursor
+	for n, pos := 0, 0; ; n++ {
+		m, err := p.find(t, pos, &lc, sc)
+		if err != nil || m == nil {
+			return false, err
+		}
 		if n == maxMatchesPerScan {
 			return true, nil
 		}
 		if s, e, ok := p.span(m); ok && !fn(s, e) {
 			return false, nil
 		}
-		m, err = p.run(r, m)
+		// FindNextMatch: go on at the end of the match, one further after an
+		// empty one.
+		pos = m.Index + m.Length
+		if m.Length == 0 {
+			if pos >= len(t.r) {
+				return false, nil
+			}
+			pos++
+		}
 	}
-	return false, err
+}
+
+// find returns the first match of p in t that starts at rune pos or later, or
+// nil. With a prefilter it runs the engine only where a match can start.
+//
+// Every run of the engine is bounded by MatchTimeout and checked against the
+// call's budget first; a search made of several anchored attempts also stops
+// with ErrMatchTimeout once its attempts together have taken MatchTimeout (the
+// last attempt may overrun it by up to MatchTimeout, as one scan may overrun
+// the budget).
+func (p *Pattern) find(t *scanText, pos int, lc *litCursor, sc *scan) (*regexp2.Match, error) {
+	c := pos
+	if p.hasPre {
+		if c = lc.next(&p.pre, t, pos); c < 0 {
+			return nil, nil
+		}
+	}
+	now := time.Now()
+	if !sc.allowAt(now) {
+		return nil, errBudget
+	}
+	if !p.hasPre || !p.pre.prefix {
+		return p.run(p.re, t, pos)
+	}
+	deadline := now.Add(p.limits.MatchTimeout)
+	for failed := 0; ; failed++ {
+		if failed > 0 {
+			if c = lc.next(&p.pre, t, pos); c < 0 {
+				return nil, nil
+			}
+			now = time.Now()
+			if now.After(deadline) {
+				return nil, p.matchError(t, p.timeout())
+			}
+			if !sc.allowAt(now) {
+				return nil, errBudget
+			}
+		}
+		if failed == maxAnchoredAttempts {
+			return p.run(p.re, t, c)
+		}
+		m, err := p.run(p.anchored, t, c)
+		if m != nil || err != nil {
+			return m, err
+		}
+		pos = c + 1
+	}
+}
+
+func (p *Pattern) timeout() error {
+	return fmt.Errorf("%w after %v", ErrMatchTimeout, p.limits.MatchTimeout)
 }
 
 func (p *Pattern) span(m *regexp2.Match) (start, end int, ok bool) {
@@ -200,44 +343,62 @@ func (p *Pattern) span(m *regexp2.Match) (start, end int, ok bool) {
 	return g.Index, g.Index + g.Length, true
 }
 
-// run scans r for the first match, or for the match after prev. It turns
-// regexp2's errors, which quote the whole input, into a short *MatchError, and a
-// panic of the engine into an error.
-func (p *Pattern) run(r []rune, prev *regexp2.Match) (m *regexp2.Match, err error) {
+// run scans t with re from rune pos for the first match. It turns regexp2's
+// errors, which quote the whole input, into a short *MatchError, and a panic of
+// the engine into an error.
+func (p *Pattern) run(re *regexp2.Regexp, t *scanText, pos int) (m *regexp2.Match, err error) {
 	defer func() {
 		if x := recover(); x != nil {
-			m, err = nil, p.matchError(r, fmt.Errorf("regex engine failure: %s", excerpt(fmt.Sprint(x))))
+			m, err = nil, p.matchError(t, fmt.Errorf("regex engine failure: %s", excerpt(fmt.Sprint(x))))
 		}
 	}()
-	if prev == nil {
-		m, err = p.re.FindRunesMatch(r)
-	} else {
-		m, err = p.re.FindNextMatch(prev)
-	}
+	m, err = re.FindRunesMatchStartingAt(t.runes(), pos)
 	if err != nil {
 		cause := errors.New("regex engine failure")
 		if strings.HasPrefix(err.Error(), "match timeout") {
-			cause = fmt.Errorf("%w after %v", ErrMatchTimeout, p.limits.MatchTimeout)
+			cause = p.timeout()
 		}
-		return nil, p.matchError(r, cause)
+		return nil, p.matchError(t, cause)
 	}
 	return m, nil
 }
 
-func (p *Pattern) matchError(r []rune, cause error) *MatchError {
-	n := len(r)
-	if n > excerptLen {
-		n = excerptLen
+// litCursor finds, for one search of one pattern in one text, the next place
+// where a literal of the prefilter occurs, remembering each literal's next
+// occurrence so the text is searched once per literal.
+type litCursor struct {
+	occ  [maxLitSet]int  // byte offset of the literal's next occurrence at or after from[i]; -1: none
+	from [maxLitSet]int  // the offset occ[i] was searched from
+	set  [maxLitSet]bool // literal i was searched for
+}
+
+// next returns the rune index of the first occurrence of a literal of pf in t
+// at or after rune pos, or -1.
+func (lc *litCursor) next(pf *prefilter, t *scanText, pos int) int {
+	text := t.searchable(pf.fold)
+	b := t.byteOffset(pf.fold, pos)
+	best := -1
+	for i, lit := range pf.lits {
+		if !lc.set[i] || lc.from[i] > b || (lc.occ[i] >= 0 && lc.occ[i] < b) {
+			lc.set[i], lc.from[i], lc.occ[i] = true, b, -1
+			if t.absent(pf.fold, lit) {
+				lc.from[i] = 0 // nowhere in the text
+			} else if j := indexRare(text[b:], lit, pf.rare[i]); j >= 0 {
+				lc.occ[i] = b + j
+			}
+		}
+		if o := lc.occ[i]; o >= 0 && (best < 0 || o < best) {
+			best = o
+		}
 	}
-	ex := string(r[:n])
-	if n < len(r) {
-		ex += "…"
+	if best < 0 {
+		return -1
 	}
-	size := 0
-	for _, c := range r {
-		size += utf8.RuneLen(c)
-	}
-	return &MatchError{Pattern: p.expr, Excerpt: ex, Len: size, Err: cause}
+	return t.runeIndex(pf.fold, best)
+}
+
+func (p *Pattern) matchError(t *scanText, cause error) *MatchError {
+	return &MatchError{Pattern: p.expr, Excerpt: excerpt(t.s), Len: len(t.s), Err: cause}
 }
 
 // capText cuts s to at most max bytes at a rune boundary.

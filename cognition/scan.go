@@ -1,19 +1,221 @@
 package cognition
 
 import (
+	"errors"
 	"fmt"
+	"sort"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // scanText is one text of an iteration prepared for regex scanning: cut to the
-// input cap and converted to runes once, on first use.
+// input cap, with invalid UTF-8 replaced rune by rune (as a []rune conversion
+// does, so byte and rune positions agree with what regexp2 sees). Its rune form,
+// lower-cased form and position tables are made once, on first use, and shared by
+// every pattern of the call.
 type scanText struct {
-	label string // where the text comes from, for warnings: agent "scorer" response
+	agent string // agent id, for warnings
+	field string // the mapping field the text comes from; "" for a bare-string result
 	s     string // the text, cut to MaxInput
 	size  int    // length of the whole text in bytes
+	kept  int    // length of the cut text in bytes, before invalid UTF-8 was replaced
 	cut   bool
-	r     []rune
 	noted bool // the cut was reported
+	ascii bool // s is ASCII: rune index == byte offset
+
+	r     []rune // s as runes, for regexp2
+	lower string // s lower-cased rune by rune with unicode.ToLower
+	lowOK bool   // lower is set
+	lowA  bool   // lower is ASCII
+	offs  []int32
+	loffs []int32 // rune index → byte offset of s / lower, for non-ASCII texts
+
+	pairs [2]*pairSet // byte pairs of s / lower, when the caller asked for them
+}
+
+// pairSet is a Bloom filter of the byte pairs of a text: a literal with a pair
+// that is not in the set does not occur in the text. One pass over the text
+// answers for every literal of an Extractor's patterns, which would otherwise
+// each search the whole text.
+type pairSet [64]uint64
+
+func pairHash(a, b byte) uint32 { return (uint32(a)<<8 | uint32(b)) * 0x9E3779B1 >> 20 }
+
+func newPairSet(s string) *pairSet {
+	var ps pairSet
+	for i := 0; i+1 < len(s); i++ {
+		h := pairHash(s[i], s[i+1])
+		ps[h>>6] |= 1 << (h & 63)
+	}
+	return &ps
+}
+
+// mayContain reports whether lit (two bytes or more) may occur in the text.
+func (ps *pairSet) mayContain(lit string) bool {
+	for i := 0; i+1 < len(lit); i++ {
+		h := pairHash(lit[i], lit[i+1])
+		if ps[h>>6]&(1<<(h&63)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// indexPairs makes the byte-pair set of searchable(fold).
+func (t *scanText) indexPairs(fold bool) {
+	i := 0
+	if fold {
+		i = 1
+	}
+	if t.pairs[i] == nil {
+		t.pairs[i] = newPairSet(t.searchable(fold))
+	}
+}
+
+// absent reports whether the byte-pair set of searchable(fold), if made, rules
+// lit out.
+func (t *scanText) absent(fold bool, lit string) bool {
+	i := 0
+	if fold {
+		i = 1
+	}
+	return t.pairs[i] != nil && len(lit) >= 2 && !t.pairs[i].mayContain(lit)
+}
+
+// newScanText prepares s for scanning with the input cap max.
+func newScanText(agent, field, s string, max int) *scanText {
+	capped, cut := capText(s, max)
+	ascii := isASCII(capped)
+	kept := len(capped)
+	if !ascii && !utf8.ValidString(capped) {
+		capped = string([]rune(capped))
+	}
+	return &scanText{agent: agent, field: field, s: capped, size: len(s), kept: kept, cut: cut, ascii: ascii}
+}
+
+// label names the text in warnings: agent "scorer" response.
+func (t *scanText) label() string {
+	if t.field == "" {
+		return fmt.Sprintf("agent %q", t.agent)
+	}
+	return fmt.Sprintf("agent %q %s", t.agent, t.field)
+}
+
+func (t *scanText) runes() []rune {
+	if t.r == nil {
+		if t.ascii {
+			r := make([]rune, len(t.s))
+			for i := range r {
+				r[i] = rune(t.s[i])
+			}
+			t.r = r
+		} else {
+			t.r = []rune(t.s)
+		}
+	}
+	return t.r
+}
+
+// searchable returns the text that literals are looked for in: the text, or
+// its lower-cased form for a case-insensitive prefilter.
+func (t *scanText) searchable(fold bool) string {
+	if !fold {
+		return t.s
+	}
+	if !t.lowOK {
+		t.lower, t.lowA = lowerText(t.s, t.ascii)
+		t.lowOK = true
+	}
+	return t.lower
+}
+
+// runeIndex converts a byte offset of searchable(fold), on a rune boundary, to
+// a rune index (the same in both forms: lower-casing maps rune to rune).
+func (t *scanText) runeIndex(fold bool, b int) int {
+	offs := t.offsets(fold)
+	if offs == nil {
+		return b
+	}
+	return sort.Search(len(offs), func(i int) bool { return int(offs[i]) >= b })
+}
+
+// byteOffset converts a rune index to a byte offset of searchable(fold).
+func (t *scanText) byteOffset(fold bool, i int) int {
+	offs := t.offsets(fold)
+	if offs == nil {
+		return i
+	}
+	return int(offs[i])
+}
+
+// offsets returns the rune → byte table of searchable(fold), nil when it is ASCII.
+func (t *scanText) offsets(fold bool) []int32 {
+	s, table := t.s, &t.offs
+	if fold {
+		s, table = t.searchable(true), &t.loffs
+		if t.lowA {
+			return nil
+		}
+	} else if t.ascii {
+		return nil
+	}
+	if *table == nil {
+		offs := make([]int32, 0, len(s)+1)
+		for i := range s {
+			offs = append(offs, int32(i))
+		}
+		*table = append(offs, int32(len(s)))
+	}
+	return *table
+}
+
+func isASCII(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if w&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// lowerText lower-cases valid UTF-8 s rune by rune with unicode.ToLower, as
+// regexp2 does under IgnoreCase, and reports whether the result is ASCII.
+func lowerText(s string, ascii bool) (string, bool) {
+	if ascii {
+		i := 0
+		for i < len(s) && (s[i] < 'A' || s[i] > 'Z') {
+			i++
+		}
+		if i == len(s) {
+			return s, true
+		}
+		b := []byte(s)
+		for ; i < len(b); i++ {
+			if c := b[i]; 'A' <= c && c <= 'Z' {
+				b[i] = c + 'a' - 'A'
+			}
+		}
+		return string(b), true
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	lowA := true
+	for _, r := range s {
+		r = unicode.ToLower(r)
+		lowA = lowA && r < utf8.RuneSelf
+		b.WriteRune(r)
+	}
+	return b.String(), lowA
 }
 
 // scan holds the per-call state of a Score or Extract call: the regex budget and
@@ -29,25 +231,29 @@ func (sc *scan) warn(format string, args ...any) {
 	sc.warnings = append(sc.warnings, fmt.Sprintf(format, args...))
 }
 
-func (sc *scan) text(label, s string) *scanText {
-	capped, cut := capText(s, sc.limits.MaxInput)
-	return &scanText{label: label, s: capped, size: len(s), cut: cut}
+func (sc *scan) text(agent, field, s string) *scanText {
+	return newScanText(agent, field, s, sc.limits.MaxInput)
 }
 
-func (sc *scan) runes(t *scanText) []rune {
+// note reports, once, that t was cut to the input cap.
+func (sc *scan) note(t *scanText) {
 	if t.cut && !t.noted {
 		t.noted = true
-		sc.warn("%s: text of %d bytes scanned only up to %d bytes", t.label, t.size, len(t.s))
+		sc.warn("%s: text of %d bytes scanned only up to %d bytes", t.label(), t.size, t.kept)
 	}
-	if t.r == nil {
-		t.r = []rune(t.s)
-	}
-	return t.r
 }
 
-// allow reports whether the call's regex budget still allows a scan.
-func (sc *scan) allow() bool {
-	now := time.Now()
+// errBudget stops a scan when the call's regex budget is spent; allow has
+// already recorded the warning.
+var errBudget = errors.New("regex budget spent")
+
+// allowAt reports whether, at time now, the call's regex budget still allows
+// running the regex engine. The budget starts with the first run. A nil scan
+// has no budget.
+func (sc *scan) allowAt(now time.Time) bool {
+	if sc == nil {
+		return true
+	}
 	if sc.deadline.IsZero() {
 		sc.deadline = now.Add(sc.limits.Budget)
 		return true
@@ -66,12 +272,15 @@ func (sc *scan) allow() bool {
 // first runs p on t and returns the rune span of the first match's value. A
 // failed scan becomes a warning and counts as no match.
 func (sc *scan) first(p *Pattern, t *scanText) (start, end int, ok bool) {
-	if !sc.allow() {
+	if sc.spent {
 		return 0, 0, false
 	}
-	start, end, ok, err := p.first(sc.runes(t))
+	sc.note(t)
+	start, end, ok, err := p.first(t, sc)
 	if err != nil {
-		sc.warn("%s: %v", t.label, err)
+		if err != errBudget {
+			sc.warn("%s: %v", t.label(), err)
+		}
 		return 0, 0, false
 	}
 	return start, end, ok
@@ -80,21 +289,16 @@ func (sc *scan) first(p *Pattern, t *scanText) (start, end int, ok bool) {
 // each calls fn with every match span of p in t (see Pattern.each), stopping
 // when the budget is spent.
 func (sc *scan) each(p *Pattern, t *scanText, fn func(start, end int) bool) {
-	if !sc.allow() {
+	if sc.spent {
 		return
 	}
-	stopped := false
-	truncated, err := p.each(sc.runes(t), func(s, e int) bool {
-		if !sc.allow() {
-			stopped = true
-			return false
-		}
-		return fn(s, e)
-	})
+	sc.note(t)
+	truncated, err := p.each(t, sc, fn)
 	switch {
+	case err == errBudget:
 	case err != nil:
-		sc.warn("%s: %v", t.label, err)
-	case truncated && !stopped:
-		sc.warn("%s: pattern %q: only the first %d matches read", t.label, p.expr, maxMatchesPerScan)
+		sc.warn("%s: %v", t.label(), err)
+	case truncated:
+		sc.warn("%s: pattern %q: only the first %d matches read", t.label(), p.expr, maxMatchesPerScan)
 	}
 }

@@ -2,7 +2,6 @@ package cognition
 
 import (
 	"context"
-	"fmt"
 	"strings"
 )
 
@@ -117,11 +116,7 @@ func (r *scoreRun) text(i int, field, s string) *scanText {
 	if t, ok := r.texts[k]; ok {
 		return t
 	}
-	label := fmt.Sprintf("agent %q", r.results[i].ID)
-	if field != "" {
-		label += " " + field
-	}
-	t := r.scan.text(label, s)
+	t := r.scan.text(r.results[i].ID, field, s)
 	if r.texts == nil {
 		r.texts = make(map[textKey]*scanText, 4)
 	}

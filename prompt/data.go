@@ -32,8 +32,20 @@ type Data struct {
 var emptyOutputs = map[string]any{}
 
 // bind puts d's variables into the render context: Vars first, then the fixed
-// variables, which win.
-func bind(ctx *exec.Context, d *Data, st *renderState) {
+// variables, which win. names, when not nil, are all the names the template
+// can read (see Template.names); only those are bound when they are fewer than
+// the variables, which spares the context map most of its inserts (a
+// past_loops_metadata template such as "{{ score }}" reads one of ten).
+func bind(ctx *exec.Context, d *Data, st *renderState, names []string) {
+	if names != nil && len(names) <= len(d.Vars)+4 {
+		for _, name := range names {
+			if v, ok := d.bound(name); ok {
+				ctx.Set(name, v)
+			}
+		}
+		ctx.Set(stateKey, st)
+		return
+	}
 	for k, v := range d.Vars {
 		ctx.Set(k, v)
 	}
@@ -50,6 +62,30 @@ func bind(ctx *exec.Context, d *Data, st *renderState) {
 		ctx.Set("past_loops_metadata", d.PastLoopsMetadata)
 	}
 	ctx.Set(stateKey, st)
+}
+
+// bound is the value bind gives the variable name, if any: the fixed
+// variables, then Vars.
+func (d *Data) bound(name string) (any, bool) {
+	switch name {
+	case "input":
+		return d.Input, true
+	case "previous_outputs":
+		if d.Previous != nil {
+			return d.Previous, true
+		}
+		return emptyOutputs, true
+	case "loop_number":
+		if d.LoopNumber > 0 {
+			return d.LoopNumber, true
+		}
+	case "past_loops_metadata":
+		if d.PastLoopsMetadata != nil {
+			return d.PastLoopsMetadata, true
+		}
+	}
+	v, ok := d.Vars[name]
+	return v, ok
 }
 
 // payload looks a top-level variable up the way OrKa's helpers read their

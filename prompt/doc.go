@@ -43,6 +43,17 @@
 // from. OrKa's filters (truncate, tojson, to_json_string, safe_get,
 // format_loop_metadata) replace or extend gonja's builtin filters.
 //
+// # Speed
+//
+// gonja evaluates expressions through reflection, a value per step. Rendering
+// takes shorter paths where the result is provably gonja's: variable paths
+// (previous_outputs.w.response), helper calls with literal arguments and those
+// followed by filters with literal arguments ({{ note.text | truncate(80) }})
+// are evaluated directly on the Go data; a render binds only the variables
+// whose names occur in the template's tokens when they are fewer than Data
+// holds; a template without tags is its text. Tests and fuzz targets compare
+// each path with gonja's.
+//
 // # Concurrency and lifecycle
 //
 // A [Template] and an [Expr] are safe for concurrent use: after parsing only a

@@ -1,6 +1,8 @@
 package prompt
 
 import (
+	"fmt"
+
 	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/nodes"
 	"github.com/nikolalohinski/gonja/v2/tokens"
@@ -34,6 +36,10 @@ type fastExpr struct {
 // noFast turns the fast paths off; tests use it to check that they give what
 // gonja gives.
 var noFast bool
+
+// noSelectiveBind makes every render bind all the variables; tests use it to
+// check that binding only the names a template reads changes nothing.
+var noSelectiveBind bool
 
 // compileFast returns the fast form of expr, or nil. It runs after rewrite, so
 // attribute objects may be wrapped as (x or "").
@@ -153,4 +159,72 @@ func evalFast(r *exec.Renderer, f *fastExpr, expr nodes.Expression) (*exec.Value
 		return nil, v
 	}
 	return v, nil
+}
+
+// fastFiltered is {{ path | f(literal, ...) | g }} or {{ helper() | f }}, the
+// common filtered outputs ({{ note.text | truncate(80) }}): the path or helper
+// call is evaluated on the fast path and the filters are called as gonja's
+// EvaluateFiltered calls them, which spares gonja's generic evaluation of the
+// path (reflection, one value per step).
+type fastFiltered struct {
+	base    *fastExpr
+	filters []*nodes.FilterCall
+}
+
+func compileFiltered(expr nodes.Node) *fastFiltered {
+	fe, ok := expr.(*nodes.FilteredExpression)
+	if !ok || noFast {
+		return nil
+	}
+	base := compileFast(fe.Expression)
+	if base == nil {
+		return nil
+	}
+	for _, fc := range fe.Filters {
+		for _, a := range fc.Args {
+			if !isLiteral(a) {
+				return nil
+			}
+		}
+		for _, a := range fc.Kwargs {
+			if !isLiteral(a) {
+				return nil
+			}
+		}
+	}
+	return &fastFiltered{base: base, filters: fe.Filters}
+}
+
+func isLiteral(n nodes.Expression) bool {
+	switch n.(type) {
+	case *nodes.String, *nodes.Integer, *nodes.Float, *nodes.Bool:
+		return true
+	}
+	return false
+}
+
+// eval evaluates f; ok is false when gonja must evaluate the whole expression,
+// which it does when the path is undefined or None (filters such as default
+// tell those apart, and the fast path does not). A failing filter gives an
+// error value wrapped as EvaluateFiltered wraps it.
+func (f *fastFiltered) eval(r *exec.Renderer) (*exec.Value, bool) {
+	if f == nil {
+		return nil, false
+	}
+	v, ok := f.base.eval(r)
+	if !ok || v == nil {
+		return nil, false
+	}
+	val := toValue(v)
+	if val.IsNil() {
+		return nil, false
+	}
+	e := r.Evaluator()
+	for _, fc := range f.filters {
+		val = e.ExecuteFilter(fc, val)
+		if val.IsError() {
+			return exec.AsValue(fmt.Errorf("unable to evaluate filter %s: %w", fc, val)), true
+		}
+	}
+	return val, true
 }

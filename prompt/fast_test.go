@@ -3,6 +3,7 @@ package prompt
 import (
 	"testing"
 
+	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -42,6 +43,18 @@ func TestFastPathsMatchGonja(t *testing.T) {
 		"{{ input.input if previous_outputs.w.flag else 'no' }}",
 		"{% set get_input = get_loop_number %}{{ get_input() }}",
 		"{% autoescape true %}{{ '<b>' }}{{ input.input }}{% endautoescape %}",
+		// filtered paths
+		"{{ input.input | upper }}", "{{ input.input | truncate(2) }}", "{{ input.input | truncate(2, '~') | upper }}",
+		"{{ input.input | truncate(length=3, end='!') }}", "{{ input.input | truncate('x') }}", "{{ input.input | nope }}",
+		"{{ missing | default('d') }}", "{{ input.nested.k | default('d') }}", "{{ input.nested.k | default('d', true) }}",
+		"{{ input.nested.k.deeper | default('d') }}", "{{ previous_outputs.w.list | join(', ') }}",
+		"{{ previous_outputs.w.confidence | round(1) }}", "{{ previous_outputs.w | tojson }}", "{{ f | int }}",
+		"{{ previous_outputs.w.flag | string | length }}", "{{ ns.a | string }}", "{{ st.Name | lower }}",
+		"{{ input.s | replace('s', 'S') }}", "{{ input.s | center(9) }}", "{{ big | truncate(3) }}",
+		"{% for x in previous_outputs.w.list %}{{ x | string | upper }}{% endfor %}",
+		"{% autoescape true %}{{ input.input | upper }}{% endautoescape %}", "{{ input.input | safe }}",
+		"{{ get_input() | upper }}", "{{ get_loop_number() | string }}", "{{ get_agent_response('w') | truncate(1) }}",
+		"{{ get_agent_response('nope') | default('none') }}", "{{ get_input('x') | upper }}", "{{ has_past_loops() | string }}",
 	}
 	for _, strict := range []bool{false, true} {
 		for _, src := range srcs {
@@ -105,5 +118,26 @@ func TestLoopSemantics(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, render(t, tc.src, d))
 		})
+	}
+}
+
+// truncateRunes is truncate's algorithm on runes, as it was first written.
+func truncateRunes(s string, n int, sfx string) string {
+	rs := []rune(s)
+	if len(rs) <= n {
+		return s
+	}
+	return string(rs[:max(n-len([]rune(sfx)), 0)]) + sfx
+}
+
+func TestTruncateCountsCharacters(t *testing.T) {
+	for _, s := range []string{"", "a", "abc", "héllo wörld", "日本語のテキスト", "a\xffb\xfe", "\xff\xff\xff\xff", "emoji 🙂🙂🙂 end"} {
+		for n := -2; n <= 16; n++ {
+			for _, sfx := range []string{"...", "", "…", "\xff"} {
+				got, err := truncate(exec.AsValue(s), exec.AsValue(n), exec.AsValue(sfx))
+				require.NoError(t, err)
+				assert.Equal(t, truncateRunes(s, n, sfx), got, "%q %d %q", s, n, sfx)
+			}
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/nikolalohinski/gonja/v2/exec"
 )
@@ -678,12 +679,31 @@ func truncate(text, length, suffix *exec.Value) (string, error) {
 		sfx = pyStr(suffix)
 	}
 	s := pyStr(text)
-	rs := []rune(s)
-	if len(rs) <= n {
-		return s, nil
+	if n < 0 {
+		return sfx, nil
 	}
-	keep := max(n-len([]rune(sfx)), 0)
-	return string(rs[:keep]) + sfx, nil
+	if len(s) <= n {
+		return s, nil // no more characters than bytes
+	}
+	if !utf8.ValidString(s) {
+		rs := []rune(s) // invalid bytes become U+FFFD, one character each
+		if len(rs) <= n {
+			return s, nil
+		}
+		return string(rs[:max(n-utf8.RuneCountInString(sfx), 0)]) + sfx, nil
+	}
+	keep := max(n-utf8.RuneCountInString(sfx), 0)
+	cut, count := len(s), 0
+	for i := range s {
+		if count == keep {
+			cut = i
+		}
+		if count == n {
+			return s[:cut] + sfx, nil // more than n characters
+		}
+		count++
+	}
+	return s, nil
 }
 
 func formatLoopMetadata(c call) (any, error) {

@@ -162,12 +162,14 @@ func (n *nsSetNode) Execute(r *exec.Renderer, tag *nodes.ControlStructureBlock) 
 type outputNode struct {
 	n                 *nodes.Output
 	fast, fcond, falt *fastExpr
+	ffast             *fastFiltered // the expression is path | filter(literals) | …
 }
 
 func (o *outputNode) compile() {
 	o.fast = compileFast(o.n.Expression)
 	o.fcond = compileFast(o.n.Condition)
 	o.falt = compileFast(o.n.Alternative)
+	o.ffast = compileFiltered(o.n.Expression)
 }
 
 func (o *outputNode) Position() *tokens.Token { return o.n.Start }
@@ -237,6 +239,12 @@ func (o *outputNode) eval(r *exec.Renderer) (*exec.Value, error) {
 			}
 			return evalFast(r, o.falt, n.Alternative)
 		}
+	}
+	if v, ok := o.ffast.eval(r); ok {
+		if v.IsError() {
+			return nil, v
+		}
+		return v, nil
 	}
 	return evalFast(r, o.fast, n.Expression)
 }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/nikolalohinski/gonja/v2/config"
@@ -24,6 +25,11 @@ type parseState struct {
 	lexErrPos   int    // byte offset of the first lexer error, -1 if none
 	lexErrMsg   string
 	compilers   []interface{ compile() } // nodes with fast paths to prepare after rewrite
+	// names holds every name token of the source, complete once prelex has
+	// reached the end without a lexer error (namesDone). No template can read
+	// a variable whose name is not among them.
+	names     map[string]struct{}
+	namesDone bool
 }
 
 // normalize applies the newline handling of gonja's lexer (and Jinja's defaults:
@@ -47,6 +53,9 @@ var blockOpeners = map[string]bool{
 // evaluating them could overflow the stack.
 func (ps *parseState) prelex(cfg *config.Config) *SyntaxError {
 	ps.lexErrPos = -1
+	if pos := lexerTrap(ps.src, cfg); pos >= 0 {
+		return ps.errAt(pos, "a number followed by \".\" and a non-ASCII character cannot be read (put a space or quotes around it)")
+	}
 	st := tokens.LexAll(ps.src, cfg)
 	var (
 		prev       *tokens.Token
@@ -69,6 +78,7 @@ func (ps *parseState) prelex(cfg *config.Config) *SyntaxError {
 			ps.lexErrPos, ps.lexErrMsg = ps.lexErrorAt(t, prev)
 			return nil
 		case tokens.EOF:
+			ps.namesDone = true
 			return nil
 		case tokens.BlockBegin, tokens.VariableBegin:
 			if t.Type == tokens.BlockBegin {
@@ -88,6 +98,10 @@ func (ps *parseState) prelex(cfg *config.Config) *SyntaxError {
 			}
 			setBlock, setAssign, inTag = -1, false, false
 		case tokens.Name:
+			if ps.names == nil {
+				ps.names = make(map[string]struct{})
+			}
+			ps.names[t.Val] = struct{}{}
 			if afterBegin {
 				switch {
 				case t.Val == "set":
@@ -122,6 +136,95 @@ func (ps *parseState) prelex(cfg *config.Config) *SyntaxError {
 		st.Next()
 	}
 	return nil
+}
+
+// lexerTrap returns the offset of the first place where gonja's lexer would
+// go wrong, or -1. Reading a number followed by "." it peeks at the next
+// character and, when that does not continue the number, steps back by that
+// character's width instead of the dot's: after a multi-byte character it
+// lands before the dot, and then lexes the number again for ever, with a
+// growing token list ({{ 0$0.é), or panics.
+//
+// The candidates are dots after a digit and before a multi-byte character
+// that is not a digit (a digit continues the number).
+// The source is lexed with the characters after the candidates replaced by
+// ASCII letters of the same byte length, so the lexer cannot trip, and reads
+// like the original up to the first candidate. A candidate is the trap when
+// its dot comes right after a number token. When it is a dot after a name and
+// the replaced character is not one a name continues with, the two lexings
+// may part there: the rest is lexed again with that candidate as written
+// (harmless: it is not the trap).
+func lexerTrap(src string, cfg *config.Config) int {
+	var sites []int
+	prev := rune(-1)
+	for i, r := range src {
+		if r == '.' && unicode.IsDigit(prev) && i+1 < len(src) {
+			if next, w := utf8.DecodeRuneInString(src[i+1:]); w > 1 && !unicode.IsDigit(next) {
+				sites = append(sites, i)
+			}
+		}
+		prev = r
+	}
+	for relex := 0; len(sites) > 0; relex++ {
+		if relex == 64 {
+			return sites[0] // not worth more passes: refuse the template
+		}
+		masked := []byte(src)
+		for _, s := range sites {
+			_, w := utf8.DecodeRuneInString(src[s+1:])
+			for j := s + 1; j <= s+w; j++ {
+				masked[j] = 'a'
+			}
+		}
+		toks := lexAllTokens(string(masked), cfg)
+		var before *tokens.Token
+		k, parted := 0, false
+		for _, t := range toks {
+			if k == len(sites) {
+				break
+			}
+			for k < len(sites) && sites[k] < t.Pos {
+				k++ // inside text, a string, a comment or a name: not a number
+			}
+			if k < len(sites) && t.Type == tokens.Dot && t.Pos == sites[k] {
+				if before != nil && (before.Type == tokens.Integer || before.Type == tokens.Float) &&
+					before.Pos+len(before.Val) == t.Pos {
+					return before.Pos
+				}
+				if r, _ := utf8.DecodeRuneInString(src[t.Pos+1:]); r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+					parted = true // the lexings may part here: lex the rest again
+					break
+				}
+				k++
+			}
+			before = t
+		}
+		if !parted {
+			return -1 // every candidate judged, or the lexer stopped before the rest
+		}
+		sites = sites[k+1:]
+	}
+	return -1
+}
+
+// lexAllTokens lexes src to the end. LexAll's stream stops at the first
+// error token, but gonja's lexer goes on after some errors ({{ ! ...), so the
+// tokens are read from the lexer itself. A panic of the lexer ends the list.
+func lexAllTokens(src string, cfg *config.Config) []*tokens.Token {
+	l := tokens.NewLexer(src, cfg)
+	go func() {
+		defer func() {
+			if recover() != nil {
+				close(l.Tokens)
+			}
+		}()
+		l.Run() // closes l.Tokens when done
+	}()
+	var toks []*tokens.Token
+	for t := range l.Tokens {
+		toks = append(toks, t)
+	}
+	return toks
 }
 
 // lexErrorAt places a lexer error. The lexer reports where it stopped; the

@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
@@ -35,6 +36,7 @@ type Template struct {
 	env    *exec.Environment // filters, tests, methods, globals, this template's tags
 	loader *sourceLoader
 	single *outputNode  // set when the template is exactly one {{ expression }}
+	names  []string     // every name the template can read; nil when unknown (see bind)
 	hint   atomic.Int64 // initial output buffer size (a hint, updated by renders)
 }
 
@@ -94,6 +96,13 @@ func Parse(name, src string, opts Options) (t *Template, err error) {
 	}
 	rewrite(tpl.Root(), ps, opts.Strict)
 	t.tpl, t.cfg = tpl, cfg
+	if ps.namesDone && ps.lexErrPos < 0 && !noSelectiveBind {
+		t.names = make([]string, 0, len(ps.names))
+		for name := range ps.names {
+			t.names = append(t.names, name)
+		}
+		sort.Strings(t.names)
+	}
 	t.hint.Store(int64(len(norm) + len(norm)/2 + 64))
 	return t, nil
 }
@@ -183,7 +192,7 @@ func (t *Template) frame(d Data) *frame {
 	f.st = renderState{d: d, maxOut: t.maxOut, maxWork: workFactor * t.maxOut, ev: &f.ev}
 	f.w.st = &f.st
 	ctx := t.env.Context.Inherit()
-	bind(ctx, &f.st.d, &f.st)
+	bind(ctx, &f.st.d, &f.st, t.names)
 	f.env = exec.Environment{
 		Context:           ctx,
 		Filters:           t.env.Filters,

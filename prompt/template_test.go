@@ -652,3 +652,25 @@ func TestRenderHelperNamesAreNotReachable(t *testing.T) {
 	assert.Equal(t, "3 x", render(t, "{{ 1 + 2 }} {{ add }}", d))
 	assert.Equal(t, "", render(t, "{{ state }}", d))
 }
+
+// TestLexerTrap: sources on which gonja's lexer would loop for ever are syntax
+// errors; the same characters in text and strings still parse.
+func TestLexerTrap(t *testing.T) {
+	for _, src := range []string{"{{ 0$0.䅆", "{{ 0.é }}", "{% if 1.5.ü %}x{% endif %}", "{{ x[0.é] }}",
+		"\x1c\x9f\xae\xdf/\x1b\xa9\xb2䅆\x0f\x13\xe5\x9fRIZ|\x8fX\xf0\a$\xdf{{0$0.䅆\x0f\x13A",
+		"{{0\x9f0.䅆\x0f\x13A", "{{ x.€ + 1 }}{{ 2.€ }}", "{{ 'a' ~ 7.ü }}", "{{!0.䅆"} { // gonja lexes on after "!"
+		_, err := Parse("trap", src, Options{})
+		var se *SyntaxError
+		require.ErrorAs(t, err, &se, "%q", src)
+		assert.Contains(t, se.Msg, "non-ASCII", "%q", src)
+	}
+	for _, src := range []string{"version 1.é and {{ input }}", "{{ 'v1.é' }}", "{{ input }} 2.ü", "{# 3.é #}{{ 1.5 }}",
+		"{{ item1.名前 }}", "{% raw %}{{ 4.é }}{% endraw %}{{ x }}"} {
+		_, err := Parse("trap", src, Options{})
+		assert.NoError(t, err, "%q", src)
+	}
+	_, err := Parse("trap", "{{ 1.٣ }}", Options{}) // a digit continues the number: no trap (gonja reads a float)
+	if err != nil {
+		assert.NotContains(t, err.Error(), "non-ASCII")
+	}
+}

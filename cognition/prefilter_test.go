@@ -1,0 +1,492 @@
+package cognition
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+)
+
+func TestAnalyze(t *testing.T) {
+	tests := []struct {
+		expr   string
+		ci     bool
+		lits   []string // nil: no prefilter
+		prefix bool
+		fast   string
+	}{
+		{expr: `SCORE:\s*([0-9.]+)`, lits: []string{"SCORE:"}, prefix: true},
+		{expr: `score:\s*(\d+\.?\d*)`, ci: true, lits: []string{"score:"}, prefix: true},
+		{expr: `(\d+\.?\d*)/10`, lits: []string{"/10"}},
+		{expr: `(\d+\.?\d*)\s*out\s*of\s*10`, lits: []string{"out"}},
+		{expr: `(\d+\.?\d*)\s*points?`, lits: []string{"point"}},
+		{expr: `0\.[6-9][0-9]?`, lits: []string{"0.6", "0.7", "0.8", "0.9"}, prefix: true},
+		{expr: `([0-9]+\.[0-9]+)`, lits: []string{"."}},
+		{expr: `(a+)+$`, lits: []string{"a"}},
+		{expr: `(?:provides?|identifies?|shows?|reveals?)\s+(.+?)(?:\n|$)`, ci: true,
+			lits: []string{"provide", "identifie", "show", "reveal"}, prefix: true,
+			fast: `(?:provides?|identifies?|shows?|reveals?)\s+(.[^\n]*)(?:\n|$)`},
+		{expr: `(?:overlooked|missed|not adequately|fails? to)\s+(.+?)(?:\n|$)`, ci: true,
+			lits: []string{"overlooked", "missed", "not adequately", "fail to", "fails to"}, prefix: true,
+			fast: `(?:overlooked|missed|not adequately|fails? to)\s+(.[^\n]*)(?:\n|$)`},
+		{expr: `(?i)Key:\s*(.*?)(?:$|\n)`, lits: []string{"key:"}, prefix: true, fast: `(?i)Key:\s*([^\n]*)(?:$|\n)`},
+		{expr: `(?i:Key)Word`, lits: []string{"keyword"}, prefix: true},
+		{expr: `[Kk]ey\b`, ci: true, lits: []string{"key"}, prefix: true},
+		{expr: `x|(.+?)(?:\n|\z)`, fast: `x|(.[^\n]*)(?:\n|\z)`},
+		{expr: `\bSCORE\b(?=:)`, lits: []string{"SCORE"}, prefix: true},
+		{expr: `(?<=SCORE: )(\d+)`},
+		{expr: `a{,3}b`, lits: []string{"a{,3}b"}, prefix: true},
+		{expr: `a{2}b`, lits: []string{"a"}},
+		{expr: `[\]a]bc`, lits: []string{"]bc", "abc"}, prefix: true},
+		{expr: `\.\*\+\?`, lits: []string{".*+?"}, prefix: true},
+		{expr: `é+t`, ci: true, lits: []string{"é"}, prefix: true}, // two bytes
+		// Refused: the expression runs as written.
+		{expr: `(?P<q>['"])(.+?)(?P=q)`},
+		{expr: `\x41BC`},
+		{expr: `(?#note)v=(\d+)`},
+		{expr: `(?x) a b`},
+		{expr: `[a-z-[aeiou]]x`},
+		{expr: `(.+?)$`},
+		{expr: `((.+?)(?:\n|$))`},
+		{expr: `(.+?)(?:\n|$|\.)`},
+		{expr: `(.+?)(?:\n|$)x`, lits: []string{"x"}}, // not the end: no rewrite
+		{expr: ``},
+		{expr: `\s*`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.expr, func(t *testing.T) {
+			src, _ := translatePython(tc.expr)
+			a := analyze(src, tc.ci)
+			assert.Equal(t, tc.fast, a.fast)
+			if tc.lits == nil {
+				assert.False(t, a.hasPre, "%+v", a.pre)
+				return
+			}
+			require.True(t, a.hasPre)
+			assert.Equal(t, tc.lits, a.pre.lits)
+			assert.Equal(t, tc.prefix, a.pre.prefix)
+		})
+	}
+}
+
+// TestLowerCaseAssumptions checks, over every rune, the properties of
+// unicode.ToLower the prefilter relies on: lower-casing twice changes nothing,
+// no rune lower-cases to an ASCII capital, and only "\n" lower-cases to "\n"
+// (the line-tail rewrite's [^\n] under IgnoreCase).
+func TestLowerCaseAssumptions(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		l := unicode.ToLower(r)
+		if unicode.ToLower(l) != l {
+			t.Fatalf("ToLower is not idempotent at %U", r)
+		}
+		if 'A' <= l && l <= 'Z' {
+			t.Fatalf("%U lower-cases to %q", r, l)
+		}
+		if l == '\n' && r != '\n' {
+			t.Fatalf("%U lower-cases to a newline", r)
+		}
+	}
+}
+
+func TestIndexRare(t *testing.T) {
+	text := "the shows show: a showcase of shows, showing " + strings.Repeat("w", 40) + " show"
+	for _, lit := range []string{"show", "shows", "show:", "w", "ww", "of s", "nope", "showing", " show"} {
+		k := newPrefilter([]string{lit}, false, false).rare[0]
+		for from := 0; from <= len(text); from++ {
+			want := strings.Index(text[from:], lit)
+			assert.Equal(t, want, indexRare(text[from:], lit, k), "%q from %d", lit, from)
+		}
+	}
+}
+
+func TestPairSet(t *testing.T) {
+	text := "Provides a view; lacks data"
+	ps := newPairSet(text)
+	for i := 0; i+2 <= len(text); i++ {
+		for j := i + 2; j <= len(text); j++ {
+			require.True(t, ps.mayContain(text[i:j]), text[i:j])
+		}
+	}
+	assert.False(t, ps.mayContain("zq"))
+}
+
+// differentialPatterns are the expressions the prefilter and the rewrite are
+// checked on: every built-in, OrKa's examples, and constructs that test the
+// analysis.
+func differentialPatterns(t testing.TB) []string {
+	exprs := append(DefaultPatterns(), highPriorityPatterns...)
+	exprs = append(exprs, agentKeyPatterns...)
+	exprs = append(exprs, orkaExamplePatterns.Insights...)
+	exprs = append(exprs, orkaExamplePatterns.Improvements...)
+	exprs = append(exprs, orkaExamplePatterns.Mistakes...)
+	exprs = append(exprs,
+		// OrKa's examples/*.yml score patterns
+		`SCORE:\s*([0-9]+\.?[0-9]*)`, `Score:\s*([0-9]+\.?[0-9]*)`, `QUALITY:\s*([0-9]+\.?[0-9]*)`,
+		`(0\.[6-9][0-9]?)`, `(0\.[5][0-9])`, `QUALITY_SCORE:\s*([0-9]+\.?[0-9]*)`, `(0\.[5-9][0-9]?)`, `(1\.0)`,
+		// constructs
+		`(\w+)$`, `(\w+)\Z`, `(?m)^score: (\d+)$`, `\bscore\b:\s*(\d+)`, `(?i)score:\s*(\d+)`, `(?i:score):\s*(\d+)`,
+		`score(?=:)`, `(?<=SCORE: )(\d+\.\d+)`, `(?<!no )score`, `(?P<v>\d+)/10`, `(?P<q>['"])(.+?)(?P=q)`,
+		`[Ss]core:\s*([0-9.]+)`, `[A-Z]+: (\d)`, `(?:a|b|)c`, `x*y`, `(x?)y`, `(a|ab)(c|bcd)(d*)`, `\d{2,3}%`,
+		`a{,3}b`, `a{2}b`, `\.\*\+\?`, `[\]a]+b`, `[^\n]+\n`, `[a-c\-x]y`, `\x41BC`, `\u0041`, `\p{Lu}\w+: (\d)`,
+		`(?#c)v=(\d+)`, `(?x) s h o w # c`, `(.*?)(?:\n|$)`, `.+?(?:$|\n)`, `(.+?)(?:\n|\z)`,
+		`(.+?)(?:\n|$|\.)`, `(.+?)(?:\n|$)|x`, `x|(.+?)(?:\n|$)`, `((.+?)(?:\n|$))`,
+		`\n(.+?)(?:\n|$)`, `(?m)(.+?)(?:\n|$)`, `(.+?)(?:\r?\n|$)`, `(?-i:Key) (.+?)(?:$|\n)`,
+		`(?i)(?:provides?|shows?)\s+(.+?)(?:\n|$)`, `[Kk]ey: (.+)`, `[éÉ]t(.)`, `[A-C]x`, `(?:K|k)ey`,
+		`(?:insight|finding)s?[:\s]+(.+?)(?:\n|$)`, `note:\s*(\S+)`, `(?>ab|a)c`, `(a)|b`, `(?:(a)|b)+c`,
+		`\$(\d+)`, `(\d+)\s*(?:%|percent)`, `^(.+?)(?:\n|$)`, `(?:^|\n)- (.+?)(?:\n|$)`, `ß(.)`, `Σ(.)`,
+		``, `\s*`, `(?:)`, `^`, `$`, `(a*)*b`, `(|a)+b`, `.`, `(?s).`, `\n`, `(?i)İ(.)`, `(?i)\x{212A}ey`,
+	)
+	for _, dir := range []string{"../examples", "../configs", "/work/shared/reference/orka-examples"} {
+		exprs = append(exprs, yamlPatterns(t, dir)...)
+	}
+	return exprs
+}
+
+// quadraticPatterns scan to the end of the text from every position: they are
+// checked on short texts only.
+var quadraticPatterns = []string{`(.+?)$`, `(?s).+?END`, `(.+?)\z`, `(?s)(.*?)$`}
+
+// yamlPatterns returns the regexes of the workflow files under dir: the values
+// of keys that name patterns.
+func yamlPatterns(t testing.TB, dir string) []string {
+	var out []string
+	_ = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || (filepath.Ext(path) != ".yaml" && filepath.Ext(path) != ".yml") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil
+		}
+		var doc any
+		if yaml.Unmarshal(b, &doc) != nil {
+			return nil
+		}
+		var walk func(key string, v any)
+		walk = func(key string, v any) {
+			switch x := v.(type) {
+			case map[string]any:
+				for k, e := range x {
+					walk(k, e)
+				}
+			case []any:
+				for _, e := range x {
+					walk(key, e)
+				}
+			case string:
+				if strings.Contains(key, "pattern") || key == "insights" || key == "improvements" || key == "mistakes" {
+					out = append(out, x)
+				}
+			}
+		}
+		walk("", doc)
+		return nil
+	})
+	return out
+}
+
+// differentialTexts are realistic model output and inputs chosen against the
+// prefilter: case folding that changes byte lengths, invalid UTF-8, final
+// newlines, dense literal occurrences.
+func differentialTexts() []string {
+	texts := []string{
+		analyzerText, scorerText, analyzerText + "\n", scorerText + "\n\n",
+		"The answer identifies the base case clearly.\nIt lacks a concrete example with numbers.\nIt overlooked the cost of deep call stacks.\nWeakness: no mention of tail calls.",
+		"Decent but incomplete. SCORE: 0.62", "SCORE: 8/10", "**Score:** 0.85\n", "Score: 9.5 / 10", "7 out of 10", "85%",
+		"rating: 4.5 points", "confidence: 0.9\nagreement: 0.7\nconsensus: 0.8", "AGREEMENT: 0.66 AGREEMENT_SCORE: 0.7",
+		`{"score": 0.85, "response": "shows 0.7"}`, "QUALITY: 0.9\nQUALITY_SCORE: 0.8\n1.0 and 0.55 and 0.75",
+		"SHOWS the point\nShOwS it\nſhows not\n\u212Aey finding: kelvin key\nİmportant point: dotted\n",
+		"Key: value\r\nkey: other\r\n", "KEY INSIGHT: trailing newline\n", "main point: no newline at all",
+		"ÉTÉ été Été ÉtÉ", "ß ẞ ss SS", "ΣΑΣ σας ς", "x\u2028y\u0085z\u00a0w", "\xff\xfeSCORE: \xc3 0.5 shows \xff\n",
+		"", "\n", "a", "ab", "aab", "abcd", "$12 and $3", "50 percent and 60 %",
+		"- first item line\n- second item line\n- third item line", "note: ünï ok", "no score here", "score",
+		strings.Repeat("show ", 200) + "shows it at the end", strings.Repeat("shows x\n", 300),
+		strings.Repeat("0.", 500) + "0.75", strings.Repeat("needs\n", 100) + "needs a real example here",
+		"The data shows a rise\nand reveals more\nit needs work\nmissing pieces\nwould improve clarity\nfails to cite\n",
+	}
+	for i := range 4 {
+		texts = append(texts, strings.Repeat("Further discussion adds context. ", 30*(i+1))+"The report provides a balanced view.\nSCORE: 0.7")
+	}
+	return texts
+}
+
+var differentialOptions = []PatternOptions{
+	{},
+	{IgnoreCase: true, DotAll: true},
+	{IgnoreCase: true},
+	{DotAll: true},
+}
+
+type spanResult struct {
+	Start, End int
+	OK         bool
+	Err        bool
+}
+
+// scanAll runs p's first and each on text.
+func scanAll(p *Pattern, text string) (spanResult, []spanResult, bool) {
+	return scanAllIn(nil, p, text)
+}
+
+// scanAllIn is scanAll within the budget of sc (nil: none).
+func scanAllIn(sc *scan, p *Pattern, text string) (spanResult, []spanResult, bool) {
+	t := newScanText("a", "", text, p.limits.MaxInput)
+	s, e, ok, err := p.first(t, sc)
+	first := spanResult{s, e, ok, err != nil}
+	var all []spanResult
+	truncated, err := p.each(t, sc, func(s, e int) bool {
+		all = append(all, spanResult{Start: s, End: e, OK: true})
+		return true
+	})
+	if err != nil {
+		all = append(all, spanResult{Err: true})
+	}
+	return first, all, truncated
+}
+
+// TestPrefilterDifferential: for every pattern, option set and text, the
+// analysed pattern (prefilter, anchored attempts, rewrite) finds exactly what
+// the pattern as written finds.
+func TestPrefilterDifferential(t *testing.T) {
+	texts := differentialTexts()
+	var short []string
+	for _, text := range texts {
+		if len(text) <= 300 {
+			short = append(short, text)
+		}
+	}
+	analysed := 0
+	patterns := differentialPatterns(t)
+	for i, expr := range append(patterns, quadraticPatterns...) {
+		for j, o := range differentialOptions {
+			texts := texts
+			if i >= len(patterns) || j >= 2 {
+				// Long texts with the two option sets Score and Extract use.
+				texts = short
+			}
+			o.MatchTimeout = 10 * time.Second
+			plain, err := compile(expr, o, false)
+			if err != nil {
+				continue
+			}
+			fast, err := compile(expr, o, true)
+			require.NoError(t, err, expr)
+			if fast.hasPre || fast.re != plain.re {
+				analysed++
+			}
+			for _, text := range texts {
+				wantFirst, wantAll, wantTrunc := scanAll(plain, text)
+				gotFirst, gotAll, gotTrunc := scanAll(fast, text)
+				require.Equal(t, wantFirst, gotFirst, "first: %q %+v on %q", expr, o, excerpt(text))
+				require.Equal(t, wantAll, gotAll, "each: %q %+v on %q", expr, o, excerpt(text))
+				require.Equal(t, wantTrunc, gotTrunc)
+				wv, wok, _ := plain.Find(text)
+				gv, gok, _ := fast.Find(text)
+				require.Equal(t, wv, gv, "Find: %q %+v on %q", expr, o, excerpt(text))
+				require.Equal(t, wok, gok)
+			}
+		}
+	}
+	assert.Greater(t, analysed, 200, "most patterns take the analysed path")
+}
+
+// TestPrefilterEachMatchesFindNextMatch checks the plain iteration against
+// regexp2's own FindNextMatch chain, empty matches included.
+func TestPrefilterEachMatchesFindNextMatch(t *testing.T) {
+	for _, expr := range []string{`(a*)`, `(x?)`, `(\b)`, `(a|)`, `(.+?)(?:\n|$)`, `(\w+)`} {
+		p, err := compile(expr, PatternOptions{}, false)
+		require.NoError(t, err)
+		for _, text := range []string{"", "baaa", "a a", "xyx\n", "ab\ncd\n"} {
+			var want []spanResult
+			r := []rune(text)
+			m, err := p.re.FindRunesMatch(r)
+			for ; m != nil && err == nil; m, err = p.re.FindNextMatch(m) {
+				s, e, ok := p.span(m)
+				if ok {
+					want = append(want, spanResult{Start: s, End: e, OK: true})
+				}
+			}
+			require.NoError(t, err)
+			_, got, _ := scanAll(p, text)
+			assert.Equal(t, want, got, "%q on %q", expr, text)
+		}
+	}
+}
+
+// unanalysedScorer and unanalysedExtractor rebuild s and e with every pattern as written.
+func plainPattern(t testing.TB, p *Pattern) *Pattern {
+	if p == nil {
+		return nil
+	}
+	q, err := compile(p.expr, p.opts, false)
+	require.NoError(t, err)
+	return q
+}
+
+func unanalysedScorer(t testing.TB, s *Scorer) *Scorer {
+	c := *s
+	c.strategies = nil
+	for _, st := range s.strategies {
+		ps := st.patterns
+		st.patterns = nil
+		for _, p := range ps {
+			st.patterns = append(st.patterns, plainPattern(t, p))
+		}
+		c.strategies = append(c.strategies, st)
+	}
+	c.hpPatterns, c.akPatterns = nil, nil
+	for _, p := range s.hpPatterns {
+		c.hpPatterns = append(c.hpPatterns, plainPattern(t, p))
+	}
+	for _, p := range s.akPatterns {
+		c.akPatterns = append(c.akPatterns, plainPattern(t, p))
+	}
+	return &c
+}
+
+func unanalysedExtractor(t testing.TB, e *Extractor) *Extractor {
+	c := *e
+	c.pairs = [2]bool{}
+	for i, ps := range e.patterns {
+		c.patterns[i] = nil
+		for _, p := range ps {
+			c.patterns[i] = append(c.patterns[i], plainPattern(t, p))
+		}
+	}
+	return &c
+}
+
+// TestScoreAndExtractDifferential compares whole Score and Extract calls with
+// and without the analysis.
+func TestScoreAndExtractDifferential(t *testing.T) {
+	limits := Limits{MatchTimeout: 10 * time.Second, Budget: time.Minute}
+	scorers := []*Scorer{
+		newScorer(t, ScoreConfig{Limits: limits}),
+		newScorer(t, ScoreConfig{Limits: limits, ExtractionPattern: `SCORE:\s*([0-9.]+)`}),
+		newScorer(t, ScoreConfig{Limits: limits, Strategies: []Strategy{{Type: StrategyAgentKey, Agents: []string{"b", "a"}}}}),
+		newScorer(t, ScoreConfig{Limits: limits, Strategies: []Strategy{{Type: StrategyPattern, Patterns: []string{
+			`QUALITY:\s*([0-9]+\.?[0-9]*)`, `(0\.[6-9][0-9]?)`, `(1\.0)`}}}}),
+	}
+	extractors := []*Extractor{
+		newExtractor(t, ExtractConfig{Limits: limits, Patterns: orkaExamplePatterns, MaxLengthPerCategory: 400}),
+		newExtractor(t, ExtractConfig{Limits: limits, MaxLengthPerCategory: 2000, Patterns: ExtractPatterns{
+			Insights:     []string{`(?:shows?|reveals?|finds?)\s+(.+?)(?:\n|$)`, `key:\s*(.*?)(?:$|\n)`},
+			Improvements: []string{`(?:should|needs? to)\s+(.+?)(?:\n|$)`, `^- (.+)$`},
+			Mistakes:     []string{`(?:too|missing)\s+(.+?)(?:\n|$)`, `(?m)^(?:gap|issue): (.+)$`},
+		}}),
+	}
+	texts := differentialTexts()
+	for i, a := range texts {
+		b := texts[(i*7+3)%len(texts)]
+		results := []Result{{"a", a}, {"b", resp(b)}, {"score_moderator", map[string]any{"result": a + b}}}
+		for _, s := range scorers {
+			assert.Equal(t, unanalysedScorer(t, s).Score(results), s.Score(results), "texts %d", i)
+		}
+		for _, e := range extractors {
+			assert.Equal(t, unanalysedExtractor(t, e).Extract(results), e.Extract(results), "texts %d", i)
+		}
+	}
+	results := benchIteration()
+	for _, s := range scorers {
+		assert.Equal(t, unanalysedScorer(t, s).Score(results), s.Score(results))
+	}
+	for _, e := range extractors {
+		assert.Equal(t, unanalysedExtractor(t, e).Extract(results), e.Extract(results))
+	}
+}
+
+// FuzzPrefilter: an arbitrary expression (Python syntax) on an arbitrary text,
+// with and without the analysis, must find the same spans.
+func FuzzPrefilter(f *testing.F) {
+	texts := differentialTexts()
+	for i, expr := range differentialPatterns(f) {
+		f.Add(expr, texts[i%len(texts)], byte(i))
+	}
+	f.Fuzz(func(t *testing.T, expr, text string, flags byte) {
+		if len(expr) > 200 || len(text) > 4096 {
+			return
+		}
+		o := PatternOptions{IgnoreCase: flags&1 != 0, DotAll: flags&2 != 0,
+			Limits: Limits{MatchTimeout: 50 * time.Millisecond}}
+		plain, err := compile(expr, o, false)
+		if err != nil {
+			return
+		}
+		fast, err := compile(expr, o, true)
+		require.NoError(t, err)
+		budget := func() *scan { return &scan{limits: Limits{Budget: 200 * time.Millisecond}} }
+		scWant, scGot := budget(), budget()
+		wantFirst, wantAll, wantTrunc := scanAllIn(scWant, plain, text)
+		gotFirst, gotAll, gotTrunc := scanAllIn(scGot, fast, text)
+		if wantFirst.Err || gotFirst.Err || hasErr(wantAll) || hasErr(gotAll) || scWant.spent || scGot.spent {
+			return // a timeout or a spent budget: the two paths ran different attempts
+		}
+		require.Equal(t, wantFirst, gotFirst, "first")
+		require.Equal(t, wantAll, gotAll, "each")
+		require.Equal(t, wantTrunc, gotTrunc)
+	})
+}
+
+func hasErr(rs []spanResult) bool {
+	for _, r := range rs {
+		if r.Err {
+			return true
+		}
+	}
+	return false
+}
+
+// TestAnchoredAttemptsAreBounded: a search made of anchored attempts stops with
+// ErrMatchTimeout once the attempts together exceed MatchTimeout, and checks
+// the call's budget between attempts.
+func TestAnchoredAttemptsAreBounded(t *testing.T) {
+	p, err := CompileOptions(`xy(\d)`, PatternOptions{Limits: Limits{MatchTimeout: time.Nanosecond}})
+	require.NoError(t, err)
+	require.NotNil(t, p.anchored)
+	_, _, err = p.Find("xy xy xy xy9")
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, ErrMatchTimeout), "%v", err)
+
+	s := newScorer(t, ScoreConfig{ExtractionPattern: `xy(\d)`, Limits: Limits{Budget: time.Nanosecond}})
+	got := s.Score([]Result{{"a", strings.Repeat("xy ", 100) + "xy9"}})
+	assert.False(t, got.Found)
+	assert.Equal(t, []string{"regex budget of 1ns spent: remaining scans skipped"}, got.Warnings)
+}
+
+// TestAnchoredAttemptsFallBack: after maxAnchoredAttempts failed attempts the
+// search goes on with a plain scan, which finds the same match.
+func TestAnchoredAttemptsFallBack(t *testing.T) {
+	text := strings.Repeat("SCORE: none\n", 3*maxAnchoredAttempts) + "SCORE: 0.42"
+	p, err := Compile(`SCORE:\s*([0-9.]+)`)
+	require.NoError(t, err)
+	v, ok, err := p.Find(text)
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, "0.42", v)
+}
+
+// TestNonASCIIPositions: rune and byte positions stay aligned when lower-casing
+// changes byte lengths (the Kelvin sign is three bytes, its lower case one).
+func TestNonASCIIPositions(t *testing.T) {
+	p, err := CompileOptions(`key:\s*(.+?)(?:\n|$)`, PatternOptions{IgnoreCase: true, DotAll: true})
+	require.NoError(t, err)
+	require.True(t, p.pre.fold)
+	text := "é \u212Aey: Ünïcode välue\nKEY: second\n"
+	tx := newScanText("a", "", text, DefaultMaxInput)
+	var got []string
+	_, err = p.each(tx, nil, func(s, e int) bool {
+		got = append(got, string(tx.runes()[s:e]))
+		return true
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Ünïcode välue", "second"}, got)
+	assert.True(t, utf8.ValidString(tx.searchable(true)))
+}

@@ -1,0 +1,128 @@
+package prompt
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// bindData has more variables than the templates below read, so that bind
+// takes its selective path, and variables that collide with the fixed ones and
+// with helpers.
+func bindData(loop int) Data {
+	return Data{
+		Input:    map[string]any{"input": "task", "a": map[string]any{"b": 1}},
+		Previous: map[string]any{"w": map[string]any{"response": "r", "n": nil}},
+		Vars: map[string]any{
+			"x": []any{"a", []any{1, 2}}, "y": 0, "z": "z", "s": "str", "score": 0.5,
+			"input":            "shadowed by the fixed input",
+			"previous_outputs": "shadowed too",
+			"loop_number":      7, // visible only outside loops
+			"get_input":        "a variable, not the helper",
+			"insights":         "i", "improvements": "m", "mistakes": "k", "timestamp": "t",
+		},
+		LoopNumber:        loop,
+		PastLoopsMetadata: map[string]any{"insights": "p"},
+	}
+}
+
+var bindTemplates = []string{
+	"{{ score }}", "{{ loop_number }}", "{{ input }}", "{{ input.input }}", "{{ previous_outputs.w.response }}",
+	"{{ previous_outputs }}", "{{ past_loops_metadata.insights }}", "{{ get_input }}", "{{ get_loop_number() }}",
+	"{{ missing }}", "{{ x[1][0] }}{{ y }}{{ z|upper }}", "{% for s in x %}{{ s }}{{ z }}{% endfor %}{{ s }}",
+	"{% set z = 'set' %}{{ z }}{{ y }}", "{% macro m(a) %}{{ a }}{{ s }}{% endmacro %}{{ m(z) }}",
+	"{% set ns = namespace(c=y) %}{% set ns.c = ns.c + 1 %}{{ ns.c }}", "{{ s if y else z }}",
+	"{{ insights }} {{ improvements }} {{ mistakes }} {{ timestamp }}", "{{ x is defined }}{{ nope is defined }}",
+	"{% if has_past_loops() %}{{ get_past_loops() }}{% endif %}{{ get_agent_response('w') }}",
+}
+
+// TestSelectiveBindMatchesFullBind renders templates with every variable bound
+// and with only the names they read: the output (or the error) must be the same.
+func TestSelectiveBindMatchesFullBind(t *testing.T) {
+	for _, loop := range []int{0, 3} {
+		d := bindData(loop)
+		for _, strict := range []bool{false, true} {
+			for _, src := range bindTemplates {
+				tp := parseBind(t, src, strict, false)
+				require.NotNil(t, tp.names, src)
+				require.LessOrEqual(t, len(tp.names), len(d.Vars)+4, "the selective path is taken: %s", src)
+				assertSameBinding(t, src, d, strict)
+			}
+		}
+	}
+}
+
+func parseBind(t testing.TB, src string, strict, full bool) *Template {
+	t.Helper()
+	noSelectiveBind = full
+	defer func() { noSelectiveBind = false }()
+	tp, err := Parse("bind", src, Options{Strict: strict})
+	require.NoError(t, err, src)
+	return tp
+}
+
+func assertSameBinding(t testing.TB, src string, d Data, strict bool) {
+	t.Helper()
+	sel, full := parseBind(t, src, strict, false), parseBind(t, src, strict, true)
+	require.Nil(t, full.names)
+	selOut, selErr := sel.Render(d)
+	fullOut, fullErr := full.Render(d)
+	assert.Equal(t, fullOut, selOut, "strict=%v %s", strict, src)
+	assert.Equal(t, errText(fullErr), errText(selErr), "strict=%v %s", strict, src)
+	selV, selErr := sel.Eval(d)
+	fullV, fullErr := full.Eval(d)
+	assert.Equal(t, fullV, selV, "strict=%v %s", strict, src)
+	assert.Equal(t, errText(fullErr), errText(selErr), "strict=%v %s", strict, src)
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// FuzzFastPaths renders arbitrary templates as parsed (fast paths, selective
+// binding) and with both turned off: the output (or the error) must be the same.
+func FuzzFastPaths(f *testing.F) {
+	for _, src := range bindTemplates {
+		f.Add(src)
+	}
+	for _, src := range []string{
+		"{{ x | first | upper }}", "{{ z | truncate(1) }}{{ s | truncate(2, '>') }}", "{{ missing | default(z) }}",
+		"{% for n in x %}{{ n | string | truncate(3) }}{% endfor %}", "{{ get_input() | lower }}",
+		"{{ previous_outputs.w.n | default('none') }}", "{{ input.a.b | string | center(5) }}",
+	} {
+		f.Add(src)
+	}
+	d := bindData(2)
+	f.Fuzz(func(t *testing.T, src string) {
+		if len(src) > 2048 || strings.Contains(src, "range(") || strings.Contains(src, "random") {
+			return
+		}
+		for _, strict := range []bool{false, true} {
+			fast, err := Parse("fuzz", src, Options{Strict: strict})
+			if err != nil {
+				return
+			}
+			noFast, noSelectiveBind = true, true
+			slow, err := Parse("fuzz", src, Options{Strict: strict})
+			noFast, noSelectiveBind = false, false
+			require.NoError(t, err)
+			fastOut, fastErr := fast.Render(d)
+			slowOut, slowErr := slow.Render(d)
+			require.Equal(t, slowOut, fastOut, "strict=%v", strict)
+			require.Equal(t, errText(slowErr), errText(fastErr), "strict=%v", strict)
+			fastV, fastErr := fast.Eval(d)
+			slowV, slowErr := slow.Eval(d)
+			// Values may hold functions ({{ _ }}), which only compare by identity.
+			require.True(t, reflect.DeepEqual(slowV, fastV) || fmt.Sprintf("%#v", slowV) == fmt.Sprintf("%#v", fastV),
+				"strict=%v: %#v != %#v", strict, slowV, fastV)
+			require.Equal(t, errText(slowErr), errText(fastErr), "strict=%v", strict)
+		}
+	})
+}
