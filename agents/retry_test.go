@@ -17,26 +17,11 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/agenttest"
 )
 
-// fakeSleep records the waits asked for and returns at once (or ctx's error).
-type fakeSleep struct {
-	mu    sync.Mutex
-	waits []time.Duration
-}
-
-func (f *fakeSleep) Sleep(ctx context.Context, d time.Duration) error {
-	f.mu.Lock()
-	f.waits = append(f.waits, d)
-	f.mu.Unlock()
-	return ctx.Err()
-}
-
-func (f *fakeSleep) Waits() []time.Duration {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]time.Duration(nil), f.waits...)
-}
+// fakeSleep records the backoff waits and returns at once.
+type fakeSleep = agenttest.Sleeper
 
 type events struct {
 	mu sync.Mutex

@@ -77,8 +77,6 @@ func TestFeedbackAppend(t *testing.T) {
 	res, err := transcript(t, "append")
 	require.NoError(t, err)
 	out := loopOut(t, res.Outputs, "l")
-	w := out["result"].(map[string]any)["w"]
-	_ = w
 	prompt := out["result"].(map[string]any)["writer"].(map[string]any)["formatted_prompt"]
 	assert.Equal(t, "the topic\n---\nfirst answer\n---\nsecond answer", prompt)
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/cogloop/cogloop/agents"
 )
@@ -88,4 +89,26 @@ func (r *Recorder) Kinds() []string {
 		out = append(out, e.Kind)
 	}
 	return out
+}
+
+// Sleeper stands in for a retry policy's sleep: it records the waits asked for
+// and returns at once (with ctx's error, if ctx is done). Safe for concurrent use.
+type Sleeper struct {
+	mu    sync.Mutex
+	waits []time.Duration
+}
+
+// Sleep records d.
+func (s *Sleeper) Sleep(ctx context.Context, d time.Duration) error {
+	s.mu.Lock()
+	s.waits = append(s.waits, d)
+	s.mu.Unlock()
+	return ctx.Err()
+}
+
+// Waits returns the recorded waits in order.
+func (s *Sleeper) Waits() []time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Duration(nil), s.waits...)
 }

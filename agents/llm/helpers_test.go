@@ -1,7 +1,6 @@
 package llm_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/agents/llm"
 	"github.com/cogloop/cogloop/prompt"
 )
@@ -122,40 +122,10 @@ func closedURL(t *testing.T) string {
 }
 
 // fakeSleep records the backoff waits and returns at once.
-type fakeSleep struct {
-	mu    sync.Mutex
-	waits []time.Duration
-}
+type fakeSleep = agenttest.Sleeper
 
-func (f *fakeSleep) Sleep(ctx context.Context, d time.Duration) error {
-	f.mu.Lock()
-	f.waits = append(f.waits, d)
-	f.mu.Unlock()
-	return ctx.Err()
-}
-
-func (f *fakeSleep) Waits() []time.Duration {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]time.Duration(nil), f.waits...)
-}
-
-type recorder struct {
-	mu sync.Mutex
-	ev []agents.Event
-}
-
-func (r *recorder) Observe(e agents.Event) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.ev = append(r.ev, e)
-}
-
-func (r *recorder) Events() []agents.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]agents.Event(nil), r.ev...)
-}
+// recorder collects events and renders them as JSON for secret checks.
+type recorder struct{ agenttest.Recorder }
 
 func (r *recorder) JSON(t *testing.T) string {
 	t.Helper()
