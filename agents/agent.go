@@ -2,6 +2,7 @@ package agents
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -75,6 +76,9 @@ type Run struct {
 	// MaxTotalIterations caps the iterations of all loops of the run together
 	// (the orchestrator's max_total_iterations); 0 means the loops' default.
 	MaxTotalIterations int
+	// Strict turns run-time warnings into errors (--strict, strict: true on the
+	// orchestrator): [Run.Warn] returns them.
+	Strict bool
 
 	locals sync.Map
 }
@@ -102,6 +106,19 @@ func (r *Run) Emit(e Event) {
 		e.Time = time.Now()
 	}
 	r.Observe(e)
+}
+
+// Warn reports a warning: it emits e as a warning event (Kind is set to
+// [EventWarning]; Node, Agent and Message say where and what). Under [Run.Strict]
+// it returns the warning as an error wrapping [ErrStrict], which the caller must
+// fail with; otherwise nil. It is safe on a nil *Run.
+func (r *Run) Warn(e Event) error {
+	e.Kind = EventWarning
+	r.Emit(e)
+	if r == nil || !r.Strict {
+		return nil
+	}
+	return AtPath(e.Node, fmt.Errorf("%w: %s", ErrStrict, e.Message))
 }
 
 // Output is what an agent returns.

@@ -21,6 +21,9 @@ var (
 	// and the pricing has no price for the call's model. Loading a workflow
 	// reports this for the models it names; it is never retried.
 	ErrNoPrice = errors.New("no price for the model")
+	// ErrStrict: a warning became an error because the run is strict
+	// (--strict, strict: true); see [Run.Warn].
+	ErrStrict = errors.New("warning treated as an error (strict mode)")
 )
 
 // PathSep joins the parts of an error or event path.
@@ -86,4 +89,41 @@ func Truncate(s string, n int) string {
 // PanicError turns a recovered panic value into an error that carries the stack.
 func PanicError(r any) error {
 	return fmt.Errorf("panic: %v\n%s", r, debug.Stack())
+}
+
+// FatalError is a failure that repeating the call cannot fix: a missing API key,
+// a refused key (401/403), an unknown model (404), a template calling a function
+// that does not exist, a scripted reply list that ran out. A step that fails with
+// one ends the run at once ([RunStep] returns it as an error, not an error
+// record), whatever a loop's on_error says; retries never retry it.
+type FatalError struct {
+	Err error
+	// Fix tells the user what to do ("set OPENAI_API_KEY", "did you mean get_input?").
+	Fix string
+}
+
+func (e *FatalError) Error() string {
+	if e.Fix == "" {
+		return e.Err.Error()
+	}
+	return e.Err.Error() + " (" + e.Fix + ")"
+}
+
+func (e *FatalError) Unwrap() error { return e.Err }
+
+// Fatal marks err as fatal with the fix the user should apply. Fatal(nil, …) is nil.
+func Fatal(err error, fix string) error {
+	if err == nil {
+		return nil
+	}
+	if IsFatal(err) && fix == "" {
+		return err
+	}
+	return &FatalError{Err: err, Fix: fix}
+}
+
+// IsFatal reports whether err is (or wraps) a [FatalError].
+func IsFatal(err error) bool {
+	var fe *FatalError
+	return errors.As(err, &fe)
 }

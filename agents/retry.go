@@ -308,6 +308,9 @@ func Classify(err error) ErrorClass {
 	if err == nil {
 		return ""
 	}
+	if IsFatal(err) {
+		return ClassPermanent
+	}
 	var ce *CallError
 	if errors.As(err, &ce) {
 		if ce.Class != "" {

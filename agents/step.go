@@ -67,8 +67,8 @@ var errNotBuilt = errors.New("agent was not built (see the load problems)")
 // (with prompt, response and usage) at the path in.Path › s.ID, runs the agent
 // with that path, turns a panic into an error with its stack, and turns a failure
 // into an error record ({status: error, error}) that keeps the output's prompt,
-// usage and children. It returns an error only when ctx is done: the run must
-// stop, and the step has no record.
+// usage and children. It returns an error only when ctx is done or the failure
+// is fatal ([IsFatal]): the run must stop, and the step has no record.
 func RunStep(ctx context.Context, s Step, in Input) (Output, error) {
 	out, _, err := runStep(ctx, s, in)
 	return out, err
@@ -88,7 +88,7 @@ func runStep(ctx context.Context, s Step, in Input) (out Output, fail, stop erro
 	out, err := safeRun(ctx, s.Agent, in)
 	if err != nil {
 		err = AtPath(path, err)
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || IsFatal(err) {
 			stop = err
 		} else {
 			fail = err
