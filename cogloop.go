@@ -57,6 +57,14 @@ type loadOptions struct {
 	reg        *agents.Registry
 	presetsDir string
 	pricing    agents.Pricing
+	strict     bool
+}
+
+// WithStrict loads in strict mode, as strict: true on the orchestrator does
+// (the CLI's --strict): every load warning is an error, and run-time warnings
+// (an undefined template name, a pass without a score, ...) fail the run.
+func WithStrict() LoadOption {
+	return func(o *loadOptions) { o.strict = true }
 }
 
 // WithPricing prices model calls with p instead of the built-in table
@@ -109,6 +117,9 @@ func Parse(data []byte, name string, opts ...LoadOption) (*Workflow, error) {
 	}
 	if o.pricing != nil {
 		popts = append(popts, orchestrator.WithPricing(o.pricing))
+	}
+	if o.strict {
+		popts = append(popts, orchestrator.WithStrict())
 	}
 	wf, warnings, err := orchestrator.Parse(data, name, o.reg, popts...)
 	if err != nil {
@@ -242,7 +253,7 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 		o.store = store
 	}
 	run := &agents.Run{ID: o.runID, Observe: o.observe, Models: o.models, Memory: o.store,
-		MaxTotalIterations: w.wf.MaxTotalIterations}
+		MaxTotalIterations: w.wf.MaxTotalIterations, Strict: w.wf.Strict}
 	if o.checkpoints {
 		cp, err := w.checkpoint(ctx, o)
 		if err != nil {

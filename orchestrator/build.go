@@ -110,6 +110,11 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 		w.budget = &l
 	}
 	s.strict = orch.Bool("strict_templates", s.strict)
+	if parent == nil {
+		w.Strict = orch.Bool("strict", false)
+	} else if orch.Has("strict") {
+		orch.Errorf("strict", "strict belongs on the top-level orchestrator: it applies to the whole file")
+	}
 	if dir := orch.String("presets_dir", ""); dir != "" {
 		s.presets = b.loadPresets(orch, s.presets, dir)
 	}

@@ -127,6 +127,14 @@ func Parse(data []byte, file string, reg *agents.Registry, opts ...Option) (*Wor
 	b := &builder{file: file, reg: reg, probs: probs, lines: bytes.Split(data, []byte("\n")), opts: o}
 	w := b.workflow(agents.Resolve(doc), "workflow", nil)
 	warnings := probs.Warnings()
+	if o.strict || w.Strict {
+		// Strict: every warning is an error, reported with the others.
+		for _, p := range warnings {
+			probs.Errorf(p.Pos, "%s (an error under strict mode)", p.Msg)
+		}
+		warnings = nil
+		w.Strict = true
+	}
 	if err := probs.Err(); err != nil {
 		return nil, warnings, err
 	}
@@ -154,7 +162,12 @@ type options struct {
 	presets *scoring.Catalog
 	pricing agents.Pricing
 	retrier agents.Retrier
+	strict  bool
 }
+
+// WithStrict loads as strict: true on the orchestrator does: every warning is
+// an error, and runs treat run-time warnings as errors.
+func WithStrict() Option { return func(o *options) { o.strict = true } }
 
 // WithPricing builds with p as the base pricing table instead of
 // [agents.DefaultPricing]; a pricing: on the orchestrator adds to it.

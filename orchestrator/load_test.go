@@ -130,3 +130,30 @@ agents:
 	require.NoError(t, err)
 	assert.Equal(t, []string{"b", "c", "a", "d"}, w.Queue())
 }
+
+func TestStrictTurnsWarningsIntoErrors(t *testing.T) {
+	src := "orchestrator: {id: w, agents: [a], queue: 'orka:x'%s}\nagents:\n  - {id: a, type: echo, prompt: hi}\n"
+	t.Run("strict: true", func(t *testing.T) {
+		_, warns, err := parse(t, fmt.Sprintf(src, ", strict: true"))
+		require.Error(t, err)
+		assert.Empty(t, warns)
+		assert.Contains(t, err.Error(), "wf.yaml:1:")
+		assert.Contains(t, err.Error(), "queue is accepted for OrKa compatibility and ignored (an error under strict mode)")
+	})
+	t.Run("WithStrict", func(t *testing.T) {
+		_, _, err := Parse([]byte(fmt.Sprintf(src, "")), "wf.yaml", agenttest.Registry(), WithStrict())
+		require.Error(t, err)
+		assert.True(t, agents.IsLoadError(err))
+	})
+	t.Run("plain", func(t *testing.T) {
+		w, warns, err := parse(t, fmt.Sprintf(src, ""))
+		require.NoError(t, err)
+		assert.False(t, w.Strict)
+		assert.Len(t, warns, 1)
+	})
+	t.Run("clean strict file runs strict", func(t *testing.T) {
+		w, _, err := parse(t, "orchestrator: {id: w, agents: [a], strict: true}\nagents:\n  - {id: a, type: echo, prompt: hi}\n")
+		require.NoError(t, err)
+		assert.True(t, w.Strict)
+	})
+}

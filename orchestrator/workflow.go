@@ -14,9 +14,12 @@ type Workflow struct {
 	// MaxTotalIterations is the orchestrator's max_total_iterations: a ceiling
 	// on the iterations of all loops of a run together (0: the loops' default).
 	MaxTotalIterations int
-	steps              []step
-	seq                agents.Sequence
-	defined            []string
+	// Strict is the orchestrator's strict: true: load warnings are errors and
+	// run-time warnings fail the run ([agents.Run.Strict]).
+	Strict  bool
+	steps   []step
+	seq     agents.Sequence
+	defined []string
 	// budget is the orchestrator's budget:, nil when it has none.
 	budget *agents.Limit
 	// pricing is the file's pricing table.
