@@ -36,7 +36,8 @@ final: [F]
 	require.NoError(t, err)
 	rec := &agenttest.Recorder{}
 	res, err := wf.Run(context.Background(), "topic", cogloop.WithModels(script), cogloop.WithObserver(rec.Observe))
-	require.NoError(t, err)
+	require.ErrorIs(t, err, cogloop.ErrRunFailed, "the final agent was refused")
+	assert.Equal(t, cogloop.StatusFailed, res.Status)
 
 	assert.Equal(t, "P", res.Response, "final was refused; polish answered last")
 	assert.Contains(t, res.Failed()["final"], "budget exceeded")

@@ -217,6 +217,15 @@ type Result struct {
 	// BudgetExceeded reports that a model call was refused because a budget
 	// (the workflow's or a loop's) had no room for it.
 	BudgetExceeded bool
+	// Status is [StatusOK] or [StatusFailed]: failed when the final agent
+	// failed, a loop stopped with stop_reason error, or the run stopped early
+	// (a fatal error, a cancellation).
+	Status string
+	// Errors are every agent failure of the run in the order they happened,
+	// also those a loop survived, one per path.
+	Errors []RunError
+	// Warnings are the run's warning events in order.
+	Warnings []RunWarning
 }
 
 // Text is the response as text.
@@ -234,9 +243,12 @@ func (r *Result) Failed() map[string]string {
 	return out
 }
 
-// Run runs the workflow on input (text, or any JSON-like value). It returns an
-// error when the run cannot finish (cancellation); agents that fail become error
-// records in the outputs, as in OrKa, and the run goes on.
+// Run runs the workflow on input (text, or any JSON-like value). Agents that
+// fail become error records in the outputs, as in OrKa, and the run goes on; a
+// fatal error or a cancellation stops it. A failed run (see [Result.Status])
+// returns its result together with an error wrapping [ErrRunFailed] and naming
+// the first error's path and message (and the cause, such as context.Canceled,
+// when the run was stopped).
 func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Result, error) {
 	o := runOptions{}
 	for _, fn := range opts {
@@ -252,7 +264,8 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 		}
 		o.store = store
 	}
-	run := &agents.Run{ID: o.runID, Observe: o.observe, Models: o.models, Memory: o.store,
+	col := &collector{next: o.observe}
+	run := &agents.Run{ID: o.runID, Observe: col.observe, Models: o.models, Memory: o.store,
 		MaxTotalIterations: w.wf.MaxTotalIterations, Strict: w.wf.Strict}
 	if o.checkpoints {
 		cp, err := w.checkpoint(ctx, o)
@@ -284,10 +297,31 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 	}
 	run.Emit(end)
 	res := &Result{RunID: o.runID, Response: out.Response, Outputs: out.Children, Usage: out.Usage, BudgetExceeded: exceeded}
+	col.mu.Lock()
+	res.Errors, res.Warnings = col.errors, col.warnings
+	loopErr := col.loopErr
+	col.mu.Unlock()
+	res.Status = StatusOK
 	if err != nil {
-		return res, fmt.Errorf("run workflow %q: %w", w.wf.ID, err)
+		res.Status = StatusFailed
+		return res, fmt.Errorf("%w: workflow %q: %w", ErrRunFailed, w.wf.ID, err)
 	}
-	return res, nil
+	cause := ""
+	if id, last, ok := res.Outputs.Last(); !ok {
+		cause = "the workflow ran no agent"
+	} else if last.Failed() {
+		cause = fmt.Sprintf("final agent %q failed", id)
+	} else if loopErr {
+		cause = "a loop stopped with stop_reason error"
+	}
+	if cause == "" {
+		return res, nil
+	}
+	res.Status = StatusFailed
+	if len(res.Errors) > 0 {
+		return res, fmt.Errorf("%w: %s; first error: %w", ErrRunFailed, cause, res.Errors[0])
+	}
+	return res, fmt.Errorf("%w: %s", ErrRunFailed, cause)
 }
 
 // checkpoint prepares checkpointing for a run, loading the saved state on a resume.

@@ -52,3 +52,44 @@ agents:
 	// Loops that learn.
 	// threshold 2
 }
+
+// ExampleResult_Loops reads a run's outcome as Go values: its status, every
+// agent failure (also one a loop survived) and each loop's passes and scores.
+func ExampleResult_Loops() {
+	wf, err := cogloop.Parse([]byte(`
+orchestrator: {id: review, agents: [improve, final]}
+agents:
+  - id: improve
+    type: loop
+    max_loops: 4
+    score_threshold: 0.85
+    internal_workflow:
+      orchestrator: {id: inner, agents: [writer, critic]}
+      agents:
+        - {id: writer, type: scripted, prompt: "{{ get_input() }}", responses: [draft one, {error: "model overloaded"}, draft three]}
+        - {id: critic, type: scripted, prompt: "{{ previous_outputs.writer.response }}", responses: ["SCORE: 0.42", "SCORE: 0.71", "SCORE: 0.90"]}
+  - {id: final, type: scripted, prompt: "{{ previous_outputs.improve.response }}", responses: [done]}
+`), "inline.yaml")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := wf.Run(context.Background(), "a slogan")
+	fmt.Println(res.Status, err == nil)
+	for _, e := range res.Errors {
+		fmt.Printf("error at %s (%s): %s\n", e.Path, e.Agent, e.Message)
+	}
+	for _, l := range res.Loops() {
+		fmt.Printf("%s: %d passes, stopped: %s, best pass %d (%.2f)\n", l.ID, l.LoopsCompleted, l.StopReason, l.BestIteration, l.BestScore)
+		for _, it := range l.Iterations {
+			fmt.Printf("  pass %d: %.2f\n", it.Number, it.Score)
+		}
+	}
+	// Output:
+	// ok true
+	// error at improve › iteration 2 › writer (writer): scripted reply 2 of agent "writer" is an error: model overloaded
+	// improve: 3 passes, stopped: threshold, best pass 3 (0.90)
+	//   pass 1: 0.42
+	//   pass 2: 0.71
+	//   pass 3: 0.90
+}

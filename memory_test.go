@@ -58,12 +58,15 @@ func TestRedisOutageBetweenIterations(t *testing.T) {
 			}
 			res, err := wf.Run(context.Background(), "x", cogloop.WithMemory(store), cogloop.WithObserver(observe))
 			wg.Wait()
-			require.NoError(t, err)
 			loop, _ := res.Outputs.Get("l")
 			if restart {
+				require.NoError(t, err)
 				assert.Equal(t, "max_loops", loop.Fields["stop_reason"], loop.Fields["error"])
 				assert.Equal(t, 4, loop.Fields["loops_completed"])
 			} else {
+				require.ErrorIs(t, err, cogloop.ErrRunFailed, "a loop that stopped with an error fails the run")
+				assert.Contains(t, err.Error(), "iteration 2 was not persisted")
+				assert.Equal(t, cogloop.StatusFailed, res.Status)
 				assert.Equal(t, "error", loop.Fields["stop_reason"])
 				assert.Contains(t, loop.Fields["error"], "iteration 2 was not persisted")
 				assert.Contains(t, loop.Fields["error"], srv.Addr())

@@ -87,7 +87,7 @@ agents:
 	strict, err := cogloop.Parse([]byte(strings.Replace(src, "STRICT", "true", 1)), "wf.yaml")
 	require.NoError(t, err)
 	res, err = strict.Run(context.Background(), "x")
-	require.NoError(t, err)
+	require.ErrorIs(t, err, cogloop.ErrRunFailed)
 	a, _ = res.Outputs.Get("a")
 	require.True(t, a.Failed())
 	assert.Contains(t, a.Err, "nobody")

@@ -1,0 +1,266 @@
+package cogloop
+
+import (
+	"errors"
+	"strings"
+	"sync"
+
+	"github.com/cogloop/cogloop/agents"
+)
+
+// Run statuses: every run ends one or the other.
+const (
+	StatusOK     = "ok"
+	StatusFailed = "failed"
+)
+
+// ErrRunFailed: the run finished but failed (its final agent failed, a loop
+// stopped with stop_reason error, or the run was stopped by a fatal error or a
+// cancellation). [Workflow.Run] wraps it together with the first error.
+var ErrRunFailed = errors.New("run failed")
+
+// RunError is one agent failure of a run, also one a loop survived.
+type RunError struct {
+	// Path is where it happened ("improve › iteration 2 › critic").
+	Path string `json:"path"`
+	// Agent is the id of the agent (or loop) that failed.
+	Agent string `json:"agent"`
+	// Message is the error without its path.
+	Message string `json:"message"`
+}
+
+func (e RunError) Error() string { return agents.JoinPath(e.Path) + ": " + e.Message }
+
+
+// RunWarning is one warning event of a run (a pass without a score, an
+// undefined template name, ...).
+type RunWarning struct {
+	Path    string `json:"path"`
+	Agent   string `json:"agent,omitempty"`
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message"`
+}
+
+// LoopResult is a loop's output as a Go value (the same data templates see as
+// previous_outputs.<loop id>).
+type LoopResult struct {
+	// ID is the loop's id, Path where it ran (its id at the top level; a loop
+	// nested in another loop's internal workflow is "outer › inner", read from
+	// the outer loop's returned pass).
+	ID, Path string
+	// LoopsCompleted counts the passes that ran to the end.
+	LoopsCompleted int
+	// FinalScore is the last pass's score, BestScore the best one, of pass
+	// BestIteration (1-based; 0 when no pass completed).
+	FinalScore, BestScore float64
+	BestIteration         int
+	// ThresholdMet reports that the score reached score_threshold.
+	ThresholdMet bool
+	// StopReason says why the loop ended: threshold, max_loops, timeout, budget,
+	// error, canceled, a stop condition's kind, ...
+	StopReason string
+	// Error is the error that stopped the loop (stop_reason error), if any.
+	Error string
+	// Iterations are the passes in order, including one cut short.
+	Iterations []IterationResult
+	// Usage is the tokens and cost of all passes.
+	Usage agents.Usage
+	// Response is the loop's answer.
+	Response any
+}
+
+// IterationResult is one pass of a loop.
+type IterationResult struct {
+	Number int
+	Score  float64
+	// ScoreFound is false when no score could be read from the pass's outputs.
+	ScoreFound bool
+	// Completed is false for a pass cut short (timeout, cancel, a fatal error).
+	Completed bool
+	Usage     agents.Usage
+	Warnings  []string
+}
+
+// Loops returns every loop of the run's outputs in run order: the top-level
+// loops, loops a fork exposed, and loops nested in an internal workflow (from
+// the pass the outer loop returned).
+func (r *Result) Loops() []LoopResult {
+	var out []LoopResult
+	var walk func(prefix string, outs *agents.Outputs)
+	walk = func(prefix string, outs *agents.Outputs) {
+		outs.Each(func(id string, o agents.Output) bool {
+			path := agents.JoinPath(prefix, id)
+			if l, ok := loopResult(id, path, o); ok {
+				out = append(out, l)
+			}
+			if o.Children != nil {
+				walk(path, o.Children)
+			}
+			return true
+		})
+	}
+	if r != nil {
+		walk("", r.Outputs)
+	}
+	return out
+}
+
+// loopResult decodes a loop node's output; ok is false for other agents.
+func loopResult(id, path string, o agents.Output) (LoopResult, bool) {
+	f := o.Fields
+	if _, ok := f["loops_completed"]; !ok {
+		return LoopResult{}, false
+	}
+	if _, ok := f["stop_reason"]; !ok {
+		return LoopResult{}, false
+	}
+	l := LoopResult{
+		ID: id, Path: path,
+		LoopsCompleted: toInt(f["loops_completed"]),
+		FinalScore:     toFloat(f["final_score"]),
+		BestScore:      toFloat(f["best_score"]),
+		BestIteration:  toInt(f["best_iteration"]),
+		ThresholdMet:   f["threshold_met"] == true,
+		StopReason:     toString(f["stop_reason"]),
+		Error:          toString(f["error"]),
+		Usage:          usageOf(f["usage"]),
+		Response:       o.Response,
+	}
+	if l.Usage == (agents.Usage{}) {
+		l.Usage = o.Usage
+	}
+	if its, ok := f["iterations"].([]any); ok {
+		for _, v := range its {
+			m, _ := v.(map[string]any)
+			it := IterationResult{
+				Number:     toInt(m["loop_number"]),
+				Score:      toFloat(m["score"]),
+				ScoreFound: m["score_found"] != false,
+				Completed:  m["completed"] != false,
+				Usage:      usageOf(m["usage"]),
+			}
+			if ws, ok := m["warnings"].([]any); ok {
+				for _, w := range ws {
+					it.Warnings = append(it.Warnings, toString(w))
+				}
+			}
+			l.Iterations = append(l.Iterations, it)
+		}
+	}
+	return l, true
+}
+
+func toInt(v any) int {
+	switch n := v.(type) {
+	case int:
+		return n
+	case int64:
+		return int(n)
+	case float64:
+		return int(n)
+	}
+	return 0
+}
+
+func toFloat(v any) float64 {
+	switch n := v.(type) {
+	case float64:
+		return n
+	case int:
+		return float64(n)
+	case int64:
+		return float64(n)
+	}
+	return 0
+}
+
+func toString(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// usageOf reads a usage mapping (prompt_tokens, completion_tokens, cost).
+func usageOf(v any) agents.Usage {
+	switch u := v.(type) {
+	case agents.Usage:
+		return u
+	case map[string]any:
+		return agents.Usage{PromptTokens: toInt(u["prompt_tokens"]), CompletionTokens: toInt(u["completion_tokens"]),
+			Cost: toFloat(u["cost"])}
+	}
+	return agents.Usage{}
+}
+
+// collector watches a run's events for what its result reports: agent
+// failures, loops stopped by an error, warnings.
+type collector struct {
+	next agents.Observer
+
+	mu       sync.Mutex
+	errors   []RunError
+	seen     map[string]bool // paths and messages already recorded
+	loopErr  bool
+	warnings []RunWarning
+}
+
+func (c *collector) observe(e agents.Event) {
+	switch {
+	case e.Kind == agents.EventAgentEnd && e.Error != "":
+		c.addError(e.Node, e.Agent, e.Error)
+	case e.Kind == agents.EventLoopEnd && e.Data["stop_reason"] == "error":
+		c.mu.Lock()
+		c.loopErr = true
+		c.mu.Unlock()
+		msg := e.Error
+		if msg == "" {
+			msg = "the loop stopped with stop_reason error"
+		}
+		c.addError(e.Node, e.Agent, msg)
+	case e.Kind == agents.EventWarning:
+		code, _ := e.Data["code"].(string)
+		c.mu.Lock()
+		c.warnings = append(c.warnings, RunWarning{Path: e.Node, Agent: e.Agent, Code: code, Message: e.Message})
+		c.mu.Unlock()
+	}
+	if c.next != nil {
+		c.next(e)
+	}
+}
+
+// addError records a failure once per path; the same error reported again by
+// an enclosing step (a fatal error passing up through its loop) is skipped.
+func (c *collector) addError(path, agent, text string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.seen == nil {
+		c.seen = map[string]bool{}
+	}
+	if c.seen["p:"+path] || c.seen["m:"+text] {
+		return
+	}
+	c.seen["p:"+path], c.seen["m:"+text] = true, true
+	errPath, msg := path, text
+	if i := strings.Index(text, ": "); i > 0 && isPathPrefix(text[:i], path) {
+		errPath, msg = text[:i], text[i+2:]
+		if last := lastPart(errPath, agent); errPath != path && !strings.HasPrefix(last, "iteration ") {
+			agent = last
+		}
+	}
+	c.errors = append(c.errors, RunError{Path: errPath, Agent: agent, Message: msg})
+}
+
+// isPathPrefix reports whether p is path or a path below it.
+func isPathPrefix(p, path string) bool {
+	return p == path || strings.HasPrefix(p, path+agents.PathSep)
+}
+
+// lastPart is the agent id at the end of path, else fallback.
+func lastPart(path, fallback string) string {
+	if i := strings.LastIndex(path, agents.PathSep); i >= 0 {
+		return path[i+len(agents.PathSep):]
+	}
+	if path != "" {
+		return path
+	}
+	return fallback
+}

@@ -1,0 +1,32 @@
+package cogloop
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/cogloop/cogloop/agents"
+)
+
+// A fatal error reported by the failing agent and again by every step it
+// passes up through is one error, at the agent's path; a loop that stopped with
+// an error is one too, under the loop's id.
+func TestCollectorRecordsEachFailureOnce(t *testing.T) {
+	var forwarded int
+	c := &collector{next: func(agents.Event) { forwarded++ }}
+	fatal := "improve › iteration 1 › critic: no API key (set OPENAI_API_KEY)"
+	c.observe(agents.Event{Kind: agents.EventAgentEnd, Node: "improve › iteration 1 › critic", Agent: "critic", Error: fatal})
+	c.observe(agents.Event{Kind: agents.EventAgentEnd, Node: "improve", Agent: "improve", Error: fatal})
+	c.observe(agents.Event{Kind: agents.EventAgentEnd, Node: "improve › iteration 1 › critic", Agent: "critic", Error: "again"})
+	c.observe(agents.Event{Kind: agents.EventLoopEnd, Node: "other", Agent: "other", Error: "other › iteration 2: iteration 2 was not persisted",
+		Data: map[string]any{"stop_reason": "error"}})
+	c.observe(agents.Event{Kind: agents.EventLoopEnd, Node: "fine", Agent: "fine", Data: map[string]any{"stop_reason": "max_loops"}})
+	c.observe(agents.Event{Kind: agents.EventWarning, Node: "improve › iteration 1", Agent: "improve", Message: "no score", Data: map[string]any{"code": "no_score"}})
+	assert.Equal(t, 6, forwarded)
+	assert.True(t, c.loopErr)
+	assert.Equal(t, []RunError{
+		{Path: "improve › iteration 1 › critic", Agent: "critic", Message: "no API key (set OPENAI_API_KEY)"},
+		{Path: "other › iteration 2", Agent: "other", Message: "iteration 2 was not persisted"},
+	}, c.errors)
+	assert.Equal(t, []RunWarning{{Path: "improve › iteration 1", Agent: "improve", Code: "no_score", Message: "no score"}}, c.warnings)
+}

@@ -1,0 +1,43 @@
+package cogloop_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cogloop/cogloop"
+)
+
+func TestFailedFinalAgentFailsTheRun(t *testing.T) {
+	wf, err := cogloop.Parse([]byte(`orchestrator: {id: w, agents: [a, b]}
+agents:
+  - {id: a, type: scripted, prompt: x, responses: [fine]}
+  - {id: b, type: scripted, prompt: x, responses: [{error: "model overloaded"}]}
+`), "wf.yaml")
+	require.NoError(t, err)
+	res, err := wf.Run(context.Background(), "x")
+	require.ErrorIs(t, err, cogloop.ErrRunFailed)
+	assert.Contains(t, err.Error(), `final agent "b" failed`)
+	assert.Contains(t, err.Error(), "b: scripted reply 1 of agent \"b\" is an error: model overloaded")
+	assert.Equal(t, cogloop.StatusFailed, res.Status)
+	require.Len(t, res.Errors, 1)
+	assert.Equal(t, "b", res.Errors[0].Path)
+	assert.Equal(t, "b", res.Errors[0].Agent)
+	assert.Empty(t, res.Loops())
+}
+
+func TestCanceledRunIsFailed(t *testing.T) {
+	wf, err := cogloop.Parse([]byte(`orchestrator: {id: w, agents: [a]}
+agents:
+  - {id: a, type: scripted, prompt: x, responses: [fine]}
+`), "wf.yaml")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := wf.Run(ctx, "x")
+	require.ErrorIs(t, err, cogloop.ErrRunFailed)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, cogloop.StatusFailed, res.Status)
+}
