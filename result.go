@@ -31,7 +31,6 @@ type RunError struct {
 
 func (e RunError) Error() string { return agents.JoinPath(e.Path) + ": " + e.Message }
 
-
 // RunWarning is one warning event of a run (a pass without a score, an
 // undefined template name, ...).
 type RunWarning struct {
