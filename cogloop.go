@@ -348,3 +348,8 @@ func NewRunID() string {
 	_, _ = rand.Read(b[:])
 	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
 }
+
+// AgentIDs lists every agent id the file defines, in file order, including the
+// agents of nested workflows (a loop's internal_workflow): the ids a scripted
+// replies file may answer for.
+func (w *Workflow) AgentIDs() []string { return w.wf.AllIDs() }

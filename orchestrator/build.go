@@ -27,6 +27,8 @@ type builder struct {
 	// the first use of each model, for the price check at the end of the load.
 	budgets []agents.Limit
 	models  []modelUse
+	// ids are the agent ids of every workflow of the file, nested ones too.
+	ids []string
 }
 
 // modelUse is the first agent found calling a model.
@@ -87,6 +89,7 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 	c.Done()
 	for _, d := range s.order {
 		w.defined = append(w.defined, d.id)
+		b.ids = append(b.ids, d.id)
 	}
 	if orch == nil {
 		return w

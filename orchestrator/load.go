@@ -126,6 +126,7 @@ func Parse(data []byte, file string, reg *agents.Registry, opts ...Option) (*Wor
 	probs := &agents.Problems{}
 	b := &builder{file: file, reg: reg, probs: probs, lines: bytes.Split(data, []byte("\n")), opts: o}
 	w := b.workflow(agents.Resolve(doc), "workflow", nil)
+	w.all = b.ids
 	warnings := probs.Warnings()
 	if o.strict || w.Strict {
 		// Strict: every warning is an error, reported with the others.

@@ -20,6 +20,8 @@ type Workflow struct {
 	steps   []step
 	seq     agents.Sequence
 	defined []string
+	// all lists every agent id of the file, nested workflows' too (top level only).
+	all []string
 	// budget is the orchestrator's budget:, nil when it has none.
 	budget *agents.Limit
 	// pricing is the file's pricing table.
@@ -35,6 +37,11 @@ func (w *Workflow) Defines(id string) bool {
 	}
 	return false
 }
+
+// AllIDs lists every agent id the file defines, in file order: this
+// workflow's agents and those of every nested workflow (a loop's
+// internal_workflow). It is empty for a nested workflow.
+func (w *Workflow) AllIDs() []string { return append([]string(nil), w.all...) }
 
 // step is one queue entry while the queue is ordered.
 type step struct {

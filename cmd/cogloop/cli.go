@@ -6,42 +6,128 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"strings"
+	"syscall"
 )
 
+// Exit codes.
 const (
 	exitOK      = 0
-	exitFailure = 1
-	exitUsage   = 2
+	exitFailure = 1 // the run failed
+	exitUsage   = 2 // bad usage or an invalid workflow
+	exitSIGINT  = 130
+	exitSIGTERM = 143
 )
 
-const usage = `usage:
-  cogloop run WORKFLOW.yaml [INPUT] [flags]   run a workflow
-  cogloop validate WORKFLOW.yaml              check a workflow without running it
-  cogloop history --loop ID [--redis URL]     print a loop's persisted past_loops (--json; --clear --yes)
-  cogloop presets [NAME] [--presets DIR]      list scoring presets: criteria, weights, thresholds (--json)
+const usage = `usage: cogloop <command> [arguments]
 
-run flags:
-  --json            print {"run_id", "output", "outputs"} as JSON on stdout
+commands:
+  run WORKFLOW.yaml [INPUT|-]   run a workflow
+  validate WORKFLOW.yaml        check a workflow without running it
+  history --loop ID             print a loop's persisted past_loops
+  presets [NAME]                list scoring presets
+  version                       print the version
+  help [COMMAND]                print a command's help
+
+Run 'cogloop help <command>' (or 'cogloop <command> --help') for its flags.
+Exit codes: 0 ok, 1 failed run, 2 bad usage or invalid workflow,
+130 after SIGINT (a second Ctrl-C exits at once), 143 after SIGTERM.
+`
+
+// helps are each command's help text.
+var helps = map[string]string{
+	"run": `usage: cogloop run WORKFLOW.yaml [INPUT|-] [flags]
+
+Runs the workflow on INPUT. INPUT '-', or no INPUT while stdin is not a
+terminal, reads the input from stdin (at most 1 MiB, as --input-file). The
+answer goes to stdout; a run summary (per loop: passes, scores, why it
+stopped, agent errors, tokens, cost) and warnings go to stderr.
+Exit codes: 0 ok, 1 failed (the first error is printed), 2 bad usage or
+invalid workflow, 130 after SIGINT, 143 after SIGTERM.
+
+flags (before or after the arguments):
+  --json            print {"run_id", "status", "errors", "warnings", "output", "outputs"} on stdout
   --json-input      read INPUT as JSON
-  --input-file F    read INPUT from file F
-  --script F        answer every LLM call from the scripted replies in F
-  --trace F         write every event as one JSON line to F
+  --input-file F    read INPUT from file F (at most 1 MiB)
+  --script F        answer every LLM call from the scripted replies in F (at most 4 MiB;
+                    every agent id in F must be defined by the workflow)
+  --trace F         write every event as one JSON line to F as it happens ('-': stderr)
+  --strict          every warning (load or run time) is an error
+  -v                print each agent's reply on stderr as it finishes, prefixed with its path
+  -q                no run summary
   --redis URL       keep loop histories and checkpoints in Redis (default $REDIS_URL, else in memory)
   --namespace N     key namespace in the store (default "default")
   --run-id ID       name the run and checkpoint every loop iteration under it
   --resume ID       continue run ID from its last completed iterations (needs --redis)
   --allow-config-change  resume even though the workflow file changed
-  --presets DIR     add (or override) scoring presets from DIR (also on validate)
-`
+  --presets DIR     add (or override) scoring presets from DIR
+`,
+	"validate": `usage: cogloop validate WORKFLOW.yaml [flags]
 
-// run is the whole CLI, testable in-process.
+Loads the workflow and reports every problem with its file:line:col; warnings
+go to stderr. Exit codes: 0 valid, 2 invalid.
+
+flags:
+  --strict          every warning is an error
+  --presets DIR     add (or override) scoring presets from DIR
+`,
+	"history": `usage: cogloop history --loop ID [flags]
+
+Prints a loop's persisted past_loops (persist_across_runs).
+
+flags:
+  --loop ID         the loop id (required)
+  --redis URL       the store (default $REDIS_URL)
+  --namespace N     key namespace (default "default")
+  --limit N         the last N entries only
+  --json            print the entries as JSON
+  --clear --yes     delete the loop's history
+`,
+	"presets": `usage: cogloop presets [NAME] [flags]
+
+Lists the boolean-scoring presets; with NAME (a context or alias, a level, or
+context/level) prints its criteria, weights and thresholds.
+
+flags:
+  --presets DIR     add (or override) presets from DIR
+  --json            print as JSON
+`,
+	"version": `usage: cogloop version
+
+Prints the module version, the VCS revision it was built from and the Go version.
+`,
+	"help": `usage: cogloop help [COMMAND]
+
+Prints the help of COMMAND, or the list of commands.
+`,
+}
+
+// run is the whole CLI, testable in-process. A ctx canceled with a
+// [signalCause] makes it exit with that signal's code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
 	}
-	switch args[0] {
+	cmd := args[0]
+	switch cmd {
+	case "-h", "--help", "-help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	case "help":
+		return cmdHelp(args[1:], stdout, stderr)
+	}
+	if _, ok := helps[cmd]; !ok {
+		fmt.Fprintf(stderr, "cogloop: unknown command %q\nrun 'cogloop help'\n", cmd)
+		return exitUsage
+	}
+	if wantsHelp(args[1:]) {
+		fmt.Fprint(stdout, helps[cmd])
+		return exitOK
+	}
+	switch cmd {
 	case "run":
 		return cmdRun(ctx, args[1:], stdout, stderr)
 	case "validate":
@@ -50,12 +136,70 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdHistory(ctx, args[1:], stdout, stderr)
 	case "presets":
 		return cmdPresets(args[1:], stdout, stderr)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
+	case "version":
+		if len(args) > 1 {
+			return usageError(stderr, "version", fmt.Errorf("version takes no arguments, got %q", args[1]))
+		}
+		fmt.Fprintln(stdout, versionText())
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "cogloop: unknown command %q\n\n%s", args[0], usage)
 	return exitUsage
+}
+
+func cmdHelp(args []string, stdout, stderr io.Writer) int {
+	switch {
+	case len(args) == 0:
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	case len(args) > 1:
+		return usageError(stderr, "help", fmt.Errorf("help takes one command, got %d arguments", len(args)))
+	}
+	h, ok := helps[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "cogloop help: unknown command %q\nrun 'cogloop help'\n", args[0])
+		return exitUsage
+	}
+	fmt.Fprint(stdout, h)
+	return exitOK
+}
+
+// wantsHelp reports a -h/--help among a command's arguments (before any "--").
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
+}
+
+// versionText is the module version, VCS revision and Go version from the
+// build info.
+func versionText() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "cogloop (no build info)"
+	}
+	version := info.Main.Version
+	if version == "" {
+		version = "(devel)"
+	}
+	rev, modified := "unknown", false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if modified {
+		rev += " (modified)"
+	}
+	return fmt.Sprintf("cogloop %s\nrevision %s\n%s", version, rev, info.GoVersion)
 }
 
 // parseInterspersed parses flags that may stand before or after the positional
@@ -84,11 +228,30 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-func usageError(stderr io.Writer, err error) int {
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stderr, usage)
-		return exitUsage
-	}
-	fmt.Fprintf(stderr, "cogloop: %s\n\n%s", strings.TrimSpace(err.Error()), usage)
+// usageError prints one line and where to find the command's help.
+func usageError(stderr io.Writer, cmd string, err error) int {
+	fmt.Fprintf(stderr, "cogloop %s: %s\nrun 'cogloop %s --help'\n", cmd, strings.TrimSpace(err.Error()), cmd)
 	return exitUsage
+}
+
+// signalCause is the cancellation cause main gives the run's context when a
+// signal arrives.
+type signalCause struct{ sig os.Signal }
+
+func (s signalCause) Error() string { return "interrupted by " + s.sig.String() }
+
+// signalExit is the exit code after the signal that canceled ctx, or 0.
+func signalExit(ctx context.Context) int {
+	var sc signalCause
+	if !errors.As(context.Cause(ctx), &sc) {
+		return 0
+	}
+	return signalCode(sc.sig)
+}
+
+func signalCode(sig os.Signal) int {
+	if sig == syscall.SIGTERM {
+		return exitSIGTERM
+	}
+	return exitSIGINT
 }

@@ -103,10 +103,32 @@ func TestValidate(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{{}, {"frobnicate"}, {"run"}, {"run", hello, "a", "b"}, {"run", hello, "--nope"}, {"validate"}} {
-		code, _, errs := runCLI(t, args...)
-		assert.Equal(t, 2, code, "%v", args)
-		assert.Contains(t, errs, "usage", "%v", args)
+	code, _, errs := runCLI(t)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "usage: cogloop <command>")
+	code, _, errs = runCLI(t, "frobnicate")
+	assert.Equal(t, 2, code)
+	assert.Equal(t, "cogloop: unknown command \"frobnicate\"\nrun 'cogloop help'\n", errs)
+	for _, tc := range []struct {
+		args []string
+		cmd  string
+		msg  string
+	}{
+		{[]string{"run"}, "run", "run needs a workflow file"},
+		{[]string{"run", hello, "a", "b"}, "run", "got 3 arguments"},
+		{[]string{"run", hello, "--nope"}, "run", "flag provided but not defined: -nope"},
+		{[]string{"run", hello, "x", "-v", "-q"}, "run", "-v and -q"},
+		{[]string{"validate"}, "validate", "validate takes one workflow file"},
+		{[]string{"version", "x"}, "version", "no arguments"},
+	} {
+		code, out, errs := runCLI(t, tc.args...)
+		assert.Equal(t, 2, code, "%v", tc.args)
+		assert.Empty(t, out)
+		lines := strings.Split(strings.TrimSuffix(errs, "\n"), "\n")
+		require.Len(t, lines, 2, "one line and the pointer to the help: %q", errs)
+		assert.Contains(t, lines[0], "cogloop "+tc.cmd+": ")
+		assert.Contains(t, lines[0], tc.msg)
+		assert.Equal(t, "run 'cogloop "+tc.cmd+" --help'", lines[1])
 	}
 }
 

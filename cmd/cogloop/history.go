@@ -30,15 +30,15 @@ func cmdHistory(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs.IntVar(&limit, "limit", 0, "")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return usageError(stderr, err)
+		return usageError(stderr, "history", err)
 	}
 	switch {
 	case len(pos) > 0:
-		return usageError(stderr, fmt.Errorf("history takes no arguments, got %q", pos[0]))
+		return usageError(stderr, "history", fmt.Errorf("history takes no arguments, got %q", pos[0]))
 	case loopID == "":
-		return usageError(stderr, errors.New("history needs --loop ID"))
+		return usageError(stderr, "history", errors.New("history needs --loop ID"))
 	case sf.url() == "":
-		return usageError(stderr, fmt.Errorf("history %w", errNeedsRedis))
+		return usageError(stderr, "history", fmt.Errorf("history %w", errNeedsRedis))
 	}
 	store, err := sf.open(ctx, stderr)
 	if err != nil {

@@ -1,21 +1,31 @@
 // Command cogloop runs and checks cogloop workflow files.
 //
-//	cogloop run WORKFLOW.yaml [INPUT] [--json] [--script F] [--trace F]
-//	cogloop validate WORKFLOW.yaml
+//	cogloop run WORKFLOW.yaml [INPUT|-] [--json] [--script F] [--trace F] [--strict] [-v|-q]
+//	cogloop validate WORKFLOW.yaml [--strict]
+//	cogloop history | presets | version | help [COMMAND]
 //
-// Exit codes: 0 success, 1 runtime failure, 2 bad usage or invalid workflow.
+// Exit codes: 0 ok, 1 failed run, 2 bad usage or invalid workflow, 130 after
+// SIGINT (a second SIGINT exits at once), 143 after SIGTERM.
 package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		first := <-sigs
+		cancel(signalCause{first})
+		fmt.Fprintf(os.Stderr, "\ncogloop: %s: stopping (interrupt again to exit at once)\n", first)
+		<-sigs
+		os.Exit(signalCode(first))
+	}()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -23,10 +23,10 @@ func cmdPresets(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&asJSON, "json", false, "")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return usageError(stderr, err)
+		return usageError(stderr, "presets", err)
 	}
 	if len(pos) > 1 {
-		return usageError(stderr, fmt.Errorf("presets takes at most one name, got %d", len(pos)))
+		return usageError(stderr, "presets", fmt.Errorf("presets takes at most one name, got %d", len(pos)))
 	}
 	cat, err := scoring.Default()
 	if err == nil && dir != "" {

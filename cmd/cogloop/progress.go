@@ -4,64 +4,158 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
+	"strings"
 	"sync"
+
+	"github.com/mattn/go-runewidth"
+	"golang.org/x/term"
 
 	"github.com/cogloop/cogloop/agents"
 )
 
-// isTerminal reports whether w is a terminal (a character device).
+// isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// terminalWidth is w's width in cells, or 80 when it cannot be read.
+func terminalWidth(w io.Writer) int {
+	if f, ok := w.(*os.File); ok {
+		if width, _, err := term.GetSize(int(f.Fd())); err == nil && width > 0 {
+			return width
+		}
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return 80
 }
 
-// progress keeps one live status line on a terminal.
-type progress struct {
-	mu  sync.Mutex
-	w   io.Writer
-	len int
+// console is the run's stderr: one live progress line at the bottom (only on a
+// terminal) and everything else written above it. Every write clears the line
+// first, so nothing is ever written after its text; the next event draws it
+// again. It is safe for concurrent use.
+type console struct {
+	mu    sync.Mutex
+	w     io.Writer
+	live  bool // draw the progress line
+	width int  // terminal width in cells
+	shown bool // a progress line is on the screen
+
+	// What the line shows.
+	running  []string       // agents running, in start order
+	branches map[string]int // fork id → branches running
+	loops    map[string]string
+	loopSeq  []string
 }
 
-func newProgress(w io.Writer) *progress { return &progress{w: w} }
+func newConsole(w io.Writer, live bool, width int) *console {
+	return &console{w: w, live: live, width: width, branches: map[string]int{}, loops: map[string]string{}}
+}
 
-func (p *progress) Observe(e agents.Event) {
-	line := progressLine(e)
-	if line == "" {
+// Write writes p above the progress line.
+func (c *console) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.clear()
+	return c.w.Write(p)
+}
+
+// clear erases the progress line; c.mu is held.
+func (c *console) clear() {
+	if c.shown {
+		io.WriteString(c.w, "\r\x1b[K")
+		c.shown = false
+	}
+}
+
+// Done erases the progress line for good.
+func (c *console) Done() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.clear()
+	c.live = false
+}
+
+// Observe updates the line from an event.
+func (c *console) Observe(e agents.Event) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.live {
 		return
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	pad := p.len - len(line)
-	if pad < 0 {
-		pad = 0
-	}
-	fmt.Fprintf(p.w, "\r%s%*s", line, pad, "")
-	p.len = len(line)
-}
-
-// Done clears the status line.
-func (p *progress) Done() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.len > 0 {
-		fmt.Fprintf(p.w, "\r%*s\r", p.len, "")
-	}
-}
-
-func progressLine(e agents.Event) string {
 	switch e.Kind {
 	case agents.EventAgentStart:
-		return "running " + e.Node
+		if e.Type != "loop" { // a loop shows as its own part
+			c.running = append(c.running, e.Node)
+		}
+	case agents.EventAgentEnd:
+		c.running = remove(c.running, e.Node)
+	case agents.EventBranchStart:
+		c.branches[e.Agent]++
+	case agents.EventBranchEnd:
+		if c.branches[e.Agent]--; c.branches[e.Agent] <= 0 {
+			delete(c.branches, e.Agent)
+		}
+	case agents.EventLoopStart:
+		if _, ok := c.loops[e.Node]; !ok {
+			c.loopSeq = append(c.loopSeq, e.Node)
+		}
+		c.loops[e.Node] = fmt.Sprintf("%s 0/%v", e.Node, e.Data["max_loops"])
 	case agents.EventLoopIteration:
-		n, _ := e.Data["loop_number"].(int)
-		max, _ := e.Data["max_loops"].(int)
-		score, _ := e.Data["score"].(float64)
-		best, _ := e.Data["best"].(float64)
-		return fmt.Sprintf("loop %s %d/%d score %.2f (best %.2f)", e.Node, n, max, score, best)
+		c.loops[e.Node] = fmt.Sprintf("%s %v/%v best %.2f", e.Node, e.Data["loop_number"], e.Data["max_loops"], e.Data["best"])
+	case agents.EventLoopEnd:
+		delete(c.loops, e.Node)
+		c.loopSeq = remove(c.loopSeq, e.Node)
+	default:
+		return
 	}
-	return ""
+	line := c.line()
+	c.clear()
+	if line != "" {
+		io.WriteString(c.w, "\r"+line)
+		c.shown = true
+	}
+}
+
+// line is the progress text cut to the width (one cell is kept free so the
+// cursor never wraps).
+func (c *console) line() string {
+	var parts []string
+	for _, l := range c.loopSeq {
+		parts = append(parts, "loop "+c.loops[l])
+	}
+	if len(c.branches) > 0 {
+		forks := make([]string, 0, len(c.branches))
+		for f := range c.branches {
+			forks = append(forks, f)
+		}
+		sort.Strings(forks)
+		for _, f := range forks {
+			word := "branches"
+			if c.branches[f] == 1 {
+				word = "branch"
+			}
+			parts = append(parts, fmt.Sprintf("fork %s: %d %s running", f, c.branches[f], word))
+		}
+	} else if n := len(c.running); n > 0 {
+		// The agent's id: the loops and forks around it show as their own parts.
+		p := c.running[n-1]
+		if len(c.loopSeq) > 0 {
+			p = p[strings.LastIndex(p, agents.PathSep)+len(agents.PathSep):]
+		}
+		parts = append(parts, "running "+p)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return runewidth.Truncate(strings.Join(parts, " · "), max(c.width-1, 1), "…")
+}
+
+func remove(list []string, s string) []string {
+	for i := len(list) - 1; i >= 0; i-- {
+		if list[i] == s {
+			return append(list[:i:i], list[i+1:]...)
+		}
+	}
+	return list
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/cogloop/cogloop"
@@ -21,6 +20,8 @@ type runFlags struct {
 	allowChange       bool
 	store             storeFlags
 	presets           string
+	strict            bool
+	verbose, quiet    bool
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -37,38 +38,54 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.store.redisURL, "redis", "", "")
 	fs.StringVar(&f.store.namespace, "namespace", "", "")
 	fs.StringVar(&f.presets, "presets", "", "")
+	fs.BoolVar(&f.strict, "strict", false, "")
+	fs.BoolVar(&f.verbose, "v", false, "")
+	fs.BoolVar(&f.quiet, "q", false, "")
+	usageErr := func(err error) int { return usageError(stderr, "run", err) }
 	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return usageError(stderr, err)
-	}
-	if len(pos) == 0 {
-		return usageError(stderr, errors.New("run needs a workflow file"))
-	}
-	if len(pos) > 2 {
-		return usageError(stderr, fmt.Errorf("run takes a workflow file and one input, got %d arguments (quote the input)", len(pos)))
-	}
-	if f.resume != "" && f.runID != "" && f.resume != f.runID {
-		return usageError(stderr, errors.New("--resume names the run; leave out --run-id"))
-	}
-	if f.resume != "" && f.store.url() == "" {
-		return usageError(stderr, fmt.Errorf("--resume %w", errNeedsRedis))
-	}
-	if len(pos) == 2 && f.inputFile != "" {
-		return usageError(stderr, errors.New("give the input as an argument or with --input-file, not both"))
-	}
-	input, err := readInput(pos[1:], f)
-	if err != nil {
-		return usageError(stderr, err)
+	switch {
+	case err != nil:
+		return usageErr(err)
+	case len(pos) == 0:
+		return usageErr(errors.New("run needs a workflow file"))
+	case len(pos) > 2:
+		return usageErr(fmt.Errorf("run takes a workflow file and one input, got %d arguments (quote the input)", len(pos)))
+	case f.verbose && f.quiet:
+		return usageErr(errors.New("-v and -q contradict each other; pick one"))
+	case f.resume != "" && f.runID != "" && f.resume != f.runID:
+		return usageErr(errors.New("--resume names the run; leave out --run-id"))
+	case f.resume != "" && f.store.url() == "":
+		return usageErr(fmt.Errorf("--resume %w", errNeedsRedis))
+	case len(pos) == 2 && f.inputFile != "":
+		return usageErr(errors.New("give the input as an argument or with --input-file, not both"))
 	}
 
-	wf, err := cogloop.Load(pos[0], loadOptions(f.presets)...)
+	wf, err := cogloop.Load(pos[0], loadOptions(f.presets, f.strict)...)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
 	printWarnings(stderr, wf.Warnings)
-
 	var opts []cogloop.RunOption
+	if f.script != "" {
+		script, err := readScript(f.script, wf)
+		if err != nil {
+			fmt.Fprintf(stderr, "cogloop run: %s\n", strings.TrimPrefix(err.Error(), errBadScript.Error()+": "))
+			return exitUsage
+		}
+		opts = append(opts, cogloop.WithModels(script))
+	}
+	input, err := readInput(pos[1:], f)
+	if err != nil {
+		return usageErr(err)
+	}
+
+	// From here on, stderr is the console: the progress line (on a terminal)
+	// is cleared before anything else is written.
+	con := newConsole(stderr, isTerminal(stderr) && !f.quiet, terminalWidth(stderr))
+	defer con.Done()
+	stderr = con
+
 	store, err := f.store.open(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "cogloop: %v\n", err)
@@ -87,100 +104,70 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			id = cogloop.NewRunID()
 		}
 		opts = append(opts, cogloop.WithRunID(id), cogloop.WithCheckpoints())
-		if !f.json || isTerminal(stderr) {
+		if !f.quiet && (!f.json || isTerminal(con.w)) {
 			fmt.Fprintf(stderr, "cogloop: run %s (resume with --resume %s)\n", id, id)
 		}
 	}
-	if f.script != "" {
-		data, err := os.ReadFile(f.script)
-		if err != nil {
-			return usageError(stderr, fmt.Errorf("read script: %w", err))
-		}
-		script, err := agents.ParseScript(data, f.script)
-		if err != nil {
-			fmt.Fprintln(stderr, err)
-			return exitUsage
-		}
-		opts = append(opts, cogloop.WithModels(script))
-	}
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	var observers []agents.Observer
+	var tr *trace
 	if f.trace != "" {
-		tr, err := newTrace(f.trace)
+		tr, err = newTrace(f.trace, stderr, cancel)
 		if err != nil {
 			fmt.Fprintf(stderr, "cogloop: %v\n", err)
 			return exitFailure
 		}
-		defer tr.Close()
 		observers = append(observers, tr.Observe)
 	}
-	if isTerminal(stderr) {
-		p := newProgress(stderr)
-		defer p.Done()
-		observers = append(observers, p.Observe)
+	limits := &loopLimits{}
+	observers = append(observers, con.Observe, limits.Observe, warningPrinter(stderr))
+	if f.verbose {
+		observers = append(observers, replyPrinter(stderr))
 	}
-	observers = append(observers, warningPrinter(stderr))
 	opts = append(opts, cogloop.WithObserver(fanOut(observers)))
 
 	res, runErr := wf.Run(ctx, input, opts...)
-	if res == nil {
-		fmt.Fprintf(stderr, "cogloop: %v\n", runErr)
-		return exitFailure
+	con.Done()
+	if tr != nil {
+		if err := tr.Close(); err != nil {
+			fmt.Fprintf(stderr, "cogloop: %v\n", err)
+			if runErr == nil {
+				runErr = err
+			}
+		}
 	}
 	code := exitOK
 	if runErr != nil {
+		code = exitFailure
 		fmt.Fprintf(stderr, "cogloop: %v\n", runErr)
-		code = exitFailure
-	} else if msg, failed := lastFailure(res); failed {
-		fmt.Fprintf(stderr, "cogloop: %s\n", msg)
-		code = exitFailure
+	}
+	if res == nil {
+		return exitCode(ctx, code)
 	}
 	if f.json {
 		if err := writeJSON(stdout, res); err != nil {
 			fmt.Fprintf(stderr, "cogloop: write output: %v\n", err)
 			return exitFailure
 		}
-		return code
+		return exitCode(ctx, code)
 	}
 	if code == exitOK {
 		fmt.Fprintln(stdout, res.Text())
 	}
+	if !f.quiet {
+		writeSummary(stderr, res, limits)
+	}
+	return exitCode(ctx, code)
+}
+
+// exitCode is code, or the signal's exit code when a signal stopped the run.
+func exitCode(ctx context.Context, code int) int {
+	if s := signalExit(ctx); s != 0 {
+		return s
+	}
 	return code
-}
-
-func readInput(pos []string, f runFlags) (any, error) {
-	var text string
-	switch {
-	case f.inputFile != "":
-		data, err := os.ReadFile(f.inputFile)
-		if err != nil {
-			return nil, fmt.Errorf("read input: %w", err)
-		}
-		text = string(data)
-	case len(pos) == 1:
-		text = pos[0]
-	}
-	if !f.jsonInput {
-		return text, nil
-	}
-	var v any
-	dec := json.NewDecoder(strings.NewReader(text))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("--json-input: the input is not valid JSON: %v", err)
-	}
-	return agents.Plain(v), nil
-}
-
-// lastFailure reports a run whose final agent ended as an error record.
-func lastFailure(res *cogloop.Result) (string, bool) {
-	id, out, ok := res.Outputs.Last()
-	if !ok {
-		return "the workflow ran no agent", true
-	}
-	if out.Failed() {
-		return fmt.Sprintf("final agent %q failed: %s", id, out.Err), true
-	}
-	return "", false
 }
 
 func writeJSON(w io.Writer, res *cogloop.Result) error {
@@ -189,9 +176,19 @@ func writeJSON(w io.Writer, res *cogloop.Result) error {
 		outputs[id] = o.Map()
 		return true
 	})
-	doc := map[string]any{"run_id": res.RunID, "output": res.Response, "outputs": outputs}
+	errs := res.Errors
+	if errs == nil {
+		errs = []cogloop.RunError{}
+	}
+	warnings := res.Warnings
+	if warnings == nil {
+		warnings = []cogloop.RunWarning{}
+	}
+	doc := map[string]any{"run_id": res.RunID, "status": res.Status, "errors": errs, "warnings": warnings,
+		"output": res.Response, "outputs": outputs}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(doc)
 }
 
@@ -209,6 +206,25 @@ func warningPrinter(w io.Writer) agents.Observer {
 	}
 }
 
+// replyPrinter prints each agent's reply as it finishes (-v), every line
+// prefixed with the agent's path.
+func replyPrinter(w io.Writer) agents.Observer {
+	return func(e agents.Event) {
+		if e.Kind != agents.EventAgentEnd || e.Type == "loop" {
+			return
+		}
+		text := e.Response
+		if e.Error != "" {
+			text = "error: " + e.Error
+		}
+		var b strings.Builder
+		for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+			b.WriteString(e.Node + "│ " + line + "\n")
+		}
+		io.WriteString(w, b.String())
+	}
+}
+
 func fanOut(obs []agents.Observer) agents.Observer {
 	return func(e agents.Event) {
 		for _, o := range obs {
@@ -217,25 +233,31 @@ func fanOut(obs []agents.Observer) agents.Observer {
 	}
 }
 
-func loadOptions(presets string) []cogloop.LoadOption {
-	if presets == "" {
-		return nil
+func loadOptions(presets string, strict bool) []cogloop.LoadOption {
+	var opts []cogloop.LoadOption
+	if presets != "" {
+		opts = append(opts, cogloop.WithPresetsDir(presets))
 	}
-	return []cogloop.LoadOption{cogloop.WithPresetsDir(presets)}
+	if strict {
+		opts = append(opts, cogloop.WithStrict())
+	}
+	return opts
 }
 
 func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("validate", stderr)
 	var presets string
+	var strict bool
 	fs.StringVar(&presets, "presets", "", "")
+	fs.BoolVar(&strict, "strict", false, "")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return usageError(stderr, err)
+		return usageError(stderr, "validate", err)
 	}
 	if len(pos) != 1 {
-		return usageError(stderr, errors.New("validate takes one workflow file"))
+		return usageError(stderr, "validate", errors.New("validate takes one workflow file"))
 	}
-	wf, err := cogloop.Load(pos[0], loadOptions(presets)...)
+	wf, err := cogloop.Load(pos[0], loadOptions(presets, strict)...)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/dustin/go-humanize"
+
+	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/agents"
+)
+
+// loopLimits remembers each loop's max_loops and threshold from its loop.start
+// event, which the loop's output does not repeat.
+type loopLimits struct {
+	mu sync.Mutex
+	m  map[string]loopLimit
+}
+
+type loopLimit struct {
+	maxLoops  int
+	threshold float64
+}
+
+func (l *loopLimits) Observe(e agents.Event) {
+	if e.Kind != agents.EventLoopStart {
+		return
+	}
+	max, _ := e.Data["max_loops"].(int)
+	th, _ := e.Data["threshold"].(float64)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.m == nil {
+		l.m = map[string]loopLimit{}
+	}
+	l.m[e.Node] = loopLimit{maxLoops: max, threshold: th}
+}
+
+func (l *loopLimits) get(path string) (loopLimit, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	v, ok := l.m[path]
+	return v, ok
+}
+
+// maxScores is how many pass scores a summary line shows before eliding.
+const maxScores = 8
+
+// writeSummary writes the run summary: one line per loop, the first error of
+// each failed agent, and the warnings counted by kind.
+func writeSummary(w io.Writer, res *cogloop.Result, limits *loopLimits) {
+	for _, l := range res.Loops() {
+		fmt.Fprintln(w, loopLine(l, res.Errors, limits))
+	}
+	seen := map[string]bool{}
+	for _, e := range res.Errors {
+		if seen[e.Agent] {
+			continue
+		}
+		seen[e.Agent] = true
+		n := 0
+		for _, o := range res.Errors {
+			if o.Agent == e.Agent {
+				n++
+			}
+		}
+		more := ""
+		if n > 1 {
+			more = fmt.Sprintf(" (%d errors, first shown)", n)
+		}
+		fmt.Fprintf(w, "error: %s: %s%s\n", e.Path, e.Message, more)
+	}
+	if len(res.Warnings) > 0 {
+		fmt.Fprintf(w, "%s: %s\n", plural(len(res.Warnings), "warning"), warningCounts(res.Warnings))
+	}
+}
+
+// loopLine is `improve: 3/5 passes · 0.42 → 0.71 → 0.90 · stopped: threshold
+// (0.90 ≥ 0.85) · best pass 3 · 2 agent errors · 1,840 tokens · $0.0031`.
+func loopLine(l cogloop.LoopResult, errs []cogloop.RunError, limits *loopLimits) string {
+	lim, known := limits.get(l.Path)
+	parts := []string{}
+	passes := fmt.Sprintf("%d passes", l.LoopsCompleted)
+	if l.LoopsCompleted == 1 {
+		passes = "1 pass"
+	}
+	if known && lim.maxLoops > 0 {
+		passes = fmt.Sprintf("%d/%d passes", l.LoopsCompleted, lim.maxLoops)
+	}
+	parts = append(parts, passes)
+	if scores := scoreTrail(l.Iterations); scores != "" {
+		parts = append(parts, scores)
+	}
+	stopped := "stopped: " + l.StopReason
+	if l.StopReason == "threshold" && known {
+		stopped += fmt.Sprintf(" (%.2f ≥ %.2f)", l.FinalScore, lim.threshold)
+	}
+	parts = append(parts, stopped)
+	if l.BestIteration > 0 {
+		parts = append(parts, fmt.Sprintf("best pass %d", l.BestIteration))
+	}
+	n := 0
+	for _, e := range errs {
+		if strings.HasPrefix(e.Path, l.Path+agents.PathSep) {
+			n++
+		}
+	}
+	if n > 0 {
+		parts = append(parts, plural(n, "agent error"))
+	}
+	if t := l.Usage.Total(); t > 0 {
+		parts = append(parts, humanize.Comma(int64(t))+" tokens")
+	}
+	if l.Usage.Cost > 0 {
+		parts = append(parts, fmt.Sprintf("$%.4f", l.Usage.Cost))
+	}
+	return l.Path + ": " + strings.Join(parts, " · ")
+}
+
+// scoreTrail is the passes' scores joined by arrows: "–" for a pass without a
+// score, "(cut)" for one cut short; the middle is elided past maxScores.
+func scoreTrail(its []cogloop.IterationResult) string {
+	s := make([]string, len(its))
+	for i, it := range its {
+		switch {
+		case !it.Completed:
+			s[i] = "(cut short)"
+		case !it.ScoreFound:
+			s[i] = "–"
+		default:
+			s[i] = fmt.Sprintf("%.2f", it.Score)
+		}
+	}
+	if len(s) > maxScores {
+		s = append(append(s[:3:3], "…"), s[len(s)-3:]...)
+	}
+	return strings.Join(s, " → ")
+}
+
+// warningCounts is "no_score ×2, undefined_name ×1", by count then code.
+func warningCounts(ws []cogloop.RunWarning) string {
+	counts := map[string]int{}
+	for _, w := range ws {
+		code := w.Code
+		if code == "" {
+			code = "other"
+		}
+		counts[code]++
+	}
+	codes := make([]string, 0, len(counts))
+	for c := range counts {
+		codes = append(codes, c)
+	}
+	sort.Slice(codes, func(i, j int) bool {
+		if counts[codes[i]] != counts[codes[j]] {
+			return counts[codes[i]] > counts[codes[j]]
+		}
+		return codes[i] < codes[j]
+	})
+	out := make([]string, len(codes))
+	for i, c := range codes {
+		out[i] = fmt.Sprintf("%s ×%d", c, counts[c])
+	}
+	return strings.Join(out, ", ")
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
