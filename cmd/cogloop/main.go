@@ -22,8 +22,8 @@ func main() {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		first := <-sigs
-		cancel(signalCause{first})
 		fmt.Fprintf(os.Stderr, "\ncogloop: %s: stopping (interrupt again to exit at once)\n", first)
+		cancel(signalCause{first})
 		<-sigs
 		os.Exit(signalCode(first))
 	}()

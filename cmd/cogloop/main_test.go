@@ -10,5 +10,9 @@ func TestMain(m *testing.M) {
 	// A test's stdin is whatever go test got; runs without INPUT read an
 	// empty stdin instead, unless a test sets its own.
 	stdin = strings.NewReader("")
-	os.Exit(m.Run())
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
 }
