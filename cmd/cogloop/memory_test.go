@@ -214,3 +214,45 @@ func TestKillAndResume(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errs, "no checkpoint")
 }
+
+// onLine is a writer that calls fn with each complete line written to it, in
+// the writer's goroutine (the run's, for trace lines on stderr).
+type onLine struct {
+	buf  bytes.Buffer
+	part []byte
+	fn   func(string)
+}
+
+func (w *onLine) Write(p []byte) (int, error) {
+	w.buf.Write(p)
+	w.part = append(w.part, p...)
+	for {
+		i := bytes.IndexByte(w.part, '\n')
+		if i < 0 {
+			break
+		}
+		w.fn(string(w.part[:i]))
+		w.part = w.part[i+1:]
+	}
+	return len(p), nil
+}
+
+// Redis stopping mid-run: the loop stops with stop_reason error and the run
+// fails with exit 1, naming the pass that was not persisted.
+func TestRedisStopMidRunFails(t *testing.T) {
+	srv := redistest.Start(t)
+	wf := writeFile(t, t.TempDir(), "wf.yaml", persistWorkflow)
+	var out bytes.Buffer
+	errw := &onLine{fn: func(line string) {
+		if strings.Contains(line, `"kind":"loop.iteration"`) && strings.Contains(line, `"loop_number":1`) {
+			srv.Stop()
+		}
+	}}
+	code := run(context.Background(), []string{"run", wf, "x", "--redis", srv.URL(), "--trace", "-"}, &out, errw)
+	errs := errw.buf.String()
+	assert.Equal(t, 1, code, errs)
+	assert.Empty(t, out.String())
+	assert.Contains(t, errs, "cogloop: run failed: a loop stopped with stop_reason error")
+	assert.Contains(t, errs, "iteration 2 was not persisted")
+	assert.Contains(t, errs, "stopped: error")
+}
