@@ -149,17 +149,7 @@ func loopResult(id, path string, o agents.Output) (LoopResult, bool) {
 	return l, true
 }
 
-func toInt(v any) int {
-	switch n := v.(type) {
-	case int:
-		return n
-	case int64:
-		return int(n)
-	case float64:
-		return int(n)
-	}
-	return 0
-}
+func toInt(v any) int { return int(toFloat(v)) }
 
 func toFloat(v any) float64 {
 	switch n := v.(type) {

@@ -58,10 +58,16 @@ func start(t *testing.T, stdout io.Writer, args ...string) *proc {
 	errPipe, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return newProc(cmd, errPipe)
+}
+
+// newProc reads the started cmd's stderr line by line.
+func newProc(cmd *exec.Cmd, stderr io.Reader) *proc {
 	p := &proc{cmd: cmd, lines: make(chan string, 1024)}
 	go func() {
-		sc := bufio.NewScanner(errPipe)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 4<<20), 4<<20)
 		for sc.Scan() {
 			p.mu.Lock()
 			p.all = append(p.all, sc.Text())
@@ -70,7 +76,6 @@ func start(t *testing.T, stdout io.Writer, args ...string) *proc {
 		}
 		close(p.lines)
 	}()
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	return p
 }
 
@@ -158,18 +163,7 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	p := &proc{cmd: cmd, lines: make(chan string, 1024)}
-	go func() {
-		sc := bufio.NewScanner(errPipe)
-		sc.Buffer(make([]byte, 4<<20), 4<<20)
-		for sc.Scan() {
-			p.mu.Lock()
-			p.all = append(p.all, sc.Text())
-			p.mu.Unlock()
-			p.lines <- sc.Text()
-		}
-		close(p.lines)
-	}()
+	p := newProc(cmd, errPipe)
 	p.waitLine(t, `"kind":"run.end"`)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	p.waitLine(t, "interrupt again to exit at once")
