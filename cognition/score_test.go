@@ -361,7 +361,7 @@ func TestNewScorerErrors(t *testing.T) {
 		`score_extraction_config.strategies[0].patterns[1]: invalid pattern "bad (\\d": missing closing )`,
 		`score_extraction_config.strategies[1].key: direct_key strategy has no key`,
 		`score_extraction_config.strategies[2].agents: agent_key strategy lists no agents`,
-		`score_extraction_config.strategies[3].type: unknown strategy type "regex" (want pattern, direct_key or agent_key)`,
+		`score_extraction_config.strategies[3].type: unknown strategy type "regex" (want pattern, direct_key, agent_key, nested_path, json)`,
 		`score_extraction_config.strategies[4].patterns: pattern strategy has no patterns`,
 	}, lines)
 
