@@ -59,7 +59,7 @@ func (s *Scorer) ScoreWithin(ctx context.Context, results []Result, emb Embedder
 	if s == nil {
 		return Score{}
 	}
-	results = s.only(dedupe(results))
+	results = s.Only(dedupe(results))
 	if len(results) == 0 {
 		return Score{}
 	}
@@ -143,9 +143,10 @@ func (r *scoreRun) text(i int, field, s string) *scanText {
 	return t
 }
 
-// only keeps the results of the score_from agents, when the config names them.
-func (s *Scorer) only(results []Result) []Result {
-	if s.from == nil {
+// Only keeps the results of the score_from agents, when the config names them:
+// the results a Score call reads.
+func (s *Scorer) Only(results []Result) []Result {
+	if s == nil || s.from == nil {
 		return results
 	}
 	out := make([]Result, 0, len(s.from))

@@ -36,7 +36,7 @@ func (n *Node) judge(ctx context.Context, results []cognition.Result) (cognition
 			"no score found: high-priority agent %q gave none (%s); the score is 0", sc.Source, n.scorer.Tried())})
 	case !sc.Found:
 		warns = append(warns, cognition.Warning{Code: codeNoScore, Message: fmt.Sprintf(
-			"no score found in %s (read: %s); the score is 0", agentList(results), n.scorer.Tried())})
+			"no score found in %s (read: %s); the score is 0", agentList(n.scorer.Only(results)), n.scorer.Tried())})
 	}
 	return sc, lessons, warns
 }
