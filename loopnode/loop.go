@@ -340,8 +340,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	if st.bestIter == 0 || sc.Value > st.best {
 		st.best, st.bestIter, st.bestOuts = sc.Value, loop, out.Children
 	}
-	st.answers = append(st.answers, normalizeAnswer(n.answer(out.Children)))
-	st.bests = append(st.bests, st.best)
+	recordPass(st, out.Children, n.answer(out.Children))
 	n.recordMappings(st, out.Children, loop)
 
 	stop, reason, rs := n.checkAfter(in, st, loop, sc.Value)
