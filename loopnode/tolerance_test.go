@@ -71,3 +71,14 @@ func TestContinueWhileComparesNumericTextAsNumbers(t *testing.T) {
 		})
 	}
 }
+
+func TestLoopDurationsRejectNaNInfinityAndOverflow(t *testing.T) {
+	for _, kv := range []string{"timeout: 1e300", "timeout: inf", "timeout: NaN", "delay: .inf", "delay: 1e19"} {
+		src := "orchestrator: {id: w, agents: [l]}\nagents:\n  - id: l\n    type: loop\n    " + kv +
+			"\n    internal_workflow:\n      orchestrator: {id: i, agents: [a]}\n      agents: [{id: a, type: scripted, responses: [x]}]\n"
+		_, err := cogloop.Parse([]byte(src), "wf.yaml")
+		require.Error(t, err, kv)
+		assert.Contains(t, err.Error(), "wf.yaml:5:5", kv)
+		assert.Regexp(t, "too long|not a number", err.Error(), kv)
+	}
+}
