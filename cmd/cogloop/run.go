@@ -122,7 +122,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		observers = append(observers, tr.Observe)
 	}
 	limits := &loopLimits{}
-	observers = append(observers, con.Observe, limits.Observe, warningPrinter(stderr))
+	observers = append(observers, con.Observe, limits.Observe)
+	if f.trace != "-" { // with --trace -, the warnings are trace lines on stderr already
+		observers = append(observers, warningPrinter(stderr))
+	}
 	if f.verbose {
 		observers = append(observers, replyPrinter(stderr))
 	}
