@@ -41,3 +41,20 @@ agents:
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, cogloop.StatusFailed, res.Status)
 }
+
+// AgentIDs lists the ids of every workflow of the file, nested ones too.
+func TestAgentIDsIncludeNestedWorkflows(t *testing.T) {
+	wf, err := cogloop.Parse([]byte(`orchestrator: {id: w, agents: [l, final]}
+agents:
+  - id: l
+    type: loop
+    internal_workflow:
+      orchestrator: {id: i, agents: [writer, critic]}
+      agents:
+        - {id: writer, type: scripted, prompt: x, responses: [a]}
+        - {id: critic, type: scripted, prompt: x, responses: [b]}
+  - {id: final, type: scripted, prompt: x, responses: [c]}
+`), "wf.yaml")
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"l", "final", "writer", "critic"}, wf.AgentIDs())
+}
