@@ -19,8 +19,10 @@ import (
 //
 //	{valid, reason, memory_object, prompt, formatted_prompt, raw_llm_output}
 //
-// as both Fields and Response, so templates read
-// previous_outputs.<id>.valid and .memory_object. The reply is parsed as JSON
+// as Fields, so templates read previous_outputs.<id>.valid and
+// .memory_object; the Response is the parsed answer alone ({valid, reason,
+// memory_object} and any other key the model gave), which is what
+// get_agent_response returns (OrKa's also holds the prompt and raw reply). The reply is parsed as JSON
 // (in a ```json fence, or the outermost {...}; YAML's reading of it when JSON
 // fails, as OrKa repairs Python literals and unquoted keys); valid is coerced to
 // a bool, a missing reason is "No reason provided", a missing memory_object null.
@@ -106,13 +108,13 @@ func (s *Structure) Run(ctx context.Context, in agents.Input) (agents.Output, er
 			return agents.Output{Prompt: out.Prompt, Usage: out.Usage}, werr
 		}
 	}
-	fields["prompt"] = text
-	fields["formatted_prompt"] = text
-	fields["raw_llm_output"] = raw
 	resp := make(map[string]any, len(fields))
 	for k, v := range fields {
 		resp[k] = v
 	}
+	fields["prompt"] = text
+	fields["formatted_prompt"] = text
+	fields["raw_llm_output"] = raw
 	return agents.Output{Response: resp, Fields: fields, Prompt: out.Prompt, Usage: out.Usage}, nil
 }
 
