@@ -12,8 +12,9 @@ import (
 // 5 seconds: it simulates a slow node).
 const DefaultFailDelay = 5 * time.Second
 
-// Failing is OrKa's failing node: it waits Delay, then fails with
-// "<id> failed intentionally after <delay>." It exists to exercise failover.
+// Failing is OrKa's failing node: it waits Delay, then fails ("failed
+// intentionally after <delay>"; the error's path names the agent). It exists
+// to exercise failover.
 type Failing struct {
 	ID    string
 	Delay time.Duration
@@ -42,5 +43,5 @@ func (f *Failing) Run(ctx context.Context, in agents.Input) (agents.Output, erro
 			return agents.Output{}, err
 		}
 	}
-	return agents.Output{}, fmt.Errorf("%s failed intentionally after %s (type failing always fails)", f.ID, f.Delay)
+	return agents.Output{}, fmt.Errorf("failed intentionally after %s (type failing always fails)", f.Delay)
 }
