@@ -24,12 +24,15 @@ var updateGolden = flag.Bool("update", false, "rewrite the golden transcripts in
 
 // offline loads path with the failing type's wait faked and runs it on input
 // with replies (the --script form) and a fresh in-memory store; it returns
-// the load warnings, the result, the run error and the events.
+// the workflow (nil, with the error, when it does not load), the result, the
+// run error and the events.
 func offline(t *testing.T, path, replies string, input any) (*cogloop.Workflow, *cogloop.Result, error, []agents.Event) {
 	t.Helper()
 	sleep := &agenttest.Sleeper{}
 	wf, err := cogloop.Load(path, cogloop.WithRegistry(cogloop.NewTestRegistry(legacy.Options{Sleep: sleep.Sleep})))
-	require.NoError(t, err)
+	if err != nil {
+		return nil, nil, err, nil
+	}
 	data, err := os.ReadFile(replies)
 	require.NoError(t, err)
 	script, err := agents.ParseScript(data, replies)
@@ -60,6 +63,7 @@ func TestAgentTypesGolden(t *testing.T) {
 			input, err := os.ReadFile(filepath.Join(dir, "input.txt"))
 			require.NoError(t, err)
 			wf, res, runErr, events := offline(t, filepath.Join(dir, "workflow.yaml"), filepath.Join(dir, "replies.yaml"), strings.TrimSpace(string(input)))
+			require.NotNil(t, wf, "load: %v", runErr)
 			var b strings.Builder
 			for _, w := range wf.Warnings {
 				fmt.Fprintf(&b, "== load warning\n%s\n", w.Error())
