@@ -2,7 +2,6 @@ package cogloop_test
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -79,14 +78,7 @@ func TestAgentTypesGolden(t *testing.T) {
 					fmt.Fprintf(&b, "== warning %s: %s\n", e.Node, e.Message)
 				}
 			}
-			outs := map[string]any{}
-			res.Outputs.Each(func(id string, o agents.Output) bool {
-				m := o.Map()
-				delete(m, "formatted_prompt")
-				outs[id] = m
-				return true
-			})
-			js, err := json.MarshalIndent(outs, "", "  ")
+			js, err := agenttest.OutputsJSON(res.Outputs)
 			require.NoError(t, err)
 			fmt.Fprintf(&b, "== outputs\n%s\n", js)
 			if runErr != nil {
@@ -94,13 +86,7 @@ func TestAgentTypesGolden(t *testing.T) {
 			}
 			got := goldenTimes.ReplaceAllString(b.String(), "<time>")
 			got = goldenDurations.ReplaceAllString(got, `"duration_ms": "<ms>"`)
-			golden := filepath.Join(dir, "golden.txt")
-			if *updateGolden {
-				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
-			}
-			want, err := os.ReadFile(golden)
-			require.NoError(t, err, "run with -update to create %s", golden)
-			require.Equal(t, string(want), got, "transcript of %s (run with -update after checking the change)", dir)
+			agenttest.Golden(t, filepath.Join(dir, "golden.txt"), got, *updateGolden)
 		})
 	}
 }

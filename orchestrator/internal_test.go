@@ -10,17 +10,21 @@ import (
 	"github.com/cogloop/cogloop/agents"
 )
 
-// An internal workflow given as {agents: [...]} alone runs its agents in list
-// order (depends_on still reorders); at top level the orchestrator block stays
-// required.
-func TestInternalWorkflowWithoutOrchestratorRunsItsAgentsInOrder(t *testing.T) {
-	src := `orchestrator: {id: w, agents: [outer]}
+// outerSub is a workflow whose one agent runs an internal workflow given as
+// {agents: [...]} alone; the agents follow.
+const outerSub = `orchestrator: {id: w, agents: [outer]}
 agents:
   - id: outer
     type: sub
     internal_workflow:
       agents:
-        - {id: first, type: echo, prompt: "one"}
+`
+
+// An internal workflow given as {agents: [...]} alone runs its agents in list
+// order (depends_on still reorders). At top level the orchestrator block stays
+// required (load_test.go).
+func TestInternalWorkflowWithoutOrchestratorRunsItsAgentsInOrder(t *testing.T) {
+	src := outerSub + `        - {id: first, type: echo, prompt: "one"}
         - {id: third, type: echo, prompt: "three after {{ previous_outputs.second.response }}", depends_on: [second]}
         - {id: second, type: echo, prompt: "two after {{ previous_outputs.first.response }}"}
 `
@@ -57,13 +61,7 @@ func TestInternalWorkflowWithoutOrchestratorLeavesReferencedAgentsToTheirRunner(
 		a, err := b.Ref(id, c.ValuePos("target"))
 		return &refRunner{target: id, agent: a}, err
 	})
-	src := `orchestrator: {id: w, agents: [outer]}
-agents:
-  - id: outer
-    type: sub
-    internal_workflow:
-      agents:
-        - {id: runner, type: runs, target: branch}
+	src := outerSub + `        - {id: runner, type: runs, target: branch}
         - {id: branch, type: echo, prompt: "branch"}
         - {id: last, type: echo, prompt: "last"}
 `
