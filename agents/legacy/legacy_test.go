@@ -159,3 +159,19 @@ func TestMemoryAliasWithoutMemoryType(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `wf.yaml:3:5: agent "m": type memory-reader is an alias of memory, which this registry does not have`)
 }
+
+func TestLegacyLoadProblems(t *testing.T) {
+	for name, tc := range map[string]struct{ agent, want string }{
+		"failing delay":      {"  - id: f\n    type: failing\n    delay: soon\n", `wf.yaml:5:5: agent "f": delay: cannot read "soon"`},
+		"failing unknown":    {"  - id: f\n    type: failing\n    dealy: 1s\n", `wf.yaml:5:5: agent "f": unknown key "dealy" (did you mean "delay"?)`},
+		"binary prompt":      {"  - id: b\n    type: binary\n    prompt: [a]\n", `wf.yaml:5:5: agent "b": prompt must be text (a template), not a list`},
+		"binary unknown":     {"  - id: b\n    type: binary\n    promt: p\n", `wf.yaml:5:5: agent "b": unknown key "promt" (did you mean "prompt"?)`},
+		"classification tpl": {"  - id: c\n    type: classification\n    prompt: \"{{ x \"\n", `wf.yaml:5:`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := load(t, &agenttest.Sleeper{}, tc.agent)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
