@@ -89,9 +89,14 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 		w.defined = append(w.defined, d.id)
 	}
 	if orch == nil {
-		if parent != nil && !c.Has("orchestrator") {
+		if c.Has("orchestrator") {
+			c.Errorf("orchestrator", "orchestrator is empty: give {id, strategy, agents: [...]}")
+		} else if parent != nil {
 			// An internal workflow given as {agents: [...]} alone: the agents
 			// list, in order, is the queue (OrKa fills in the orchestrator).
+			if n := c.Node("agents"); n != nil && n.Kind == yaml.SequenceNode && len(n.Content) == 0 {
+				c.Errorf("agents", "agents is empty: list the agents the internal workflow runs, in order")
+			}
 			s.queueDefinitions(w)
 		}
 		return w
@@ -166,6 +171,9 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 // that another definition runs (a fork's branch, a router's route, a failover
 // child) is left to it rather than run twice.
 func (s *scope) queueDefinitions(w *Workflow) {
+	if len(s.order) == 0 {
+		return // no agents: the agents list is missing or empty, already reported
+	}
 	runBy := map[string]bool{}
 	for _, d := range s.order {
 		s.build(d)

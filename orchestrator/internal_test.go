@@ -73,3 +73,19 @@ func TestInternalWorkflowWithoutOrchestratorLeavesReferencedAgentsToTheirRunner(
 	outer, _ := out.Children.Get("outer")
 	assert.Equal(t, []string{"runner", "last"}, outer.Children.IDs())
 }
+
+func TestInternalWorkflowProblems(t *testing.T) {
+	for name, tc := range map[string]struct{ src, want string }{
+		"empty agents":          {outerSub[:len(outerSub)-len("      agents:\n")] + "      agents: []\n", `wf.yaml:6:7: internal_workflow: agents is empty`},
+		"no agents":             {outerSub[:len(outerSub)-len("      agents:\n")] + "      other: 1\n", `wf.yaml:6:7: internal_workflow: missing the agents list`},
+		"null orchestrator":     {outerSub + "        - {id: a, type: echo, prompt: p}\n      orchestrator:\n", `wf.yaml:8:7: internal_workflow: orchestrator is empty`},
+		"top-level null":        {"orchestrator:\nagents:\n  - {id: a, type: echo, prompt: p}\n", `wf.yaml:1:1: workflow: orchestrator is empty`},
+		"bad agent in the list": {outerSub + "        - {id: a, type: echo, promt: p}\n", `wf.yaml:7:31: agent "a": unknown key "promt"`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, _, err := parseBudget(t, tc.src)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
