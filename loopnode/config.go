@@ -235,6 +235,7 @@ func buildBoolean(b agents.Builder, c *agents.Config, s *agents.Config) (boolean
 			custom[k.Value], keyNodes[k.Value] = f, k
 		}
 	}
+	s.Ignore("mode")
 	s.Done()
 	cat, err := scoring.For(b)
 	switch {

@@ -84,6 +84,9 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 		c.Errorf("", "missing the agents list (agents: [{id, type, ...}, ...])")
 	}
 	s.collect(c)
+	if parent == nil {
+		c.Ignore(orkaTopLevel...)
+	}
 	c.Done()
 	for _, d := range s.order {
 		w.defined = append(w.defined, d.id)
@@ -119,6 +122,7 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 		s.presets = b.loadPresets(orch, s.presets, dir)
 	}
 	orch.Ignore("queue", "memory", "memory_config", "memory_preset", "structured_output_defaults")
+	orch.IgnoreBecause("(cogloop runs the agents list in order; it has no streaming mode)", "mode")
 	queue := orch.Strings("agents")
 	if !orch.Has("agents") {
 		orch.Errorf("", "missing agents: the list of agent ids to run in order")
@@ -273,7 +277,9 @@ func (s *scope) construct(d *def) agents.Agent {
 			s.b.noteModel(m, d)
 		}
 	}
+	a = withTimeout(a, d)
 	a = s.b.withRetry(a, d)
+	d.cfg.IgnoreUnread("", orkaAgentKeys...)
 	d.cfg.Done()
 	return a
 }
