@@ -27,6 +27,9 @@ type builder struct {
 	// the first use of each model, for the price check at the end of the load.
 	budgets []agents.Limit
 	models  []modelUse
+	// secretUsers are the agents configured with secrets, for the run's
+	// scrubbing of model replies.
+	secretUsers []agents.SecretUser
 }
 
 // modelUse is the first agent found calling a model.
@@ -161,6 +164,7 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 	}
 	if parent == nil {
 		b.checkPrices()
+		w.secretUsers = b.secretUsers
 	}
 	return w
 }
@@ -276,6 +280,9 @@ func (s *scope) construct(d *def) agents.Agent {
 		for _, m := range mu.Models() {
 			s.b.noteModel(m, d)
 		}
+	}
+	if su, ok := a.(agents.SecretUser); ok {
+		s.b.secretUsers = append(s.b.secretUsers, su)
 	}
 	a = withTimeout(a, d)
 	a = s.b.withRetry(a, d)

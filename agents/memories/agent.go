@@ -72,6 +72,14 @@ func (cm *common) text(in agents.Input) (string, error) {
 	return s, nil
 }
 
+// Secrets returns the embedder's API keys ([agents.SecretUser]).
+func (cm *common) Secrets() []agents.Secret {
+	if cm.embedder == nil {
+		return nil
+	}
+	return cm.embedder.Secrets()
+}
+
 func (cm *common) bound(ctx context.Context) (context.Context, context.CancelFunc) {
 	if cm.timeout > 0 {
 		return context.WithTimeout(ctx, cm.timeout)

@@ -265,7 +265,7 @@ func (o Options) readEmbedder(c *agents.Config) *llm.Embedder {
 	mc.Model = ec.String("model", "")
 	mc.URL = ec.String("model_url", "")
 	if ec.Has("api_key") {
-		mc.APIKey = agents.NewSecret(ec.String("api_key", ""))
+		mc.APIKey = agents.NewNamedSecret("api_key", ec.String("api_key", ""))
 		ec.Warnf("api_key", "an API key in a workflow file is a secret in plain text; prefer the environment, or name a variable with api_key_env")
 	}
 	mc.APIKeyEnv = strings.TrimSpace(ec.String("api_key_env", ""))
