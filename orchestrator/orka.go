@@ -18,7 +18,7 @@ var orkaTopLevel = []string{"meta", "name", "description", "llm", "test_inputs"}
 // read (graph-scout hints, OrKa's own bookkeeping): on an agent type that does
 // not read them itself they load with a warning.
 var orkaAgentKeys = []string{"capabilities", "is_terminal", "memory_preset", "config",
-	"metadata", "parse_json", "params", "input", "embed_content", "group"}
+	"metadata", "parse_json", "params", "input", "embed_content", "group", "custom_weights"}
 
 // maxAgentTimeout bounds timeout: on agents the builder times.
 const maxAgentTimeout = 24 * time.Hour

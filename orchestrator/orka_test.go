@@ -45,6 +45,7 @@ agents:
     metadata: {role: x}
     parse_json: false
     config: {x: 1}
+    custom_weights: {a: 1}
   - {id: f, type: fork, group: g, targets: [[b]]}
   - {id: b, type: echo, prompt: hi}
   - {id: j, type: join, group: f}
@@ -71,16 +72,17 @@ agents:
 		`wf.yaml:17:5: agent "a": metadata is accepted`,
 		`wf.yaml:18:5: agent "a": parse_json is accepted`,
 		`wf.yaml:19:5: agent "a": config is accepted`,
-		`wf.yaml:20:25: agent "f": group is accepted`,
-		`wf.yaml:23:30: agent "fo": input is accepted`,
+		`wf.yaml:20:5: agent "a": custom_weights is accepted`,
+		`wf.yaml:21:25: agent "f": group is accepted`,
+		`wf.yaml:24:30: agent "fo": input is accepted`,
 	} {
 		assert.Contains(t, all, want)
 	}
-	assert.Len(t, got, 14, all)
+	assert.Len(t, got, 15, all)
 
 	_, _, err = Parse([]byte(src), "wf.yaml", orkaRegistry(), WithStrict())
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "14 problems")
+	assert.Contains(t, err.Error(), "15 problems")
 	assert.Contains(t, err.Error(), "wf.yaml:1:1: workflow: meta is accepted for OrKa compatibility and ignored (an error under strict mode)")
 
 	_, _, err = Parse([]byte(strings.Replace(src, "is_terminal", "is_termnal", 1)), "wf.yaml", orkaRegistry())
