@@ -31,8 +31,8 @@ import (
 type Structure struct {
 	// ID is the agent id.
 	ID string
-	// Prompt is the user's template; nil means OrKa's default prompt, built
-	// from the input and the outputs of context-collector and answer-builder.
+	// Prompt is the template (the user's, or OrKa's default one, built from
+	// the input and the outputs of context-collector and answer-builder).
 	Prompt *prompt.Template
 	// StoreStructure is the memory object's template (store_structure).
 	StoreStructure string
@@ -53,9 +53,8 @@ const structurePromptVar = "validate_and_structure_prompt"
 // optional; store_structure is the memory object's template.
 func (o Options) structureFactory(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 	s := &Structure{ID: c.String("id", ""), StoreStructure: c.String("store_structure", "")}
-	if c.Has("prompt") {
-		s.Prompt = b.Template(c, "prompt")
-	} else {
+	// An absent or empty prompt means OrKa's default one.
+	if s.Prompt = b.Template(c, "prompt"); s.Prompt == nil {
 		t, err := prompt.Parse(c.What()+" default prompt", defaultStructurePrompt, prompt.Options{})
 		if err != nil {
 			return nil, fmt.Errorf("default prompt: %w", err)
@@ -84,7 +83,7 @@ func (s *Structure) Run(ctx context.Context, in agents.Input) (agents.Output, er
 	if err != nil {
 		return agents.Output{}, fmt.Errorf("render prompt: %w", err)
 	}
-	if s.Prompt != nil && !asksForShape(text) {
+	if !asksForShape(text) {
 		text = strings.TrimSpace(text) + "\n\n" + structureInstructions(s.StoreStructure) + "\n\n" + jsonFormat +
 			"\nDo not include any other text outside the JSON."
 	}
