@@ -19,7 +19,6 @@ var orkaPending = map[string]string{
 	"cognitive_society_with_memory":       "chained conditionals in templates (jinja)",
 	"cognitive_society_with_memory_local": "chained conditionals, get_debate_evolution, get_agent_memory_context (jinja)",
 	"loop_scoring_assessment":             "get_execution_artifacts and to_json_string (jinja)",
-	"maternity_v3":                        "a backslash escape Jinja2 keeps ('\\s' in a string literal) (jinja)",
 	"maternity_v2": "prose under a local_llm's params (\"If FAIL, output\": an authoring slip OrKa swallows as " +
 		"**kwargs), refused as unknown keys: the lead decides whether params takes any key",
 }
