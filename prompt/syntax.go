@@ -30,6 +30,8 @@ type parseState struct {
 	// a variable whose name is not among them.
 	names     map[string]struct{}
 	namesDone bool
+	toks      []*tokens.Token // the token stream gonja parses (whitespace dropped), filled by prelex
+	warnings  []Warning
 }
 
 // normalize applies the newline handling of gonja's lexer (and Jinja's defaults:
@@ -73,6 +75,7 @@ func (ps *parseState) prelex(cfg *config.Config) *SyntaxError {
 		if t == nil {
 			break
 		}
+		ps.toks = append(ps.toks, t)
 		switch t.Type {
 		case tokens.Error:
 			ps.lexErrPos, ps.lexErrMsg = ps.lexErrorAt(t, prev)
