@@ -12,18 +12,19 @@ import (
 // a tag, each conditional it cannot parse is rewritten in the token stream to a
 // call of an internal function, cond(c, a, b) (tokens keep their positions);
 // the tree rewriter then turns that call into an expression gonja evaluates
-// lazily, like Jinja: only the chosen branch is evaluated.
+// lazily, like Jinja: only the chosen branch is evaluated. Without else, a
+// false condition gives None (Jinja's undefined: it renders empty).
 //
 // As in Jinja, a conditional binds loosest: in x | f if c else y | g the
 // branches are x | f and y | g; its condition is everything between if and
 // else. Its extent ends at a comma, a colon or an = outside brackets, or at
 // the bracket or tag that encloses it. The top-level if of a {% for %} is the
-// loop filter, not a conditional.
+// loop filter, not a conditional, and the test of {% if %} and {% elif %}
+// cannot be one (Jinja rejects both).
 
 const (
-	opCond   = "\x00cond"   // cond(c, a[, b]) before the tree rewrite
-	opTruth  = "\x00truth"  // Python truthiness as a bool
-	opNoElse = "\x00noelse" // the value of a if c without else when c is false
+	opCond  = "\x00cond"  // cond(c, a[, b]) before the tree rewrite
+	opTruth = "\x00truth" // Python truthiness as a bool
 )
 
 // rewriteConditionals returns toks with the conditionals gonja cannot parse
@@ -156,7 +157,12 @@ func blockTag(ts []*tokens.Token) []*tokens.Token {
 	if len(ts) == 0 || ts[0].Type != tokens.Name {
 		return ts
 	}
-	if ts[0].Val != "for" {
+	switch ts[0].Val {
+	case "if", "elif":
+		// Jinja reads the test without a top-level conditional
+		return join(ts[:1], nested(ts[1:]))
+	case "for":
+	default:
 		return join(ts[:1], expression(ts[1:]))
 	}
 	ins, ok := topLevel(ts, func(t *tokens.Token) bool { return t.Type == tokens.In })
@@ -278,7 +284,7 @@ func condNode(item string, x *nodes.Call) nodes.Expression {
 	if len(x.Args) > 2 {
 		b = x.Args[2]
 	} else {
-		b = internalCall(opNoElse, at, &nodes.Integer{Location: at, Val: at.Line})
+		b = &nodes.None{Location: at} // undefined in Jinja; renders empty, also in strict mode
 	}
 	op := func(typ tokens.Type, val string) *nodes.BinOperator {
 		return &nodes.BinOperator{Token: synth(at, typ, val)}
@@ -302,17 +308,4 @@ func truthOp(_ *exec.Evaluator, va *exec.VarArgs) *exec.Value {
 		return errValue("internal error: truth takes one argument")
 	}
 	return exec.AsValue(truthy(va.Args[0]))
-}
-
-// noElseOp is the value of "a if c" when c is false: undefined, which renders
-// empty; in strict mode an error, as in Jinja.
-func noElseOp(e *exec.Evaluator, va *exec.VarArgs) *exec.Value {
-	if e != nil && e.Config != nil && e.Config.StrictUndefined {
-		line := 0
-		if len(va.Args) == 1 {
-			line = va.Args[0].Integer()
-		}
-		return errValue("the inline if-expression on line %d evaluated to false and no else section was defined", line)
-	}
-	return exec.AsValue(nil)
 }

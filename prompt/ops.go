@@ -28,7 +28,6 @@ func opFunctions() map[string]any {
 		opItem:     opFunc(func(e *exec.Evaluator, va *exec.VarArgs) *exec.Value { return itemOp(e, va, false) }),
 		opItemStr:  opFunc(func(e *exec.Evaluator, va *exec.VarArgs) *exec.Value { return itemOp(e, va, true) }),
 		opTruth:    opFunc(truthOp),
-		opNoElse:   opFunc(noElseOp),
 	}
 }
 

@@ -137,14 +137,16 @@ func stringBody(src string, pos int) (string, int, bool) {
 
 // decodeStrings gives every string token of toks its Python value.
 func (ps *parseState) decodeStrings(toks []*tokens.Token) *SyntaxError {
+	restoreValues(toks, ps.lexed, ps.src)
 	for _, t := range toks {
 		if t.Type != tokens.String {
 			continue
 		}
-		body, start, ok := stringBody(ps.src, t.Pos)
+		body, start, ok := stringBody(ps.lexed, t.Pos)
 		if !ok {
 			continue // not where we expect it: leave gonja's reading
 		}
+		body = ps.src[start : start+len(body)]
 		val, off, err := pyStringValue(body)
 		if err != nil {
 			return ps.errAt(start+off, "string literal: "+err.Error())
@@ -152,4 +154,101 @@ func (ps *parseState) decodeStrings(toks []*tokens.Token) *SyntaxError {
 		t.Val = forGonja(val)
 	}
 	return nil
+}
+
+// lexSource is the text gonja's lexer reads: src with every escaped backslash
+// (\\) inside a string literal of a tag replaced by two underscores, so that
+// the lexer, which ends a literal at the first quote not right after a
+// backslash, ends 'a\\' where Jinja does. The length and every other byte are
+// unchanged; token values are read back from src (see restoreValues).
+func lexSource(src string) string {
+	if !strings.Contains(src, `\\`) {
+		return src
+	}
+	var masked []byte
+	i := 0
+	for i < len(src) {
+		open := strings.IndexByte(src[i:], '{')
+		if open < 0 || i+open+1 >= len(src) {
+			break
+		}
+		i += open
+		var end string
+		switch src[i+1] {
+		case '{':
+			end = "}}"
+		case '%':
+			end = "%}"
+			if isRawTag(src[i:]) {
+				j := strings.Index(src[i+2:], "endraw")
+				if j < 0 {
+					return maskedOr(src, masked)
+				}
+				i += 2 + j
+				continue
+			}
+		case '#':
+			j := strings.Index(src[i+2:], "#}")
+			if j < 0 {
+				return maskedOr(src, masked)
+			}
+			i += 2 + j + 2
+			continue
+		default:
+			i++
+			continue
+		}
+		// inside a tag: skip strings, masking \\ pairs, until the end delimiter
+		i += 2
+		for i < len(src) && !strings.HasPrefix(src[i:], end) {
+			q := src[i]
+			if q != '\'' && q != '"' {
+				i++
+				continue
+			}
+			i++
+			for i < len(src) && src[i] != q {
+				if src[i] == '\\' && i+1 < len(src) {
+					if src[i+1] == '\\' {
+						if masked == nil {
+							masked = []byte(src)
+						}
+						masked[i], masked[i+1] = '_', '_'
+					}
+					i += 2
+					continue
+				}
+				i++
+			}
+			i++ // the closing quote
+		}
+		i += len(end)
+	}
+	return maskedOr(src, masked)
+}
+
+func maskedOr(src string, masked []byte) string {
+	if masked == nil {
+		return src
+	}
+	return string(masked)
+}
+
+// isRawTag reports whether s starts with a {% raw %} tag.
+func isRawTag(s string) bool {
+	s = strings.TrimLeft(s[2:], "-+ \t\n")
+	return strings.HasPrefix(s, "raw") && (len(s) == 3 || strings.IndexByte(" \t\n-+%", s[3]) >= 0)
+}
+
+// restoreValues gives the tokens lexed from lexSource(src) the text of src.
+func restoreValues(toks []*tokens.Token, lexed, src string) {
+	if lexed == src {
+		return
+	}
+	for _, t := range toks {
+		end := t.Pos + len(t.Val)
+		if t.Pos >= 0 && end <= len(src) && lexed[t.Pos:end] == t.Val {
+			t.Val = src[t.Pos:end]
+		}
+	}
 }
