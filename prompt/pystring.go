@@ -39,33 +39,14 @@ func pyStringValue(body string) (val string, off int, err error) {
 			return "", i, fmt.Errorf(`a string literal cannot end with a single backslash`)
 		}
 		e := body[i+1]
+		if v, ok := simpleEscapes[e]; ok {
+			if e != '\n' { // backslash-newline: a line continuation
+				b.WriteByte(v)
+			}
+			i += 2
+			continue
+		}
 		switch e {
-		case '\n':
-			i += 2
-		case '\\', '\'', '"':
-			b.WriteByte(e)
-			i += 2
-		case 'a':
-			b.WriteByte('\a')
-			i += 2
-		case 'b':
-			b.WriteByte('\b')
-			i += 2
-		case 'f':
-			b.WriteByte('\f')
-			i += 2
-		case 'n':
-			b.WriteByte('\n')
-			i += 2
-		case 'r':
-			b.WriteByte('\r')
-			i += 2
-		case 't':
-			b.WriteByte('\t')
-			i += 2
-		case 'v':
-			b.WriteByte('\v')
-			i += 2
 		case '0', '1', '2', '3', '4', '5', '6', '7':
 			j := i + 1
 			n := 0
@@ -76,12 +57,11 @@ func pyStringValue(body string) (val string, off int, err error) {
 			b.WriteRune(rune(n))
 			i = j
 		case 'x', 'u', 'U':
-			width := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
+			width := hexWidth[e]
 			hex := body[i+2 : min(i+2+width, len(body))]
 			n, perr := strconv.ParseUint(hex, 16, 32)
 			if len(hex) < width || perr != nil || strings.ContainsAny(hex, "+-_") {
-				name := map[byte]string{'x': `\xXX`, 'u': `\uXXXX`, 'U': `\UXXXXXXXX`}[e]
-				return "", i, fmt.Errorf("truncated %s escape", name)
+				return "", i, fmt.Errorf("truncated \\%c%s escape", e, strings.Repeat("X", width))
 			}
 			if n > utf8.MaxRune {
 				return "", i, fmt.Errorf(`\U%s is not a valid character`, hex)
@@ -112,6 +92,14 @@ func pyStringValue(body string) (val string, off int, err error) {
 	}
 	return b.String(), 0, nil
 }
+
+// simpleEscapes are Python's one-character escapes.
+var simpleEscapes = map[byte]byte{
+	'\n': 0, '\\': '\\', '\'': '\'', '"': '"',
+	'a': '\a', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t', 'v': '\v',
+}
+
+var hexWidth = map[byte]int{'x': 2, 'u': 4, 'U': 8}
 
 // forGonja encodes s so that gonja's parser (strconv.Quote, then "\\\\" → "\\",
 // then strconv.Unquote) reads it back as s.
