@@ -16,9 +16,6 @@ import (
 // not reported; once such a file passes, the test fails until its entry is
 // removed, so the list cannot go stale.
 var orkaPending = map[string]string{
-	"cognitive_society_with_memory":       "chained conditionals in templates (jinja)",
-	"cognitive_society_with_memory_local": "chained conditionals, get_debate_evolution, get_agent_memory_context (jinja)",
-	"loop_scoring_assessment":             "get_execution_artifacts and to_json_string (jinja)",
 	"maternity_v2": "prose under a local_llm's params (\"If FAIL, output\": an authoring slip OrKa swallows as " +
 		"**kwargs), refused as unknown keys: the lead decides whether params takes any key",
 }
