@@ -390,15 +390,7 @@ func (c *Config) knownList() []string {
 	return out
 }
 
-func (c *Config) closest(k string) string {
-	best, bestD := "", 3
-	for _, cand := range c.knownList() {
-		if d := editDistance(k, cand); d < bestD {
-			best, bestD = cand, d
-		}
-	}
-	return best
-}
+func (c *Config) closest(k string) string { return Closest(k, c.knownList()) }
 
 func editDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
