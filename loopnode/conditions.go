@@ -44,7 +44,8 @@ type condition struct {
 	threshold float64 // score, stable_output
 	agent     string  // evaluator, stable_output's of
 
-	expr *prompt.Expr // while, until
+	expr   *prompt.Expr // while, until
+	exprAt *yaml.Node   // where the expression is written
 
 	output   string // continue_while: "agent.field"
 	operator string
@@ -213,7 +214,7 @@ func (p condParser) parse(n *yaml.Node, depth int) *condition {
 		}
 		sc.Done()
 	case condWhile, condUntil:
-		cond.expr = p.expr(c, kind, v)
+		cond.expr, cond.exprAt = p.expr(c, kind, v), v
 	case condContinueWhile:
 		p.continueWhile(c, cond)
 	case condStagnation:

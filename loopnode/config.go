@@ -94,6 +94,7 @@ func (n *Node) checkRefs(c *agents.Config) {
 		check("output_mappings", m.node, m.pos)
 	}
 	check("output_agent", n.outputAgent, c.ValuePos("output_agent"))
+	n.checkConditionNames(c)
 }
 
 func idOf(c *agents.Config) string { return c.String("id", "") }

@@ -37,17 +37,7 @@ type entryContext struct {
 // single expression; a template that fails falls back as OrKa does; loop_number,
 // score and timestamp are added when the map lacks them.
 func buildEntry(metas []metaTemplate, ec entryContext) (map[string]any, []string) {
-	vars := map[string]any{
-		"loop_number":       ec.loop,
-		"score":             ec.score,
-		"reasoning_quality": ec.reasoningQuality,
-		"convergence_trend": ec.convergenceTrend,
-		"timestamp":         ec.timestamp,
-		"input":             ec.input,
-		"insights":          ec.insights,
-		"improvements":      ec.improvements,
-		"mistakes":          ec.mistakes,
-	}
+	vars := entryVars(ec)
 	data := prompt.Data{Input: ec.input, LoopNumber: ec.loop, Vars: vars}
 	entry := make(map[string]any, len(metas)+3)
 	var warnings []string
@@ -65,6 +55,21 @@ func buildEntry(metas []metaTemplate, ec entryContext) (map[string]any, []string
 		}
 	}
 	return entry, warnings
+}
+
+// entryVars are the variables a past_loops_metadata template sees (§1.7.3).
+func entryVars(ec entryContext) map[string]any {
+	return map[string]any{
+		"loop_number":       ec.loop,
+		"score":             ec.score,
+		"reasoning_quality": ec.reasoningQuality,
+		"convergence_trend": ec.convergenceTrend,
+		"timestamp":         ec.timestamp,
+		"input":             ec.input,
+		"insights":          ec.insights,
+		"improvements":      ec.improvements,
+		"mistakes":          ec.mistakes,
+	}
 }
 
 func fallbackValue(key string, vars map[string]any) any {
