@@ -20,7 +20,7 @@ var alwaysBound = []string{"input", "previous_outputs"}
 // knownNames are the functions, filters and tests templates can use, read
 // from the shared environment where they are registered.
 type knownNames struct {
-	funcs, filters, tests         map[string]bool
+	funcs, filters, tests          map[string]bool
 	funcList, filterList, testList []string
 }
 
