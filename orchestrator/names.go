@@ -139,12 +139,21 @@ func (b *builder) runs() *runIndex {
 }
 
 // refsOf lists the agents d runs by id (a fork's branches, a router's
-// routes): those its factory asked the builder for.
+// routes): those its factory asked the builder for, and those it lists as an
+// [agents.Referrer].
 func refsOf(d *def) []string {
 	if d == nil || d.home == nil {
 		return nil
 	}
-	return d.refs
+	refs := d.refs
+	if rf, ok := d.agent.(agents.Referrer); ok {
+		for _, id := range rf.Refs() {
+			if !slices.Contains(refs, id) {
+				refs = append(slices.Clip(refs), id)
+			}
+		}
+	}
+	return refs
 }
 
 // placements lists where d runs, with what previous_outputs holds there.
