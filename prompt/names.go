@@ -131,7 +131,7 @@ func collectNames(root *nodes.Template, ps *parseState) []Name {
 	c := &nameCollector{ps: ps, locals: map[string]bool{}, guarded: map[string]bool{}, consumed: map[any]bool{}}
 	w := &rewriter{seen: map[seenKey]bool{}, inspect: c.visit}
 	w.visit(reflect.ValueOf(root))
-	out := c.names[:0]
+	var out []Name
 	for _, n := range c.names {
 		switch n.Kind {
 		case NameVar, NameFunc:
