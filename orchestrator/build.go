@@ -480,7 +480,17 @@ func (sb *scopeBuilder) Ref(id string, pos agents.Pos) (agents.Agent, error) {
 	return d.agent, nil
 }
 
+// Template parses the template and notes it for the name checks at the end
+// of the load (names.go).
 func (sb *scopeBuilder) Template(c *agents.Config, key string) *prompt.Template {
+	t := sb.parseTemplate(c, key)
+	if t != nil {
+		sb.s.b.noteTemplate(c, key, c.Node(key), t)
+	}
+	return t
+}
+
+func (sb *scopeBuilder) parseTemplate(c *agents.Config, key string) *prompt.Template {
 	n := c.Node(key)
 	if n == nil || (n.Kind == yaml.ScalarNode && n.Tag == "!!null") {
 		return nil
@@ -499,7 +509,6 @@ func (sb *scopeBuilder) Template(c *agents.Config, key string) *prompt.Template 
 		}
 		return nil
 	}
-	sb.s.b.noteTemplate(c, key, n, t)
 	return t
 }
 

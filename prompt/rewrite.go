@@ -113,10 +113,14 @@ func (w *rewriter) visit(v reflect.Value) {
 		if w.seen[k] {
 			return
 		}
-		w.seen[k] = true
 		if w.inspect != nil {
+			w.seen[k] = true
 			w.inspect(v.Interface())
-		} else if !w.strict {
+			w.visit(v.Elem())
+			return
+		}
+		w.seen[k] = true
+		if !w.strict {
 			if g, ok := v.Interface().(*nodes.GetAttribute); ok && g.Attribute != "" {
 				g.Node = orEmpty(g.Node)
 			}

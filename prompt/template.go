@@ -27,6 +27,7 @@ type Options struct {
 type Template struct {
 	name, src string
 	maxOut    int
+	an        analysis // the names it reads, computed on first use (names.go)
 
 	plain bool   // no tags: the output is text
 	text  string // plain output
@@ -38,7 +39,6 @@ type Template struct {
 	single *outputNode  // set when the template is exactly one {{ expression }}
 	names  []string     // every name the template can read; nil when unknown (see bind)
 	hint   atomic.Int64 // initial output buffer size (a hint, updated by renders)
-	an     analysis     // the names it reads, computed on first use (names.go)
 }
 
 // rootID is the identifier gonja knows every template by; names are ours.
