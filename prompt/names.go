@@ -75,7 +75,11 @@ func (t *Template) analyze() *analysis {
 			return
 		}
 		ps := &parseState{src: normalize(t.src)}
-		a.names = collectNames(t.tpl.Root(), ps)
+		root := t.frame(Data{}).r.RootNode // the tree as it renders
+		if root == nil {
+			return
+		}
+		a.names = collectNames(root, ps)
 		seen := map[string]bool{}
 		for _, n := range a.names {
 			if n.Kind == NameVar && !n.Guarded && !seen[n.Name] {
