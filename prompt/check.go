@@ -114,27 +114,20 @@ func Check(names []Name, s *Scope) []Finding {
 	for _, n := range names {
 		f := Finding{Name: n}
 		switch n.Kind {
-		case NameFunc:
-			if k.funcs[n.Name] || vars[n.Name] {
-				continue
-			}
-			f.Error = true
-			f.Suggestion = closest(n.Name, k.funcList)
+		case NameFunc, NameFilter, NameTest:
+			set, list := k.funcs, k.funcList
 			f.Msg = fmt.Sprintf("undefined function %s()", n.Name)
-		case NameFilter:
-			if k.filters[n.Name] {
+			switch n.Kind {
+			case NameFilter:
+				set, list, f.Msg = k.filters, k.filterList, fmt.Sprintf("undefined filter %q", n.Name)
+			case NameTest:
+				set, list, f.Msg = k.tests, k.testList, fmt.Sprintf("undefined test %q", n.Name)
+			}
+			if set[n.Name] || n.Kind == NameFunc && vars[n.Name] {
 				continue
 			}
 			f.Error = true
-			f.Suggestion = closest(n.Name, k.filterList)
-			f.Msg = fmt.Sprintf("undefined filter %q", n.Name)
-		case NameTest:
-			if k.tests[n.Name] {
-				continue
-			}
-			f.Error = true
-			f.Suggestion = closest(n.Name, k.testList)
-			f.Msg = fmt.Sprintf("undefined test %q", n.Name)
+			f.Suggestion = closest(n.Name, list)
 		case NameVar:
 			if s == nil || n.Guarded || vars[n.Name] || k.funcs[n.Name] {
 				continue
