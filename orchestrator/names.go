@@ -95,11 +95,47 @@ type placement struct {
 
 type runIndex struct {
 	sites map[*def][]site
+	// before holds, per workflow, the ids its queue runs in order (agents
+	// run by id included) and where each queue position starts in them:
+	// position i sees ids[:starts[i]].
+	before map[*scope]*prefix
+}
+
+type prefix struct {
+	ids    []string
+	starts []int
+}
+
+// prefixOf indexes s's queue once.
+func (r *runIndex) prefixOf(s *scope) *prefix {
+	if p, ok := r.before[s]; ok {
+		return p
+	}
+	p := &prefix{}
+	seen := map[string]bool{}
+	var add func(sc *scope, id string, depth int)
+	add = func(sc *scope, id string, depth int) {
+		if seen[id] || depth > 32 {
+			return
+		}
+		seen[id] = true
+		p.ids = append(p.ids, id)
+		d := sc.lookup(id)
+		for _, c := range refsOf(d) {
+			add(d.home, c, depth+1)
+		}
+	}
+	for _, id := range s.wf.Queue() {
+		p.starts = append(p.starts, len(p.ids))
+		add(s, id, 0)
+	}
+	r.before[s] = p
+	return p
 }
 
 // runs finds every place each agent runs.
 func (b *builder) runs() *runIndex {
-	r := &runIndex{sites: map[*def][]site{}}
+	r := &runIndex{sites: map[*def][]site{}, before: map[*scope]*prefix{}}
 	seen := map[*def]bool{}
 	var children func(d *def)
 	children = func(d *def) {
@@ -164,15 +200,12 @@ func (r *runIndex) placements(d *def, depth int) []placement {
 	var out []placement
 	for _, st := range r.sites[d] {
 		if st.s != nil {
-			var ids []string
-			for _, id := range st.s.wf.Queue()[:st.i] {
-				ids = appendRun(ids, st.s, id, 0)
-			}
-			out = append(out, placement{s: st.s, ids: ids})
+			p := r.prefixOf(st.s)
+			out = append(out, placement{s: st.s, ids: p.ids[:p.starts[st.i]:p.starts[st.i]]})
 			continue
 		}
 		for _, p := range r.placements(st.by, depth+1) {
-			ids := append(slices.Clone(p.ids), st.by.id)
+			ids := append(slices.Clip(p.ids), st.by.id)
 			for _, id := range refsOf(st.by) {
 				ids = appendRun(ids, st.by.home, id, 0)
 			}

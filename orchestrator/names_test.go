@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -190,4 +191,29 @@ func TestTemplateNameWarningsAreErrorsUnderStrict(t *testing.T) {
 	src := "orchestrator: {id: w, agents: [a]}\nagents:\n  - {id: a, type: echo, prompt: \"{{ topic }}\"}\n"
 	assert.Equal(t, []string{`W: wf.yaml:3:37: agent "a": prompt template: undefined variable "topic" renders empty`}, templateProblems(t, src))
 	assert.Equal(t, []string{`E: wf.yaml:3:37: agent "a": prompt template: undefined variable "topic" renders empty (an error under strict mode)`}, templateProblems(t, src, WithStrict()))
+}
+
+// BenchmarkParseChecksNames loads a 200-agent chain whose every prompt reads
+// the agent before it, helpers and a filter: the name checks' share of a load
+// shows in its profile (checkTemplates).
+func BenchmarkParseChecksNames(b *testing.B) {
+	var src strings.Builder
+	src.WriteString("orchestrator: {id: w, agents: [")
+	for i := range 200 {
+		if i > 0 {
+			src.WriteString(", ")
+		}
+		fmt.Fprintf(&src, "a%d", i)
+	}
+	src.WriteString("]}\nagents:\n")
+	for i := range 200 {
+		fmt.Fprintf(&src, "  - {id: a%d, type: echo, prompt: \"Task: {{ get_input() }} Earlier: {{ previous_outputs.a%d.response | truncate(300) }}{%% if get_loop_number() > 1 %%}again{%% endif %%}\"}\n", i, max(i-1, 0))
+	}
+	reg := namesRegistry()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := Parse([]byte(src.String()), "wf.yaml", reg); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
