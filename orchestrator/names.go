@@ -270,6 +270,9 @@ func varsOf(s *scope) []string {
 
 // absent explains why previous_outputs cannot hold id where d runs.
 func (r *runIndex) absent(d *def, ps []placement, id string) string {
+	if id == "past_loops" {
+		return "past_loops is not an agent: inside a loop read get_past_loops() or input.previous_outputs.past_loops"
+	}
 	for _, p := range ps {
 		if p.s.wf != nil && slices.Contains(p.s.wf.Queue(), id) {
 			if p.s.owner != nil {

@@ -179,7 +179,8 @@ func (c *nameCollector) visit(x any) {
 	}
 	switch n := x.(type) {
 	case *nodes.Name:
-		if !strings.HasPrefix(n.Name.Val, "\x00") {
+		// none is Jinja's literal (gonja reads it as a name that is never bound)
+		if !strings.HasPrefix(n.Name.Val, "\x00") && n.Name.Val != "none" {
 			c.add(NameVar, n.Name.Val, n.Name)
 		}
 	case *nodes.Call:

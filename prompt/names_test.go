@@ -32,6 +32,7 @@ func TestNames(t *testing.T) {
 		{"{% macro m(p, q=1) %}{{ p }}{{ q }}{{ varargs }}{% endmacro %}{{ m(1) }}{% with w = 2 %}{{ w }}{% endwith %}", nil},
 		{"{% set ns = namespace(k=1) %}{% set ns.k = ns.k + 1 %}{{ ns.k }}", []Name{fn("namespace", 1, 13)}},
 		{"{{ 'a' ~ b ~ c[0] }}", []Name{v("b", 1, 10), v("c", 1, 14)}},
+		{"{{ x == none }}{{ x == None }}", []Name{v("x", 1, 4), v("x", 1, 19)}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.src, func(t *testing.T) {
