@@ -71,6 +71,7 @@ func New(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 		return nil, nil
 	}
 	n.checkRefs(c)
+	n.checkConditionNames(c) // names.go
 	return n, nil
 }
 
@@ -94,7 +95,6 @@ func (n *Node) checkRefs(c *agents.Config) {
 		check("output_mappings", m.node, m.pos)
 	}
 	check("output_agent", n.outputAgent, c.ValuePos("output_agent"))
-	n.checkConditionNames(c)
 }
 
 func idOf(c *agents.Config) string { return c.String("id", "") }
