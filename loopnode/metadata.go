@@ -31,13 +31,33 @@ type entryContext struct {
 	insights         string
 	improvements     string
 	mistakes         string
+	other            map[string]string // further extract_patterns categories
 }
+
+// entryVars are the names a past_loops_metadata template sees besides the
+// further extract_patterns categories.
+var entryVars = map[string]bool{"loop_number": true, "score": true, "reasoning_quality": true,
+	"convergence_trend": true, "timestamp": true, "input": true, "insights": true,
+	"improvements": true, "mistakes": true}
 
 // buildEntry renders one past_loops entry (§1.7): each template, typed when it is a
 // single expression; a template that fails falls back as OrKa does; loop_number,
 // score and timestamp are added when the map lacks them.
 func buildEntry(metas []metaTemplate, ec entryContext) (map[string]any, []string) {
-	vars := entryVars(ec)
+	vars := map[string]any{
+		"loop_number":       ec.loop,
+		"score":             ec.score,
+		"reasoning_quality": ec.reasoningQuality,
+		"convergence_trend": ec.convergenceTrend,
+		"timestamp":         ec.timestamp,
+		"input":             ec.input,
+		"insights":          ec.insights,
+		"improvements":      ec.improvements,
+		"mistakes":          ec.mistakes,
+	}
+	for k, v := range ec.other {
+		vars[k] = v
+	}
 	data := prompt.Data{Input: ec.input, LoopNumber: ec.loop, Vars: vars}
 	entry := make(map[string]any, len(metas)+3)
 	var warnings []string
@@ -54,22 +74,12 @@ func buildEntry(metas []metaTemplate, ec entryContext) (map[string]any, []string
 			entry[k] = vars[k]
 		}
 	}
-	return entry, warnings
-}
-
-// entryVars are the variables a past_loops_metadata template sees (§1.7.3).
-func entryVars(ec entryContext) map[string]any {
-	return map[string]any{
-		"loop_number":       ec.loop,
-		"score":             ec.score,
-		"reasoning_quality": ec.reasoningQuality,
-		"convergence_trend": ec.convergenceTrend,
-		"timestamp":         ec.timestamp,
-		"input":             ec.input,
-		"insights":          ec.insights,
-		"improvements":      ec.improvements,
-		"mistakes":          ec.mistakes,
+	for k, v := range ec.other {
+		if _, ok := entry[k]; !ok {
+			entry[k] = v
+		}
 	}
+	return entry, warnings
 }
 
 func fallbackValue(key string, vars map[string]any) any {
