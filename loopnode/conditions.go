@@ -46,8 +46,7 @@ type condition struct {
 	threshold float64 // score, stable_output
 	agent     string  // evaluator, stable_output's of
 
-	expr   *prompt.Expr // while, until
-	exprAt *yaml.Node   // where the expression is written
+	expr *prompt.Expr // while, until
 
 	output   string // continue_while: "agent.field"
 	operator string
@@ -216,7 +215,7 @@ func (p condParser) parse(n *yaml.Node, depth int) *condition {
 		}
 		sc.Done()
 	case condWhile, condUntil:
-		cond.expr, cond.exprAt = p.expr(c, kind, v), v
+		cond.expr = p.expr(c, kind, v)
 	case condContinueWhile:
 		p.continueWhile(c, cond)
 	case condStagnation:

@@ -33,7 +33,7 @@ func (n *Node) TemplateScope(t *prompt.Template) (prompt.Scope, bool) {
 	for _, m := range n.metas {
 		if m.tmpl == t {
 			return prompt.Scope{
-				Vars:         keysOf(entryVars(entryContext{})),
+				Vars:         n.entryNames(),
 				CheckOutputs: true,
 				Absent: func(string) string {
 					return "past_loops_metadata templates see no previous_outputs; read the pass's values as score, insights, improvements, mistakes"
@@ -44,10 +44,29 @@ func (n *Node) TemplateScope(t *prompt.Template) (prompt.Scope, bool) {
 	return prompt.Scope{}, false
 }
 
-// checkConditionNames warns about names in while and until expressions that
-// the loop does not provide: variables (see condData) and previous_outputs
-// ids the internal workflow does not define.
+// entryNames are the variables a past_loops_metadata template sees:
+// entryVars and the further extract_patterns categories (what an extraction
+// of nothing reports).
+func (n *Node) entryNames() []string {
+	var out []string
+	for k := range entryVars {
+		out = append(out, k)
+	}
+	for k := range n.extractor.Extract(nil).Other {
+		out = append(out, k)
+	}
+	return out
+}
+
+// checkConditionNames warns about names in the while and until expressions
+// of stop_when that the loop does not provide: variables (see condData) and
+// previous_outputs ids the internal workflow does not define. It reads the
+// expressions from the YAML (their syntax is checked where stop_when is read).
 func (n *Node) checkConditionNames(c *agents.Config) {
+	stop := c.Node("stop_when")
+	if stop == nil {
+		return
+	}
 	inner, _ := n.inner.(interface {
 		Defines(id string) bool
 		Queue() []string
@@ -57,11 +76,12 @@ func (n *Node) checkConditionNames(c *agents.Config) {
 	for _, m := range n.inputs {
 		vars = append(vars, m.target)
 	}
-	n.stop.each(func(cond *condition) {
-		if cond.expr == nil || cond.exprAt == nil {
-			return
+	eachExpr(stop, 0, func(kind string, v *yaml.Node) {
+		e, err := prompt.ParseExpr(kind, v.Value, prompt.Options{})
+		if err != nil {
+			return // reported where stop_when is read
 		}
-		names := cond.expr.Names()
+		names := e.Names()
 		scope := &prompt.Scope{Vars: vars}
 		if inner != nil {
 			scope.CheckOutputs = true
@@ -73,24 +93,37 @@ func (n *Node) checkConditionNames(c *agents.Config) {
 			}
 		}
 		for _, f := range prompt.Check(names, scope) {
-			pos := exprPos(c.File(), cond.exprAt, f.Line, f.Col)
+			pos := exprPos(c.File(), v, f.Line, f.Col)
 			if f.Error {
-				c.Problems().Errorf(pos, "%s: stop_when %s: %s", c.What(), cond.kind, f.Msg)
+				c.Problems().Errorf(pos, "%s: stop_when %s: %s", c.What(), kind, f.Msg)
 			} else {
-				c.Problems().Warnf(pos, "%s: stop_when %s: %s", c.What(), cond.kind, f.Msg)
+				c.Problems().Warnf(pos, "%s: stop_when %s: %s", c.What(), kind, f.Msg)
 			}
 		}
 	})
 }
 
-// each calls fn for every condition of the tree.
-func (c *condition) each(fn func(*condition)) {
-	if c == nil {
+// eachExpr calls fn for every while and until expression under n.
+func eachExpr(n *yaml.Node, depth int, fn func(kind string, v *yaml.Node)) {
+	n = agents.Resolve(n)
+	if n == nil || depth > 16 {
 		return
 	}
-	fn(c)
-	for _, ch := range c.children {
-		ch.each(fn)
+	switch n.Kind {
+	case yaml.SequenceNode:
+		for _, item := range n.Content {
+			eachExpr(item, depth+1, fn)
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i].Value, agents.Resolve(n.Content[i+1])
+			switch {
+			case (k == condWhile || k == condUntil) && v != nil && v.Kind == yaml.ScalarNode:
+				fn(k, v)
+			case k == condAny || k == condAll:
+				eachExpr(v, depth+1, fn)
+			}
+		}
 	}
 }
 

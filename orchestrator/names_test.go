@@ -160,6 +160,21 @@ agents:
 			},
 		},
 		{
+			name: "past_loops_metadata sees further extract_patterns categories",
+			src: `orchestrator: {id: w, agents: [improve]}
+agents:
+  - id: improve
+    type: loop
+    cognitive_extraction: {enabled: true, extract_patterns: {insights: ["insight: (.+)"], risks: ["risk: (.+)"]}}
+    past_loops_metadata: {r: "{{ risks }} {{ reasoning_quality }} {{ riskz }}"}
+    internal_workflow:
+      orchestrator: {id: inner, agents: [a]}
+      agents:
+        - {id: a, type: echo, prompt: "ok"}
+`,
+			want: []string{`W: wf.yaml:6:70: agent "improve": past_loops_metadata: r template: undefined variable "riskz" renders empty; did you mean risks?`},
+		},
+		{
 			name: "stop_when expressions are checked against what the loop provides",
 			src: `orchestrator: {id: w, agents: [improve]}
 agents:
