@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/prompt"
@@ -270,6 +271,9 @@ func varsOf(s *scope) []string {
 
 // absent explains why previous_outputs cannot hold id where d runs.
 func (r *runIndex) absent(d *def, ps []placement, id string) string {
+	if head, _, dotted := strings.Cut(id, "."); dotted {
+		return fmt.Sprintf("%q is looked up as one agent id, not a path; write previous_outputs.%s to read the field of agent %q", id, id, head)
+	}
 	if id == "past_loops" {
 		return "past_loops is not an agent: inside a loop read get_past_loops() or input.previous_outputs.past_loops"
 	}

@@ -81,7 +81,7 @@ agents:
   - {id: writer, type: echo, prompt: "draft"}
   - {id: editor, type: echo, prompt: "Edit: {{ previous_outputs.writr.response }}"}
 `,
-			want: []string{`W: wf.yaml:4:65: agent "editor": prompt template: previous_outputs.writr renders empty: no agent "writr" can have run before this one; did you mean writer?`},
+			want: []string{`W: wf.yaml:4:65: agent "editor": prompt template: previous_outputs has no "writr" here: no agent "writr" can have run before this one; did you mean writer?`},
 		},
 		{
 			name: "undefined variable",
@@ -96,9 +96,12 @@ agents:
 			src: `orchestrator: {id: w, agents: [a, b]}
 agents:
   - {id: a, type: echo, prompt: "{{ previous_outputs['b'] }} {{ get_agent_response('b') }} {{ previous_outputs.get('b') }}"}
-  - {id: b, type: echo, prompt: "{{ previous_outputs.a.response }}"}
+  - {id: b, type: echo, prompt: "{{ previous_outputs.a.response }} {{ safe_get_response('a.response', '-') }}"}
 `,
-			want: []string{`W: wf.yaml:3:54: agent "a": prompt template: previous_outputs.b renders empty: no agent "b" can have run before this one ("b" runs after "a")`},
+			want: []string{
+				`W: wf.yaml:3:54: agent "a": prompt template: previous_outputs has no "b" here: no agent "b" can have run before this one ("b" runs after "a")`,
+				`W: wf.yaml:4:89: agent "b": prompt template: previous_outputs has no "a.response" here: no agent "a.response" can have run before this one ("a.response" is looked up as one agent id, not a path; write previous_outputs.a.response to read the field of agent "a")`,
+			},
 		},
 		{
 			name: "guarded names and template locals are fine",
@@ -127,7 +130,7 @@ agents:
   - {id: r1, type: echo, prompt: "{{ previous_outputs.b1.response }} {{ previous_outputs.j }}"}
   - {id: last, type: echo, prompt: "{{ previous_outputs.b2.response }} {{ previous_outputs.r1.response }} {{ previous_outputs.zz }}"}
 `,
-			want: []string{`W: wf.yaml:10:127: agent "last": prompt template: previous_outputs.zz renders empty: no agent "zz" can have run before this one`},
+			want: []string{`W: wf.yaml:10:127: agent "last": prompt template: previous_outputs has no "zz" here: no agent "zz" can have run before this one`},
 		},
 		{
 			name: "a loop's agents see its variables; later agents of the pass and outer agents are absent",
@@ -152,10 +155,10 @@ agents:
   - {id: after, type: echo, prompt: "{{ previous_outputs.improve.response }} {{ previous_outputs.writer }} {{ loop_number }}"}
 `,
 			want: []string{
-				`W: wf.yaml:11:49: agent "improve": past_loops_metadata: note template: previous_outputs.critic renders empty: no agent "critic" can have run before this one (past_loops_metadata templates see no previous_outputs; read the pass's values as score, insights, improvements, mistakes)`,
-				`W: wf.yaml:17:155: agent "writer": prompt template: previous_outputs.critic renders empty: no agent "critic" can have run before this one ("critic" runs after "writer" in each pass of loop "improve", and every pass starts with empty previous_outputs; earlier passes are in past_loops)`,
-				`W: wf.yaml:17:185: agent "writer": prompt template: previous_outputs.first renders empty: no agent "first" can have run before this one ("first" runs outside loop "improve"; inside the loop read input.previous_outputs.first)`,
-				`W: wf.yaml:19:98: agent "after": prompt template: previous_outputs.writer renders empty: no agent "writer" can have run before this one ("writer" runs inside loop "improve", whose agents' outputs stay inside it; read previous_outputs.improve (the loop's output))`,
+				`W: wf.yaml:11:49: agent "improve": past_loops_metadata: note template: previous_outputs has no "critic" here: no agent "critic" can have run before this one (past_loops_metadata templates see no previous_outputs; read the pass's values as score, insights, improvements, mistakes)`,
+				`W: wf.yaml:17:155: agent "writer": prompt template: previous_outputs has no "critic" here: no agent "critic" can have run before this one ("critic" runs after "writer" in each pass of loop "improve", and every pass starts with empty previous_outputs; earlier passes are in past_loops)`,
+				`W: wf.yaml:17:185: agent "writer": prompt template: previous_outputs has no "first" here: no agent "first" can have run before this one ("first" runs outside loop "improve"; inside the loop read input.previous_outputs.first)`,
+				`W: wf.yaml:19:98: agent "after": prompt template: previous_outputs has no "writer" here: no agent "writer" can have run before this one ("writer" runs inside loop "improve", whose agents' outputs stay inside it; read previous_outputs.improve (the loop's output))`,
 				`W: wf.yaml:19:111: agent "after": prompt template: undefined variable "loop_number" renders empty`,
 			},
 		},
@@ -189,7 +192,7 @@ agents:
         - {id: critic, type: echo, prompt: "ok"}
 `,
 			want: []string{
-				`W: wf.yaml:6:69: agent "improve": stop_when while: previous_outputs.critc renders empty: no agent "critc" can have run before this one; did you mean critic?`,
+				`W: wf.yaml:6:69: agent "improve": stop_when while: previous_outputs has no "critc" here: no agent "critc" can have run before this one; did you mean critic?`,
 				`W: wf.yaml:7:50: agent "improve": stop_when until: undefined variable "scroe" renders empty; did you mean score?`,
 				`E: wf.yaml:7:17: agent "improve": stop_when until: undefined function get_loop_numbr(); did you mean get_loop_number?`,
 			},

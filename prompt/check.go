@@ -139,7 +139,7 @@ func Check(names []Name, s *Scope) []Finding {
 				continue
 			}
 			f.Suggestion = closest(n.Name, s.Agents)
-			f.Msg = fmt.Sprintf("previous_outputs.%s renders empty: no agent %q can have run before this one", n.Name, n.Name)
+			f.Msg = fmt.Sprintf("previous_outputs has no %q here: no agent %q can have run before this one", n.Name, n.Name)
 			if s.Absent != nil {
 				if why := s.Absent(n.Name); why != "" {
 					f.Msg += " (" + why + ")"

@@ -68,8 +68,8 @@ func TestCheck(t *testing.T) {
 		{"{{ topic }} {{ get_input() }} {{ input }} {{ previous_outputs.nobody }}", nil, nil},
 		{"{{ topic }}{{ topic }}", scope, []string{"W 1:4 undefined variable \"topic\" renders empty"}},
 		{"{{ scroe }} {{ score }} {{ loop_number }} {{ get_input }}", scope, []string{"W 1:4 undefined variable \"scroe\" renders empty; did you mean score?"}},
-		{"{{ previous_outputs.writr.response }}", scope, []string{"W 1:21 previous_outputs.writr renders empty: no agent \"writr\" can have run before this one; did you mean writer?"}},
-		{"{{ previous_outputs.later }}", scope, []string{"W 1:21 previous_outputs.later renders empty: no agent \"later\" can have run before this one (it runs after this agent)"}},
+		{"{{ previous_outputs.writr.response }}", scope, []string{"W 1:21 previous_outputs has no \"writr\" here: no agent \"writr\" can have run before this one; did you mean writer?"}},
+		{"{{ previous_outputs.later }}", scope, []string{"W 1:21 previous_outputs has no \"later\" here: no agent \"later\" can have run before this one (it runs after this agent)"}},
 		{"{{ previous_outputs.later }}", &Scope{}, nil},
 		{"{{ previous_outputs.critic }}{{ get_agent_response('writer') }}", scope, nil},
 	}
