@@ -233,7 +233,9 @@ func appendRun(ids []string, s *scope, id string, depth int) []string {
 // functions, filters and tests are checked then).
 func (r *runIndex) scopeOf(u tmplUse) *prompt.Scope {
 	d := u.d
-	if d == nil {
+	if d == nil || u.node == nil || u.node.Line == 0 {
+		// no agent, or a template a factory made (not written in the file):
+		// the factory binds what it reads
 		return nil
 	}
 	if ts, ok := agents.Unwrap(d.agent).(templateScoper); ok {

@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/cogloop/cogloop/loopnode"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
 )
 
 func namesRegistry() *agents.Registry {
@@ -234,4 +236,21 @@ func BenchmarkParseChecksNames(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// A template a factory makes (not written in the file, so without a line)
+// reads variables the factory binds itself: only its calls are checked.
+func TestFactoryMadeTemplatesAreCheckedForCallsOnly(t *testing.T) {
+	reg := namesRegistry()
+	reg.MustRegister("wrapper", func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+		for _, src := range []string{"{{ inner_prompt }}", "{{ get_inptu() }}"} {
+			node := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
+				{Kind: yaml.ScalarNode, Value: "prompt"}, {Kind: yaml.ScalarNode, Value: src}}}
+			b.Template(agents.NewConfig(c.File(), node, c.What()+" inner", c.Problems()), "prompt")
+		}
+		return agents.Func(func(context.Context, agents.Input) (agents.Output, error) { return agents.Output{}, nil }), nil
+	})
+	_, _, err := Parse([]byte("orchestrator: {id: w, agents: [a]}\nagents:\n  - {id: a, type: wrapper}\n"), "wf.yaml", reg)
+	require.Error(t, err)
+	assert.Equal(t, `wf.yaml: agent "a" inner: prompt template: undefined function get_inptu(); did you mean get_input?`, err.Error())
 }
