@@ -10,6 +10,7 @@ import (
 	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/flow"
 	"github.com/cogloop/cogloop/loopnode"
+	"github.com/cogloop/cogloop/prompt"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
@@ -253,4 +254,25 @@ func TestFactoryMadeTemplatesAreCheckedForCallsOnly(t *testing.T) {
 	_, _, err := Parse([]byte("orchestrator: {id: w, agents: [a]}\nagents:\n  - {id: a, type: wrapper}\n"), "wf.yaml", reg)
 	require.Error(t, err)
 	assert.Equal(t, `wf.yaml: agent "a" inner: prompt template: undefined function get_inptu(); did you mean get_input?`, err.Error())
+}
+
+// A template built in Go code escapes the load check; calling its undefined
+// function at run time ends the run at once, with the did-you-mean.
+func TestUndefinedFunctionAtRunTimeEndsTheRun(t *testing.T) {
+	reg := namesRegistry()
+	reg.MustRegister("gocode", func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+		tp, err := prompt.Parse("go template", "{{ get_inptu() }}", prompt.Options{})
+		require.NoError(t, err)
+		return agents.Func(func(_ context.Context, in agents.Input) (agents.Output, error) {
+			s, err := in.Render(tp)
+			return agents.Output{Response: s}, err
+		}), nil
+	})
+	w, _, err := Parse([]byte("orchestrator: {id: w, agents: [a, b]}\nagents:\n  - {id: a, type: gocode}\n  - {id: b, type: echo, prompt: after}\n"), "wf.yaml", reg)
+	require.NoError(t, err)
+	out, err := w.Run(context.Background(), agents.Input{Value: "x"})
+	require.Error(t, err)
+	assert.True(t, agents.IsFatal(err))
+	assert.Equal(t, `a: render template "go template" line 1: get_inptu is not callable (did you mean get_input?)`, err.Error())
+	assert.Equal(t, 0, out.Children.Len(), "b never ran")
 }
