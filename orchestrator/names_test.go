@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/cogloop/cogloop/agents"
-	"github.com/cogloop/cogloop/agents/agenttest"
-	"github.com/cogloop/cogloop/flow"
 	"github.com/cogloop/cogloop/loopnode"
 	"github.com/cogloop/cogloop/prompt"
 	"github.com/stretchr/testify/assert"
@@ -16,10 +14,10 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// namesRegistry is orkaRegistry's with loops.
 func namesRegistry() *agents.Registry {
-	reg := agenttest.Registry()
+	reg := orkaRegistry()
 	loopnode.Register(reg)
-	flow.Register(reg)
 	return reg
 }
 
