@@ -522,6 +522,9 @@ func (sb *scopeBuilder) parseTemplate(c *agents.Config, key string) *prompt.Temp
 		}
 		return nil
 	}
+	for _, w := range t.Warnings() {
+		sb.s.b.probs.Warnf(sb.s.b.templatePos(c.File(), n, w.Line, w.Col), "%s: %s template: %s", c.What(), key, w.Msg)
+	}
 	return t
 }
 
