@@ -30,10 +30,12 @@
 //
 // # Semantics shared by every store
 //
-//   - History is capped ([Options.HistoryCap], default 100) and appends are
-//     idempotent on (run id, loop path, iteration), so a retried or replayed
-//     append never duplicates an entry; concurrent runs of one loop id all
-//     land their entries, in arrival order.
+//   - History is capped ([Options.HistoryCap], default 100) and an entry is
+//     keyed by (run id, loop path, iteration) with replace semantics: a
+//     retried append never duplicates an entry, and a resumed run's redo of
+//     an iteration overwrites the discarded attempt in place, so there is at
+//     most one entry per iteration, the one the run reported. Concurrent
+//     runs of one loop id all land their entries, in arrival order.
 //   - Checkpoints merge by loop path and are bound to the workflow digest of
 //     their first save ([ErrDigestMismatch]).
 //   - Memories are recalled without any model, by keyword overlap (or cosine

@@ -104,3 +104,13 @@ func (o Options) EffectiveCheckpointTTL() time.Duration { return ttl(o.Checkpoin
 
 // EffectiveMemoryTTL is the default memory TTL of resolved options; 0 means never.
 func (o Options) EffectiveMemoryTTL() time.Duration { return ttl(o.MemoryTTL) }
+
+// AppendTTL is the TTL an append of e sets on its loop's history in a
+// resolved store: e.TTL when positive, else the store's HistoryTTL; 0 means
+// never.
+func (o Options) AppendTTL(e Entry) time.Duration {
+	if e.TTL > 0 {
+		return e.TTL
+	}
+	return o.EffectiveHistoryTTL()
+}
