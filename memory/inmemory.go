@@ -222,7 +222,7 @@ func (s *InMemory) SaveCheckpoint(ctx context.Context, runID string, cp Checkpoi
 	}
 	maps.Copy(c.cp.State, cloneState(cp.State))
 	c.cp.UpdatedAt = now
-	c.expires = expiry(now, s.opts.EffectiveCheckpointTTL())
+	c.expires = expiry(now, s.opts.SaveTTL(cp))
 	return nil
 }
 

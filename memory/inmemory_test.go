@@ -84,6 +84,12 @@ func TestInMemoryEntryTTL(t *testing.T) {
 	got, err = s.History(ctx, "l", 0)
 	require.NoError(t, err)
 	assert.Empty(t, got, "the entry's TTL (history_ttl) expires the history although the store has none")
+
+	require.NoError(t, s.SaveCheckpoint(ctx, "r", memory.Checkpoint{Digest: "d", TTL: time.Hour}))
+	clock.Advance(time.Hour)
+	_, ok, err := s.LoadCheckpoint(ctx, "r")
+	require.NoError(t, err)
+	assert.False(t, ok, "the save's TTL (--checkpoint-ttl) replaces the store's 7 days")
 }
 
 func TestInMemoryNeverExpires(t *testing.T) {

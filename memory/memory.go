@@ -128,6 +128,10 @@ type Checkpoint struct {
 	State map[string][]byte
 	// UpdatedAt is set by the store on save.
 	UpdatedAt time.Time
+	// TTL, when positive, expires the checkpoint after no save for that
+	// long instead of the store's CheckpointTTL (cogloop run
+	// --checkpoint-ttl). It is not stored.
+	TTL time.Duration
 }
 
 // Validate reports whether cp can be saved.

@@ -114,3 +114,12 @@ func (o Options) AppendTTL(e Entry) time.Duration {
 	}
 	return o.EffectiveHistoryTTL()
 }
+
+// SaveTTL is the TTL a save of cp sets on its checkpoint in a resolved
+// store: cp.TTL when positive, else the store's CheckpointTTL; 0 means never.
+func (o Options) SaveTTL(cp Checkpoint) time.Duration {
+	if cp.TTL > 0 {
+		return cp.TTL
+	}
+	return o.EffectiveCheckpointTTL()
+}

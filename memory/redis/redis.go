@@ -424,7 +424,7 @@ func (s *Store) SaveCheckpoint(ctx context.Context, runID string, cp memory.Chec
 	if err := cp.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	args := []any{cp.Digest, s.opts.Clock().Format(time.RFC3339Nano), ms(s.opts.EffectiveCheckpointTTL())}
+	args := []any{cp.Digest, s.opts.Clock().Format(time.RFC3339Nano), ms(s.opts.SaveTTL(cp))}
 	for path, st := range cp.State {
 		args = append(args, statePrefix+path, st)
 	}

@@ -124,6 +124,10 @@ func TestServerTTLs(t *testing.T) {
 		assert.True(t, d > 9*time.Minute && d <= 10*time.Minute, "%s PTTL %v, want about 10m", k, d)
 	}
 
+	require.NoError(t, s.SaveCheckpoint(ctx, "r", memory.Checkpoint{Digest: "d", TTL: 10 * time.Minute}))
+	d = pttl(s, cpKey)
+	assert.True(t, d > 9*time.Minute && d <= 10*time.Minute, "checkpoint PTTL %v, want the save's 10m", d)
+
 	// Defaults: history never expires, checkpoints after 7 days.
 	def := newStore(t, srv.URL(), Options{Options: memory.Options{Namespace: "defaults"}})
 	require.NoError(t, def.Append(ctx, "l", entry("r", 1)))
