@@ -154,10 +154,14 @@ func (n *Node) restore(ctx context.Context, in agents.Input, st *state) (int, er
 	}
 	if !ok {
 		if n.persistent {
-			st.past, err = n.loadHistory(ctx, in)
+			if st.past, err = n.loadHistory(ctx, in); err != nil {
+				return 0, err
+			}
 			st.past0 = st.past
 		}
-		return 0, err
+		// Saved at once, so that a run killed in its first pass resumes too.
+		n.save(ctx, in, st, 0)
+		return 0, nil
 	}
 	var start savedStart
 	if _, err := cp.Restore(key+"#start", &start); err != nil {
