@@ -264,6 +264,10 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 	// The run's root budget scope limits nothing; a workflow with budget:
 	// opens its limited scope inside it.
 	budget := agents.NewBudget(agents.Limit{}, w.wf.Pricing())
+	if run.Checkpoint != nil {
+		// Limited scopes record what they commit, and a resume restores it.
+		budget.WithJournal(run.Checkpoint)
+	}
 	start := time.Now()
 	run.Emit(agents.Event{Kind: agents.EventRunStart, Node: w.wf.ID})
 	out, err := w.wf.Run(ctx, agents.Input{Value: input, Run: run, Budget: budget})

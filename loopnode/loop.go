@@ -142,7 +142,7 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 	}
 	// The loop's own scope (limited by budget:, else only counting) tells it
 	// whether a call inside it was refused.
-	in.Budget = in.Budget.Child(n.budget)
+	in.Budget = in.Budget.ChildAt(checkpointKey(in, n.id), n.budget)
 	task := unwrapInput(in.Value)
 	parent := in.Previous.Map()
 	st := &state{start: time.Now(), input: task, stablePrev: map[string]string{}, stableNext: map[string]string{}}
