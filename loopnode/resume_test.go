@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -143,3 +144,43 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 		})
 	}
 }
+
+// history_ttl expires a loop's persisted history after no append for that
+// long; without it the history never expires.
+func TestHistoryTTL(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	store, err := memory.NewInMemory(memory.Options{Now: func() time.Time { return now }})
+	require.NoError(t, err)
+	for _, tc := range []struct{ loop, ttl string }{{"expiring", "    history_ttl: 1h\n"}, {"lasting", ""}} {
+		src := strings.Replace(strings.ReplaceAll(persistLoop, "LOOP", tc.loop), "    persist_across_runs: true\n", "    persist_across_runs: true\n"+tc.ttl, 1)
+		wf, err := cogloop.Parse([]byte(src), "ttl.yaml")
+		require.NoError(t, err)
+		_, err = wf.Run(context.Background(), "x", cogloop.WithMemory(store), cogloop.WithModels(&promptModels{}))
+		require.NoError(t, err)
+	}
+	now = now.Add(time.Hour)
+	for loop, left := range map[string]int{"expiring": 0, "lasting": 2} {
+		hist, err := store.History(context.Background(), loop, 0)
+		require.NoError(t, err)
+		assert.Len(t, hist, left, loop)
+	}
+
+	src := strings.ReplaceAll(persistLoop, "LOOP", "l")
+	wf, err := cogloop.Parse([]byte(strings.Replace(src, "    persist_across_runs: true\n", "    history_ttl: 1h\n", 1)), "ttl.yaml")
+	require.NoError(t, err)
+	require.Len(t, wf.Warnings, 1)
+	assert.Contains(t, wf.Warnings[0].Error(), "history_ttl has no effect without persist_across_runs")
+}
+
+const persistLoop = `orchestrator: {id: p, agents: [LOOP]}
+agents:
+  - id: LOOP
+    type: loop
+    max_loops: 2
+    score_threshold: 0.99
+    persist_across_runs: true
+    internal_workflow:
+      orchestrator: {id: inner, agents: [w]}
+      agents:
+        - {id: w, type: openai-answer, model: m, prompt: "pass {{ loop_number }}"}
+`
