@@ -29,7 +29,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -55,7 +54,8 @@ type Server struct {
 // Start starts a redis-server and registers its shutdown with tb.Cleanup.
 // It skips tb (fails it when CI=true) if redis-server is not installed.
 // args are extra server options, e.g. "--requirepass", "pw"; the port,
-// bind address, directory and persistence options are set by Start.
+// bind address and directory are set by Start, and persistence is off
+// unless args turn it on ("--appendonly", "yes").
 func Start(tb testing.TB, args ...string) *Server {
 	tb.Helper()
 	bin := os.Getenv("REDIS_SERVER")
@@ -145,7 +145,9 @@ func (s *Server) Restart() {
 }
 
 func (s *Server) start() error {
-	args := append(slices.Clone(s.args),
+	// The caller's args come last, so they can turn persistence on
+	// ("--appendonly", "yes", "--appendfsync", "always").
+	args := append([]string{
 		"--port", strconv.Itoa(s.port),
 		"--bind", "127.0.0.1",
 		"--dir", s.dir,
@@ -154,7 +156,7 @@ func (s *Server) start() error {
 		"--logfile", s.log,
 		"--daemonize", "no",
 		"--protected-mode", "yes",
-	)
+	}, s.args...)
 	cmd := exec.Command(s.bin, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
