@@ -184,3 +184,44 @@ agents:
       agents:
         - {id: w, type: openai-answer, model: m, prompt: "pass {{ loop_number }}"}
 `
+
+// The delay between passes is a schedule that survives a resume: a run that
+// died while waiting goes on with what was left of the wait, so a resume long
+// after the last pass does not wait the whole delay again.
+func TestResumeKeepsDelaySchedule(t *testing.T) {
+	src := strings.Replace(strings.ReplaceAll(persistLoop, "LOOP", "l"), "    persist_across_runs: true\n", "    delay: 1h\n", 1)
+	wf, err := cogloop.Parse([]byte(src), "delay.yaml")
+	require.NoError(t, err)
+	store, err := memory.NewInMemory(memory.Options{})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err = wf.Run(ctx, "x", cogloop.WithRunID("d"), cogloop.WithCheckpoints(), cogloop.WithMemory(store),
+		cogloop.WithModels(&promptModels{}), cogloop.WithObserver(func(e agents.Event) {
+			if e.Kind == agents.EventLoopIteration {
+				cancel() // the run dies in the hour-long wait after pass 1
+			}
+		}))
+	require.ErrorIs(t, err, context.Canceled)
+
+	// Two hours pass: the checkpoint's pass ended that long ago.
+	cp, ok, err := store.LoadCheckpoint(context.Background(), "d")
+	require.NoError(t, err)
+	require.True(t, ok)
+	var head map[string]any
+	require.NoError(t, json.Unmarshal(cp.State["loop:l"], &head))
+	head["ended"] = time.Now().Add(-2 * time.Hour)
+	cp.State = map[string][]byte{}
+	cp.State["loop:l"], err = json.Marshal(head)
+	require.NoError(t, err)
+	require.NoError(t, store.SaveCheckpoint(context.Background(), "d", cp))
+
+	// The resumed run runs pass 2 at once (its deadline is far below an hour).
+	ctx, cancel = context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := wf.Run(ctx, "x", cogloop.WithResume("d", false), cogloop.WithMemory(store), cogloop.WithModels(&promptModels{}))
+	require.NoError(t, err)
+	loop, _ := res.Outputs.Get("l")
+	assert.Equal(t, 2, loop.Fields["loops_completed"])
+	assert.Equal(t, "max_loops", loop.Fields["stop_reason"])
+}
