@@ -44,6 +44,9 @@ type Node struct {
 	delay    time.Duration
 	budget   agents.Limit // budget: on the loop
 	budgeted bool
+
+	regexBudget  time.Duration // regex_budget: the regex time of one pass's score and lesson patterns
+	scoreMatters bool          // a pass without a score is worth a warning
 }
 
 var _ agents.Agent = (*Node)(nil)
@@ -306,19 +309,21 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	}
 
 	results := toResults(out.Children)
-	sc := n.scorer.Score(results)
-	lessons := n.extractor.Extract(results)
+	sc, lessons, judged := n.judge(ctx, results)
 	it := iteration{LoopNumber: loop, Score: sc.Value, ScoreFound: sc.Found, ScoreSource: sc.Source,
-		Duration: time.Since(start), Usage: out.Usage, Warnings: append(sc.Warnings, lessons.Warnings...)}
+		Duration: time.Since(start), Usage: out.Usage}
 	entry, warns := buildEntry(n.metas, entryContext{
 		loop: loop, score: sc.Value,
 		reasoningQuality: cognition.ReasoningQuality(results), convergenceTrend: cognition.ConvergenceTrend(results),
 		timestamp: now(), input: truncateInput(st.input),
 		insights: lessons.Insights, improvements: lessons.Improvements, mistakes: lessons.Mistakes,
+		other: lessons.Other,
 	})
-	it.Warnings = append(it.Warnings, warns...)
-	for _, w := range it.Warnings {
-		in.Run.Emit(agents.Event{Kind: agents.EventWarning, Node: path, Agent: n.id, Message: w})
+	judged = append(judged, metadataWarnings(warns)...)
+	it.Warnings = cognition.Messages(judged)
+	if err := n.warnPass(in, path, loop, sc, judged); err != nil {
+		st.reason, st.errText = StopError, err.Error()
+		return true
 	}
 	if n.persistent {
 		// The iteration's work is done: persist it even if the run is being
@@ -337,8 +342,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	if st.bestIter == 0 || sc.Value > st.best {
 		st.best, st.bestIter, st.bestOuts = sc.Value, loop, out.Children
 	}
-	st.answers = append(st.answers, answerKey(n.answer(out.Children)))
-	st.bests = append(st.bests, st.best)
+	recordPass(st, out.Children, n.answer(out.Children))
 	n.recordMappings(st, out.Children, loop)
 	n.notePass(in, st, out.Children)
 

@@ -58,8 +58,9 @@ type savedPass struct {
 	Iteration iteration      `json:"iteration"`
 	Entry     map[string]any `json:"entry"`
 	Outputs   []savedOutput  `json:"outputs,omitempty"`
-	Answer    string         `json:"answer"` // hash of the normalised answer
-	Best      float64        `json:"best"`   // best score after the pass
+	Counted   bool           `json:"counted,omitempty"` // the pass counts for stagnation (no agent failed)
+	Answer    string         `json:"answer,omitempty"`  // hash of the normalised answer
+	Best      float64        `json:"best,omitempty"`    // best score after the pass
 	Mapped    map[string]any `json:"mapped,omitempty"`
 }
 
@@ -98,8 +99,10 @@ func (n *Node) notePass(in agents.Input, st *state, outs *agents.Outputs) {
 	if in.Run == nil || in.Run.Checkpoint == nil {
 		return
 	}
-	rec := savedPass{Iteration: st.iterations[i], Entry: st.past[len(st.past)-1], Outputs: saveOutputs(outs),
-		Answer: st.answers[i], Best: st.bests[i]}
+	rec := savedPass{Iteration: st.iterations[i], Entry: st.past[len(st.past)-1], Outputs: saveOutputs(outs)}
+	if !passFailed(outs) { // recordPass counted it
+		rec.Counted, rec.Answer, rec.Best = true, st.answers[len(st.answers)-1], st.bests[len(st.bests)-1]
+	}
 	if len(n.outputs) > 0 {
 		rec.Mapped = map[string]any{}
 		for k, vs := range st.mapped {
@@ -188,8 +191,10 @@ func (n *Node) restore(ctx context.Context, in agents.Input, st *state) (int, er
 	for _, p := range passes {
 		st.past = append(st.past, agents.Plain(p.Entry).(map[string]any))
 		st.iterations = append(st.iterations, p.Iteration)
-		st.answers = append(st.answers, p.Answer)
-		st.bests = append(st.bests, p.Best)
+		if p.Counted {
+			st.answers = append(st.answers, p.Answer)
+			st.bests = append(st.bests, p.Best)
+		}
 		for _, m := range n.outputs {
 			if st.mapped == nil {
 				st.mapped = map[string][]any{}
