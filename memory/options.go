@@ -20,7 +20,9 @@ const (
 // The defaults are: history never expires (as in OrKa), checkpoints expire
 // after [DefaultCheckpointTTL], memories without their own ExpiresAt never
 // expire. A TTL counts from the last write to the key: each Append
-// refreshes the loop's history TTL, each save the checkpoint's.
+// refreshes the loop's history TTL, each save the checkpoint's. An entry's
+// own TTL ([Entry.TTL], a loop's history_ttl) and a save's ([Checkpoint.TTL],
+// cogloop run --checkpoint-ttl) replace the store's for that write.
 type Options struct {
 	// Prefix is the first part of every key; default "cogloop".
 	Prefix string
