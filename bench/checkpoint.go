@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -88,7 +85,7 @@ func scenarioCheckpoint(rep *report, cfg config) error {
 			if err != nil {
 				return err
 			}
-			before, err := netInput(srv.Addr())
+			before, err := srv.NetInputBytes()
 			if err != nil {
 				rs.Close()
 				return err
@@ -99,7 +96,7 @@ func scenarioCheckpoint(rep *report, cfg config) error {
 			if err := check(res, err, "l", n); err != nil {
 				return err
 			}
-			after, err := netInput(srv.Addr())
+			after, err := srv.NetInputBytes()
 			if err != nil {
 				return err
 			}
@@ -112,35 +109,4 @@ func scenarioCheckpoint(rep *report, cfg config) error {
 		"an answer hash) plus a small head, so the figure stays flat as N grows (issue 13 measured 136/511/1977 MiB for " +
 		"50/100/200 passes before, quadratic).")
 	return nil
-}
-
-// netInput reads redis-server's total_net_input_bytes over a raw connection.
-func netInput(addr string) (int64, error) {
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		return 0, err
-	}
-	defer conn.Close()
-	if _, err := io.WriteString(conn, "INFO stats\r\n"); err != nil {
-		return 0, err
-	}
-	r := bufio.NewReader(conn)
-	head, err := r.ReadString('\n')
-	if err != nil {
-		return 0, err
-	}
-	size, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(head, "$")))
-	if err != nil {
-		return 0, fmt.Errorf("INFO reply %q: %w", head, err)
-	}
-	body := make([]byte, size)
-	if _, err := io.ReadFull(r, body); err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(body), "\r\n") {
-		if v, ok := strings.CutPrefix(line, "total_net_input_bytes:"); ok {
-			return strconv.ParseInt(v, 10, 64)
-		}
-	}
-	return 0, fmt.Errorf("no total_net_input_bytes in INFO stats")
 }

@@ -68,7 +68,6 @@ func TestFaultProxy(t *testing.T) {
 			require.NoError(t, err)
 
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			start := time.Now()
 			res, err := wf.Run(ctx, "x", cogloop.WithRunID("r"), cogloop.WithCheckpoints(), cogloop.WithMemory(store),
 				cogloop.WithModels(parseScript(t, "0s")), cogloop.WithObserver(func(e agents.Event) {
 					if e.Kind == agents.EventAgentStart && e.Node == "l › iteration 3 › writer" {
@@ -77,7 +76,6 @@ func TestFaultProxy(t *testing.T) {
 				}))
 			require.NoError(t, ctx.Err(), "the run ended within its deadline")
 			cancel()
-			t.Logf("failed run: %v", time.Since(start))
 			msg := failureText(res, err)
 			require.NotEmpty(t, msg, "the run must fail")
 			assert.Contains(t, msg, p.ln.Addr().String(), "the error names the server")
@@ -87,26 +85,9 @@ func TestFaultProxy(t *testing.T) {
 			// The dead run's connections are gone; the server is reachable again.
 			p.drop()
 			p.set(pass, 0)
-			store, err = redis.New(context.Background(), p.URL(), fastFail(tc.name))
-			require.NoError(t, err)
-			resumedAfter := -1
-			res, err = wf.Run(context.Background(), "x", cogloop.WithResume("r", false), cogloop.WithMemory(store),
-				cogloop.WithModels(parseScript(t, "0s")), cogloop.WithObserver(func(e agents.Event) {
-					if e.Kind == agents.EventLoopStart {
-						resumedAfter = e.Data["resumed_after"].(int)
-					}
-				}))
-			require.NoError(t, err)
-			loop, _ := res.Outputs.Get("l")
-			assert.Equal(t, 2, resumedAfter, "passes 1 and 2 were checkpointed; pass 3 runs again")
-			assert.Equal(t, 5, loop.Fields["loops_completed"])
-			checkHistory(t, store, "r", loop.Fields["past_loops"].([]any))
-			assert.LessOrEqual(t, res.Usage.Total(), 400)
-			require.NoError(t, store.Close())
-			t.Logf("resumed: %v", time.Since(start))
+			resumeAndCheck(t, wf, p.URL(), tc.name)
 			p.close()
 			goroutinesBack(t, base)
-			t.Logf("done: %v", time.Since(start))
 		})
 	}
 }
@@ -137,10 +118,19 @@ func TestRedisKilledWithAOF(t *testing.T) {
 	require.NoError(t, store.Close())
 
 	srv.Restart()
-	store, err = redis.New(context.Background(), srv.URL(), fastFail("aof"))
+	resumeAndCheck(t, wf, srv.URL(), "aof")
+	goroutinesBack(t, base)
+}
+
+// resumeAndCheck resumes run "r", which died in pass 3 after checkpointing
+// passes 1 and 2, and checks the invariants of the finished run.
+func resumeAndCheck(t *testing.T, wf *cogloop.Workflow, url, ns string) {
+	t.Helper()
+	store, err := redis.New(context.Background(), url, fastFail(ns))
 	require.NoError(t, err)
+	defer store.Close()
 	resumedAfter := -1
-	res, err = wf.Run(context.Background(), "x", cogloop.WithResume("r", false), cogloop.WithMemory(store),
+	res, err := wf.Run(context.Background(), "x", cogloop.WithResume("r", false), cogloop.WithMemory(store),
 		cogloop.WithModels(parseScript(t, "0s")), cogloop.WithObserver(func(e agents.Event) {
 			if e.Kind == agents.EventLoopStart {
 				resumedAfter = e.Data["resumed_after"].(int)
@@ -148,9 +138,8 @@ func TestRedisKilledWithAOF(t *testing.T) {
 		}))
 	require.NoError(t, err)
 	loop, _ := res.Outputs.Get("l")
-	assert.Equal(t, 2, resumedAfter, "the checkpoints of passes 1 and 2 survived the kill")
+	assert.Equal(t, 2, resumedAfter, "passes 1 and 2 were checkpointed; pass 3 runs again")
 	assert.Equal(t, 5, loop.Fields["loops_completed"])
 	checkHistory(t, store, "r", loop.Fields["past_loops"].([]any))
-	require.NoError(t, store.Close())
-	goroutinesBack(t, base)
+	assert.LessOrEqual(t, res.Usage.Total(), 400, "the budget holds")
 }

@@ -1,12 +1,8 @@
 package loopnode_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
-	"net"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -99,40 +95,16 @@ func TestCheckpointBytesLinear(t *testing.T) {
 			store, err := redis.New(context.Background(), srv.URL(), redis.Options{Options: memory.Options{Namespace: fmt.Sprintf("bytes%d", n)}})
 			require.NoError(t, err)
 			defer store.Close()
-			before := netInput(t, srv.Addr())
+			before, err := srv.NetInputBytes()
+			require.NoError(t, err)
 			_, err = wf.Run(context.Background(), "x", cogloop.WithMemory(store), cogloop.WithRunID("bytes"),
 				cogloop.WithCheckpoints(), cogloop.WithModels(&bigReplies{size: size}))
 			require.NoError(t, err)
-			sent := netInput(t, srv.Addr()) - before
+			after, err := srv.NetInputBytes()
+			require.NoError(t, err)
+			sent := after - before
 			assert.LessOrEqual(t, sent, bound, "%d passes of %d bytes", n, size)
 			t.Logf("%d passes: %d bytes to redis-server, %.2f × reply size per pass", n, sent, float64(sent)/float64(n*size))
 		})
 	}
-}
-
-// netInput reads redis-server's total_net_input_bytes over a raw connection.
-func netInput(t *testing.T, addr string) int64 {
-	t.Helper()
-	conn, err := net.Dial("tcp", addr)
-	require.NoError(t, err)
-	defer conn.Close()
-	_, err = io.WriteString(conn, "INFO stats\r\n")
-	require.NoError(t, err)
-	r := bufio.NewReader(conn)
-	head, err := r.ReadString('\n')
-	require.NoError(t, err)
-	size, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(head, "$")))
-	require.NoError(t, err, head)
-	body := make([]byte, size)
-	_, err = io.ReadFull(r, body)
-	require.NoError(t, err)
-	for _, line := range strings.Split(string(body), "\r\n") {
-		if v, ok := strings.CutPrefix(line, "total_net_input_bytes:"); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			require.NoError(t, err)
-			return n
-		}
-	}
-	t.Fatal("no total_net_input_bytes in INFO stats")
-	return 0
 }

@@ -1,11 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
-	"net"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -37,26 +33,12 @@ func TestCheckpointTTLFlag(t *testing.T) {
 		require.Equal(t, 0, code, errs)
 		key, err := keys.Key(memory.KindCheckpoint, id)
 		require.NoError(t, err)
-		got := pttl(t, srv.Addr(), key)
+		got, err := srv.PTTL(key)
+		require.NoError(t, err)
 		assert.True(t, got > tc.want-time.Minute && got <= tc.want, "PTTL %v, want about %v", got, tc.want)
 	}
 
 	code, _, errs := runCLI(t, "run", wf, "x", "--checkpoint-ttl", "-1h")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errs, "--checkpoint-ttl must be positive")
-}
-
-// pttl asks redis-server for key's TTL over a raw connection.
-func pttl(t *testing.T, addr, key string) time.Duration {
-	t.Helper()
-	conn, err := net.Dial("tcp", addr)
-	require.NoError(t, err)
-	defer conn.Close()
-	_, err = fmt.Fprintf(conn, "*2\r\n$4\r\nPTTL\r\n$%d\r\n%s\r\n", len(key), key)
-	require.NoError(t, err)
-	line, err := bufio.NewReader(conn).ReadString('\n')
-	require.NoError(t, err)
-	ms, err := strconv.ParseInt(strings.TrimSpace(strings.TrimPrefix(line, ":")), 10, 64)
-	require.NoError(t, err, line)
-	return time.Duration(ms) * time.Millisecond
 }

@@ -25,6 +25,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -221,6 +222,65 @@ func (s *Server) command(args ...string) (string, error) {
 		}
 	}
 	return roundTrip(c, r, args...)
+}
+
+// NetInputBytes is the server's total_net_input_bytes (INFO stats): every
+// byte clients have sent it since it started, for tests and benchmarks that
+// bound what a run writes.
+func (s *Server) NetInputBytes() (int64, error) {
+	stats, err := s.info("stats")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(stats, "\r\n") {
+		if v, ok := strings.CutPrefix(line, "total_net_input_bytes:"); ok {
+			return strconv.ParseInt(v, 10, 64)
+		}
+	}
+	return 0, errors.New("INFO stats has no total_net_input_bytes")
+}
+
+// PTTL is key's remaining time to live on the server: -1ms for a key
+// without one, -2ms for no key.
+func (s *Server) PTTL(key string) (time.Duration, error) {
+	line, err := s.command("PTTL", key)
+	if err != nil {
+		return 0, err
+	}
+	ms, err := strconv.ParseInt(strings.TrimPrefix(line, ":"), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("PTTL %s: reply %q", key, line)
+	}
+	return time.Duration(ms) * time.Millisecond, nil
+}
+
+// info returns the text of one INFO section.
+func (s *Server) info(section string) (string, error) {
+	c, err := net.DialTimeout("tcp", s.Addr(), time.Second)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	r := bufio.NewReader(c)
+	if s.pass != "" {
+		if line, err := roundTrip(c, r, "AUTH", s.pass); err != nil || line != "+OK" {
+			return "", fmt.Errorf("AUTH: %q %v", line, err)
+		}
+	}
+	head, err := roundTrip(c, r, "INFO", section)
+	if err != nil {
+		return "", err
+	}
+	size, err := strconv.Atoi(strings.TrimPrefix(head, "$"))
+	if err != nil {
+		return "", fmt.Errorf("INFO %s: reply %q", section, head)
+	}
+	body := make([]byte, size)
+	if _, err := io.ReadFull(r, body); err != nil {
+		return "", fmt.Errorf("INFO %s: %w", section, err)
+	}
+	return string(body), nil
 }
 
 func roundTrip(c net.Conn, r *bufio.Reader, args ...string) (string, error) {
