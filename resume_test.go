@@ -311,3 +311,46 @@ func assertHistory(t *testing.T, store memory.Store, scores []string) {
 	}
 	assert.Equal(t, scores, got)
 }
+
+// A pass stopped by an error (here a fatal one, as a missing API key gives)
+// is not completed: once the cause is fixed, --resume runs that pass again
+// and finishes the run.
+func TestFailedPassIsResumed(t *testing.T) {
+	store, err := memory.NewInMemory(memory.Options{})
+	require.NoError(t, err)
+	wf, err := cogloop.Parse([]byte(persistedWF), "p.yaml")
+	require.NoError(t, err)
+	calls := 0
+	broken := agents.ModelFunc(func(ctx context.Context, req agents.Request) (agents.Reply, error) {
+		calls++
+		if calls == 3 {
+			return agents.Reply{}, agents.Fatal(errors.New("401 unauthorized"), "set OPENAI_API_KEY")
+		}
+		return agents.Reply{Text: fmt.Sprintf("SCORE: 0.%d", calls)}, nil
+	})
+	res, err := wf.Run(context.Background(), "x", cogloop.WithRunID("e"), cogloop.WithCheckpoints(), cogloop.WithMemory(store),
+		cogloop.WithModels(modelSource{broken}))
+	failed := err != nil
+	if res != nil {
+		if loop, ok := res.Outputs.Get("l"); ok && loop.Fields["stop_reason"] == "error" {
+			failed = true
+		}
+	}
+	require.True(t, failed, "pass 3 fails fatally: the run fails")
+
+	fixed := agents.ModelFunc(func(ctx context.Context, req agents.Request) (agents.Reply, error) {
+		calls++
+		return agents.Reply{Text: fmt.Sprintf("SCORE: 0.%d", calls-1)}, nil
+	})
+	res, err = wf.Run(context.Background(), "x", cogloop.WithResume("e", false), cogloop.WithMemory(store), cogloop.WithModels(modelSource{fixed}))
+	require.NoError(t, err)
+	loop, _ := res.Outputs.Get("l")
+	assert.Equal(t, 4, loop.Fields["loops_completed"])
+	assert.Equal(t, "max_loops", loop.Fields["stop_reason"])
+	assertHistory(t, store, []string{"0.1", "0.2", "0.3", "0.4"})
+}
+
+// modelSource answers every agent with one model.
+type modelSource struct{ m agents.Model }
+
+func (s modelSource) ModelFor(string) (agents.Model, error) { return s.m, nil }

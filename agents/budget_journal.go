@@ -12,7 +12,10 @@ import (
 // A scope commits before every model call what it has spent and reserved
 // (the call's worst case included), and again after the call, so the record
 // never falls below what was really spent: a run killed in the middle of a
-// call resumes as if the call had used its worst case.
+// call resumes as if the call had used its worst case. A call whose
+// reservation cannot be recorded is not made, and the failure is fatal (the
+// store has retried already): the run stops, and can resume once the store is
+// back.
 type BudgetJournal interface {
 	// Committed returns what the scope named key had committed when the run
 	// was saved; ok is false when it had nothing.
@@ -71,7 +74,9 @@ func commit(s *Budget) error {
 			continue
 		}
 		if err := j.Commit(s.key, s.spent.Add(s.reserved)); err != nil {
-			return fmt.Errorf("record what %s has committed: %w", s.limit.name(), err)
+			// The store has retried already; the run stops and can resume.
+			return Fatal(fmt.Errorf("record what %s has committed: %w", s.limit.name(), err),
+				"make the checkpoint store reachable again and resume the run (cogloop run --resume RUN_ID)")
 		}
 	}
 	return nil

@@ -17,7 +17,8 @@
 // replaces its entry. With checkpoints on, the loop saves a small head after
 // every pass and one record per pass, written once (persist.go), so a resumed
 // run rebuilds its state exactly and checkpoint traffic is linear in the work.
-// A pass whose history append failed is not checkpointed: a resume runs it again.
+// A pass that failed (an error that stopped its workflow, a history append the
+// store refused) is not checkpointed: a resume runs it again.
 //
 // # Concurrency
 //

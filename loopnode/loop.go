@@ -126,14 +126,14 @@ type state struct {
 	mapped     map[string][]any  // output mappings' value per iteration
 
 	// checkpointing (persist.go)
-	input0      any              // the loop's input before feedback
-	past0       []map[string]any // history loaded from the store
-	startSaved  bool             // the #start record is saved
-	pending     []savedPass      // records of passes not saved yet
-	lastPass    int              // the pass whose outputs are last
-	storeFailed bool             // the pass failed on the store: not completed
-	wait        time.Duration    // after a resume: the rest of the delay
-	waitSet     bool
+	input0     any              // the loop's input before feedback
+	past0      []map[string]any // history loaded from the store
+	startSaved bool             // the #start record is saved
+	pending    []savedPass      // records of passes not saved yet
+	lastPass   int              // the pass whose outputs are last
+	unfinished bool             // the pass failed (an error, the store): a resume runs it again
+	wait       time.Duration    // after a resume: the rest of the delay
+	waitSet    bool
 }
 
 // Run iterates the internal workflow until a stop condition holds.
@@ -304,6 +304,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 		} else {
 			st.reason = StopError
 			st.errText = agents.AtPath(path, err).Error()
+			st.unfinished = true
 		}
 		return true
 	}
@@ -329,7 +330,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 		// The iteration's work is done: persist it even if the run is being
 		// canceled right now (the store bounds the wait).
 		if err := n.appendHistory(context.WithoutCancel(ctx), in, loop, entry); err != nil {
-			st.reason, st.errText, st.storeFailed = StopError, agents.AtPath(path, err).Error(), true
+			st.reason, st.errText, st.unfinished = StopError, agents.AtPath(path, err).Error(), true
 			return true
 		}
 	}

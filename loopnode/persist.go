@@ -28,7 +28,7 @@ import (
 //
 // A resume reads the head and rebuilds the rest from the records of the
 // passes it counts (a record written just before a kill, without its head,
-// is ignored and the pass runs again). Conditions keep only what they need:
+// is ignored and the pass runs again), and so is a pass that failed. Conditions keep only what they need:
 // stable_output the last output per agent (the last pass's outputs),
 // stagnation an answer hash and a best score per pass.
 
@@ -116,8 +116,9 @@ func (n *Node) notePass(in agents.Input, st *state, outs *agents.Outputs) {
 // not saved yet; a failed save keeps them for the next one.
 func (n *Node) save(ctx context.Context, in agents.Input, st *state, loops int) {
 	cp := in.Run.Checkpoint
-	if cp == nil || st.storeFailed {
-		// A pass that failed on the store is not completed: the checkpoint
+	if cp == nil || st.unfinished {
+		// A pass that failed (an error that stopped the internal workflow, a
+		// history append the store refused) is not completed: the checkpoint
 		// stays at the pass before, and a resume runs it again.
 		return
 	}
