@@ -17,7 +17,9 @@
 //
 //	<prefix>:<namespace>:loop:<loop id>:past_loops     list   history entries, oldest first
 //	<prefix>:<namespace>:loop:<loop id>:past_loop_ids  list   their ids, in step (idempotency)
-//	<prefix>:<namespace>:run:<run id>:checkpoint       hash   digest, updated_at, state:<loop path>
+//	<prefix>:<namespace>:run:<run id>:checkpoint       hash   digest, updated_at, state:<path> (opaque;
+//	                                                          the loop node writes a head, one record per
+//	                                                          pass and budget records, each its own field)
 //	<prefix>:<namespace>:mem:<mem namespace>:memories  hash   memory id → memory JSON
 //	<prefix>:<namespace>:mem:<mem namespace>:created   zset   memory id → created (ms)
 //	<prefix>:<namespace>:mem:<mem namespace>:expires   zset   memory id → expiry (ms or +inf)
