@@ -42,9 +42,6 @@ func (c *Checkpoint) WithTTL(ttl time.Duration) *Checkpoint {
 	return c
 }
 
-// Resumed reports whether c holds state loaded for a resume.
-func (c *Checkpoint) Resumed() bool { return c != nil && len(c.restored) > 0 }
-
 // Paths lists the restored paths that start with prefix, sorted.
 func (c *Checkpoint) Paths(prefix string) []string {
 	if c == nil {
