@@ -354,3 +354,30 @@ func TestFailedPassIsResumed(t *testing.T) {
 type modelSource struct{ m agents.Model }
 
 func (s modelSource) ModelFor(string) (agents.Model, error) { return s.m, nil }
+
+// max_total_iterations counts the passes of both runs: a resumed run goes on
+// from what its loops had completed.
+func TestTotalIterationsSurviveResume(t *testing.T) {
+	src := strings.Replace(strings.Replace(persistedWF, "max_loops: 4", "max_loops: 10", 1),
+		"orchestrator: {id: persisted, agents: [l]}", "orchestrator: {id: persisted, agents: [l], max_total_iterations: 4}", 1)
+	wf, err := cogloop.Parse([]byte(src), "total.yaml")
+	require.NoError(t, err)
+	store, err := memory.NewInMemory(memory.Options{})
+	require.NoError(t, err)
+	models := &passModels{scores: []string{"0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7"}, calls: map[string]int{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err = wf.Run(ctx, "x", cogloop.WithRunID("t"), cogloop.WithCheckpoints(), cogloop.WithMemory(store), cogloop.WithModels(models),
+		cogloop.WithObserver(func(e agents.Event) {
+			if e.Kind == agents.EventAgentStart && e.Node == "l › iteration 3 › w" {
+				cancel()
+			}
+		}))
+	require.ErrorIs(t, err, context.Canceled)
+
+	res, err := wf.Run(context.Background(), "x", cogloop.WithResume("t", false), cogloop.WithMemory(store), cogloop.WithModels(models))
+	require.NoError(t, err)
+	loop, _ := res.Outputs.Get("l")
+	assert.Equal(t, "max_total_iterations", loop.Fields["stop_reason"])
+	assert.Equal(t, 4, loop.Fields["loops_completed"], "passes 1–2 before the kill and 3–4 after: four in all")
+}

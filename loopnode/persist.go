@@ -73,9 +73,6 @@ type savedOutput struct {
 	Err      string         `json:"error,omitempty"`
 }
 
-// totalPath is the run-wide record of max_total_iterations consumed.
-const totalPath = "run:total_iterations"
-
 func checkpointKey(in agents.Input, id string) string {
 	if in.Path != "" {
 		return "loop:" + in.Path
@@ -132,7 +129,6 @@ func (n *Node) save(ctx context.Context, in agents.Input, st *state, loops int) 
 	for _, rec := range st.pending {
 		states[passKey(key, rec.Iteration.LoopNumber)] = rec
 	}
-	states[totalPath] = totalCounter(in).Load()
 	if err := cp.SaveAll(ctx, states); err != nil {
 		in.Run.Emit(agents.Event{Kind: agents.EventWarning, Node: in.Path, Agent: n.id,
 			Message: fmt.Sprintf("iteration %d: checkpoint not saved, a resume would repeat it: %v", loops, err)})
@@ -252,13 +248,20 @@ func (n *Node) restorePasses(cp *agents.Checkpoint, key string, loops int) ([]sa
 }
 
 // totalCounter counts the run's loop iterations against max_total_iterations;
-// a resumed run starts from the count its checkpoint saved.
+// a resumed run starts from the passes its loops' heads count (the passes in
+// flight when it died run, and count, again).
 func totalCounter(in agents.Input) *atomic.Int64 {
 	return in.Run.Local(totalKey{}, func() any {
 		c := new(atomic.Int64)
-		var total int64
-		if ok, err := in.Run.Checkpoint.Restore(totalPath, &total); ok && err == nil {
-			c.Store(total)
+		cp := in.Run.Checkpoint
+		for _, path := range cp.Paths("loop:") {
+			var head savedHead
+			if strings.HasSuffix(path, "#start") || strings.Contains(path, "#pass:") {
+				continue
+			}
+			if ok, err := cp.Restore(path, &head); ok && err == nil {
+				c.Add(int64(head.Loops))
+			}
 		}
 		return c
 	}).(*atomic.Int64)
