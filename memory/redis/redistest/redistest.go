@@ -205,23 +205,33 @@ func (s *Server) logTail() string {
 // and returns the first line of the reply, or "" when the server closed the
 // connection without replying.
 func (s *Server) command(args ...string) (string, error) {
-	c, err := net.DialTimeout("tcp", s.Addr(), time.Second)
+	c, r, err := s.dial()
 	if err != nil {
 		return "", err
 	}
 	defer c.Close()
+	return roundTrip(c, r, args...)
+}
+
+// dial opens an authenticated connection with a 5 s deadline.
+func (s *Server) dial() (net.Conn, *bufio.Reader, error) {
+	c, err := net.DialTimeout("tcp", s.Addr(), time.Second)
+	if err != nil {
+		return nil, nil, err
+	}
 	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
 	r := bufio.NewReader(c)
 	if s.pass != "" {
 		line, err := roundTrip(c, r, "AUTH", s.pass)
-		if err != nil {
-			return "", err
+		if err == nil && line != "+OK" {
+			err = fmt.Errorf("AUTH: %s", line)
 		}
-		if line != "+OK" {
-			return "", fmt.Errorf("AUTH: %s", line)
+		if err != nil {
+			c.Close()
+			return nil, nil, err
 		}
 	}
-	return roundTrip(c, r, args...)
+	return c, r, nil
 }
 
 // NetInputBytes is the server's total_net_input_bytes (INFO stats): every
@@ -256,18 +266,11 @@ func (s *Server) PTTL(key string) (time.Duration, error) {
 
 // info returns the text of one INFO section.
 func (s *Server) info(section string) (string, error) {
-	c, err := net.DialTimeout("tcp", s.Addr(), time.Second)
+	c, r, err := s.dial()
 	if err != nil {
 		return "", err
 	}
 	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
-	r := bufio.NewReader(c)
-	if s.pass != "" {
-		if line, err := roundTrip(c, r, "AUTH", s.pass); err != nil || line != "+OK" {
-			return "", fmt.Errorf("AUTH: %q %v", line, err)
-		}
-	}
 	head, err := roundTrip(c, r, "INFO", section)
 	if err != nil {
 		return "", err
