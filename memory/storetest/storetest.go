@@ -3,8 +3,9 @@
 // [Run] behaves like every other store to the loop node, the memory agents
 // and the CLI.
 //
-// The suite checks history order, limits, cap, idempotent appends
-// (replayed writes), concurrent appenders, key isolation for ids full of
+// The suite checks history order, limits, cap, appends keyed by (run, loop
+// path, iteration) with replace semantics (replayed writes, a resumed run's
+// redo), concurrent appenders, key isolation for ids full of
 // ':', '*', spaces and '%', checkpoint merge, digest binding and delete,
 // memory recall (keywords, threshold, limit, metadata, vectors, decay,
 // expiry, cap), cancelled contexts and Close. Server-specific behaviour
