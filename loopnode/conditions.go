@@ -571,7 +571,7 @@ func recordPass(st *state, outs *agents.Outputs, answer any) {
 	if passFailed(outs) {
 		return
 	}
-	st.answers = append(st.answers, normalizeAnswer(answer))
+	st.answers = append(st.answers, answerKey(answer))
 	st.bests = append(st.bests, st.best)
 }
 

@@ -54,6 +54,10 @@ func New(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 	n.outputAgent = c.String("output_agent", "")
 	c.Ignore("prompt", "queue", "fallback_score", "timeout_score")
 	n.persistent = c.Bool("persist_across_runs", false)
+	n.historyTTL = c.Duration("history_ttl", 0)
+	if n.historyTTL > 0 && !n.persistent {
+		c.Warnf("history_ttl", "history_ttl has no effect without persist_across_runs: true")
+	}
 
 	n.scorer = buildScorer(b, c, &n.scoringCtx)
 	n.scoreMatters = scoreMatters(c, n)

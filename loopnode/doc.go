@@ -10,6 +10,16 @@
 // the factory, so this package never imports the orchestrator; a loop inside an
 // internal workflow nests with its own counters and history.
 //
+// # Persistence
+//
+// With persist_across_runs the loop appends one history entry per pass to the
+// run's memory store (history_ttl expires it); a redo of a pass after a resume
+// replaces its entry. With checkpoints on, the loop saves a small head after
+// every pass and one record per pass, written once (persist.go), so a resumed
+// run rebuilds its state exactly and checkpoint traffic is linear in the work.
+// A pass that failed (an error that stopped its workflow, a history append the
+// store refused) is not checkpointed: a resume runs it again.
+//
 // # Concurrency
 //
 // A built loop is immutable and safe for concurrent Run calls: every run keeps its

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
@@ -35,6 +34,7 @@ type Node struct {
 	outputAgent  string
 	scoringCtx   any
 	persistent   bool
+	historyTTL   time.Duration // history_ttl: expiry of the persisted history; 0 never
 
 	stop     *condition // stop_when; nil means the score threshold alone
 	feedback string
@@ -119,11 +119,21 @@ type state struct {
 	start      time.Time
 	input      any // the next iteration's input (feedback)
 
-	answers    []string          // normalised answers, for stagnation
+	answers    []string          // hashes of normalised answers, for stagnation
 	bests      []float64         // best score after each iteration
 	stablePrev map[string]string // stable_output: last output per agent
 	stableNext map[string]string // ... this iteration's
 	mapped     map[string][]any  // output mappings' value per iteration
+
+	// checkpointing (persist.go)
+	input0     any              // the loop's input before feedback
+	past0      []map[string]any // history loaded from the store
+	startSaved bool             // the #start record is saved
+	pending    []savedPass      // records of passes not saved yet
+	lastPass   int              // the pass whose outputs are last
+	unfinished bool             // the pass failed (an error, the store): a resume runs it again
+	wait       time.Duration    // after a resume: the rest of the delay
+	waitSet    bool
 }
 
 // Run iterates the internal workflow until a stop condition holds.
@@ -135,28 +145,20 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 	}
 	// The loop's own scope (limited by budget:, else only counting) tells it
 	// whether a call inside it was refused.
-	in.Budget = in.Budget.Child(n.budget)
+	in.Budget = in.Budget.ChildAt(checkpointKey(in, n.id), n.budget)
 	task := unwrapInput(in.Value)
 	parent := in.Previous.Map()
 	st := &state{start: time.Now(), input: task, stablePrev: map[string]string{}, stableNext: map[string]string{}}
-	loops, err := n.restore(in, st)
+	loops, err := n.restore(ctx, in, st)
 	if err != nil {
 		return agents.Output{}, err
-	}
-	if loops < 0 {
-		loops = 0
-		if n.persistent {
-			if st.past, err = n.loadHistory(ctx, in); err != nil {
-				return agents.Output{}, err
-			}
-		}
 	}
 	in.Run.Emit(agents.Event{Kind: agents.EventLoopStart, Node: in.Path, Agent: n.id, Type: "loop",
 		Data: map[string]any{"max_loops": n.maxLoops, "threshold": n.threshold, "resumed_after": loops, "history": len(st.past)}})
 
 	for st.reason == "" && loops < n.maxLoops {
 		if loops > 0 {
-			if err := sleep(ctx, n.delay); err != nil {
+			if err := sleep(ctx, n.pause(st)); err != nil {
 				st.reason = n.ctxReason(ctx)
 				break
 			}
@@ -211,8 +213,7 @@ func (n *Node) takeIteration(in agents.Input) bool {
 	if in.Run == nil {
 		return true
 	}
-	counter := in.Run.Local(totalKey{}, func() any { return new(atomic.Int64) }).(*atomic.Int64)
-	return counter.Add(1) <= int64(maxTotal(in))
+	return totalCounter(in).Add(1) <= int64(maxTotal(in))
 }
 
 // checkBefore evaluates the check: before conditions ahead of iteration next; it
@@ -303,6 +304,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 		} else {
 			st.reason = StopError
 			st.errText = agents.AtPath(path, err).Error()
+			st.unfinished = true
 		}
 		return true
 	}
@@ -328,7 +330,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 		// The iteration's work is done: persist it even if the run is being
 		// canceled right now (the store bounds the wait).
 		if err := n.appendHistory(context.WithoutCancel(ctx), in, loop, entry); err != nil {
-			st.reason, st.errText = StopError, agents.AtPath(path, err).Error()
+			st.reason, st.errText, st.unfinished = StopError, agents.AtPath(path, err).Error(), true
 			return true
 		}
 	}
@@ -343,6 +345,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	}
 	recordPass(st, out.Children, n.answer(out.Children))
 	n.recordMappings(st, out.Children, loop)
+	n.notePass(in, st, out.Children)
 
 	stop, reason, rs := n.checkAfter(in, st, loop, sc.Value)
 	if in.Budget.Exceeded() {

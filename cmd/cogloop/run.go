@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/memory"
 )
 
 type runFlags struct {
@@ -19,6 +21,7 @@ type runFlags struct {
 	trace             string
 	runID, resume     string
 	allowChange       bool
+	checkpointTTL     time.Duration
 	store             storeFlags
 	presets           string
 }
@@ -34,6 +37,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.runID, "run-id", "", "")
 	fs.StringVar(&f.resume, "resume", "", "")
 	fs.BoolVar(&f.allowChange, "allow-config-change", false, "")
+	fs.DurationVar(&f.checkpointTTL, "checkpoint-ttl", memory.DefaultCheckpointTTL, "")
 	fs.StringVar(&f.store.redisURL, "redis", "", "")
 	fs.StringVar(&f.store.namespace, "namespace", "", "")
 	fs.StringVar(&f.presets, "presets", "", "")
@@ -49,6 +53,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if f.resume != "" && f.runID != "" && f.resume != f.runID {
 		return usageError(stderr, errors.New("--resume names the run; leave out --run-id"))
+	}
+	if f.checkpointTTL <= 0 {
+		return usageError(stderr, fmt.Errorf("--checkpoint-ttl must be positive, got %s", f.checkpointTTL))
 	}
 	if f.resume != "" && f.store.url() == "" {
 		return usageError(stderr, fmt.Errorf("--resume %w", errNeedsRedis))
@@ -68,7 +75,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	printWarnings(stderr, wf.Warnings)
 
-	var opts []cogloop.RunOption
+	opts := []cogloop.RunOption{cogloop.WithCheckpointTTL(f.checkpointTTL)}
 	store, err := f.store.open(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "cogloop: %v\n", err)

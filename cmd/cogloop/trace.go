@@ -34,6 +34,11 @@ func (t *trace) Observe(e agents.Event) {
 	if t.err == nil {
 		t.err = t.enc.Encode(e)
 	}
+	// Each line reaches the file as it happens: a run killed with -9 leaves
+	// a trace up to the kill, and a reader can follow the run line by line.
+	if t.err == nil {
+		t.err = t.w.Flush()
+	}
 }
 
 func (t *trace) Close() error {
