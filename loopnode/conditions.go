@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/cogloop/cogloop/agents"
@@ -44,7 +45,8 @@ type condition struct {
 	threshold float64 // score, stable_output
 	agent     string  // evaluator, stable_output's of
 
-	expr *prompt.Expr // while, until
+	expr    *prompt.Expr // while, until
+	exprPos agents.Pos   // where the expression is written
 
 	output   string // continue_while: "agent.field"
 	operator string
@@ -214,6 +216,9 @@ func (p condParser) parse(n *yaml.Node, depth int) *condition {
 		sc.Done()
 	case condWhile, condUntil:
 		cond.expr = p.expr(c, kind, v)
+		if v != nil {
+			cond.exprPos = p.pos(v)
+		}
 	case condContinueWhile:
 		p.continueWhile(c, cond)
 	case condStagnation:
@@ -308,13 +313,17 @@ type condEnv struct {
 }
 
 // eval reports whether c fires, appending every leaf's result to rs. Leaves of
-// the other phase do not fire.
-func (c *condition) eval(env *condEnv, before bool, rs *[]condResult) (bool, string) {
+// the other phase do not fire. A leaf that cannot be evaluated is an error (it
+// is never "not fired"): the error names the condition and its position.
+func (c *condition) eval(env *condEnv, before bool, rs *[]condResult) (bool, string, error) {
 	switch c.kind {
 	case condAny, condAll:
 		fired, reason := c.kind == condAll, ""
 		for _, ch := range c.children {
-			ok, r := ch.eval(env, before, rs)
+			ok, r, err := ch.eval(env, before, rs)
+			if err != nil {
+				return false, "", err
+			}
 			if ok && reason == "" {
 				reason = r
 			}
@@ -327,20 +336,123 @@ func (c *condition) eval(env *condEnv, before bool, rs *[]condResult) (bool, str
 		if !fired {
 			reason = ""
 		}
-		return fired, reason
+		return fired, reason, nil
 	}
 	if c.before != before {
-		return false, ""
+		return false, "", nil
 	}
-	fired, detail := c.leaf(env)
+	fired, detail, err := c.leaf(env)
+	if err != nil {
+		*rs = append(*rs, condResult{Kind: c.kind, Detail: "error: " + err.Error()})
+		return false, "", err
+	}
 	*rs = append(*rs, condResult{Kind: c.kind, Fired: fired, Detail: detail})
 	if fired {
-		return true, c.reason()
+		return true, c.reason(), nil
 	}
-	return false, ""
+	return false, "", nil
 }
 
-func (c *condition) leaf(env *condEnv) (bool, string) {
+// leaf evaluates one condition; only while and until can fail.
+func (c *condition) leaf(env *condEnv) (bool, string, error) {
+	if c.kind == condWhile || c.kind == condUntil {
+		return c.evalExpr(env)
+	}
+	fired, detail := c.judge(env)
+	return fired, detail, nil
+}
+
+// evalExpr evaluates a while or until expression. An undefined name or an
+// evaluation error (a method of an undefined value, a bad operand) is an error
+// naming the condition, its position and the cause.
+func (c *condition) evalExpr(env *condEnv) (bool, string, error) {
+	if c.expr == nil {
+		return false, "", nil
+	}
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("stop_when %s %q at %s cannot be evaluated: %s", c.kind, c.expr.Source(), c.exprPos, fmt.Sprintf(format, args...))
+	}
+	if undef := c.expr.Undefined(env.data); len(undef) > 0 {
+		return false, "", fail("%s not defined%s", quoteList(undef), suggest(undef[0], env.data))
+	}
+	v, err := c.expr.Eval(env.data)
+	if err != nil {
+		var re *prompt.RenderError
+		if errors.As(err, &re) && re.Err != nil {
+			err = re.Err
+		}
+		return false, "", fail("%v", err)
+	}
+	truth := prompt.Truthy(v)
+	if c.kind == condWhile {
+		return !truth, fmt.Sprintf("%s is %t", c.expr.Source(), truth), nil
+	}
+	return truth, fmt.Sprintf("%s is %t", c.expr.Source(), truth), nil
+}
+
+// suggest names the variable closest to name among those d defines, or lists
+// what conditions see.
+func suggest(name string, d prompt.Data) string {
+	names := []string{"input", "previous_outputs", "loop_number"}
+	for k := range d.Vars {
+		names = append(names, k)
+	}
+	best, dist := "", 3
+	for _, n := range names {
+		if dd := editDistance(name, n); dd < dist || dd == dist && n < best {
+			best, dist = n, dd
+		}
+	}
+	if best != "" {
+		return fmt.Sprintf(" (did you mean %s?)", best)
+	}
+	return " (a condition sees input, previous_outputs, loop_number, score, best_score, past_loops, the loop variables and input mappings)"
+}
+
+// editDistance is the Levenshtein distance of a and b (bytes), capped at 3.
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 || abs(len(a)-len(b)) >= 3 {
+		return 3
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return min(prev[len(b)], 3)
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	if len(q) == 1 {
+		return "name " + q[0] + " is"
+	}
+	return "names " + strings.Join(q, ", ") + " are"
+}
+
+// judge evaluates a condition that cannot fail.
+func (c *condition) judge(env *condEnv) (bool, string) {
 	switch c.kind {
 	case condScore:
 		return env.score >= c.threshold, fmt.Sprintf("score %g, threshold %g", env.score, c.threshold)
@@ -353,19 +465,6 @@ func (c *condition) leaf(env *condEnv) (bool, string) {
 		return v == "done", fmt.Sprintf("%s said %q", c.agent, v)
 	case condStable:
 		return c.stable(env)
-	case condWhile, condUntil:
-		if c.expr == nil {
-			return false, ""
-		}
-		v, err := c.expr.Eval(env.data)
-		if err != nil {
-			return false, "error: " + err.Error()
-		}
-		truth := prompt.Truthy(v)
-		if c.kind == condWhile {
-			return !truth, fmt.Sprintf("%s is %t", c.expr.Source(), truth)
-		}
-		return truth, fmt.Sprintf("%s is %t", c.expr.Source(), truth)
 	case condContinueWhile:
 		agent, field, _ := strings.Cut(c.output, ".")
 		o, ok := env.outputs.Get(agent)

@@ -66,8 +66,12 @@ func TestAppendFeedbackNeedsText(t *testing.T) {
 	require.NoError(t, err)
 	o, _ := res.Outputs.Get("l")
 	assert.Equal(t, "error", o.Fields["stop_reason"])
-	assert.Equal(t, 2, o.Fields["loops_completed"], "the first pass runs on the input as given; the second fails to start and counts, as failed passes do in OrKa")
-	assert.Contains(t, o.Fields["error"], "feedback: append joins text")
+	assert.Equal(t, 1, o.Fields["loops_completed"], "the first pass runs on the input as given; the second fails to start and does not count")
+	assert.Contains(t, o.Fields["error"], "l › iteration 2: feedback: append joins text")
+	iters := o.Fields["iterations"].([]any)
+	require.Len(t, iters, 2, "the cut pass is listed")
+	assert.Equal(t, true, iters[0].(map[string]any)["completed"])
+	assert.Equal(t, false, iters[1].(map[string]any)["completed"])
 }
 
 // A long delay between iterations is cut short by the loop's timeout.
