@@ -379,7 +379,7 @@ func (c *condition) evalExpr(env *condEnv) (bool, string, error) {
 	if err != nil {
 		var re *prompt.RenderError
 		if errors.As(err, &re) && re.Err != nil {
-			err = re.Err
+			return false, "", fail("%s", re.Message())
 		}
 		return false, "", fail("%v", err)
 	}

@@ -36,6 +36,9 @@ func TestLoopControlConfigErrors(t *testing.T) {
 		{"check before on score", "    stop_when: [{score: {threshold: 0.5}, check: before}]\n", []string{"check: before works with while, until and continue_while"}},
 		{"all mixes phases", "    stop_when:\n      all:\n        - {until: \"true\", check: before}\n        - {until: \"true\"}\n", []string{"mixes check: before and check: after"}},
 		{"stagnation without settings", "    stop_when: [{stagnation: {}}]\n", []string{"stagnation needs repeats"}},
+		{"bad on_error", "    on_error: halt\n", []string{"wf.yaml:5:5", `on_error must be continue`, `or stop`, `not "halt"`}},
+		{"max_failed_passes zero", "    max_failed_passes: 0\n", []string{"wf.yaml:5:5", "max_failed_passes must be between 1 and 1000, not 0"}},
+		{"max_failed_passes not a number", "    max_failed_passes: two\n", []string{"wf.yaml:5:5", "max_failed_passes"}},
 		{"two kinds in one condition", "    stop_when: [{until: \"true\", while: \"true\"}]\n", []string{"a condition has one kind"}},
 	}
 	for _, tc := range tests {

@@ -112,3 +112,8 @@ func walkNames(n nodes.Node, fn func(string)) {
 	}
 	walk(n)
 }
+
+// Message is the error's cause in plain words, without the template name and
+// line ("cannot call method "lower" of an undefined value"), for callers that
+// say where the template is themselves.
+func (e *RenderError) Message() string { return cleanMessage(e.Err) }
