@@ -6,6 +6,7 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -95,12 +96,81 @@ func TestConditionEvaluationErrors(t *testing.T) {
 				return
 			}
 			if tc.want == "" {
-				assert.Equal(t, "max_loops", o.Fields["stop_reason"], o.Fields["error"])
+				assert.NotEqual(t, "error", o.Fields["stop_reason"], o.Fields["error"])
 				return
 			}
 			assert.Equal(t, "error", o.Fields["stop_reason"])
 			assert.Equal(t, 1, o.Fields["loops_completed"])
 			assert.Contains(t, o.Fields["error"], "l › iteration 1: "+tc.want)
+		})
+	}
+}
+
+// What makes a pass failed: an error record at any depth (a fork's branch
+// agent), a nested loop that stopped with an error; not the children a
+// failover tried before one succeeded, nor the failures a nested loop survived.
+func TestWhatMakesAPassFailed(t *testing.T) {
+	tests := []struct {
+		name, inner string
+		failed      []any // the failed agents of pass 1; nil when the pass did not fail
+	}{
+		{"fork branch agent", `
+        orchestrator: {id: i, agents: [f]}
+        agents:
+          - {id: f, type: fork, targets: [[a], [b]]}
+          - {id: a, type: scripted, responses: [{error: down}]}
+          - {id: b, type: scripted, responses: [ok]}`, []any{"a"}},
+		{"failover that recovered", `
+        orchestrator: {id: i, agents: [fo]}
+        agents:
+          - id: fo
+            type: failover
+            children:
+              - {id: a, type: scripted, responses: [{error: down}]}
+              - {id: b, type: scripted, responses: [ok]}`, nil},
+		{"nested loop that stopped with an error", `
+        orchestrator: {id: i, agents: [nested]}
+        agents:
+          - id: nested
+            type: loop
+            on_error: stop
+            internal_workflow:
+              orchestrator: {id: n, agents: [a]}
+              agents: [{id: a, type: scripted, responses: [{error: down}]}]`, []any{"nested"}},
+		{"nested loop that survived a failure", `
+        orchestrator: {id: i, agents: [nested]}
+        agents:
+          - id: nested
+            type: loop
+            max_loops: 2
+            score_threshold: 0.5
+            internal_workflow:
+              orchestrator: {id: n, agents: [a]}
+              agents: [{id: a, type: scripted, responses: [{error: down}, "SCORE: 0.9"]}]`, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src := controlsHead + "    max_loops: 1\n    on_error: stop\n    internal_workflow:" + tc.inner + "\n"
+			wf, err := cogloop.Parse([]byte(src), "wf.yaml")
+			require.NoError(t, err)
+			rec := &agenttest.Recorder{}
+			res, err := wf.Run(context.Background(), "x", cogloop.WithObserver(rec.Observe))
+			require.NoError(t, err)
+			o, _ := res.Outputs.Get("l")
+			var failed any
+			for _, e := range rec.Events() {
+				if e.Kind == agents.EventLoopIteration && e.Node == "l" {
+					failed = e.Data["failed_agents"]
+				}
+			}
+			if tc.failed == nil {
+				assert.Nil(t, failed)
+				assert.NotEqual(t, "error", o.Fields["stop_reason"], o.Fields["error"])
+				return
+			}
+			assert.Equal(t, tc.failed, failed)
+			assert.Equal(t, "error", o.Fields["stop_reason"])
+			assert.Contains(t, o.Fields["error"], "iteration 1 had a failed agent (on_error: stop)")
 		})
 	}
 }

@@ -144,3 +144,41 @@ agents:
 	assert.Contains(t, msg, "connection refused")
 	assert.Contains(t, msg, "gave up after 4 attempts")
 }
+
+// A fatal error in a nested loop ends the inner loop, the outer loop and the
+// run at once; the error carries the whole path.
+func TestFatalErrorInANestedLoop(t *testing.T) {
+	src := `orchestrator: {id: w, agents: [outer, after]}
+agents:
+  - id: outer
+    type: loop
+    max_loops: 3
+    on_error: continue
+    internal_workflow:
+      orchestrator: {id: o, agents: [inner]}
+      agents:
+        - id: inner
+          type: loop
+          max_loops: 3
+          score_threshold: 0.99
+          internal_workflow:
+            orchestrator: {id: i, agents: [a]}
+            agents: [{id: a, type: scripted, responses: ["SCORE: 0.1"]}]
+  - {id: after, type: scripted, responses: [never]}
+`
+	wf, err := cogloop.Parse([]byte(src), "wf.yaml")
+	require.NoError(t, err)
+	rec := &agenttest.Recorder{}
+	_, err = wf.Run(context.Background(), "x", cogloop.WithObserver(rec.Observe))
+	require.Error(t, err)
+	assert.True(t, agents.IsFatal(err))
+	assert.Contains(t, err.Error(), `outer › iteration 1 › inner › iteration 2 › a: agent "a" was called more times than it has scripted replies (1 in its responses)`)
+	var ends []string
+	for _, e := range rec.Events() {
+		assert.NotEqual(t, "after", e.Agent)
+		if e.Kind == agents.EventLoopEnd {
+			ends = append(ends, e.Node+" "+e.Data["stop_reason"].(string))
+		}
+	}
+	assert.Equal(t, []string{"outer › iteration 1 › inner error", "outer error"}, ends)
+}
