@@ -196,10 +196,7 @@ func TestFailFastCancelsTheOtherBranches(t *testing.T) {
 	for _, mode := range []string{"parallel", "sequential"} {
 		t.Run(mode, func(t *testing.T) {
 			w := &world{}
-			targets := "[[w1], [bad, never], [w2]]"
-			if mode == "sequential" {
-				targets = "[[ok], [bad, never], [never2]]"
-			}
+			targets := failingTargets(mode)
 			wf, _ := w.parse(t, fmt.Sprintf(`orchestrator: {id: w, agents: [f, j, after]}
 agents:
   - id: f
@@ -430,10 +427,7 @@ func TestFatalBranchErrorStopsTheForkAndTheRun(t *testing.T) {
 	for _, mode := range []string{"parallel", "sequential"} {
 		t.Run(mode, func(t *testing.T) {
 			w := &world{}
-			targets := "[[w1], [bad, never], [w2]]"
-			if mode == "sequential" {
-				targets = "[[ok], [bad, never], [never2]]"
-			}
+			targets := failingTargets(mode)
 			wf, _ := w.parse(t, fmt.Sprintf(`orchestrator: {id: w, agents: [f, after]}
 agents:
   - {id: f, type: fork, mode: %s, targets: %s}
@@ -459,4 +453,14 @@ agents:
 			assert.Equal(t, int64(started), w.exited.Load(), "every waiting branch was cancelled and returned before the fork did")
 		})
 	}
+}
+
+// failingTargets are the branches of the failing-branch tests: in parallel mode
+// two waiting branches around the failing one; in sequential mode one branch
+// before it and one after.
+func failingTargets(mode string) string {
+	if mode == "sequential" {
+		return "[[ok], [bad, never], [never2]]"
+	}
+	return "[[w1], [bad, never], [w2]]"
 }

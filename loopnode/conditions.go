@@ -397,47 +397,10 @@ func suggest(name string, d prompt.Data) string {
 	for k := range d.Vars {
 		names = append(names, k)
 	}
-	best, dist := "", 3
-	for _, n := range names {
-		if dd := editDistance(name, n); dd < dist || dd == dist && n < best {
-			best, dist = n, dd
-		}
-	}
-	if best != "" {
+	if best := agents.Closest(name, names); best != "" {
 		return fmt.Sprintf(" (did you mean %s?)", best)
 	}
 	return " (a condition sees input, previous_outputs, loop_number, score, best_score, past_loops, the loop variables and input mappings)"
-}
-
-// editDistance is the Levenshtein distance of a and b (bytes), capped at 3.
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 || abs(len(a)-len(b)) >= 3 {
-		return 3
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return min(prev[len(b)], 3)
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 func quoteList(names []string) string {
