@@ -294,17 +294,17 @@ func (m *Model) apiKey() (agents.Secret, error) {
 		if v := m.cfg.Getenv(EnvGeminiKey); v != "" {
 			return agents.NewSecret(v), nil
 		}
-		return agents.Secret{}, agents.Fatal(fmt.Errorf("no API key for %s: neither %s nor %s is set", m.cfg.Provider, EnvGoogleKey, EnvGeminiKey),
+		return agents.Secret{}, agents.Fatal(fmt.Errorf("no API key for %s", m.cfg.Provider),
 			fmt.Sprintf("set the environment variable %s (or %s)", EnvGoogleKey, EnvGeminiKey))
 	}
 	switch {
 	case m.cfg.Provider == Ollama:
 		return agents.Secret{}, nil
 	case m.cfg.APIKeyEnv != "":
-		return agents.Secret{}, agents.Fatal(fmt.Errorf("no API key for %s: the environment variable %s (named by api_key_env) is not set", m.cfg.Provider, env),
+		return agents.Secret{}, agents.Fatal(fmt.Errorf("no API key for %s (api_key_env names %s)", m.cfg.Provider, env),
 			"set the environment variable "+env)
 	case env != "":
-		return agents.Secret{}, agents.Fatal(fmt.Errorf("no API key for %s: the environment variable %s is not set", m.cfg.Provider, env),
+		return agents.Secret{}, agents.Fatal(fmt.Errorf("no API key for %s", m.cfg.Provider),
 			"set the environment variable "+env)
 	}
 	return agents.Secret{}, nil
