@@ -58,6 +58,7 @@ type condition struct {
 
 	ref    string     // the agent id the condition reads, checked at load
 	refPos agents.Pos // where that id is written
+	pos    agents.Pos // where the condition is written
 }
 
 // condResult is what one condition said about one iteration; iteration events
@@ -169,7 +170,7 @@ func (p condParser) parse(n *yaml.Node, depth int) *condition {
 		}
 		kind = k
 	}
-	cond := &condition{kind: kind}
+	cond := &condition{kind: kind, pos: p.pos(n)}
 	switch check := c.String("check", "after"); check {
 	case "after":
 	case "before":
@@ -358,8 +359,22 @@ func (c *condition) leaf(env *condEnv) (bool, string, error) {
 	if c.kind == condWhile || c.kind == condUntil {
 		return c.evalExpr(env)
 	}
-	fired, detail := c.judge(env)
-	return fired, detail, nil
+	return c.judge(env)
+}
+
+// cannot is the error of a condition that cannot be evaluated: it names the
+// condition, where it is written and why.
+func (c *condition) cannot(format string, args ...any) error {
+	what, pos := c.kind, c.pos
+	switch c.kind {
+	case condWhile, condUntil:
+		what, pos = fmt.Sprintf("%s %q", c.kind, c.expr.Source()), c.exprPos
+	case condEvaluator:
+		what += " " + c.agent
+	case condContinueWhile:
+		what += " " + c.output
+	}
+	return fmt.Errorf("stop_when %s at %s cannot be evaluated: %s", what, pos, fmt.Sprintf(format, args...))
 }
 
 // evalExpr evaluates a while or until expression. An undefined name or an
@@ -369,9 +384,7 @@ func (c *condition) evalExpr(env *condEnv) (bool, string, error) {
 	if c.expr == nil {
 		return false, "", nil
 	}
-	fail := func(format string, args ...any) error {
-		return fmt.Errorf("stop_when %s %q at %s cannot be evaluated: %s", c.kind, c.expr.Source(), c.exprPos, fmt.Sprintf(format, args...))
-	}
+	fail := c.cannot
 	if undef := c.expr.Undefined(env.data); len(undef) > 0 {
 		return false, "", fail("%s not defined%s", quoteList(undef), suggest(undef[0], env.data))
 	}
@@ -414,39 +427,45 @@ func quoteList(names []string) string {
 	return "names " + strings.Join(q, ", ") + " are"
 }
 
-// judge evaluates a condition that cannot fail.
-func (c *condition) judge(env *condEnv) (bool, string) {
+// judge evaluates a condition that is not an expression. An agent the
+// condition reads that did not run in the pass, or a field its output lacks,
+// is an error; an agent that failed does not fire (the error policy judges it).
+func (c *condition) judge(env *condEnv) (bool, string, error) {
 	switch c.kind {
 	case condScore:
-		return env.score >= c.threshold, fmt.Sprintf("score %g, threshold %g", env.score, c.threshold)
+		return env.score >= c.threshold, fmt.Sprintf("score %g, threshold %g", env.score, c.threshold), nil
 	case condEvaluator:
 		o, ok := env.outputs.Get(c.agent)
 		if !ok {
-			return false, fmt.Sprintf("no output from %q in this iteration", c.agent)
+			return false, "", c.cannot("%q did not run in this pass", c.agent)
 		}
 		v := verdict(o)
-		return v == "done", fmt.Sprintf("%s said %q", c.agent, v)
+		return v == "done", fmt.Sprintf("%s said %q", c.agent, v), nil
 	case condStable:
-		return c.stable(env)
+		fired, detail := c.stable(env)
+		return fired, detail, nil
 	case condContinueWhile:
 		agent, field, _ := strings.Cut(c.output, ".")
 		o, ok := env.outputs.Get(agent)
-		if !ok {
-			if !env.evaluated {
-				return false, "no iteration yet"
-			}
-			return false, fmt.Sprintf("no output from %q", agent)
+		switch {
+		case !ok && !env.evaluated:
+			return false, "no iteration yet", nil
+		case !ok:
+			return false, "", c.cannot("%q did not run in this pass", agent)
+		case o.Failed():
+			return false, fmt.Sprintf("%s failed", agent), nil
 		}
 		got, found := fieldOf(o, field)
 		if !found {
-			return false, fmt.Sprintf("%s has no field %q", agent, field)
+			return false, "", c.cannot("the output of %q has no field %q (its response: %q)", agent, field, agents.Truncate(agents.Text(o.Response), 120))
 		}
 		holds := compare(got, c.operator, c.value)
-		return !holds, fmt.Sprintf("%s = %s, %s %s %s is %t", c.output, agents.Text(got), agents.Text(got), c.operator, agents.Text(c.value), holds)
+		return !holds, fmt.Sprintf("%s = %s, %s %s %s is %t", c.output, agents.Text(got), agents.Text(got), c.operator, agents.Text(c.value), holds), nil
 	case condStagnation:
-		return c.stagnant(env)
+		fired, detail := c.stagnant(env)
+		return fired, detail, nil
 	}
-	return false, ""
+	return false, "", nil
 }
 
 // verdict reads an evaluator's decision: a router's route, a boolean (true is

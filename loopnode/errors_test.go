@@ -76,6 +76,7 @@ func TestConditionEvaluationErrors(t *testing.T) {
 		{"method of an undefined value", `{until: "previous_outputs.a.verdict.lower() == 'ok'"}`, `stop_when until "previous_outputs.a.verdict.lower() == 'ok'" at wf.yaml:6:25 cannot be evaluated: cannot call method "lower" of an undefined value`},
 		{"division by zero", `{until: "score / 0 > 1"}`, `stop_when until "score / 0 > 1" at wf.yaml:6:25 cannot be evaluated: division by zero`},
 		{"inside any", `{any: [{score: {threshold: 0.99}}, {until: "nope"}]}`, `stop_when until "nope" at wf.yaml:6:60 cannot be evaluated: name "nope" is not defined`},
+		{"continue_while on a missing field", `{continue_while: {output: a.approved, operator: "==", value: false}}`, `stop_when continue_while a.approved at wf.yaml:6:17 cannot be evaluated: the output of "a" has no field "approved" (its response: "x")`},
 		{"check before", `{while: "input.budget_left > 0 and nope", check: before}`, ``},
 		{"is defined is fine", `{until: "nope is defined"}`, ""},
 		{"default is fine", `{until: "nope | default(false)"}`, ""},
