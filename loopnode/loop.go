@@ -375,7 +375,6 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 		// The iteration's work is done: persist it even if the run is being
 		// canceled right now (the store bounds the wait).
 		if err := n.appendHistory(context.WithoutCancel(ctx), in, loop, entry); err != nil {
-			it.Cut, it.Errors = true, nil
 			n.cutShort(in, st, it, StopError, agents.AtPath(path, err))
 			return true, true
 		}
