@@ -44,7 +44,7 @@ func (r *scoreRun) agreement(ctx context.Context, emb Embedder) (Score, bool) {
 	}
 	vecs, err := emb.Embed(ctx, texts)
 	if err != nil {
-		r.warn("agreement fallback: embed: %v", err)
+		r.warn(CodeAgreement, "agreement fallback: embed: %v", err)
 		return Score{}, false
 	}
 	v, ok := meanCosine(vecs)

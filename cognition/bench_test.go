@@ -46,7 +46,7 @@ func BenchmarkScore(b *testing.B) {
 func BenchmarkExtract(b *testing.B) {
 	results := benchIteration()
 	e := newExtractor(b, ExtractConfig{Patterns: orkaExamplePatterns, MaxLengthPerCategory: 400})
-	if got := e.Extract(results); got.Insights == "" || strings.Contains(strings.Join(got.Warnings, ""), "timed out") {
+	if got := e.Extract(results); got.Insights == "" || strings.Contains(strings.Join(Messages(got.Warnings), ""), "timed out") {
 		b.Fatalf("unexpected extraction: %+v", got)
 	}
 	b.ReportAllocs()

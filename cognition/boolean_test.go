@@ -202,7 +202,7 @@ func TestScoreBoolean(t *testing.T) {
 			if tc.warning == "" {
 				assert.Empty(t, got.Warnings)
 			} else {
-				assert.Equal(t, []string{tc.warning}, got.Warnings)
+				assert.Equal(t, []string{tc.warning}, Messages(got.Warnings))
 			}
 		})
 	}

@@ -10,25 +10,31 @@
 // # Scores
 //
 // [NewScorer] builds a [Scorer] from a [ScoreConfig]: strategies (pattern,
-// direct_key, agent_key), high-priority agents, the deprecated
-// score_extraction_pattern / score_extraction_key (which replace the
-// strategies), OrKa's [DefaultPatterns] when nothing is configured, and an
-// optional [BooleanScorer] for boolean_evaluations. [Scorer.Score] walks OrKa's
-// ladder and returns a [Score] in [0, 1], with where it came from; no score is 0
-// with Found false.
+// direct_key, agent_key, nested_path, json), high-priority agents, the
+// deprecated score_extraction_pattern / score_extraction_key (which replace the
+// strategies), OrKa's [DefaultPatterns] when nothing is configured, an optional
+// [BooleanScorer] for boolean_evaluations, score_scale and score_from.
+// [Scorer.Score] walks OrKa's ladder and returns a [Score] in [0, 1], with where
+// it came from (agent, field, pattern); no score is 0 with Found false.
 //
-// Every path normalises by one rule ([Normalize], [ParseScore]): an explicit
-// denominator right after the number wins ("8/10" → 0.8, "7 out of 10" → 0.7,
-// "9.5 / 10" → 0.95), a "%" right after it divides by 100, otherwise values in
-// [0, 1] stay, values in (1, 100] are percentages (so 1.5 → 0.015), values above
-// 100 become 1 and negatives 0. The scale is read from the scanned text after the
-// captured number, so it does not depend on how the pattern is written.
+// A number is read exactly: an exponent right after the captured digits belongs
+// to it ("SCORE: 1e-9" is 1e-9 under OrKa's SCORE:\s*(\d+\.?\d*)), a minus sign
+// right before it makes it negative ("SCORE: -0.5"), and a negative number, NaN
+// or an infinity is no score (a negative one gives a [CodeNegativeScore]
+// warning). Every path then scales by one rule: an explicit denominator right
+// after the number wins ("8/10" → 0.8, "7 out of 10" → 0.7), a "%" right after
+// it divides by 100; a bare number is read by the score_scale ([ScoreConfig].Scale:
+// 1, 10 or 100; above it is no score) or, without one, by the default rule
+// ([Normalize]): values up to 1 + [ScoreTolerance] are fractions (1.0000001 is
+// 1), values in (1, 100] are percentages (so 1.5 → 0.015), values above 100 are
+// 1 — and [Score].Rescaled says so, for the caller to warn.
 //
 // cogloop extensions, all documented at their functions: a group-less pattern
 // works in agent_key strategies too (OrKa raises); direct_key also finds a field
 // of an agent's mapping or of a JSON object in its text ({"score": 0.85}); a
-// capture with a trailing full stop ("0.85.") is read as the number.
-//
+// capture with a trailing full stop ("0.85.") is read as the number; OrKa
+// accepts nested_path and json strategies but reads nothing with them.
+
 // # Cognitive extraction
 //
 // [NewExtractor] compiles the extract_patterns of each category; [Extractor.Extract]
@@ -41,7 +47,9 @@
 // Patterns are written in Python's dialect, as in OrKa workflow files, and run on
 // regexp2 (see [Pattern] for the translation). Every regex applied to model
 // output is bounded: a per-regex MatchTimeout, a cap on the bytes scanned, and a
-// time budget per Score or Extract call ([Limits]).
+// time budget per Score or Extract call ([Limits]) or shared by the calls of one
+// loop pass ([Budget]). [NestedQuantifier] and the Lints of a [Scorer] or
+// [Extractor] find patterns worth a load warning.
 //
 // regexp2 is a backtracking engine that tries a pattern at every position of a
 // text. Compiling reads each expression for literals its matches need, so that

@@ -55,7 +55,7 @@ type Extraction struct {
 	Insights     string
 	Improvements string
 	Mistakes     string
-	Warnings     []string
+	Warnings     []Warning
 }
 
 // Extractor applies cognitive extraction patterns to an iteration's results. It
@@ -66,6 +66,7 @@ type Extractor struct {
 	patterns [3][]*Pattern
 	limits   Limits
 	pairs    [2]bool // index the byte pairs of each text (plain, lower-cased) first: many literals to look for
+	lints    []*FieldError
 }
 
 // minPairLits is how many prefilter literals make indexing a text's byte pairs
@@ -91,13 +92,14 @@ func NewExtractor(cfg ExtractConfig) (*Extractor, error) {
 	opts := PatternOptions{IgnoreCase: true, DotAll: true, Limits: e.limits}
 	for c, exprs := range [3][]string{cfg.Patterns.Insights, cfg.Patterns.Improvements, cfg.Patterns.Mistakes} {
 		for i, expr := range exprs {
+			field := fmt.Sprintf("cognitive_extraction.extract_patterns.%s[%d]", categories[c], i)
 			p, err := CompileOptions(expr, opts)
 			if err != nil {
-				errs = append(errs, &FieldError{
-					Field: fmt.Sprintf("cognitive_extraction.extract_patterns.%s[%d]", categories[c], i),
-					Err:   err,
-				})
+				errs = append(errs, &FieldError{Field: field, Err: err})
 				continue
+			}
+			for _, l := range lintPattern(p, false) {
+				e.lints = append(e.lints, &FieldError{Field: field, Err: l})
 			}
 			e.patterns[c] = append(e.patterns[c], p)
 		}
@@ -115,6 +117,15 @@ func NewExtractor(cfg ExtractConfig) (*Extractor, error) {
 	}
 	e.pairs = [2]bool{lits[0] >= minPairLits, lits[1] >= minPairLits}
 	return e, nil
+}
+
+// Lints returns doubtful but valid patterns (nested quantifiers), each placed
+// at its field, for the caller to show as load warnings.
+func (e *Extractor) Lints() []*FieldError {
+	if e == nil {
+		return nil
+	}
+	return append([]*FieldError(nil), e.lints...)
 }
 
 func b2i(b bool) int {
@@ -139,6 +150,13 @@ func b2i(b bool) int {
 //
 // A nil or disabled Extractor returns an empty Extraction.
 func (e *Extractor) Extract(results []Result) Extraction {
+	return e.ExtractWithin(results, nil)
+}
+
+// ExtractWithin is [Extractor.Extract] whose regex work counts against b, a
+// budget shared with other calls of the same loop pass (nil: the call's own
+// budget of Limits.Budget).
+func (e *Extractor) ExtractWithin(results []Result, b *Budget) Extraction {
 	var out Extraction
 	if e == nil || e.disabled {
 		return out
@@ -146,7 +164,7 @@ func (e *Extractor) Extract(results []Result) Extraction {
 	if len(e.patterns[0])+len(e.patterns[1])+len(e.patterns[2]) == 0 {
 		return out
 	}
-	sc := scan{limits: e.limits}
+	sc := scan{limits: e.limits, budget: b}
 	var cats [3]collector
 	for i := range cats {
 		cats[i].max = e.maxLen

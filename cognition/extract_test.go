@@ -253,9 +253,9 @@ func TestExtractCatastrophicPatternWarns(t *testing.T) {
 	assert.Equal(t, "still extracted afterwards", got.Insights)
 	assert.Empty(t, got.Mistakes)
 	require.Len(t, got.Warnings, 1)
-	assert.Contains(t, got.Warnings[0], `agent "evil"`)
-	assert.Contains(t, got.Warnings[0], "regex match timed out")
-	assert.Less(t, len(got.Warnings[0]), 300, "the warning quotes only the start of the text")
+	assert.Contains(t, got.Warnings[0].Message, `agent "evil"`)
+	assert.Contains(t, got.Warnings[0].Message, "regex match timed out")
+	assert.Less(t, len(got.Warnings[0].Message), 300, "the warning quotes only the start of the text")
 }
 
 func TestExtractCapsInput(t *testing.T) {
@@ -267,5 +267,5 @@ func TestExtractCapsInput(t *testing.T) {
 	got := e.Extract([]Result{{ID: "a", Value: text}})
 	assert.Equal(t, "visible near the start", got.Insights)
 	require.Len(t, got.Warnings, 1)
-	assert.Contains(t, got.Warnings[0], "scanned only up to 64 bytes")
+	assert.Contains(t, got.Warnings[0].Message, "scanned only up to 64 bytes")
 }

@@ -38,9 +38,17 @@ func TestParseScore(t *testing.T) {
 		{"  2.0  ", 0.02, true},
 		{"85", 0.85, true},
 		{"150", 1, true},
-		{"-3", 0, true},
+		{"-3", 0, false}, // a negative number is no score
+		{"-0.5", 0, false},
 		{"-0", 0, true},
+		{"+0.5", 0.5, true},
 		{"1e-1", 0.1, true},
+		{"1e-9", 1e-9, true},
+		{"1E-9", 1e-9, true},
+		{"1.0000001", 1, true}, // within 1e-6 of 1: not a percentage
+		{"1.000001", 1, true},
+		{"1.00001", 0.0100001, true},
+		{"8.5e1", 0.85, true},
 		{"0.85.", 0.85, true},
 		{"85%", 0.85, true},
 		{"85 %", 0.85, true},
@@ -50,13 +58,17 @@ func TestParseScore(t *testing.T) {
 		{"7 out of 10", 0.7, true},
 		{"4 OUT OF 5", 0.8, true},
 		{"12/10", 1, true},
-		{"-8/10", 0, true},
+		{"-8/10", 0, false},
+		{"10.000001/10", 1, true},
 		{"8/0", 0, false},
 		{"", 0, false},
 		{"   ", 0, false},
 		{"test", 0, false},
 		{"NaN", 0, false},
 		{"inf", 0, false},
+		{"-inf", 0, false},
+		{"Infinity", 0, false},
+		{"1e999", 0, false},
 		{"8/10 points", 0, false},
 		{"1.2.3", 0, false},
 	}
@@ -90,10 +102,12 @@ func TestCaptureScoreReadsTheScaleAfterTheCapture(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.text, func(t *testing.T) {
 			r := []rune(tc.text)
-			end := len([]rune("SCORE: ")) + len([]rune(tc.capture))
-			got, ok := captureScore(tc.capture, r, end)
-			assert.Equal(t, tc.ok, ok)
-			assert.InDelta(t, tc.want, got, 1e-12)
+			start := len([]rune("SCORE: "))
+			got := captureScore(r, start, start+len([]rune(tc.capture)), ScaleDefault)
+			assert.Equal(t, tc.ok, got != nil && got.ok())
+			if got != nil {
+				assert.InDelta(t, tc.want, got.value, 1e-12)
+			}
 		})
 	}
 }

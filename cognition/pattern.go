@@ -17,8 +17,12 @@ const (
 	// DefaultMaxInput is how many bytes of a text are scanned; the rest is ignored
 	// with a warning.
 	DefaultMaxInput = 64 << 10
-	// DefaultBudget bounds all the regex work of one Score or Extract call.
+	// DefaultBudget bounds all the regex work of one Score or Extract call
+	// that is given no [Budget].
 	DefaultBudget = time.Second
+	// DefaultPassBudget bounds all the regex work of one loop pass: its score
+	// and lesson patterns together (the loop's regex_budget).
+	DefaultPassBudget = 500 * time.Millisecond
 )
 
 // excerptLen is how many characters of model output an error or warning quotes.

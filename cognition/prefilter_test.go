@@ -426,7 +426,7 @@ func FuzzPrefilter(f *testing.F) {
 		scWant, scGot := budget(), budget()
 		wantFirst, wantAll, wantTrunc := scanAllIn(scWant, plain, text)
 		gotFirst, gotAll, gotTrunc := scanAllIn(scGot, fast, text)
-		if wantFirst.Err || gotFirst.Err || hasErr(wantAll) || hasErr(gotAll) || scWant.spent || scGot.spent {
+		if wantFirst.Err || gotFirst.Err || hasErr(wantAll) || hasErr(gotAll) || scWant.spent() || scGot.spent() {
 			return // a timeout or a spent budget: the two paths ran different attempts
 		}
 		require.Equal(t, wantFirst, gotFirst, "first")
@@ -458,7 +458,7 @@ func TestAnchoredAttemptsAreBounded(t *testing.T) {
 	s := newScorer(t, ScoreConfig{ExtractionPattern: `xy(\d)`, Limits: Limits{Budget: time.Nanosecond}})
 	got := s.Score([]Result{{"a", strings.Repeat("xy ", 100) + "xy9"}})
 	assert.False(t, got.Found)
-	assert.Equal(t, []string{"regex budget of 1ns spent: remaining scans skipped"}, got.Warnings)
+	assert.Equal(t, []Warning{{Code: CodeRegexBudget, Message: "regex budget of 1ns spent: remaining scans skipped"}}, got.Warnings)
 }
 
 // TestAnchoredAttemptsFallBack: after maxAnchoredAttempts failed attempts the

@@ -173,20 +173,22 @@ func writeText(b *strings.Builder, v reflect.Value, depth int) {
 	}
 }
 
-// number reads a numeric result value as a normalised score: Go numbers (not
-// bool) through [Normalize], strings and json.Number through [ParseScore].
-func number(v any) (float64, bool) {
+// number reads a numeric result value as a score under scale: Go numbers (not
+// bool) as bare numbers, strings and json.Number as texts ([ParseScore]'s
+// forms). nil when v is no number.
+func number(v any, scale int) *reading {
 	switch x := v.(type) {
 	case string:
-		return ParseScore(x)
+		return parseReading(x, scale)
 	case json.Number:
-		return ParseScore(x.String())
+		return parseReading(x.String(), scale)
 	}
 	f, ok := rawNumber(v)
 	if !ok {
-		return 0, false
+		return nil
 	}
-	return Normalize(f), true
+	r := bare(f, scale)
+	return &r
 }
 
 // rawNumber returns a finite Go number (not bool, not a string) as float64.

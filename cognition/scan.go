@@ -222,13 +222,12 @@ func lowerText(s string, ascii bool) (string, bool) {
 // the warnings. It is never shared between calls.
 type scan struct {
 	limits   Limits
-	deadline time.Time
-	spent    bool
-	warnings []string
+	budget   *Budget // the pass's shared budget; nil: the call's own, of limits.Budget
+	warnings []Warning
 }
 
-func (sc *scan) warn(format string, args ...any) {
-	sc.warnings = append(sc.warnings, fmt.Sprintf(format, args...))
+func (sc *scan) warn(code, format string, args ...any) {
+	sc.warnings = append(sc.warnings, Warning{Code: code, Message: fmt.Sprintf(format, args...)})
 }
 
 func (sc *scan) text(agent, field, s string) *scanText {
@@ -239,57 +238,107 @@ func (sc *scan) text(agent, field, s string) *scanText {
 func (sc *scan) note(t *scanText) {
 	if t.cut && !t.noted {
 		t.noted = true
-		sc.warn("%s: text of %d bytes scanned only up to %d bytes", t.label(), t.size, t.kept)
+		sc.warn(CodeTextCut, "%s: text of %d bytes scanned only up to %d bytes", t.label(), t.size, t.kept)
 	}
 }
 
-// errBudget stops a scan when the call's regex budget is spent; allow has
-// already recorded the warning.
+// errBudget stops a scan when the regex budget is spent; allowAt has already
+// recorded the warning.
 var errBudget = errors.New("regex budget spent")
 
+// Budget is a regex time budget shared by several Score and Extract calls: the
+// loop node gives all the score and lesson patterns of one pass one Budget. Its
+// clock starts with the first run of the regex engine; it is checked before
+// every run, and once it is spent every remaining scan is skipped, with one
+// warning ([CodeRegexBudget]) in the call that found it spent. A Budget is not
+// safe for concurrent use: the calls sharing it run one after the other.
+type Budget struct {
+	limit    time.Duration
+	deadline time.Time
+	spent    bool
+	warned   bool
+}
+
+// NewBudget returns a budget of d; d ≤ 0 means [DefaultPassBudget].
+func NewBudget(d time.Duration) *Budget {
+	if d <= 0 {
+		d = DefaultPassBudget
+	}
+	return &Budget{limit: d}
+}
+
+// Spent reports whether the budget ran out.
+func (b *Budget) Spent() bool { return b != nil && b.spent }
+
+// allowAt reports whether, at time now, the budget still allows running the
+// regex engine; the first call that finds it spent returns a warning.
+func (b *Budget) allowAt(now time.Time) (ok bool, warning string) {
+	if b.deadline.IsZero() {
+		b.deadline = now.Add(b.limit)
+		return true, ""
+	}
+	if b.spent {
+		return false, ""
+	}
+	if now.After(b.deadline) {
+		b.spent = true
+		if !b.warned {
+			b.warned = true
+			return false, fmt.Sprintf("regex budget of %v spent: remaining scans skipped", b.limit)
+		}
+		return false, ""
+	}
+	return true, ""
+}
+
 // allowAt reports whether, at time now, the call's regex budget still allows
-// running the regex engine. The budget starts with the first run. A nil scan
-// has no budget.
+// running the regex engine. A nil scan has no budget.
 func (sc *scan) allowAt(now time.Time) bool {
 	if sc == nil {
 		return true
 	}
-	if sc.deadline.IsZero() {
-		sc.deadline = now.Add(sc.limits.Budget)
-		return true
+	if sc.budget == nil {
+		sc.budget = &Budget{limit: sc.limits.Budget}
 	}
-	if sc.spent {
-		return false
+	ok, w := sc.budget.allowAt(now)
+	if w != "" {
+		sc.warn(CodeRegexBudget, "%s", w)
 	}
-	if now.After(sc.deadline) {
-		sc.spent = true
-		sc.warn("regex budget of %v spent: remaining scans skipped", sc.limits.Budget)
-		return false
-	}
-	return true
+	return ok
 }
+
+// spent reports whether the call's budget ran out.
+func (sc *scan) spent() bool { return sc.budget.Spent() }
 
 // first runs p on t and returns the rune span of the first match's value. A
 // failed scan becomes a warning and counts as no match.
 func (sc *scan) first(p *Pattern, t *scanText) (start, end int, ok bool) {
-	if sc.spent {
+	if sc.spent() {
 		return 0, 0, false
 	}
 	sc.note(t)
 	start, end, ok, err := p.first(t, sc)
 	if err != nil {
 		if err != errBudget {
-			sc.warn("%s: %v", t.label(), err)
+			sc.matchWarn(t, err)
 		}
 		return 0, 0, false
 	}
 	return start, end, ok
 }
 
+func (sc *scan) matchWarn(t *scanText, err error) {
+	code := CodeRegexFailure
+	if errors.Is(err, ErrMatchTimeout) {
+		code = CodeRegexTimeout
+	}
+	sc.warn(code, "%s: %v", t.label(), err)
+}
+
 // each calls fn with every match span of p in t (see Pattern.each), stopping
 // when the budget is spent.
 func (sc *scan) each(p *Pattern, t *scanText, fn func(start, end int) bool) {
-	if sc.spent {
+	if sc.spent() {
 		return
 	}
 	sc.note(t)
@@ -297,8 +346,8 @@ func (sc *scan) each(p *Pattern, t *scanText, fn func(start, end int) bool) {
 	switch {
 	case err == errBudget:
 	case err != nil:
-		sc.warn("%s: %v", t.label(), err)
+		sc.matchWarn(t, err)
 	case truncated:
-		sc.warn("%s: pattern %q: only the first %d matches read", t.label(), p.expr, maxMatchesPerScan)
+		sc.warn(CodeTooMany, "%s: pattern %q: only the first %d matches read", t.label(), p.expr, maxMatchesPerScan)
 	}
 }

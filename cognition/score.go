@@ -2,18 +2,22 @@ package cognition
 
 import (
 	"context"
+	"fmt"
 	"strings"
 )
 
 // Score is the judgement of one iteration.
 type Score struct {
-	Value    float64  // in [0, 1]; 0 when nothing scored
-	Found    bool     // a strategy produced the value
-	Source   string   // the agent id the value came from
-	Strategy string   // how: a Strategy* constant; StrategyGuard with Found false when the guard rule applied
-	Pattern  string   // the expression that matched, for regex strategies
-	Raw      string   // the captured or raw text the value was read from, at most 80 characters
-	Warnings []string // timeouts, cut texts, skipped evaluations; never the whole of a text
+	Value    float64   // in [0, 1]; 0 when nothing scored
+	Found    bool      // a strategy produced the value
+	Source   string    // the agent id the value came from
+	Field    string    // the field of the agent's result the text came from ("response"); "" for a bare result
+	Strategy string    // how: a Strategy* constant; StrategyGuard with Found false when the guard rule applied
+	Pattern  string    // the expression that matched (a regex), or the key or path read
+	Raw      string    // the captured or raw text the value was read from, at most 80 characters
+	Written  float64   // the number as written, before scaling
+	Rescaled string    // set when the default rule moved a bare number: "8 read as 8 % = 0.08"
+	Warnings []Warning // timeouts, cut texts, rejected numbers, skipped evaluations; never the whole of a text
 }
 
 // Score extracts the iteration's score, as OrKa's extract_score does, first
@@ -45,10 +49,21 @@ func (s *Scorer) Score(results []Result) Score {
 // mean pairwise cosine similarity of the agents' texts, embedded by emb with ctx.
 // Without an embedder step 5 finds nothing.
 func (s *Scorer) ScoreContext(ctx context.Context, results []Result, emb Embedder) Score {
-	if s == nil || len(results) == 0 {
+	return s.ScoreWithin(ctx, results, emb, nil)
+}
+
+// ScoreWithin is [Scorer.ScoreContext] whose regex work counts against b, a
+// budget shared with other calls of the same loop pass (nil: the call's own
+// budget of Limits.Budget).
+func (s *Scorer) ScoreWithin(ctx context.Context, results []Result, emb Embedder, b *Budget) Score {
+	if s == nil {
 		return Score{}
 	}
-	r := scoreRun{s: s, results: dedupe(results), scan: scan{limits: s.limits}}
+	results = s.Only(dedupe(results))
+	if len(results) == 0 {
+		return Score{}
+	}
+	r := scoreRun{s: s, results: results, scan: scan{limits: s.limits, budget: b}}
 	sc, ok := r.extract()
 	if !ok && sc.Strategy != StrategyGuard && s.agreement && emb != nil && len(r.results) >= 2 {
 		sc, ok = r.agreement(ctx, emb)
@@ -95,6 +110,10 @@ func (r *scoreRun) extract() (Score, bool) {
 			sc, ok = r.patterns(st.patterns)
 		case StrategyAgentKey:
 			sc, ok = r.agentKey(st)
+		case StrategyNestedPath:
+			sc, ok = r.nestedPath(st.key)
+		case StrategyJSON:
+			sc, ok = r.jsonPath(st)
 		}
 		if ok {
 			sc.Strategy = st.kind
@@ -124,6 +143,24 @@ func (r *scoreRun) text(i int, field, s string) *scanText {
 	return t
 }
 
+// Only keeps the results of the score_from agents, when the config names them:
+// the results a Score call reads.
+func (s *Scorer) Only(results []Result) []Result {
+	if s == nil || s.from == nil {
+		return results
+	}
+	out := make([]Result, 0, len(s.from))
+	for _, res := range results {
+		for _, id := range s.from {
+			if res.ID == id {
+				out = append(out, res)
+				break
+			}
+		}
+	}
+	return out
+}
+
 // match searches t with p and reads the value as a score.
 func (r *scoreRun) match(p *Pattern, t *scanText) (Score, bool) {
 	start, end, ok := r.first(p, t)
@@ -132,11 +169,48 @@ func (r *scoreRun) match(p *Pattern, t *scanText) (Score, bool) {
 	}
 	runes := t.r
 	capture := string(runes[start:end])
-	v, ok := captureScore(capture, runes, end)
-	if !ok {
+	rd := captureScore(runes, start, end, r.s.scale)
+	if rd == nil {
 		return Score{}, false
 	}
-	return Score{Value: v, Pattern: p.expr, Raw: excerpt(capture)}, true
+	sc := Score{Source: t.agent, Field: t.field, Pattern: p.expr, Raw: excerpt(capture)}
+	return sc, r.take(&sc, *rd)
+}
+
+// take puts rd into sc when it is a score; a negative number or one above the
+// score_scale is a warning and no score.
+func (r *scoreRun) take(sc *Score, rd reading) bool {
+	if !rd.ok() {
+		via := ""
+		if sc.Pattern != "" {
+			via = fmt.Sprintf(" (%s %q)", sc.readBy(), sc.Pattern)
+		}
+		r.warn(rd.problem, "%s: %s%s", sc.From(), rd.describe(), via)
+		return false
+	}
+	sc.Value, sc.Written = rd.value, rd.written
+	if rd.rescaled {
+		sc.Rescaled = rd.describe()
+	}
+	return true
+}
+
+// From names where the score was read: agent "scorer" response.
+func (sc Score) From() string {
+	if sc.Field == "" {
+		return fmt.Sprintf("agent %q", sc.Source)
+	}
+	return fmt.Sprintf("agent %q %s", sc.Source, sc.Field)
+}
+
+func (sc Score) readBy() string {
+	switch sc.Strategy {
+	case StrategyDirectKey:
+		return "key"
+	case StrategyNestedPath, StrategyJSON:
+		return "path"
+	}
+	return "pattern"
 }
 
 func (r *scoreRun) highPriority() (Score, bool) {
@@ -156,7 +230,7 @@ func (r *scoreRun) highPriority() (Score, bool) {
 		t := r.text(i, "response", textOf(resp))
 		for _, p := range r.s.hpPatterns {
 			if sc, ok := r.match(p, t); ok {
-				sc.Source, sc.Strategy = id, StrategyHighPriority
+				sc.Strategy = StrategyHighPriority
 				return sc, true
 			}
 		}
@@ -169,7 +243,6 @@ func (r *scoreRun) patterns(ps []*Pattern) (Score, bool) {
 		for i, res := range r.results {
 			if s, ok := res.Value.(string); ok {
 				if sc, ok := r.match(p, r.text(i, "", s)); ok {
-					sc.Source = res.ID
 					return sc, true
 				}
 				continue
@@ -184,7 +257,6 @@ func (r *scoreRun) patterns(ps []*Pattern) (Score, bool) {
 					continue
 				}
 				if sc, ok := r.match(p, r.text(i, f, s)); ok {
-					sc.Source = res.ID
 					return sc, true
 				}
 			}
@@ -216,7 +288,6 @@ func (r *scoreRun) agentKey(st strategy) (Score, bool) {
 		}
 		for _, p := range r.s.akPatterns {
 			if sc, ok := r.match(p, t); ok {
-				sc.Source = id
 				return sc, true
 			}
 		}
@@ -233,14 +304,20 @@ func (r *scoreRun) agentKey(st strategy) (Score, bool) {
 // score_extraction_key: score.
 func (r *scoreRun) directKey(key string) (Score, bool) {
 	if i := find(r.results, key); i >= 0 {
-		if v, ok := number(r.results[i].Value); ok {
-			return Score{Value: v, Source: key, Raw: excerpt(textOf(r.results[i].Value))}, true
+		if rd := number(r.results[i].Value, r.s.scale); rd != nil {
+			sc := Score{Source: key, Strategy: StrategyDirectKey, Pattern: key, Raw: excerpt(textOf(r.results[i].Value))}
+			if r.take(&sc, *rd) {
+				return sc, true
+			}
 		}
 	}
 	for _, res := range r.results {
 		if val, ok := r.fieldIn(res.Value, key); ok {
-			if v, ok := number(val); ok {
-				return Score{Value: v, Source: res.ID, Raw: excerpt(textOf(val))}, true
+			if rd := number(val, r.s.scale); rd != nil {
+				sc := Score{Source: res.ID, Field: key, Strategy: StrategyDirectKey, Pattern: key, Raw: excerpt(textOf(val))}
+				if r.take(&sc, *rd) {
+					return sc, true
+				}
 			}
 		}
 	}

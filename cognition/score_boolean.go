@@ -12,7 +12,7 @@ var (
 // booleanScore is step 1 of OrKa's ladder (_try_boolean_scoring).
 func (r *scoreRun) booleanScore() (Score, bool) {
 	if r.emptyEvaluationsOnly() {
-		r.warn("boolean_evaluations present but empty: boolean scoring skipped")
+		r.warn(CodeScoreSkipped, "boolean_evaluations present but empty: boolean scoring skipped")
 		return Score{}, false
 	}
 	lister, _ := r.s.boolean.(CriteriaLister)
@@ -26,7 +26,7 @@ func (r *scoreRun) booleanScore() (Score, bool) {
 			if em, ok := asMap(evals); ok && IsValidBooleanStructure(em) {
 				if lister != nil {
 					if provided, total := coverage(em, lister.Criteria()); total == 0 || 2*provided < total {
-						r.warn("agent %q: boolean_evaluations too sparse (%d of %d criteria): skipped", res.ID, provided, total)
+						r.warn(CodeScoreSkipped, "agent %q: boolean_evaluations too sparse (%d of %d criteria): skipped", res.ID, provided, total)
 						continue
 					}
 				}
@@ -36,12 +36,16 @@ func (r *scoreRun) booleanScore() (Score, bool) {
 				continue
 			}
 			if vs, ok := m["validation_score"]; ok {
-				v, ok := validationScore(vs)
-				if !ok {
-					r.warn("agent %q: validation_score %q is not a number", res.ID, excerpt(textOf(vs)))
+				rd := validationScore(vs, r.s.scale)
+				if rd == nil {
+					r.warn(CodeScoreSkipped, "agent %q: validation_score %q is not a number", res.ID, excerpt(textOf(vs)))
 					continue
 				}
-				return Score{Value: v, Source: res.ID, Strategy: StrategyValidationScore, Raw: excerpt(textOf(vs))}, true
+				sc := Score{Source: res.ID, Field: "validation_score", Strategy: StrategyValidationScore, Raw: excerpt(textOf(vs))}
+				if r.take(&sc, *rd) {
+					return sc, true
+				}
+				continue
 			}
 		}
 		resp, ok := m["response"]
@@ -125,11 +129,15 @@ func coverage(evals map[string]any, criteria []string) (provided, total int) {
 }
 
 // validationScore reads a validator's validation_score (Python float()): a
-// number or a numeric string, normalised.
-func validationScore(v any) (float64, bool) {
+// number or a numeric string, read under scale; nil when it is no number.
+func validationScore(v any, scale int) *reading {
 	if s, ok := v.(string); ok {
 		f, ok := parseFloat(strings.TrimFunc(s, isPySpace))
-		return Normalize(f), ok
+		if !ok {
+			return nil
+		}
+		r := bare(f, scale)
+		return &r
 	}
-	return number(v)
+	return number(v, scale)
 }

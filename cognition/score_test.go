@@ -361,7 +361,7 @@ func TestNewScorerErrors(t *testing.T) {
 		`score_extraction_config.strategies[0].patterns[1]: invalid pattern "bad (\\d": missing closing )`,
 		`score_extraction_config.strategies[1].key: direct_key strategy has no key`,
 		`score_extraction_config.strategies[2].agents: agent_key strategy lists no agents`,
-		`score_extraction_config.strategies[3].type: unknown strategy type "regex" (want pattern, direct_key or agent_key)`,
+		`score_extraction_config.strategies[3].type: unknown strategy type "regex" (want pattern, direct_key, agent_key, nested_path, json)`,
 		`score_extraction_config.strategies[4].patterns: pattern strategy has no patterns`,
 	}, lines)
 
@@ -395,10 +395,10 @@ func TestScoreCatastrophicPatternWarns(t *testing.T) {
 	assert.Equal(t, "b", got.Source)
 	assert.InDelta(t, 0.5, got.Value, 1e-9)
 	require.Len(t, got.Warnings, 1)
-	assert.Contains(t, got.Warnings[0], `agent "evil": pattern "(a+)+$"`)
-	assert.Contains(t, got.Warnings[0], "regex match timed out after 100ms")
-	assert.NotContains(t, got.Warnings[0], strings.Repeat("a", excerptLen+1))
-	assert.Less(t, len(got.Warnings[0]), 300)
+	assert.Contains(t, got.Warnings[0].Message, `agent "evil": pattern "(a+)+$"`)
+	assert.Contains(t, got.Warnings[0].Message, "regex match timed out after 100ms")
+	assert.NotContains(t, got.Warnings[0].Message, strings.Repeat("a", excerptLen+1))
+	assert.Less(t, len(got.Warnings[0].Message), 300)
 }
 
 func TestScoreBudget(t *testing.T) {
@@ -411,15 +411,15 @@ func TestScoreBudget(t *testing.T) {
 	assert.False(t, got.Found)
 	// The first scan always runs; after it the budget is spent and the rest are skipped.
 	require.Len(t, got.Warnings, 2)
-	assert.Contains(t, got.Warnings[0], "regex match timed out")
-	assert.Equal(t, "regex budget of 1ns spent: remaining scans skipped", got.Warnings[1])
+	assert.Contains(t, got.Warnings[0].Message, "regex match timed out")
+	assert.Equal(t, "regex budget of 1ns spent: remaining scans skipped", got.Warnings[1].Message)
 }
 
 func TestScoreTruncatedInputWarns(t *testing.T) {
 	s := newScorer(t, ScoreConfig{ExtractionPattern: `SCORE:\s*([0-9.]+)`, Limits: Limits{MaxInput: 32}})
 	got := s.Score([]Result{{"a", resp(strings.Repeat("x", 40) + " SCORE: 0.9")}})
 	assert.False(t, got.Found)
-	assert.Equal(t, []string{`agent "a" response: text of 51 bytes scanned only up to 32 bytes`}, got.Warnings)
+	assert.Equal(t, []string{`agent "a" response: text of 51 bytes scanned only up to 32 bytes`}, Messages(got.Warnings))
 }
 
 type fakeEmbedder struct {
@@ -474,7 +474,7 @@ func TestScoreAgreementFallback(t *testing.T) {
 		s := newScorer(t, ScoreConfig{Strategies: []Strategy{}, AgreementFallback: true})
 		got := s.ScoreContext(context.Background(), results, emb)
 		assert.False(t, got.Found)
-		assert.Equal(t, []string{"agreement fallback: embed: model offline"}, got.Warnings)
+		assert.Equal(t, []string{"agreement fallback: embed: model offline"}, Messages(got.Warnings))
 	})
 	t.Run("fewer than two vectors", func(t *testing.T) {
 		emb := &fakeEmbedder{vecs: [][]float64{{1, 0}, nil}}

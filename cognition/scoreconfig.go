@@ -3,13 +3,16 @@ package cognition
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Strategy types of score_extraction_config.strategies.
 const (
-	StrategyPattern   = "pattern"    // {patterns: [...]}: regexes over every agent's text
-	StrategyDirectKey = "direct_key" // {key}: a numeric result (or field) named key
-	StrategyAgentKey  = "agent_key"  // {agents: [...], key}: regexes over one field of listed agents
+	StrategyPattern    = "pattern"     // {patterns: [...]}: regexes over every agent's text
+	StrategyDirectKey  = "direct_key"  // {key}: a numeric result (or field) named key
+	StrategyAgentKey   = "agent_key"   // {agents: [...], key}: regexes over one field of listed agents
+	StrategyNestedPath = "nested_path" // {path: a.b.c}: a dotted path from the iteration (agent id first) or inside each result
+	StrategyJSON       = "json"        // {path: $.a.b, agents: [...]}: a path into the JSON object an agent answered with
 )
 
 // What else [Score.Strategy] can say about where a score came from.
@@ -70,10 +73,11 @@ var agentKeyPatterns = []string{
 
 // Strategy is one entry of score_extraction_config.strategies.
 type Strategy struct {
-	Type     string   // StrategyPattern, StrategyDirectKey or StrategyAgentKey
+	Type     string   // a Strategy* constant
 	Patterns []string // pattern: Python-syntax regexes, case-sensitive
 	Key      string   // direct_key: required; agent_key: the field read (default "response")
-	Agents   []string // agent_key: the agent ids, in order
+	Path     string   // nested_path and json: the dotted path (required)
+	Agents   []string // agent_key: the agent ids, in order; json: the agents read (none: all)
 }
 
 // ScoreConfig is the loop node's score configuration. The zero value is OrKa's
@@ -98,6 +102,12 @@ type ScoreConfig struct {
 	ExtractionKey     string
 	// Boolean enables boolean scoring (OrKa: scoring.preset); nil disables it.
 	Boolean BooleanScorer
+	// Scale is score_scale: how a bare number is read (ScaleDefault, ScaleFraction,
+	// ScaleTen or ScaleHundred). Explicit forms ("8/10", "85%") keep their meaning.
+	Scale int
+	// From is score_from: only these agents' results are read for a score (every
+	// step of the ladder); nil reads every agent, in OrKa's order.
+	From []string
 	// Limits bound the regex work; zero fields take the defaults.
 	Limits
 }
@@ -112,7 +122,11 @@ type Scorer struct {
 	boolean      BooleanScorer
 	agreement    bool
 	limits       Limits
+	scale        int
+	from         []string
 	notes        []string
+	lints        []*FieldError
+	tried        []string // what the strategies read, for "no score" messages
 }
 
 type strategy struct {
@@ -128,7 +142,11 @@ type strategy struct {
 // "score_extraction_config.strategies[1].patterns[0]") and whose cause is a
 // *[PatternError] for a bad regex.
 func NewScorer(cfg ScoreConfig) (*Scorer, error) {
-	s := &Scorer{boolean: cfg.Boolean, agreement: cfg.AgreementFallback, limits: cfg.Limits.withDefaults()}
+	s := &Scorer{boolean: cfg.Boolean, agreement: cfg.AgreementFallback, limits: cfg.Limits.withDefaults(),
+		scale: cfg.Scale}
+	if cfg.From != nil {
+		s.from = append([]string{}, cfg.From...)
+	}
 	s.highPriority = cfg.HighPriorityAgents
 	if s.highPriority == nil {
 		s.highPriority = defaultHighPriorityAgents
@@ -136,15 +154,27 @@ func NewScorer(cfg ScoreConfig) (*Scorer, error) {
 	s.highPriority = append([]string(nil), s.highPriority...)
 
 	var errs []error
+	switch cfg.Scale {
+	case ScaleDefault, ScaleFraction, ScaleTen, ScaleHundred:
+	default:
+		errs = append(errs, &FieldError{Field: "score_scale", Err: fmt.Errorf("score_scale must be 1, 10 or 100, not %d", cfg.Scale)})
+	}
 	opts := PatternOptions{Limits: s.limits}
+	builtin := true
 	compile := func(field, expr string) *Pattern {
 		p, err := CompileOptions(expr, opts)
 		if err != nil {
 			errs = append(errs, &FieldError{Field: field, Err: err})
 		}
+		if p != nil && !builtin {
+			for _, l := range lintPattern(p, true) {
+				s.lints = append(s.lints, &FieldError{Field: field, Err: l})
+			}
+		}
 		return p
 	}
 
+	builtin = false
 	switch {
 	case cfg.ExtractionPattern != "" || cfg.ExtractionKey != "":
 		if cfg.Strategies != nil || cfg.AgreementFallback {
@@ -160,6 +190,7 @@ func NewScorer(cfg ScoreConfig) (*Scorer, error) {
 			}
 		}
 	case cfg.Strategies == nil:
+		builtin = true
 		st := strategy{kind: StrategyPattern}
 		for i, expr := range defaultPatterns {
 			st.patterns = append(st.patterns, compile(fmt.Sprintf("default pattern %d", i), expr))
@@ -183,6 +214,7 @@ func NewScorer(cfg ScoreConfig) (*Scorer, error) {
 		}
 	}
 	s.akPatterns = s.hpPatterns
+	builtin = true
 	if len(s.hpPatterns) == 0 {
 		for _, expr := range highPriorityPatterns {
 			s.hpPatterns = append(s.hpPatterns, compile("built-in pattern", expr))
@@ -194,6 +226,7 @@ func NewScorer(cfg ScoreConfig) (*Scorer, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	s.tried = s.describe()
 	return s, nil
 }
 
@@ -224,11 +257,84 @@ func buildStrategy(field string, c Strategy, compile func(field, expr string) *P
 		if st.key == "" {
 			st.key = "response"
 		}
+	case StrategyNestedPath, StrategyJSON:
+		st.key = strings.TrimSpace(c.Path)
+		if len(splitJSONPath(st.key)) == 0 {
+			return st, &FieldError{Field: field + ".path", Err: fmt.Errorf("%s strategy has no path (a dotted path such as scorer.response.score)", c.Type)}
+		}
 	default:
-		return st, &FieldError{Field: field + ".type", Err: fmt.Errorf("unknown strategy type %q (want %s, %s or %s)",
-			c.Type, StrategyPattern, StrategyDirectKey, StrategyAgentKey)}
+		return st, &FieldError{Field: field + ".type", Err: fmt.Errorf("unknown strategy type %q (want %s)", c.Type, strings.Join(StrategyTypes(), ", "))}
 	}
 	return st, nil
+}
+
+// StrategyTypes lists the strategy types of score_extraction_config.
+func StrategyTypes() []string {
+	return []string{StrategyPattern, StrategyDirectKey, StrategyAgentKey, StrategyNestedPath, StrategyJSON}
+}
+
+// Lints returns doubtful but valid parts of the configuration, each placed at
+// its field like a build error: a group-less score pattern whose whole match
+// cannot be a number, a pattern with nested quantifiers. The caller shows them
+// as load warnings.
+func (s *Scorer) Lints() []*FieldError {
+	if s == nil {
+		return nil
+	}
+	return append([]*FieldError(nil), s.lints...)
+}
+
+// Tried says what the scorer reads, for a "no score found" message: the
+// high-priority agents, the patterns (the first few), keys and paths.
+func (s *Scorer) Tried() string {
+	if s == nil {
+		return "no score configuration"
+	}
+	return strings.Join(s.tried, "; ")
+}
+
+func (s *Scorer) describe() []string {
+	var out []string
+	if s.boolean != nil {
+		out = append(out, "boolean_evaluations")
+	}
+	for _, st := range s.strategies {
+		switch st.kind {
+		case StrategyPattern:
+			out = append(out, describePatterns(st.patterns))
+		case StrategyDirectKey:
+			out = append(out, fmt.Sprintf("key %q", st.key))
+		case StrategyAgentKey:
+			out = append(out, fmt.Sprintf("field %q of %s", st.key, strings.Join(st.agents, ", ")))
+		default:
+			out = append(out, fmt.Sprintf("%s %q", st.kind, st.key))
+		}
+	}
+	if s.from != nil {
+		out = append(out, "only in "+strings.Join(s.from, ", ")+" (score_from)")
+	}
+	return out
+}
+
+func describePatterns(ps []*Pattern) string {
+	if len(ps) == 1 {
+		return fmt.Sprintf("pattern %q", ps[0].expr)
+	}
+	const show = 2
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d patterns (", len(ps))
+	for i, p := range ps {
+		if i == show {
+			b.WriteString(", …")
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", p.expr)
+	}
+	b.WriteString(")")
+	return b.String()
 }
 
 // Notes returns what the configuration silently overrides, for the caller to

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -527,8 +528,10 @@ func responseObject(o agents.Output) map[string]any {
 	return nil
 }
 
-// compare applies op to a and b: numbers as numbers, anything else as text
-// (equality only makes sense there; ordering compares the texts).
+// compare applies op to a and b: numbers as numbers (a text that is one
+// number, "10" or " 2.5e3 ", counts as that number, so "10" < 9 is false),
+// anything else as text (equality only makes sense there; ordering compares
+// the texts).
 func compare(a any, op string, b any) bool {
 	fa, aNum := number(a)
 	fb, bNum := number(b)
@@ -577,6 +580,9 @@ func number(v any) (float64, bool) {
 	case json.Number:
 		f, err := x.Float64()
 		return f, err == nil
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		return f, err == nil && !math.IsNaN(f) && !math.IsInf(f, 0)
 	}
 	return 0, false
 }
@@ -611,7 +617,7 @@ func (c *condition) stable(env *condEnv) (bool, string) {
 		return false, "first output"
 	}
 	sim := cognition.Similarity(prev, cur, c.threshold)
-	if sim < c.threshold {
+	if sim < c.threshold-Tolerance {
 		return false, fmt.Sprintf("similarity below %g", c.threshold)
 	}
 	return true, fmt.Sprintf("similarity %.4f, threshold %g", sim, c.threshold)
@@ -630,8 +636,28 @@ func stableText(o agents.Output) string {
 	return string(b)
 }
 
+// Tolerance is the float tolerance of the loop's comparisons of computed
+// numbers: stagnation's improvement and stable_output's similarity count as
+// reaching their bound when they fall short of it by at most 1e-9, so float
+// rounding never decides (a steady +0.1 over 3 rounds is an improvement of 0.3,
+// though 0.7-0.4 is 0.29999999999999993 in float64).
+const Tolerance = 1e-9
+
+// recordPass keeps what stagnation compares of a pass: its normalised answer
+// and the best score after it. A pass in which an agent failed is left out: its
+// (empty or error) answer and unchanged best say nothing about progress, so an
+// agent failing every call never reads as stagnation.
+func recordPass(st *state, failed bool, answer any) {
+	if failed {
+		return
+	}
+	st.answers = append(st.answers, normalizeAnswer(answer))
+	st.bests = append(st.bests, st.best)
+}
+
 // stagnant: the same normalised answer K times in a row, or the best score
-// improved less than ε over the last K iterations.
+// improved less than ε (with [Tolerance]) over the last K iterations; passes
+// with a failed agent are not counted (see recordPass).
 func (c *condition) stagnant(env *condEnv) (bool, string) {
 	answers, bests := env.st.answers, env.st.bests
 	if c.repeats > 0 && len(answers) >= c.repeats {
@@ -646,7 +672,7 @@ func (c *condition) stagnant(env *condEnv) (bool, string) {
 	}
 	if c.rounds > 0 && len(bests) > c.rounds {
 		gain := bests[len(bests)-1] - bests[len(bests)-1-c.rounds]
-		if gain < c.minImprovement {
+		if gain < c.minImprovement-Tolerance {
 			return true, fmt.Sprintf("best score improved %.4f over %d rounds, less than %g", gain, c.rounds, c.minImprovement)
 		}
 		return false, fmt.Sprintf("best score improved %.4f over %d rounds", gain, c.rounds)

@@ -3,6 +3,7 @@ package loopnode
 import (
 	"errors"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -56,7 +57,13 @@ func New(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 	n.persistent = c.Bool("persist_across_runs", false)
 
 	n.scorer = buildScorer(b, c, &n.scoringCtx)
+	n.scoreMatters = scoreMatters(c, n)
 	n.extractor = buildExtractor(c)
+	n.regexBudget = c.Duration("regex_budget", cognition.DefaultPassBudget)
+	if c.Has("regex_budget") && n.regexBudget <= 0 {
+		c.Errorf("regex_budget", "regex_budget must be above zero (default %v): it bounds the regex time of one pass", cognition.DefaultPassBudget)
+		n.regexBudget = cognition.DefaultPassBudget
+	}
 	n.metas = buildMetadata(b, c)
 
 	if iw := c.Node("internal_workflow"); iw == nil {
@@ -95,6 +102,13 @@ func (n *Node) checkRefs(c *agents.Config) {
 		check("output_mappings", m.node, m.pos)
 	}
 	check("output_agent", n.outputAgent, c.ValuePos("output_agent"))
+	if from := c.Node("score_from"); from != nil && from.Kind == yaml.SequenceNode {
+		for _, it := range from.Content {
+			check("score_from", agents.Resolve(it).Value, c.PosOf(it))
+		}
+	} else if from != nil && from.Kind == yaml.ScalarNode {
+		check("score_from", from.Value, c.PosOf(from))
+	}
 }
 
 func idOf(c *agents.Config) string { return c.String("id", "") }
@@ -110,6 +124,15 @@ func buildScorer(b agents.Builder, c *agents.Config, scoringCtx *any) *cognition
 	if c.Has("high_priority_agents") {
 		cfg.HighPriorityAgents = append([]string{}, c.Strings("high_priority_agents")...)
 	}
+	if c.Has("score_scale") {
+		cfg.Scale = c.Int("score_scale", 0, 1, 100)
+	}
+	if c.Has("score_from") {
+		cfg.From = append([]string{}, c.Strings("score_from")...)
+		if len(cfg.From) == 0 {
+			c.Errorf("score_from", "score_from lists no agent: name the agents whose output holds the score, or leave the key out")
+		}
+	}
 	if sc := c.Map("score_extraction_config"); sc != nil {
 		cfg.AgreementFallback = sc.Bool("agreement_fallback", false)
 		if sc.Has("strategies") {
@@ -122,11 +145,14 @@ func buildScorer(b agents.Builder, c *agents.Config, scoringCtx *any) *cognition
 	}
 	s, err := cognition.NewScorer(cfg)
 	if err != nil {
-		reportFieldErrors(c, err)
+		reportFieldErrors(c, err, false)
 		return nil
 	}
 	for _, note := range s.Notes() {
 		c.Warnf("score_extraction_config", "%s", note)
+	}
+	for _, l := range s.Lints() {
+		reportFieldErrors(c, l, true)
 	}
 	return s
 }
@@ -134,7 +160,7 @@ func buildScorer(b agents.Builder, c *agents.Config, scoringCtx *any) *cognition
 func readStrategies(sc *agents.Config) []cognition.Strategy {
 	list := sc.Node("strategies")
 	if list.Kind != yaml.SequenceNode {
-		sc.Errorf("strategies", "strategies must be a list of {type: pattern|direct_key|agent_key, ...}")
+		sc.Errorf("strategies", "strategies must be a list of {type: %s, ...}", strings.Join(cognition.StrategyTypes(), "|"))
 		return nil
 	}
 	out := []cognition.Strategy{}
@@ -150,10 +176,22 @@ func readStrategies(sc *agents.Config) []cognition.Strategy {
 			s.Agents = st.Strings("agents")
 			s.Key = st.String("key", "response")
 			st.Ignore("transform")
+		case cognition.StrategyNestedPath:
+			s.Path = st.String("path", "")
+		case cognition.StrategyJSON:
+			// OrKa's files write json_path: "$.safety_score".
+			s.Path = st.String("path", "")
+			if p := st.String("json_path", ""); p != "" {
+				if s.Path != "" {
+					st.Errorf("json_path", "give path or json_path, not both")
+				}
+				s.Path = p
+			}
+			s.Agents = st.Strings("agents")
 		case "":
-			st.Errorf("", "missing type (pattern, direct_key or agent_key)")
+			st.Errorf("", "missing type (%s)", strings.Join(cognition.StrategyTypes(), ", "))
 		default:
-			st.Errorf("type", "unknown strategy type %q (pattern, direct_key or agent_key)", s.Type)
+			st.Errorf("type", "unknown strategy type %q (%s)", s.Type, strings.Join(cognition.StrategyTypes(), ", "))
 		}
 		st.Done()
 		out = append(out, s)
@@ -180,8 +218,11 @@ func buildExtractor(c *agents.Config) *cognition.Extractor {
 	}
 	e, err := cognition.NewExtractor(cfg)
 	if err != nil {
-		reportFieldErrors(c, err)
+		reportFieldErrors(c, err, false)
 		return nil
+	}
+	for _, l := range e.Lints() {
+		reportFieldErrors(c, l, true)
 	}
 	return e
 }
@@ -238,6 +279,9 @@ func buildBoolean(b agents.Builder, c *agents.Config, s *agents.Config) (boolean
 	}
 	s.Done()
 	cat, err := scoring.For(b)
+	if err == nil && context == "" && preset != "" && len(custom) > 0 {
+		context = inferContext(s, cat, preset, custom)
+	}
 	switch {
 	case err != nil:
 		s.Errorf("", "%v", err)
@@ -272,15 +316,45 @@ func buildBoolean(b agents.Builder, c *agents.Config, s *agents.Config) (boolean
 		}
 	}
 
-	name := strings.TrimSpace(s.String("context", ""))
+	name := context
 	if name == "" {
-		name = "loop_convergence"
+		name = scoring.DefaultContext
 	}
 	return boolean, name
 }
 
-// reportFieldErrors places cognition's field errors at their YAML positions.
-func reportFieldErrors(c *agents.Config, err error) {
+// inferContext picks the context of a scoring block without one: the default
+// (loop_convergence, cogloop's decision) when the custom_weights fit it, else
+// the one context whose preset has every weighted criterion, with a warning
+// (OrKa falls back to graphscout and its files rely on it). "" keeps the
+// default, whose errors then name the criteria that do not fit.
+func inferContext(s *agents.Config, cat *scoring.Catalog, preset string, custom map[string]float64) string {
+	keys := make([]string, 0, len(custom))
+	for k := range custom {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	fits := cat.ContextsWith(preset, keys)
+	for _, name := range fits {
+		if name == scoring.DefaultContext {
+			return ""
+		}
+	}
+	if len(fits) != 1 {
+		return ""
+	}
+	s.Warnf("custom_weights", "scoring has no context and its custom_weights (%s) are criteria of %s, not of %s: using context %s; write context: %s to say so",
+		strings.Join(keys, ", "), fits[0], scoring.DefaultContext, fits[0], fits[0])
+	return fits[0]
+}
+
+// reportFieldErrors places cognition's field errors at their YAML positions, as
+// errors or (warn) as warnings.
+func reportFieldErrors(c *agents.Config, err error, warn bool) {
+	report := c.Problems().Errorf
+	if warn {
+		report = c.Problems().Warnf
+	}
 	var errs []error
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		errs = j.Unwrap()
@@ -293,10 +367,10 @@ func reportFieldErrors(c *agents.Config, err error) {
 			root := strings.SplitN(fe.Field, ".", 2)[0]
 			root = strings.SplitN(root, "[", 2)[0]
 			n := nodeAt(c.Node(root), fe.Field[len(root):])
-			c.Problems().Errorf(c.PosOf(n), "%s: %s: %v", c.What(), fe.Field, fe.Err)
+			report(c.PosOf(n), "%s: %s: %v", c.What(), fe.Field, fe.Err)
 			continue
 		}
-		c.Errorf("", "%v", e)
+		report(c.Pos(), "%s: %v", c.What(), e)
 	}
 }
 

@@ -45,6 +45,9 @@ type Node struct {
 	budget   agents.Limit // budget: on the loop
 	budgeted bool
 
+	regexBudget  time.Duration // regex_budget: the regex time of one pass's score and lesson patterns
+	scoreMatters bool          // a pass without a score is worth a warning
+
 	stopOnError bool // on_error: stop
 	maxFailed   int  // max_failed_passes
 }
@@ -353,11 +356,10 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	}
 
 	results := toResults(out.Children)
-	sc := n.scorer.Score(results)
-	lessons := n.extractor.Extract(results)
+	sc, lessons, judged := n.judge(ctx, results)
 	failed := failures(out.Children)
 	it := iteration{LoopNumber: loop, Score: sc.Value, ScoreFound: sc.Found, ScoreSource: sc.Source,
-		Duration: time.Since(start), Usage: out.Usage, Warnings: append(sc.Warnings, lessons.Warnings...)}
+		Duration: time.Since(start), Usage: out.Usage}
 	for _, f := range failed {
 		it.Errors = append(it.Errors, agentError{Agent: f.agent, Message: f.message})
 	}
@@ -367,10 +369,9 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 		timestamp: now(), input: truncateInput(st.input),
 		insights: lessons.Insights, improvements: lessons.Improvements, mistakes: lessons.Mistakes,
 	})
-	it.Warnings = append(it.Warnings, warns...)
-	for _, w := range it.Warnings {
-		in.Run.Emit(agents.Event{Kind: agents.EventWarning, Node: path, Agent: n.id, Message: w})
-	}
+	judged = append(judged, metadataWarnings(warns)...)
+	it.Warnings = cognition.Messages(judged)
+	werr := n.warnPass(in, path, loop, sc, judged) // strict mode: a warning ends the loop after this pass
 	if n.persistent {
 		// The iteration's work is done: persist it even if the run is being
 		// canceled right now (the store bounds the wait).
@@ -388,8 +389,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	if st.bestIter == 0 || sc.Value > st.best {
 		st.best, st.bestIter, st.bestOuts = sc.Value, loop, out.Children
 	}
-	st.answers = append(st.answers, normalizeAnswer(n.answer(out.Children)))
-	st.bests = append(st.bests, st.best)
+	recordPass(st, len(failed) > 0, n.answer(out.Children))
 	n.recordMappings(st, out.Children, loop)
 
 	stop, reason, rs, cerr := n.checkAfter(in, st, loop, sc.Value)
@@ -399,6 +399,9 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 		// A call was refused: the pass is incomplete and the next would be too.
 		stop, reason = true, StopBudget
 		rs = append(rs, condResult{Kind: StopBudget, Fired: true, Detail: "a model call did not fit the budget"})
+	case werr != nil:
+		stop, reason = true, StopError
+		st.errText = werr.Error()
 	case policy != "":
 		stop, reason = true, StopError
 		st.errText = agents.AtPath(in.Path, errors.New(policy)).Error()

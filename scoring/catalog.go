@@ -211,6 +211,34 @@ func (c *Catalog) Preset(context, level string) (*Preset, error) {
 	return nil, &LookupError{Err: ErrUnknownPreset, Name: level, Context: x.Name, Known: x.Levels()}
 }
 
+// ContextsWith returns the names of the contexts, in name order, whose preset
+// level has a criterion for every key ("safety.no_harm"): where custom weights
+// with these keys fit. A loop's scoring without context uses it to find the
+// one context its custom_weights were written for.
+func (c *Catalog) ContextsWith(level string, keys []string) []string {
+	want := strings.ToLower(strings.TrimSpace(level))
+	var out []string
+	for _, x := range c.contexts {
+		for _, p := range x.Presets {
+			if p.Level != want {
+				continue
+			}
+			have := map[string]bool{}
+			for _, k := range p.Keys() {
+				have[k] = true
+			}
+			all := true
+			for _, k := range keys {
+				all = all && have[strings.ToLower(strings.TrimSpace(k))]
+			}
+			if all {
+				out = append(out, x.Name)
+			}
+		}
+	}
+	return out
+}
+
 // Presets returns every preset, by context name and then in file order (copies).
 func (c *Catalog) Presets() []*Preset {
 	var out []*Preset

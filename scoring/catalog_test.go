@@ -301,3 +301,11 @@ func write(t *testing.T, dir, name, data string) {
 	t.Helper()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644))
 }
+
+func TestContextsWith(t *testing.T) {
+	cat := scoring.Embedded()
+	assert.Equal(t, []string{"graphscout"}, cat.ContextsWith("moderate", []string{"safety.validates_inputs", "completeness.has_all_required_steps"}))
+	assert.Equal(t, []string{"loop_convergence"}, cat.ContextsWith("moderate", []string{"improvement.better_than_previous", "Convergence.Within_Tolerance"}))
+	assert.Empty(t, cat.ContextsWith("moderate", []string{"safety.validates_inputs", "improvement.better_than_previous"}), "no context has both")
+	assert.Empty(t, cat.ContextsWith("no_such_level", []string{"safety.validates_inputs"}))
+}

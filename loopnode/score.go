@@ -1,0 +1,130 @@
+package loopnode
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/cognition"
+)
+
+// Warning codes the loop adds to cognition's.
+const (
+	codeNoScore       = "no_score"       // no strategy found a score in the pass
+	codeScoreRescaled = "score_rescaled" // a bare number was read by the default rule (8 → 0.08)
+	codeMetadata      = "metadata"       // a past_loops_metadata template failed
+)
+
+// judge reads the pass's score and lessons; all their regexes share one budget
+// of regex_budget. The warnings name the source and pattern; no score and a
+// rescaled bare number are warnings too.
+func (n *Node) judge(ctx context.Context, results []cognition.Result) (cognition.Score, cognition.Extraction, []cognition.Warning) {
+	b := cognition.NewBudget(n.regexBudget)
+	sc := n.scorer.ScoreWithin(ctx, results, nil, b)
+	lessons := n.extractor.ExtractWithin(results, b)
+	warns := append(append([]cognition.Warning(nil), sc.Warnings...), lessons.Warnings...)
+	switch {
+	case sc.Found && sc.Rescaled != "":
+		warns = append(warns, cognition.Warning{Code: codeScoreRescaled, Message: fmt.Sprintf(
+			"%s: %s (%s); write the scale in the reply (8/10, 85%%) or set score_scale: 1, 10 or 100",
+			sc.From(), sc.Rescaled, readBy(sc))})
+	case !sc.Found && !n.scoreMatters:
+		// Nothing reads the score: stop_when decides by other conditions.
+	case !sc.Found && sc.Strategy == cognition.StrategyGuard:
+		warns = append(warns, cognition.Warning{Code: codeNoScore, Message: fmt.Sprintf(
+			"no score found: high-priority agent %q gave none (%s); the score is 0", sc.Source, n.scorer.Tried())})
+	case !sc.Found:
+		warns = append(warns, cognition.Warning{Code: codeNoScore, Message: fmt.Sprintf(
+			"no score found in %s (read: %s); the score is 0", agentList(n.scorer.Only(results)), n.scorer.Tried())})
+	}
+	return sc, lessons, warns
+}
+
+func readBy(sc cognition.Score) string {
+	if sc.Pattern == "" {
+		return "strategy " + sc.Strategy
+	}
+	if sc.Strategy == cognition.StrategyDirectKey || sc.Strategy == cognition.StrategyNestedPath || sc.Strategy == cognition.StrategyJSON {
+		return fmt.Sprintf("%s %q", sc.Strategy, sc.Pattern)
+	}
+	return fmt.Sprintf("pattern %q", sc.Pattern)
+}
+
+func agentList(results []cognition.Result) string {
+	if len(results) == 0 {
+		return "no agent output"
+	}
+	ids := make([]string, len(results))
+	for i, r := range results {
+		ids[i] = fmt.Sprintf("%q", r.ID)
+	}
+	return "agents " + strings.Join(ids, ", ")
+}
+
+// warnPass emits the pass's warnings as warning events naming the loop and the
+// pass (Data: code, loop, pass, and for a score its source and pattern). Under
+// strict mode the first one is returned as the error the loop stops with.
+func (n *Node) warnPass(in agents.Input, path string, loop int, sc cognition.Score, ws []cognition.Warning) error {
+	var first error
+	for _, w := range ws {
+		data := map[string]any{"code": w.Code, "loop": n.id, "pass": loop}
+		switch w.Code {
+		case codeScoreRescaled, cognition.CodeNegativeScore, cognition.CodeScoreOutOfRange:
+			if sc.Source != "" {
+				data["source"] = sc.Source
+			}
+			if sc.Pattern != "" {
+				data["pattern"] = sc.Pattern
+			}
+		case codeNoScore:
+			data["pattern"] = n.scorer.Tried()
+		}
+		if err := in.Run.Warn(agents.Event{Node: path, Agent: n.id, Type: "loop", Message: w.Message, Data: data}); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// metadataWarnings gives past_loops_metadata's problems a code.
+func metadataWarnings(ws []string) []cognition.Warning {
+	out := make([]cognition.Warning, len(ws))
+	for i, w := range ws {
+		out[i] = cognition.Warning{Code: codeMetadata, Message: w}
+	}
+	return out
+}
+
+// scoreMatters reports whether a missing score changes what the loop does or
+// says: the threshold decides (no stop_when), return: best, a stop_when
+// condition reading the score, or a score configuration written in the file.
+func scoreMatters(c *agents.Config, n *Node) bool {
+	for _, k := range []string{"score_extraction_pattern", "score_extraction_key", "score_extraction_config",
+		"scoring", "score_from", "score_scale", "high_priority_agents"} {
+		if c.Has(k) {
+			return true
+		}
+	}
+	return n.stop == nil || n.best || readsScore(n.stop)
+}
+
+func readsScore(c *condition) bool {
+	if c == nil {
+		return false
+	}
+	switch c.kind {
+	case condScore:
+		return true
+	case condStagnation:
+		return c.rounds > 0
+	case condWhile, condUntil:
+		return c.expr != nil && strings.Contains(c.expr.Source(), "score")
+	}
+	for _, ch := range c.children {
+		if readsScore(ch) {
+			return true
+		}
+	}
+	return false
+}
