@@ -2,6 +2,7 @@ package loopnode_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/cogloop/cogloop"
@@ -172,6 +173,34 @@ func TestWhatMakesAPassFailed(t *testing.T) {
 			assert.Equal(t, tc.failed, failed)
 			assert.Equal(t, "error", o.Fields["stop_reason"])
 			assert.Contains(t, o.Fields["error"], "iteration 1 had a failed agent (on_error: stop)")
+		})
+	}
+}
+
+// max_failed_passes counts passes in a row: with 3, two failed passes are
+// survived; on_error: stop wins over it.
+func TestMaxFailedPassesSetting(t *testing.T) {
+	inner := "    internal_workflow:\n      orchestrator: {id: i, agents: [a]}\n      agents: [{id: a, type: scripted, responses: [{error: e1}, {error: e2}, ok, {error: e3}, {error: e4}, {error: e5}]}]\n"
+	tests := []struct {
+		keys      string
+		reason    string
+		completed int
+	}{
+		{"    max_failed_passes: 3\n", "error", 6},
+		{"    max_failed_passes: 1\n", "error", 1},
+		{"", "error", 2},
+		{"    max_failed_passes: 5\n", "max_loops", 6},
+		{"    max_failed_passes: 5\n    on_error: stop\n", "error", 1},
+	}
+	for _, tc := range tests {
+		t.Run(strings.TrimSpace(tc.keys), func(t *testing.T) {
+			wf, err := cogloop.Parse([]byte(controlsHead+"    max_loops: 6\n    stop_when: [{until: \"false\"}]\n"+tc.keys+inner), "wf.yaml")
+			require.NoError(t, err)
+			res, err := wf.Run(context.Background(), "x")
+			require.NoError(t, err)
+			o, _ := res.Outputs.Get("l")
+			assert.Equal(t, tc.reason, o.Fields["stop_reason"], o.Fields["error"])
+			assert.Equal(t, tc.completed, o.Fields["loops_completed"])
 		})
 	}
 }
