@@ -329,12 +329,32 @@ func (c *Config) Accept(keys ...string) {
 }
 
 // Ignore marks keys that OrKa accepts but does nothing with: when present they load
-// with a warning that says so.
-func (c *Config) Ignore(keys ...string) {
+// with a warning that names the key and says it has no effect. Under strict mode
+// the warning is an error.
+func (c *Config) Ignore(keys ...string) { c.IgnoreBecause("", keys...) }
+
+// IgnoreBecause is [Config.Ignore] with the reason the keys have no effect
+// ("without an embedder"), added to the warning.
+func (c *Config) IgnoreBecause(reason string, keys ...string) {
 	for _, k := range keys {
 		c.known[k] = true
-		if _, ok := c.vals[k]; ok {
+		if _, ok := c.vals[k]; !ok {
+			continue
+		}
+		if reason == "" {
 			c.Warnf(k, "%s is accepted for OrKa compatibility and ignored", k)
+		} else {
+			c.Warnf(k, "%s is accepted for OrKa compatibility and ignored: it has no effect %s", k, reason)
+		}
+	}
+}
+
+// IgnoreUnread is [Config.IgnoreBecause] for the keys no read method has asked
+// for: a key an agent type gives meaning to is left alone.
+func (c *Config) IgnoreUnread(reason string, keys ...string) {
+	for _, k := range keys {
+		if !c.known[k] {
+			c.IgnoreBecause(reason, k)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package agents
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/cogloop/cogloop/internal/yamlbound"
 )
 
 // ScriptReply is one scripted answer: a text (with an optional delay and token
@@ -107,6 +110,10 @@ type Script struct {
 
 var _ ModelSource = (*Script)(nil)
 
+// MaxScriptNodes caps the YAML nodes of a script, counted before its tree is
+// built and again with aliases expanded (the workflow loader's bound).
+const MaxScriptNodes = 100_000
+
 // ParseScript reads a script: a YAML mapping from agent id to a list of replies,
 // or to {cycle: [...]} for replies that repeat forever. A reply is a string, a
 // mapping {text, delay, usage: {prompt_tokens, completion_tokens}}, or
@@ -115,10 +122,20 @@ var _ ModelSource = (*Script)(nil)
 // file:line:col, in one *[LoadError].
 func ParseScript(data []byte, file string) (*Script, error) {
 	probs := &Problems{}
+	if err := yamlbound.Check(data, MaxScriptNodes); err != nil {
+		var over *yamlbound.Over
+		errors.As(err, &over)
+		probs.Errorf(Pos{File: file, Line: over.Line, Col: 1}, "script has %v", err)
+		return nil, probs.Err()
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		msg := yamlLine.ReplaceAllString(strings.TrimPrefix(err.Error(), "yaml: "), "")
 		probs.Errorf(yamlErrPos(file, err), "script: %s", msg)
+		return nil, probs.Err()
+	}
+	if yamlbound.ExpandedSize(&doc, MaxScriptNodes) > MaxScriptNodes {
+		probs.Errorf(Pos{File: file}, "script: YAML aliases expand to more than %d nodes; this looks like an alias bomb — use fewer nested aliases", MaxScriptNodes)
 		return nil, probs.Err()
 	}
 	var root *yaml.Node

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
+	"sync"
 )
 
 // Redacted is what a [Secret] prints instead of its value.
@@ -18,7 +20,8 @@ const Redacted = "[redacted]"
 // unexported field prints an address, not the key, under %+v. The zero value is
 // the empty secret.
 type Secret struct {
-	v *string
+	v    *string
+	name string
 }
 
 // NewSecret wraps v. An empty v gives the zero (empty) Secret.
@@ -27,6 +30,28 @@ func NewSecret(v string) Secret {
 		return Secret{}
 	}
 	return Secret{v: &v}
+}
+
+// NewNamedSecret wraps v under a name that says where it comes from (the
+// environment variable OPENAI_API_KEY, the key api_key): text that echoes it
+// is scrubbed to [REDACTED:name], so a reader knows which key leaked.
+func NewNamedSecret(name, v string) Secret {
+	s := NewSecret(v)
+	if s.v != nil {
+		s.name = name
+	}
+	return s
+}
+
+// Name is where the secret comes from ("" when unnamed).
+func (s Secret) Name() string { return s.name }
+
+// mark is what Scrub puts in place of the value.
+func (s Secret) mark() string {
+	if s.name == "" {
+		return Redacted
+	}
+	return "[REDACTED:" + s.name + "]"
 }
 
 // Reveal returns the value. Call it only to hand the value to the client that
@@ -61,16 +86,68 @@ func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }
 
 var _ slog.LogValuer = Secret{}
 
-// Scrub replaces every occurrence of the secrets' values in s with [Redacted].
-// It is for text that may echo a key back (a provider's error body, a URL with
-// ?key=).
+// Scrub replaces every occurrence of the secrets' values in s with
+// [REDACTED:name] ([Redacted] for an unnamed secret). It is for text that may
+// echo a key back: a provider's error body, a URL with ?key=, a model's reply.
+// Longer values are replaced first, so a key that contains another is
+// replaced whole.
 func Scrub(s string, secrets ...Secret) string {
+	if len(secrets) > 1 {
+		secrets = slices.Clone(secrets)
+		slices.SortStableFunc(secrets, func(a, b Secret) int { return len(b.Reveal()) - len(a.Reveal()) })
+	}
 	for _, sec := range secrets {
 		if v := sec.Reveal(); v != "" && strings.Contains(s, v) {
-			s = strings.ReplaceAll(s, v, Redacted)
+			s = strings.ReplaceAll(s, v, sec.mark())
 		}
 	}
 	return s
+}
+
+// minScrubLen is the shortest secret value [Secrets] scrubs from model
+// replies: a shorter one ("x", a test placeholder) would rewrite ordinary
+// words.
+const minScrubLen = 8
+
+// Secrets is the set of secrets a run scrubs from what models say: every API
+// key its workflow's agents are configured with. Model replies and rendered
+// prompts pass through [Secrets.Scrub] before they become outputs, so no key
+// reaches events, traces, stdout, history or checkpoints. The zero value is
+// empty; it is safe for concurrent use.
+type Secrets struct {
+	mu   sync.RWMutex
+	list []Secret
+}
+
+// Add adds the non-empty secrets not yet in the set.
+func (ss *Secrets) Add(secrets ...Secret) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	for _, s := range secrets {
+		v := s.Reveal()
+		if len(v) < minScrubLen || slices.ContainsFunc(ss.list, func(h Secret) bool { return h.Reveal() == v }) {
+			continue
+		}
+		ss.list = append(ss.list, s)
+	}
+}
+
+// Scrub is [Scrub] with the set's secrets and extra. It is safe on a nil
+// *Secrets.
+func (ss *Secrets) Scrub(s string, extra ...Secret) string {
+	if ss == nil {
+		return Scrub(s, extra...)
+	}
+	ss.mu.RLock()
+	all := append(slices.Clone(ss.list), extra...)
+	ss.mu.RUnlock()
+	return Scrub(s, all...)
+}
+
+// SecretUser is an agent configured with secrets (an LLM agent's API key, an
+// embedder's): the builder collects them into the run's [Secrets].
+type SecretUser interface {
+	Secrets() []Secret
 }
 
 // ScrubError returns err unchanged when its text holds none of the secrets.
@@ -99,3 +176,26 @@ func (e *scrubbedError) Error() string { return e.msg }
 
 // Is lets errors.Is match sentinels in the hidden chain without exposing it.
 func (e *scrubbedError) Is(target error) bool { return errors.Is(e.err, target) }
+
+// runSecrets is the [Run.Local] key of a run's [Secrets].
+var runSecrets = new(int)
+
+// AddSecrets adds secrets to the set the run scrubs from model replies. It is
+// safe on a nil *Run (it does nothing).
+func (r *Run) AddSecrets(secrets ...Secret) {
+	if r == nil || len(secrets) == 0 {
+		return
+	}
+	r.Local(runSecrets, func() any { return &Secrets{} }).(*Secrets).Add(secrets...)
+}
+
+// Scrub replaces the run's secrets, and extra, in s ([Secrets.Scrub]). It is
+// safe on a nil *Run (only extra is scrubbed then).
+func (r *Run) Scrub(s string, extra ...Secret) string {
+	if r == nil {
+		return Scrub(s, extra...)
+	}
+	v, _ := r.locals.Load(runSecrets)
+	ss, _ := v.(*Secrets)
+	return ss.Scrub(s, extra...)
+}

@@ -95,3 +95,23 @@ func TestScrub(t *testing.T) {
 	assert.NotErrorIs(t, got, fs.ErrNotExist)
 	assert.False(t, strings.Contains(fmt.Sprintf("%+v", got), key))
 }
+
+func TestNamedSecretsAndTheRunSet(t *testing.T) {
+	long := agents.NewNamedSecret("OPENAI_API_KEY", "sk-abcdefgh-123")
+	inner := agents.NewNamedSecret("OTHER_KEY", "abcdefgh")
+	assert.Equal(t, "OPENAI_API_KEY", long.Name())
+	assert.Equal(t, agents.Redacted, fmt.Sprint(long), "a name changes only what Scrub writes")
+	assert.Equal(t, "k=[REDACTED:OPENAI_API_KEY] o=[REDACTED:OTHER_KEY]",
+		agents.Scrub("k=sk-abcdefgh-123 o=abcdefgh", inner, long), "the longer value is replaced whole first")
+
+	var nilRun *agents.Run
+	nilRun.AddSecrets(long)
+	assert.Equal(t, "sk-abcdefgh-123", nilRun.Scrub("sk-abcdefgh-123"))
+
+	run := &agents.Run{}
+	assert.Equal(t, "sk-abcdefgh-123", run.Scrub("sk-abcdefgh-123"), "an empty set scrubs nothing")
+	run.AddSecrets(long, long, agents.NewSecret("short"), agents.Secret{})
+	assert.Equal(t, "[REDACTED:OPENAI_API_KEY] short", run.Scrub("sk-abcdefgh-123 short"),
+		"values shorter than 8 characters are not scrubbed from replies")
+	assert.Equal(t, "[REDACTED:OPENAI_API_KEY] [REDACTED:OTHER_KEY]", run.Scrub("sk-abcdefgh-123 abcdefgh", inner))
+}

@@ -32,6 +32,15 @@ type ExtractPatterns struct {
 	Insights     []string
 	Improvements []string
 	Mistakes     []string
+	// Other are further categories by name (OrKa drops them; cogloop
+	// extracts them like the three above), in file order.
+	Other []Category
+}
+
+// Category is one extract_patterns category beyond the standard three.
+type Category struct {
+	Name     string
+	Patterns []string
 }
 
 // ExtractConfig is the loop node's cognitive_extraction. The zero value is
@@ -55,7 +64,9 @@ type Extraction struct {
 	Insights     string
 	Improvements string
 	Mistakes     string
-	Warnings     []Warning
+	// Other holds the Other categories' texts by name (nil without them).
+	Other    map[string]string
+	Warnings []Warning
 }
 
 // Extractor applies cognitive extraction patterns to an iteration's results. It
@@ -64,9 +75,16 @@ type Extractor struct {
 	disabled bool
 	maxLen   int
 	patterns [3][]*Pattern
+	others   []otherCategory
 	limits   Limits
 	pairs    [2]bool // index the byte pairs of each text (plain, lower-cased) first: many literals to look for
 	lints    []*FieldError
+}
+
+// otherCategory is a compiled [Category].
+type otherCategory struct {
+	name     string
+	patterns []*Pattern
 }
 
 // minPairLits is how many prefilter literals make indexing a text's byte pairs
@@ -104,11 +122,26 @@ func NewExtractor(cfg ExtractConfig) (*Extractor, error) {
 			e.patterns[c] = append(e.patterns[c], p)
 		}
 	}
+	for _, cat := range cfg.Patterns.Other {
+		oc := otherCategory{name: cat.Name}
+		for i, expr := range cat.Patterns {
+			p, err := CompileOptions(expr, opts)
+			if err != nil {
+				errs = append(errs, &FieldError{
+					Field: fmt.Sprintf("cognitive_extraction.extract_patterns.%s[%d]", cat.Name, i),
+					Err:   err,
+				})
+				continue
+			}
+			oc.patterns = append(oc.patterns, p)
+		}
+		e.others = append(e.others, oc)
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	var lits [2]int
-	for _, ps := range e.patterns {
+	for _, ps := range e.all() {
 		for _, p := range ps {
 			if p.hasPre {
 				lits[b2i(p.pre.fold)] += len(p.pre.lits)
@@ -126,6 +159,16 @@ func (e *Extractor) Lints() []*FieldError {
 		return nil
 	}
 	return append([]*FieldError(nil), e.lints...)
+}
+
+// all lists every category's patterns: the standard three, then the others.
+func (e *Extractor) all() [][]*Pattern {
+	out := make([][]*Pattern, 0, 3+len(e.others))
+	out = append(out, e.patterns[:]...)
+	for _, oc := range e.others {
+		out = append(out, oc.patterns)
+	}
+	return out
 }
 
 func b2i(b bool) int {
@@ -161,11 +204,16 @@ func (e *Extractor) ExtractWithin(results []Result, b *Budget) Extraction {
 	if e == nil || e.disabled {
 		return out
 	}
-	if len(e.patterns[0])+len(e.patterns[1])+len(e.patterns[2]) == 0 {
+	all := e.all()
+	n := 0
+	for _, ps := range all {
+		n += len(ps)
+	}
+	if n == 0 {
 		return out
 	}
 	sc := scan{limits: e.limits, budget: b}
-	var cats [3]collector
+	cats := make([]collector, len(all))
 	for i := range cats {
 		cats[i].max = e.maxLen
 	}
@@ -179,7 +227,7 @@ func (e *Extractor) ExtractWithin(results []Result, b *Budget) Extraction {
 					t.indexPairs(fold == 1)
 				}
 			}
-			for c, ps := range e.patterns {
+			for c, ps := range all {
 				for _, p := range ps {
 					if cats[c].full() {
 						break
@@ -195,6 +243,12 @@ func (e *Extractor) ExtractWithin(results []Result, b *Budget) Extraction {
 	out.Insights = cats[0].String()
 	out.Improvements = cats[1].String()
 	out.Mistakes = cats[2].String()
+	for i, oc := range e.others {
+		if out.Other == nil {
+			out.Other = make(map[string]string, len(e.others))
+		}
+		out.Other[oc.name] = cats[3+i].String()
+	}
 	out.Warnings = sc.warnings
 	return out
 }

@@ -211,6 +211,7 @@ func buildExtractor(c *agents.Config) *cognition.Extractor {
 				Improvements: ep.Strings(cognition.CategoryImprovements),
 				Mistakes:     ep.Strings(cognition.CategoryMistakes),
 			}
+			cfg.Patterns.Other = otherCategories(ep)
 			ep.Done()
 		}
 		ce.Ignore("agent_priorities")
@@ -225,6 +226,25 @@ func buildExtractor(c *agents.Config) *cognition.Extractor {
 		reportFieldErrors(c, l, true)
 	}
 	return e
+}
+
+// otherCategories reads extract_patterns categories beyond insights,
+// improvements and mistakes: each is extracted like them and stored in
+// past_loops under its own name (OrKa drops them).
+func otherCategories(ep *agents.Config) []cognition.Category {
+	var out []cognition.Category
+	for _, k := range ep.Keys() {
+		if ep.Known(k) {
+			continue
+		}
+		if _, taken := entryVars[k]; taken {
+			ep.Strings(k)
+			ep.Errorf(k, "category %q would overwrite the past_loops field of that name; rename it", k)
+			continue
+		}
+		out = append(out, cognition.Category{Name: k, Patterns: ep.Strings(k)})
+	}
+	return out
 }
 
 // buildMetadata parses past_loops_metadata templates at load time; a user map
@@ -277,6 +297,7 @@ func buildBoolean(b agents.Builder, c *agents.Config, s *agents.Config) (boolean
 			custom[k.Value], keyNodes[k.Value] = f, k
 		}
 	}
+	s.Ignore("mode")
 	s.Done()
 	cat, err := scoring.For(b)
 	if err == nil && context == "" && preset != "" && len(custom) > 0 {

@@ -368,6 +368,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 		reasoningQuality: cognition.ReasoningQuality(results), convergenceTrend: cognition.ConvergenceTrend(results),
 		timestamp: now(), input: truncateInput(st.input),
 		insights: lessons.Insights, improvements: lessons.Improvements, mistakes: lessons.Mistakes,
+		other: lessons.Other,
 	})
 	judged = append(judged, metadataWarnings(warns)...)
 	it.Warnings = cognition.Messages(judged)

@@ -31,7 +31,14 @@ type entryContext struct {
 	insights         string
 	improvements     string
 	mistakes         string
+	other            map[string]string // further extract_patterns categories
 }
+
+// entryVars are the names a past_loops_metadata template sees besides the
+// further extract_patterns categories.
+var entryVars = map[string]bool{"loop_number": true, "score": true, "reasoning_quality": true,
+	"convergence_trend": true, "timestamp": true, "input": true, "insights": true,
+	"improvements": true, "mistakes": true}
 
 // buildEntry renders one past_loops entry (§1.7): each template, typed when it is a
 // single expression; a template that fails falls back as OrKa does; loop_number,
@@ -48,6 +55,9 @@ func buildEntry(metas []metaTemplate, ec entryContext) (map[string]any, []string
 		"improvements":      ec.improvements,
 		"mistakes":          ec.mistakes,
 	}
+	for k, v := range ec.other {
+		vars[k] = v
+	}
 	data := prompt.Data{Input: ec.input, LoopNumber: ec.loop, Vars: vars}
 	entry := make(map[string]any, len(metas)+3)
 	var warnings []string
@@ -62,6 +72,11 @@ func buildEntry(metas []metaTemplate, ec entryContext) (map[string]any, []string
 	for _, k := range []string{"loop_number", "score", "timestamp"} {
 		if _, ok := entry[k]; !ok {
 			entry[k] = vars[k]
+		}
+	}
+	for k, v := range ec.other {
+		if _, ok := entry[k]; !ok {
+			entry[k] = v
 		}
 	}
 	return entry, warnings

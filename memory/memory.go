@@ -154,6 +154,11 @@ type Query struct {
 	// Vector, when set, is matched by cosine similarity against memories
 	// whose vectors have the same length, instead of keyword overlap.
 	Vector []float32
+	// TextWeight, in [0,1], makes a vector match hybrid (OrKa's
+	// text_weight/vector_weight): its similarity is TextWeight × keyword
+	// overlap + (1 − TextWeight) × cosine similarity. 0 is pure vector
+	// similarity; it does nothing where keyword overlap is used anyway.
+	TextWeight float64
 	// Limit caps the result; <= 0 means 10 (OrKa's default).
 	Limit int
 	// Threshold is the minimum similarity in [0,1] (OrKa's

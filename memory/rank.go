@@ -17,7 +17,8 @@ const DefaultRecallLimit = 10
 //  1. drop memories expired at now and those whose metadata lacks a pair of
 //     q.Metadata;
 //  2. Similarity: when q.Vector and the memory's vector are set and have the
-//     same length, their cosine similarity clamped to [0,1]; otherwise keyword
+//     same length, their cosine similarity clamped to [0,1] (mixed with keyword
+//     overlap by q.TextWeight when it is positive); otherwise keyword
 //     overlap, the share of q.Text's keywords found in the content
 //     (keywords: lower-cased letter/digit runs of two or more characters,
 //     common English stop words dropped, a plural "s" trimmed). A query
@@ -39,6 +40,9 @@ func Rank(q Query, now time.Time, ms []Memory) []Match {
 		var sim float64
 		if len(q.Vector) > 0 && len(q.Vector) == len(m.Vector) {
 			sim = cosine(q.Vector, m.Vector)
+			if w := min(1, max(0, q.TextWeight)); w > 0 {
+				sim = w*overlap(qWords, keywords(m.Content)) + (1-w)*sim
+			}
 		} else {
 			sim = overlap(qWords, keywords(m.Content))
 		}

@@ -27,6 +27,9 @@ type builder struct {
 	// the first use of each model, for the price check at the end of the load.
 	budgets []agents.Limit
 	models  []modelUse
+	// secretUsers are the agents configured with secrets, for the run's
+	// scrubbing of model replies.
+	secretUsers []agents.SecretUser
 }
 
 // modelUse is the first agent found calling a model.
@@ -84,6 +87,9 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 		c.Errorf("", "missing the agents list (agents: [{id, type, ...}, ...])")
 	}
 	s.collect(c)
+	if parent == nil {
+		c.Ignore(orkaTopLevel...)
+	}
 	c.Done()
 	for _, d := range s.order {
 		w.defined = append(w.defined, d.id)
@@ -119,6 +125,7 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 		s.presets = b.loadPresets(orch, s.presets, dir)
 	}
 	orch.Ignore("queue", "memory", "memory_config", "memory_preset", "structured_output_defaults")
+	orch.IgnoreBecause("(cogloop runs the agents list in order; it has no streaming mode)", "mode")
 	queue := orch.Strings("agents")
 	if !orch.Has("agents") {
 		orch.Errorf("", "missing agents: the list of agent ids to run in order")
@@ -157,6 +164,7 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 	}
 	if parent == nil {
 		b.checkPrices()
+		w.secretUsers = b.secretUsers
 	}
 	return w
 }
@@ -273,7 +281,12 @@ func (s *scope) construct(d *def) agents.Agent {
 			s.b.noteModel(m, d)
 		}
 	}
+	if su, ok := a.(agents.SecretUser); ok {
+		s.b.secretUsers = append(s.b.secretUsers, su)
+	}
+	a = withTimeout(a, d)
 	a = s.b.withRetry(a, d)
+	d.cfg.IgnoreUnread("", orkaAgentKeys...)
 	d.cfg.Done()
 	return a
 }

@@ -24,6 +24,9 @@ type Workflow struct {
 	budget *agents.Limit
 	// pricing is the file's pricing table.
 	pricing agents.Pricing
+	// secretUsers (top level only) are the file's agents configured with
+	// secrets: a run scrubs their keys from every model reply.
+	secretUsers []agents.SecretUser
 }
 
 // Defines reports whether id names an agent of this workflow's agents list.
@@ -81,6 +84,9 @@ func (w *Workflow) Run(ctx context.Context, in agents.Input) (agents.Output, err
 		in.Budget = agents.NewBudget(l, w.pricing)
 	case w.budget != nil:
 		in.Budget = in.Budget.Child(*w.budget)
+	}
+	for _, su := range w.secretUsers {
+		in.Run.AddSecrets(su.Secrets()...)
 	}
 	return w.seq.Run(ctx, in)
 }

@@ -79,8 +79,9 @@ type Agent struct {
 }
 
 var (
-	_ agents.Agent     = (*Agent)(nil)
-	_ agents.ModelUser = (*Agent)(nil)
+	_ agents.Agent      = (*Agent)(nil)
+	_ agents.ModelUser  = (*Agent)(nil)
+	_ agents.SecretUser = (*Agent)(nil)
 )
 
 var affirmative = regexp.MustCompile(`(?i)\b(yes|true|correct|right|affirmative)\b`)
@@ -105,7 +106,7 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 		return agents.Output{}, fmt.Errorf("render system_prompt: %w", err)
 	}
 	text += a.instruction()
-	out := agents.Output{Prompt: text}
+	out := agents.Output{Prompt: in.Run.Scrub(text, a.Secrets()...)}
 
 	model := a.Model
 	if a.perRun != nil {
@@ -161,6 +162,9 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 		if strings.TrimSpace(rep.Text) == "" {
 			return fmt.Errorf("%s: %w", describe(model), agents.ErrEmptyReply)
 		}
+		// The one place a model's words enter the run: no configured key
+		// goes further (outputs, events, history, checkpoints).
+		rep.Text = in.Run.Scrub(rep.Text, r.Secrets...)
 		reply = rep
 		return nil
 	})
@@ -182,6 +186,15 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 		out.Response = resp
 	}
 	return out, nil
+}
+
+// Secrets returns the API keys of the agent's model ([agents.SecretUser]), so
+// the run scrubs them from every reply, whichever agent echoes them.
+func (a *Agent) Secrets() []agents.Secret {
+	if s, ok := a.Model.(interface{ Secrets() []agents.Secret }); ok {
+		return s.Secrets()
+	}
+	return nil
 }
 
 // Models names the model the agent's calls are priced as ([agents.ModelUser]):

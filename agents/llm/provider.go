@@ -287,12 +287,12 @@ func (m *Model) apiKey() (agents.Secret, error) {
 	env := m.keyEnv()
 	if env != "" {
 		if v := m.cfg.Getenv(env); v != "" {
-			return agents.NewSecret(v), nil
+			return agents.NewNamedSecret(env, v), nil
 		}
 	}
 	if m.cfg.Provider == GoogleAI && m.cfg.APIKeyEnv == "" {
 		if v := m.cfg.Getenv(EnvGeminiKey); v != "" {
-			return agents.NewSecret(v), nil
+			return agents.NewNamedSecret(EnvGeminiKey, v), nil
 		}
 		return agents.Secret{}, agents.Fatal(fmt.Errorf("no API key for %s", m.cfg.Provider),
 			fmt.Sprintf("set the environment variable %s (or %s)", EnvGoogleKey, EnvGeminiKey))

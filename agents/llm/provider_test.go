@@ -539,6 +539,6 @@ func TestAnthropicMessages(t *testing.T) {
 	_, err = a.Run(context.Background(), input(nil))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "HTTP 401")
-	assert.Contains(t, err.Error(), "invalid x-api-key [redacted]")
+	assert.Contains(t, err.Error(), "invalid x-api-key [REDACTED:ANTHROPIC_API_KEY]")
 	assert.NotContains(t, chain(err), "sk-ant-secret-1")
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/llm"
 )
 
@@ -75,7 +74,7 @@ func TestSecretCanary(t *testing.T) {
 	_, err1 := a.Run(context.Background(), input(rec))
 	require.Error(t, err1)
 	assert.Contains(t, err1.Error(), "HTTP 401")
-	assert.Contains(t, err1.Error(), agents.Redacted, "the echoed key was there and was scrubbed")
+	assert.Contains(t, err1.Error(), "[REDACTED:OPENAI_API_KEY]", "the echoed key was there and was scrubbed")
 
 	_, err2 := a.Run(context.Background(), input(rec))
 	require.Error(t, err2)
@@ -89,7 +88,7 @@ func TestSecretCanary(t *testing.T) {
 		assert.NotContains(t, s, canary)
 		assert.NotContains(t, s, canary[len("sk-canary-"):])
 	}
-	assert.Contains(t, rec.JSON(t), agents.Redacted)
+	assert.Contains(t, rec.JSON(t), "[REDACTED:OPENAI_API_KEY]")
 	assert.Contains(t, logs.String(), "retrying call", "the retries were logged (so the check above means something)")
 }
 

@@ -22,11 +22,12 @@ const Backend = "memory store"
 // recalls the memories of its namespace that best match its rendered prompt.
 type Reader struct {
 	common
-	limit     int
-	threshold float64
-	halfLife  time.Duration
-	filter    map[string]string
-	search    string // "keyword" or "vector"
+	limit      int
+	threshold  float64
+	halfLife   time.Duration
+	filter     map[string]string
+	search     string  // "keyword", "vector" or "hybrid"
+	textWeight float64 // hybrid ranking's share of keyword overlap
 }
 
 // Writer is OrKa's memory writer (type: memory, config.operation: write): it
@@ -69,6 +70,14 @@ func (cm *common) text(in agents.Input) (string, error) {
 		return "", fmt.Errorf("render prompt: %w", err)
 	}
 	return s, nil
+}
+
+// Secrets returns the embedder's API keys ([agents.SecretUser]).
+func (cm *common) Secrets() []agents.Secret {
+	if cm.embedder == nil {
+		return nil
+	}
+	return cm.embedder.Secrets()
 }
 
 func (cm *common) bound(ctx context.Context) (context.Context, context.CancelFunc) {
@@ -115,7 +124,8 @@ func (r *Reader) Run(ctx context.Context, in agents.Input) (agents.Output, error
 	}
 	ctx, cancel := r.bound(ctx)
 	defer cancel()
-	q := memory.Query{Text: query, Limit: r.limit, Threshold: r.threshold, Metadata: r.filter, HalfLife: r.halfLife}
+	q := memory.Query{Text: query, Limit: r.limit, Threshold: r.threshold, Metadata: r.filter,
+		HalfLife: r.halfLife, TextWeight: r.textWeight}
 	if r.embedder != nil {
 		if q.Vector, err = r.embed(ctx, in, query); err != nil {
 			return agents.Output{}, fmt.Errorf("embed the query: %w", err)

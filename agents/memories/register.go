@@ -114,10 +114,7 @@ func (o Options) factory(b agents.Builder, c *agents.Config) (agents.Agent, erro
 	}
 
 	cm := common{id: c.String("id", "")}
-	cm.namespace = strings.TrimSpace(c.String("namespace", memory.DefaultNamespace))
-	if cm.namespace == "" {
-		c.Errorf("namespace", "namespace must not be empty")
-	}
+	cm.namespace = readNamespace(c, cfg)
 	cm.prompt = b.Template(c, "prompt")
 	cm.embedder = o.readEmbedder(c)
 	cm.timeout = c.Duration("timeout", llm.DefaultTimeout)
@@ -133,6 +130,9 @@ func (o Options) factory(b agents.Builder, c *agents.Config) (agents.Agent, erro
 		}
 	}
 	cfg.Ignore(orkaIgnored...)
+	for _, ig := range orkaNoEffect {
+		cfg.IgnoreBecause(ig.reason, ig.keys...)
+	}
 
 	var a agents.Agent
 	if op == Read {
@@ -155,10 +155,14 @@ func notFor(c *agents.Config, op string, keys []string) {
 func (o Options) reader(cm common, c, cfg *agents.Config, d decay) *Reader {
 	notFor(c, Read, writeOnly)
 	r := &Reader{common: cm, search: "keyword"}
-	r.limit = cfg.Int("limit", DefaultLimit, 1, 1000)
+	r.limit = readLimit(cfg)
 	def := DefaultKeywordThreshold
 	if cm.embedder != nil {
 		def, r.search = DefaultVectorThreshold, "vector"
+	}
+	r.textWeight = readHybrid(cfg, cm.embedder != nil)
+	if r.textWeight > 0 {
+		r.search = "hybrid"
 	}
 	r.threshold = cfg.Float("similarity_threshold", def, 0, 1)
 	var temporalHours time.Duration
@@ -190,6 +194,7 @@ func (o Options) reader(cm common, c, cfg *agents.Config, d decay) *Reader {
 
 func (o Options) writer(b agents.Builder, cm common, c, cfg *agents.Config, d decay) *Writer {
 	notFor(cfg, Write, readOnlyConfig)
+	notFor(cfg, Write, readOnlyOrKa)
 	w := &Writer{common: cm, decay: d, now: o.Now}
 	w.key = b.Template(c, "key_template")
 	if c.Has("ttl") {
@@ -260,7 +265,7 @@ func (o Options) readEmbedder(c *agents.Config) *llm.Embedder {
 	mc.Model = ec.String("model", "")
 	mc.URL = ec.String("model_url", "")
 	if ec.Has("api_key") {
-		mc.APIKey = agents.NewSecret(ec.String("api_key", ""))
+		mc.APIKey = agents.NewNamedSecret("api_key", ec.String("api_key", ""))
 		ec.Warnf("api_key", "an API key in a workflow file is a secret in plain text; prefer the environment, or name a variable with api_key_env")
 	}
 	mc.APIKeyEnv = strings.TrimSpace(ec.String("api_key_env", ""))

@@ -1,0 +1,283 @@
+// Package yamlbound bounds what a YAML input may cost before yaml.v3 builds its
+// tree: [Count] estimates the number of nodes with one pass over the bytes and
+// no allocation, so a huge flat list is refused at a few bytes of heap, and
+// [ExpandedSize] counts the nodes of a built tree with every alias expanded, so
+// a "billion laughs" document is refused before anything walks it. The
+// workflow loader and the scripted-reply parser share them.
+//
+// Both functions are pure and safe for concurrent use.
+package yamlbound
+
+import (
+	"fmt"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Over is the answer of [Count] for an input with more nodes than the limit.
+type Over struct {
+	Limit int
+	Line  int // the line where the count passed Limit (1-based)
+	Bytes int // the input's size
+}
+
+func (o *Over) Error() string {
+	return fmt.Sprintf("more than %s YAML nodes by line %d (a %s input); split it into smaller files",
+		thousands(o.Limit), o.Line, size(o.Bytes))
+}
+
+// Check returns an *[Over] when [Count] finds more than limit nodes in data.
+func Check(data []byte, limit int) error {
+	if n, line := Count(data, limit); n > limit {
+		return &Over{Limit: limit, Line: line, Bytes: len(data)}
+	}
+	return nil
+}
+
+// Count estimates the YAML nodes of data — scalars, aliases and collections —
+// stopping as soon as the count passes limit; line is where it stopped (the
+// last line when it did not). It reads the text line by line as YAML's lexer
+// would at the level that matters for size: block scalars (| and >) count as
+// one node whatever their length, quoted scalars (across lines too) as one,
+// comments as none, a flow collection as itself plus its entries, a block
+// sequence item or mapping key whose value starts on the next line as the
+// collection it opens. The estimate is close to yaml.v3's own count for
+// ordinary files (within a few per cent; tests compare them) and never far
+// below it, so whatever it lets through fits the memory budget.
+func Count(data []byte, limit int) (n, line int) {
+	var s scanner
+	s.limit = limit
+	for start := 0; start < len(data) && s.n <= limit; {
+		end := start
+		for end < len(data) && data[end] != '\n' {
+			end++
+		}
+		s.line++
+		s.scanLine(data[start:end])
+		start = end + 1
+	}
+	if s.n > 0 {
+		s.n++ // the root collection
+	}
+	return s.n, max(s.line, 1)
+}
+
+// scanner is Count's state between lines.
+type scanner struct {
+	limit int
+	n     int
+	line  int
+	flow  int  // depth of [ and { collections
+	quote byte // the open quote of a scalar that goes on to the next line
+	// block scalar: its content is every following line more indented than
+	// the line that opened it (and blank lines).
+	block       bool
+	blockIndent int
+}
+
+func (s *scanner) scanLine(l []byte) {
+	if len(l) > 0 && l[len(l)-1] == '\r' {
+		l = l[:len(l)-1]
+	}
+	indent := 0
+	for indent < len(l) && l[indent] == ' ' {
+		indent++
+	}
+	if s.block {
+		if indent == len(l) || indent > s.blockIndent {
+			return
+		}
+		s.block = false
+	}
+	i := indent
+	if i == 0 && s.quote == 0 && (hasPrefix(l, "---") || hasPrefix(l, "...")) && (len(l) == 3 || l[3] == ' ' || l[3] == '\t') {
+		i = 3 // a document marker
+	}
+	if s.quote != 0 {
+		i = s.skipQuoted(l, i, s.quote)
+	}
+	// A "- " item or "key:" whose value starts on a later line opens a
+	// collection; tokens counts the tokens since the line's last "- ".
+	// parent is the column of the node a block scalar on this line belongs
+	// to (the last "- " or key): its content is indented more than that.
+	tokens, dashed := 0, false
+	parent, tokStart := indent, indent
+	for i < len(l) {
+		c := l[i]
+		if c != ' ' && c != '\t' && c != ':' {
+			tokStart = i
+		}
+		switch {
+		case c == ' ' || c == '\t':
+			i++
+			continue
+		case c == '#' && (i == 0 || l[i-1] == ' ' || l[i-1] == '\t'):
+			return
+		case s.flow == 0 && (c == '-' || c == '?') && (i+1 == len(l) || l[i+1] == ' ' || l[i+1] == '\t'):
+			if c == '-' && rest(l, i+1) {
+				s.n++ // "-" alone: the item is a collection below
+			}
+			tokens, dashed, parent = 0, c == '-', i
+			i++
+			continue
+		case c == ':' && (i+1 == len(l) || l[i+1] == ' ' || l[i+1] == '\t' || (s.flow > 0 && isFlowEnd(l[i+1]))):
+			if s.flow == 0 && rest(l, i+1) {
+				s.n++ // "key:" alone: the value is a collection below
+			}
+			if dashed && tokens == 1 {
+				s.n++ // "- key: ...": the item is a mapping
+				dashed = false
+			}
+			if s.flow == 0 {
+				parent = tokStart
+			}
+			i++
+			continue
+		case c == '[' || c == '{':
+			s.n++
+			s.flow++
+			i++
+		case c == ']' || c == '}':
+			if s.flow > 0 {
+				s.flow--
+			}
+			i++
+			continue
+		case c == ',':
+			i++
+			continue
+		case c == '"' || c == '\'':
+			s.n++
+			i = s.skipQuoted(l, i+1, c)
+		case s.flow == 0 && (c == '|' || c == '>'):
+			s.n++
+			s.block, s.blockIndent = true, parent
+			return
+		case c == '&' || c == '!':
+			i = skipWord(l, i)
+			continue // an anchor or a tag is not a node
+		case c == '*':
+			s.n++
+			i = skipWord(l, i)
+		default:
+			s.n++
+			i = s.skipPlain(l, i)
+		}
+		tokens++
+	}
+}
+
+// skipQuoted returns the index after the closing quote q at or after i; when
+// the line ends first, the scalar goes on to the next line.
+func (s *scanner) skipQuoted(l []byte, i int, q byte) int {
+	s.quote = 0
+	for i < len(l) {
+		switch {
+		case q == '"' && l[i] == '\\':
+			i += 2
+			continue
+		case l[i] == q:
+			if q == '\'' && i+1 < len(l) && l[i+1] == '\'' {
+				i += 2
+				continue
+			}
+			return i + 1
+		}
+		i++
+	}
+	s.quote = q
+	return len(l)
+}
+
+// skipPlain returns the index after a plain scalar that starts at i.
+func (s *scanner) skipPlain(l []byte, i int) int {
+	for i < len(l) {
+		c := l[i]
+		switch {
+		case c == ':' && (i+1 == len(l) || l[i+1] == ' ' || l[i+1] == '\t' || (s.flow > 0 && isFlowEnd(l[i+1]))):
+			return i
+		case c == '#' && (l[i-1] == ' ' || l[i-1] == '\t'):
+			return i
+		case s.flow > 0 && (c == ',' || isFlowEnd(c) || c == '[' || c == '{'):
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+func skipWord(l []byte, i int) int {
+	for i < len(l) && l[i] != ' ' && l[i] != '\t' && l[i] != ',' && !isFlowEnd(l[i]) {
+		i++
+	}
+	return i
+}
+
+func isFlowEnd(c byte) bool { return c == ']' || c == '}' || c == ',' }
+
+// rest reports whether only blanks or a comment follow index i.
+func rest(l []byte, i int) bool {
+	for ; i < len(l); i++ {
+		switch l[i] {
+		case ' ', '\t':
+		case '#':
+			return true
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func hasPrefix(l []byte, p string) bool { return len(l) >= len(p) && string(l[:len(p)]) == p }
+
+// ExpandedSize counts the nodes of n with every alias expanded, stopping as soon
+// as the count passes limit. Sizes of anchored nodes are memoised, so the walk is
+// linear in the document however deep the aliases nest; a cycle counts as too big.
+func ExpandedSize(n *yaml.Node, limit int) int {
+	memo := map[*yaml.Node]int{}
+	var sizeOf func(n *yaml.Node, depth int) int
+	sizeOf = func(n *yaml.Node, depth int) int {
+		if n == nil {
+			return 0
+		}
+		if depth > 1000 {
+			return limit + 1
+		}
+		if n.Kind == yaml.AliasNode {
+			return sizeOf(n.Alias, depth+1)
+		}
+		if s, ok := memo[n]; ok {
+			return s
+		}
+		memo[n] = limit + 1
+		total := 1
+		for _, c := range n.Content {
+			total += sizeOf(c, depth+1)
+			if total > limit {
+				break
+			}
+		}
+		memo[n] = total
+		return total
+	}
+	return sizeOf(n, 0)
+}
+
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+func size(b int) string {
+	switch {
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
+	}
+	return fmt.Sprintf("%d-byte", b)
+}
