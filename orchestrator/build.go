@@ -487,6 +487,9 @@ func (sb *scopeBuilder) Template(c *agents.Config, key string) *prompt.Template 
 		}
 		return nil
 	}
+	for _, w := range t.Warnings() {
+		sb.s.b.probs.Warnf(sb.s.b.templatePos(c.File(), n, w.Line, w.Col), "%s: %s template: %s", c.What(), key, w.Msg)
+	}
 	return t
 }
 

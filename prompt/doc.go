@@ -30,7 +30,14 @@
 //
 // Where gonja and Jinja differ, templates get Jinja's (Python's) behaviour:
 // x[-1] on a one-element list, -7 // 2 == -4, "%s" % x formatting, 2 ** 3 == 8,
-// reverse keeps order, strings iterate by character. Known differences that
+// reverse keeps order, strings iterate by character, conditional expressions
+// work anywhere Jinja allows them (chained, in parentheses, arguments, lists,
+// {% set %}) and evaluate only the chosen branch, string literals have Python's
+// escapes ('\s*' is a backslash and an s, '\1' is chr(1)), and methods can be
+// called on parenthesised expressions ((x | default({})).items()). A for
+// target named loop hides the loop variable ({% for loop in get_past_loops()
+// %}, from OrKa's documentation; Jinja2 rejects it): [Template.Warnings] says
+// so. Known differences that
 // remain: mappings iterate in key order (Go maps have none), None renders
 // empty like an undefined name, and {% do items.append(x) %} inside a loop body
 // does not change the list outside the loop (use namespace()).
@@ -38,7 +45,8 @@
 // # Helpers
 //
 // OrKa's helper functions (get_input, get_past_loops, get_agent_response,
-// safe_get_response, get_loop_output, ...) behave as OrKa intends them to
+// safe_get_response, get_loop_output, get_execution_artifacts,
+// get_debate_evolution, get_agent_memory_context, ...) behave as OrKa intends them to
 // (spec §2 [intent]); they read only the Data of the render they are called
 // from. OrKa's filters (truncate, tojson, to_json_string, safe_get,
 // format_loop_metadata) replace or extend gonja's builtin filters.

@@ -26,6 +26,13 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("template %q line %d col %d: %s", e.Name, e.Line, e.Col, e.Msg)
 }
 
+// Warning is something doubtful in a template that parses: Line and Col as in
+// SyntaxError, Code a short stable code (e.g. "loop_target"), Msg the text.
+type Warning struct {
+	Line, Col int
+	Code, Msg string
+}
+
 // RenderError is a template that failed while rendering. Line is the template line
 // of the tag that failed (0 when unknown); Err is the cause.
 type RenderError struct {

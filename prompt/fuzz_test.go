@@ -28,6 +28,9 @@ func FuzzParseRender(f *testing.F) {
 		"{% for k, v in {'a': 1}.items() %}{{ k }}{% endfor %}",
 		"{{ x is defined }}{{ x is none }}{{ 3 is divisibleby 2 }}",
 		"{{ '{:>5}'.format('x') }}{{ 'a,b'.split(',') }}",
+		"{{ 'a' if y else 'b' if z else 'c' }}{% set v = [1 if y, (2 if z else 3)] %}{{ (v | first).real }}",
+		"{{ '\\s*\\1\\x41' ~ 'a\\\\' }}{% for loop in x if loop %}{{ loop }}{% endfor %}",
+		"{{ (x | default({})).items() }}{{ f(a=1 if y else 2)[0:1 if z else 2] }}",
 	} {
 		f.Add(seed)
 	}

@@ -46,6 +46,12 @@ func helperFunctions() map[string]any {
 		"truncate_text":               truncateText,
 		"format_loop_metadata":        formatLoopMetadata,
 		"to_json_string":              toJSONString,
+		"get_execution_artifacts":     getExecutionArtifacts,
+		"get_debate_evolution":        getDebateEvolution,
+		"get_agent_memory_context":    getAgentMemoryContext,
+		"get_my_past_memory":          getMyPastMemory,
+		"get_my_past_decisions":       getMyPastDecisions,
+		"format_memory_query":         formatMemoryQuery,
 	}
 	out := make(map[string]any, len(h))
 	for name, fn := range h {

@@ -156,7 +156,9 @@ func (f *forNode) Execute(r *exec.Renderer, _ *nodes.ControlStructureBlock) erro
 		ctx := sub.Environment.Context
 		f.bind(ctx, it)
 		loop.i = i
-		ctx.Set("loop", loop)
+		if !f.shadowsLoop() {
+			ctx.Set("loop", loop)
+		}
 		if err := walkWrapper(sub, f.body); err != nil {
 			var brk *controlStructures.LoopBreakError
 			var cont *controlStructures.LoopContinueError
@@ -171,6 +173,11 @@ func (f *forNode) Execute(r *exec.Renderer, _ *nodes.ControlStructureBlock) erro
 	}
 	return nil
 }
+
+// shadowsLoop reports whether a target is named loop: {% for loop in
+// get_past_loops() %} (OrKa's documentation) reads each item as loop, so the
+// target hides the special loop variable.
+func (f *forNode) shadowsLoop() bool { return f.key == "loop" || f.value == "loop" }
 
 func (f *forNode) bind(ctx *exec.Context, it loopItem) {
 	if f.value != "" && !it.hasValue {

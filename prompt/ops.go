@@ -27,6 +27,7 @@ func opFunctions() map[string]any {
 		opFloorDiv: opFunc(floorDivOp),
 		opItem:     opFunc(func(e *exec.Evaluator, va *exec.VarArgs) *exec.Value { return itemOp(e, va, false) }),
 		opItemStr:  opFunc(func(e *exec.Evaluator, va *exec.VarArgs) *exec.Value { return itemOp(e, va, true) }),
+		opTruth:    opFunc(truthOp),
 	}
 }
 

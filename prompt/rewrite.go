@@ -110,6 +110,13 @@ func (w *rewriter) visit(v reflect.Value) {
 			return
 		}
 		w.seen[k] = true
+		if c, ok := v.Interface().(*nodes.Call); ok && c.Parent == nil {
+			// (x | f).method(): gonja's parser sets the object of a method call
+			// only for names and getters, not for a parenthesised expression
+			if g, ok := c.Func.(*nodes.GetAttribute); ok && g.Attribute != "" {
+				c.Parent = g.Node
+			}
+		}
 		if !w.strict {
 			if g, ok := v.Interface().(*nodes.GetAttribute); ok && g.Attribute != "" {
 				g.Node = orEmpty(g.Node)
@@ -186,6 +193,10 @@ func (w *rewriter) replacement(n nodes.Node) nodes.Node {
 		}
 		if name != "" {
 			rep = internalCall(name, x.Operator.Token, x.Left, x.Right)
+		}
+	case *nodes.Call:
+		if f, ok := x.Func.(*nodes.Name); ok && f.Name.Val == opCond && len(x.Args) >= 2 {
+			rep = condNode(w.itemOp(), x)
 		}
 	case *nodes.GetItem:
 		if x.Arg != nil {

@@ -50,6 +50,13 @@ func (ps *parseState) harden(name string, cs nodes.ControlStructure, start int) 
 			return nil, ps.errAt(start, "recursive loops are not supported in cogloop prompts")
 		}
 		f := newForNode(c)
+		if f.shadowsLoop() {
+			line, col := ps.lineCol(start)
+			ps.warnings = append(ps.warnings, Warning{Line: line, Col: col, Code: "loop_target",
+				Msg: "'loop' as a for-loop target: Jinja2 rejects this template (\"Can't assign to special loop variable\") " +
+					"and OrKa then sends the template text unrendered; cogloop renders it with loop as each item, " +
+					"as the template means. Rename the variable (e.g. {% for past in ... %}) to run under both"})
+		}
 		ps.compilers = append(ps.compilers, f)
 		return f, nil
 	case *controlStructures.IfControlStructure:

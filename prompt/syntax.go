@@ -30,6 +30,9 @@ type parseState struct {
 	// a variable whose name is not among them.
 	names     map[string]struct{}
 	namesDone bool
+	toks      []*tokens.Token // the token stream gonja parses (whitespace dropped), filled by prelex
+	warnings  []Warning
+	lexed     string // the text the lexer reads (see lexSource)
 }
 
 // normalize applies the newline handling of gonja's lexer (and Jinja's defaults:
@@ -56,7 +59,8 @@ func (ps *parseState) prelex(cfg *config.Config) *SyntaxError {
 	if pos := lexerTrap(ps.src, cfg); pos >= 0 {
 		return ps.errAt(pos, "a number followed by \".\" and a non-ASCII character cannot be read (put a space or quotes around it)")
 	}
-	st := tokens.LexAll(ps.src, cfg)
+	ps.lexed = lexSource(ps.src)
+	st := tokens.LexAll(ps.lexed, cfg)
 	var (
 		prev       *tokens.Token
 		inTag      bool
@@ -73,6 +77,7 @@ func (ps *parseState) prelex(cfg *config.Config) *SyntaxError {
 		if t == nil {
 			break
 		}
+		ps.toks = append(ps.toks, t)
 		switch t.Type {
 		case tokens.Error:
 			ps.lexErrPos, ps.lexErrMsg = ps.lexErrorAt(t, prev)

@@ -10,6 +10,8 @@ import (
 	"github.com/nikolalohinski/gonja/v2/config"
 	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/nodes"
+	"github.com/nikolalohinski/gonja/v2/parser"
+	"github.com/nikolalohinski/gonja/v2/tokens"
 )
 
 // Options tune how templates parse and render.
@@ -31,14 +33,20 @@ type Template struct {
 	plain bool   // no tags: the output is text
 	text  string // plain output
 
-	tpl    *exec.Template
+	tpl    *exec.Template // gonja's template object (empty), which the renderer needs
+	root   *nodes.Template
 	cfg    *config.Config
 	env    *exec.Environment // filters, tests, methods, globals, this template's tags
 	loader *sourceLoader
 	single *outputNode  // set when the template is exactly one {{ expression }}
 	names  []string     // every name the template can read; nil when unknown (see bind)
 	hint   atomic.Int64 // initial output buffer size (a hint, updated by renders)
+	warns  []Warning
 }
+
+// Warnings lists what parses but is doubtful (see [Warning]); loaders report
+// them as load warnings.
+func (t *Template) Warnings() []Warning { return append([]Warning(nil), t.warns...) }
 
 // rootID is the identifier gonja knows every template by; names are ours.
 const rootID = "prompt"
@@ -85,17 +93,28 @@ func Parse(name, src string, opts Options) (t *Template, err error) {
 		ControlStructures: env.tagSet(ps),
 		Methods:           env.methods,
 	}
-	t.loader = &sourceLoader{id: rootID, src: src}
+	if se := ps.decodeStrings(ps.toks); se != nil {
+		return nil, se
+	}
+	// gonja parses our token stream (Jinja's string escapes and conditional
+	// expressions, see pystring.go and condexpr.go); its template object, which
+	// the renderer needs, is built from an empty source.
+	toks := rewriteConditionals(ps.toks)
+	t.loader = &sourceLoader{id: rootID}
+	root, err := parser.NewParser(rootID, tokens.NewStream(toks), cfg, t.loader, t.env.ControlStructures).Parse()
+	if err != nil {
+		return nil, ps.syntaxError(err)
+	}
 	tpl, err := exec.NewTemplate(rootID, cfg, t.loader, t.env)
 	if err != nil {
 		return nil, ps.syntaxError(err)
 	}
-	if out := singleExpression(tpl.Root()); out != nil {
+	if out := singleExpression(root); out != nil {
 		t.single = &outputNode{n: out}
 		ps.compilers = append(ps.compilers, t.single)
 	}
-	rewrite(tpl.Root(), ps, opts.Strict)
-	t.tpl, t.cfg = tpl, cfg
+	rewrite(root, ps, opts.Strict)
+	t.tpl, t.root, t.cfg, t.warns = tpl, root, cfg, ps.warnings
 	if ps.namesDone && ps.lexErrPos < 0 && !noSelectiveBind {
 		t.names = make([]string, 0, len(ps.names))
 		for name := range ps.names {
@@ -203,7 +222,7 @@ func (t *Template) frame(d Data) *frame {
 	// gonja's NewRenderer also copies the config (ours is never changed: the
 	// autoescape tag changes a copy) and binds "self" to the template's blocks
 	// (there are none: {% block %} is not allowed).
-	f.r = exec.Renderer{Config: t.cfg, Environment: &f.env, Loader: t.loader, Template: t.tpl, RootNode: t.tpl.Root(), Output: &f.w}
+	f.r = exec.Renderer{Config: t.cfg, Environment: &f.env, Loader: t.loader, Template: t.tpl, RootNode: t.root, Output: &f.w}
 	f.ev = exec.Evaluator{Config: t.cfg, Environment: &f.env, Loader: t.loader}
 	return f
 }
