@@ -7,9 +7,10 @@ import (
 )
 
 // Undefined lists the variables e reads that neither d nor the environment
-// (helpers, range, namespace, ...) defines, in order of first appearance. A
-// name only tested with "is defined" or "is undefined", or given a default
-// ("x | default(…)"), is not counted; none (Jinja's literal) is defined.
+// (helpers, range, namespace, ...) defines, in the order they are read. A
+// name the expression guards — tests with "is defined" or "is undefined", or
+// gives a default ("x | default(…)") — is not counted anywhere in it (so
+// "x if x is defined else 0" is fine); none (Jinja's literal) is defined.
 //
 // Rendering treats an undefined name as empty, as OrKa does; a caller for
 // which a value that cannot be read is an error (a loop's stop condition)
@@ -17,7 +18,12 @@ import (
 func (e *Expr) Undefined(d Data) []string {
 	var out []string
 	seen := map[string]bool{}
-	walkNames(e.t.single.n, func(name string) {
+	walkNames(e.t.single.n, func(name string, guarded bool) {
+		if guarded {
+			seen[name] = true
+		}
+	})
+	walkNames(e.t.single.n, func(name string, guarded bool) {
 		if seen[name] {
 			return
 		}
@@ -35,7 +41,9 @@ func (e *Expr) Undefined(d Data) []string {
 
 // walkNames calls fn for every variable name an expression tree reads: the
 // names in it that are not attributes, filters, tests or keyword names.
-func walkNames(n nodes.Node, fn func(string)) {
+// guarded is true for a bare name tested with is defined / is undefined or
+// filtered with default.
+func walkNames(n nodes.Node, fn func(name string, guarded bool)) {
 	var walk func(n nodes.Node)
 	walkAll := func(list []nodes.Expression) {
 		for _, x := range list {
@@ -56,11 +64,13 @@ func walkNames(n nodes.Node, fn func(string)) {
 			walk(x.Alternative)
 		case *nodes.Name:
 			if x.Name != nil && x.Name.Val != "none" && !strings.HasPrefix(x.Name.Val, "\x00") {
-				fn(x.Name.Val)
+				fn(x.Name.Val, false)
 			}
 		case *nodes.FilteredExpression:
-			_, bare := x.Expression.(*nodes.Name)
-			if !bare || len(x.Filters) == 0 || (x.Filters[0].Name != "default" && x.Filters[0].Name != "d") {
+			name, bare := x.Expression.(*nodes.Name)
+			if bare && len(x.Filters) > 0 && (x.Filters[0].Name == "default" || x.Filters[0].Name == "d") {
+				fn(name.Name.Val, true)
+			} else {
 				walk(x.Expression)
 			}
 			for _, f := range x.Filters {
@@ -68,7 +78,10 @@ func walkNames(n nodes.Node, fn func(string)) {
 				walkKw(f.Kwargs)
 			}
 		case *nodes.TestExpression:
-			if _, bare := x.Expression.(*nodes.Name); !(bare && x.Test != nil && (x.Test.Name == "defined" || x.Test.Name == "undefined")) {
+			name, bare := x.Expression.(*nodes.Name)
+			if bare && x.Test != nil && (x.Test.Name == "defined" || x.Test.Name == "undefined") {
+				fn(name.Name.Val, true)
+			} else {
 				walk(x.Expression)
 			}
 			if x.Test != nil {

@@ -25,6 +25,10 @@ func TestExprUndefined(t *testing.T) {
 		{"[a, {b: score}] | length", []string{"a", "b"}},
 		{"nope is defined or nope2 is not defined", nil},
 		{"nope | default(none)", nil},
+		{"x if x is defined else 0", nil},
+		{"(x if x is defined else 0) > (y or 1)", []string{"y"}},
+		{"[1, 2] | first if z else w", []string{"z", "w"}},
+		{"f(a if b else c)", []string{"f", "b", "a", "c"}},
 		{"true and True and none is none and loop_number", nil},
 		{"range(3) | length > -h", []string{"h"}},
 	}
