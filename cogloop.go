@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/checks"
+	"github.com/cogloop/cogloop/agents/legacy"
 	"github.com/cogloop/cogloop/agents/llm"
 	"github.com/cogloop/cogloop/agents/memories"
 	"github.com/cogloop/cogloop/agents/validate"
@@ -30,13 +32,19 @@ import (
 )
 
 // NewRegistry returns a registry with every built-in agent type.
-func NewRegistry() *agents.Registry {
+func NewRegistry() *agents.Registry { return newRegistry(legacy.Options{}) }
+
+// newRegistry is NewRegistry with the legacy types' dependencies (tests give
+// the failing type a fake sleep).
+func newRegistry(lo legacy.Options) *agents.Registry {
 	r := agents.NewRegistry()
 	llm.Register(r)
 	loopnode.Register(r)
 	memories.Register(r)
 	validate.Register(r)
 	flow.Register(r)
+	legacy.RegisterWith(r, lo)
+	checks.Register(r)
 	return r
 }
 

@@ -13,21 +13,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// orkaExamples is where the shared reference keeps OrKa's own example workflows;
-// they are read from there, never copied into this repository.
-const orkaExamples = "../shared/reference/orka-examples"
-
-func orkaExample(t *testing.T, name string) string {
-	t.Helper()
-	path := filepath.Join(orkaExamples, name)
-	if _, err := os.Stat(orkaExamples); os.IsNotExist(err) {
-		t.Skipf("%s is absent (the shared reference is not next to this checkout)", orkaExamples)
-	}
-	return path
-}
+// orkaExample is the path of one of OrKa's own workflow files, kept unchanged
+// in testdata/orka (see its NOTICE).
+func orkaExample(name string) string { return filepath.Join("testdata", "orka", name) }
 
 func TestOrKaCognitiveLoopExampleRunsUnchanged(t *testing.T) {
-	wf, err := cogloop.Load(orkaExample(t, "cognitive_loop_scoring_example.yml"))
+	wf, err := cogloop.Load(orkaExample("cognitive_loop_scoring_example.yml"))
 	require.NoError(t, err)
 	var warned []string
 	for _, w := range wf.Warnings {

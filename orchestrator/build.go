@@ -80,7 +80,7 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 	}
 
 	orch := c.Map("orchestrator")
-	if !c.Has("orchestrator") {
+	if !c.Has("orchestrator") && parent == nil {
 		c.Errorf("", "missing the orchestrator block (orchestrator: {id, strategy, agents: [...]})")
 	}
 	if !c.Has("agents") {
@@ -95,6 +95,16 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 		w.defined = append(w.defined, d.id)
 	}
 	if orch == nil {
+		if c.Has("orchestrator") {
+			c.Errorf("orchestrator", "orchestrator is empty: give {id, strategy, agents: [...]}")
+		} else if parent != nil {
+			// An internal workflow given as {agents: [...]} alone: the agents
+			// list, in order, is the queue (OrKa fills in the orchestrator).
+			if n := c.Node("agents"); n != nil && n.Kind == yaml.SequenceNode && len(n.Content) == 0 {
+				c.Errorf("agents", "agents is empty: list the agents the internal workflow runs, in order")
+			}
+			s.queueDefinitions(w)
+		}
 		return w
 	}
 
@@ -156,17 +166,58 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 		steps = append(steps, step{Step: agents.Step{ID: id, Type: d.typ, Agent: d.agent}, deps: d.deps})
 		positions = append(positions, pos)
 	}
-	warnRunTwice(steps, positions, b.probs)
-	w.steps = order(steps, b.probs, orch.ValuePos("agents"))
-	w.seq.Steps = make([]agents.Step, len(w.steps))
-	for i, st := range w.steps {
-		w.seq.Steps[i] = st.Step
-	}
+	w.setQueue(steps, positions, b.probs, orch.ValuePos("agents"))
 	if parent == nil {
 		b.checkPrices()
 		w.secretUsers = b.secretUsers
 	}
 	return w
+}
+
+// queueDefinitions makes the definitions of s, in file order, the steps of w:
+// the queue of an internal workflow without an orchestrator block. An agent
+// that another definition runs (a fork's branch, a router's route, a failover
+// child) is left to it rather than run twice.
+func (s *scope) queueDefinitions(w *Workflow) {
+	if len(s.order) == 0 {
+		return // no agents: the agents list is missing or empty, already reported
+	}
+	runBy := map[string]bool{}
+	for _, d := range s.order {
+		s.build(d)
+		if r, ok := d.agent.(agents.Referrer); ok {
+			for _, id := range r.Refs() {
+				if id != d.id {
+					runBy[id] = true
+				}
+			}
+		}
+	}
+	steps := make([]step, 0, len(s.order))
+	positions := make([]agents.Pos, 0, len(s.order))
+	for _, d := range s.order {
+		if runBy[d.id] {
+			continue
+		}
+		steps = append(steps, step{Step: agents.Step{ID: d.id, Type: d.typ, Agent: d.agent}, deps: d.deps})
+		positions = append(positions, d.idPos)
+	}
+	pos := agents.Pos{File: s.b.file}
+	if len(positions) > 0 {
+		pos = positions[0]
+	}
+	w.setQueue(steps, positions, s.b.probs, pos)
+}
+
+// setQueue orders steps by depends_on and makes them w's queue; positions are
+// the steps' places in the file, pos the queue's.
+func (w *Workflow) setQueue(steps []step, positions []agents.Pos, probs *agents.Problems, pos agents.Pos) {
+	warnRunTwice(steps, positions, probs)
+	w.steps = order(steps, probs, pos)
+	w.seq.Steps = make([]agents.Step, len(w.steps))
+	for i, st := range w.steps {
+		w.seq.Steps[i] = st.Step
+	}
 }
 
 // collect reads the agents list into definitions.

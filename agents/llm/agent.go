@@ -234,6 +234,9 @@ func (a *Agent) instruction() string {
 	case Binary:
 		return "\n\n" + BinaryInstruction
 	case Classification:
+		if len(a.Options) == 0 {
+			return "\n\nNo options are given: answer " + NotClassified + "."
+		}
 		return "\n\n" + fmt.Sprintf(ClassificationInstruction, strings.Join(a.Options, ", "))
 	}
 	return ""

@@ -54,6 +54,7 @@ func RegisterWith(r *agents.Registry, o Options) {
 		r.MustRegister(t.name, o.llmFactory(t))
 	}
 	r.MustRegister("scripted", o.scriptedFactory)
+	r.MustRegister("validate_and_structure", o.structureFactory)
 }
 
 type typeSpec struct {
@@ -150,7 +151,7 @@ func (o Options) llmFactory(t typeSpec) agents.Factory {
 				}
 			}
 			if len(a.Options) == 0 {
-				oc.Errorf(key, "options (or categories) is required: the list of classes to choose from")
+				oc.Warnf(key, "no options (or categories): the agent can only answer %s (as in OrKa, the model is told to); give the list of classes to choose from", NotClassified)
 			}
 		}
 

@@ -1,0 +1,78 @@
+package cogloop_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cogloop/cogloop/agents"
+)
+
+// orkaPending names the corpus files that wait for a part of issue 12 not yet
+// in this tree, and which. They run like the others, but a failure is logged,
+// not reported; once such a file passes, the test fails until its entry is
+// removed, so the list cannot go stale.
+var orkaPending = map[string]string{
+	"maternity_v2": "prose under a local_llm's params (\"If FAIL, output\": an authoring slip OrKa swallows as " +
+		"**kwargs), refused as unknown keys: the lead decides whether params takes any key",
+}
+
+// TestOrKaCorpus runs every OrKa workflow file in testdata/orka/ (copied
+// unchanged from OrKa's repository, see testdata/orka/NOTICE) offline with its
+// scripted replies (<name>.replies.yaml; input from <name>.input.txt or a
+// question): each must load, run without error, and no agent may fail.
+func TestOrKaCorpus(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "orka", "*.yml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, path := range files {
+		name := strings.TrimSuffix(filepath.Base(path), ".yml")
+		t.Run(name, func(t *testing.T) {
+			problems := orkaRun(t, path)
+			why, pending := orkaPending[name]
+			switch {
+			case pending && len(problems) == 0:
+				t.Fatalf("%s passes now: remove it from orkaPending (it waited for %s)", name, why)
+			case pending:
+				t.Skipf("waits for %s; fails with:\n%s", why, strings.Join(problems, "\n"))
+			case len(problems) > 0:
+				t.Fatalf("%s:\n%s", path, strings.Join(problems, "\n"))
+			}
+		})
+	}
+}
+
+// orkaRun loads and runs one corpus file and lists what went wrong.
+func orkaRun(t *testing.T, path string) (problems []string) {
+	t.Helper()
+	base := strings.TrimSuffix(path, ".yml")
+	input := "What is the capital of France?"
+	if data, err := os.ReadFile(base + ".input.txt"); err == nil {
+		input = strings.TrimSpace(string(data))
+	}
+	wf, res, runErr, events := offline(t, path, base+".replies.yaml", input)
+	if wf == nil {
+		return []string{"load: " + runErr.Error()}
+	}
+	if runErr != nil {
+		problems = append(problems, "run: "+runErr.Error())
+	}
+	if res == nil {
+		return problems
+	}
+	if res.Outputs.Len() == 0 {
+		problems = append(problems, "no agent ran")
+	}
+	for _, e := range events {
+		if e.Kind == agents.EventAgentEnd && e.Error != "" {
+			problems = append(problems, "agent "+e.Node+": "+strings.SplitN(e.Error, "\n", 2)[0])
+		}
+	}
+	for id, msg := range res.Failed() {
+		problems = append(problems, "output "+id+": "+strings.SplitN(msg, "\n", 2)[0])
+	}
+	return problems
+}

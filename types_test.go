@@ -1,0 +1,92 @@
+package cogloop_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/legacy"
+	"github.com/cogloop/cogloop/memory"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite the golden transcripts in testdata/types/")
+
+// offline loads path with the failing type's wait faked and runs it on input
+// with replies (the --script form) and a fresh in-memory store; it returns
+// the workflow (nil, with the error, when it does not load), the result, the
+// run error and the events.
+func offline(t *testing.T, path, replies string, input any) (*cogloop.Workflow, *cogloop.Result, error, []agents.Event) {
+	t.Helper()
+	sleep := &agenttest.Sleeper{}
+	wf, err := cogloop.Load(path, cogloop.WithRegistry(cogloop.NewTestRegistry(legacy.Options{Sleep: sleep.Sleep})))
+	if err != nil {
+		return nil, nil, err, nil
+	}
+	data, err := os.ReadFile(replies)
+	require.NoError(t, err)
+	script, err := agents.ParseScript(data, replies)
+	require.NoError(t, err)
+	store, err := memory.NewInMemory(memory.Options{})
+	require.NoError(t, err)
+	rec := &agenttest.Recorder{}
+	res, runErr := wf.Run(context.Background(), input, cogloop.WithModels(script), cogloop.WithObserver(rec.Observe),
+		cogloop.WithMemory(store), cogloop.WithRunID("golden"))
+	return wf, res, runErr, rec.Events()
+}
+
+var (
+	goldenTimes     = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?`)
+	goldenDurations = regexp.MustCompile(`"duration_ms": [0-9.e+-]+`)
+)
+
+// TestAgentTypesGolden runs each testdata/types/<name>/workflow.yaml with its
+// replies.yaml on input.txt and compares the transcript (load warnings,
+// every agent's prompt, response and error, run-time warnings, the top-level
+// outputs) with golden.txt; -update rewrites it.
+func TestAgentTypesGolden(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join("testdata", "types", "*"))
+	require.NoError(t, err)
+	require.NotEmpty(t, dirs)
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			input, err := os.ReadFile(filepath.Join(dir, "input.txt"))
+			require.NoError(t, err)
+			wf, res, runErr, events := offline(t, filepath.Join(dir, "workflow.yaml"), filepath.Join(dir, "replies.yaml"), strings.TrimSpace(string(input)))
+			require.NotNil(t, wf, "load: %v", runErr)
+			var b strings.Builder
+			for _, w := range wf.Warnings {
+				fmt.Fprintf(&b, "== load warning\n%s\n", w.Error())
+			}
+			for _, e := range events {
+				switch e.Kind {
+				case agents.EventAgentEnd:
+					fmt.Fprintf(&b, "== %s\n-- prompt\n%s\n-- response\n%s\n", e.Node, strings.TrimRight(e.Prompt, "\n"), strings.TrimRight(e.Response, "\n"))
+					if e.Error != "" {
+						fmt.Fprintf(&b, "-- error\n%s\n", e.Error)
+					}
+				case agents.EventWarning:
+					fmt.Fprintf(&b, "== warning %s: %s\n", e.Node, e.Message)
+				}
+			}
+			js, err := agenttest.OutputsJSON(res.Outputs)
+			require.NoError(t, err)
+			fmt.Fprintf(&b, "== outputs\n%s\n", js)
+			if runErr != nil {
+				fmt.Fprintf(&b, "== run error\n%s\n", runErr)
+			}
+			got := goldenTimes.ReplaceAllString(b.String(), "<time>")
+			got = goldenDurations.ReplaceAllString(got, `"duration_ms": "<ms>"`)
+			agenttest.Golden(t, filepath.Join(dir, "golden.txt"), got, *updateGolden)
+		})
+	}
+}
