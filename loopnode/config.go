@@ -79,6 +79,7 @@ func New(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 		return nil, nil
 	}
 	n.checkRefs(c)
+	n.checkConditionNames(c) // names.go
 	return n, nil
 }
 
