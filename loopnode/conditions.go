@@ -355,7 +355,7 @@ func (c *condition) eval(env *condEnv, before bool, rs *[]condResult) (bool, str
 	return false, "", nil
 }
 
-// leaf evaluates one condition; only while and until can fail.
+// leaf evaluates one condition; an error says why it cannot be evaluated.
 func (c *condition) leaf(env *condEnv) (bool, string, error) {
 	if c.kind == condWhile || c.kind == condUntil {
 		return c.evalExpr(env)
@@ -385,17 +385,16 @@ func (c *condition) evalExpr(env *condEnv) (bool, string, error) {
 	if c.expr == nil {
 		return false, "", nil
 	}
-	fail := c.cannot
 	if undef := c.expr.Undefined(env.data); len(undef) > 0 {
-		return false, "", fail("%s not defined%s", quoteList(undef), suggest(undef[0], env.data))
+		return false, "", c.cannot("%s not defined%s", quoteList(undef), suggest(undef[0], env.data))
 	}
 	v, err := c.expr.Eval(env.data)
 	if err != nil {
 		var re *prompt.RenderError
 		if errors.As(err, &re) && re.Err != nil {
-			return false, "", fail("%s", re.Message())
+			return false, "", c.cannot("%s", re.Message())
 		}
-		return false, "", fail("%v", err)
+		return false, "", c.cannot("%v", err)
 	}
 	truth := prompt.Truthy(v)
 	if c.kind == condWhile {
