@@ -49,6 +49,12 @@ type childVarser interface {
 	ChildVars() []string
 }
 
+// ownVarser is an agent that binds variables for its own templates (a memory
+// writer's timestamp and session_id).
+type ownVarser interface {
+	OwnVars() []string
+}
+
 // templateScoper is an agent that renders some of its own templates with
 // variables other than an agent's (a loop's past_loops_metadata).
 type templateScoper interface {
@@ -243,12 +249,16 @@ func (r *runIndex) scopeOf(u tmplUse) *prompt.Scope {
 			return &sc
 		}
 	}
+	var own []string
+	if ov, ok := agents.Unwrap(d.agent).(ownVarser); ok {
+		own = ov.OwnVars()
+	}
 	ps := r.placements(d, 0)
 	if len(ps) == 0 {
 		// defined but never run: its variables as in its home workflow
-		return &prompt.Scope{Vars: varsOf(d.home)}
+		return &prompt.Scope{Vars: append(varsOf(d.home), own...)}
 	}
-	sc := &prompt.Scope{CheckOutputs: true}
+	sc := &prompt.Scope{CheckOutputs: true, Vars: own}
 	for _, p := range ps {
 		sc.Vars = append(sc.Vars, varsOf(p.s)...)
 		sc.Agents = append(sc.Agents, p.ids...)
