@@ -97,7 +97,7 @@ func (n *Node) notePass(in agents.Input, st *state, outs *agents.Outputs) {
 		return
 	}
 	rec := savedPass{Iteration: st.iterations[i], Entry: st.past[len(st.past)-1], Outputs: saveOutputs(outs)}
-	if !passFailed(outs) { // recordPass counted it
+	if len(failures(outs)) == 0 { // recordPass counted it
 		rec.Counted, rec.Answer, rec.Best = true, st.answers[len(st.answers)-1], st.bests[len(st.bests)-1]
 	}
 	if len(n.outputs) > 0 {
