@@ -151,6 +151,7 @@ type runOptions struct {
 	checkpoints bool
 	resume      bool
 	allowChange bool
+	cpTTL       time.Duration
 }
 
 // WithMemory keeps loop histories (persist_across_runs), memories and checkpoints
@@ -173,6 +174,13 @@ func WithResume(runID string, allowConfigChange bool) RunOption {
 	return func(o *runOptions) {
 		o.runID, o.resume, o.checkpoints, o.allowChange = runID, true, true, allowConfigChange
 	}
+}
+
+// WithCheckpointTTL expires the run's checkpoint after ttl without a save,
+// instead of the store's CheckpointTTL (7 days by default); it matters only
+// with [WithCheckpoints] or [WithResume].
+func WithCheckpointTTL(ttl time.Duration) RunOption {
+	return func(o *runOptions) { o.cpTTL = ttl }
 }
 
 var (
@@ -280,11 +288,15 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 		if err != nil {
 			return nil, err
 		}
-		run.Checkpoint = cp
+		run.Checkpoint = cp.WithTTL(o.cpTTL)
 	}
 	// The run's root budget scope limits nothing; a workflow with budget:
 	// opens its limited scope inside it.
 	budget := agents.NewBudget(agents.Limit{}, w.wf.Pricing())
+	if run.Checkpoint != nil {
+		// Limited scopes record what they commit, and a resume restores it.
+		budget.WithJournal(run.Checkpoint)
+	}
 	start := time.Now()
 	run.Emit(agents.Event{Kind: agents.EventRunStart, Node: w.wf.ID})
 	out, err := w.wf.Run(ctx, agents.Input{Value: input, Run: run, Budget: budget})

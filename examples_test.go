@@ -9,12 +9,14 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// Every workflow under examples/ loads without problems, and every one that has
-// scripted replies next to it runs offline to a response.
+// Every workflow under examples/ loads without problems (so without template
+// name warnings), and every one that has scripted replies next to it runs
+// offline to a response without an undefined_name warning.
 func TestExamplesLoadAndRunOffline(t *testing.T) {
 	var found int
 	err := filepath.WalkDir("examples", func(path string, d os.DirEntry, err error) error {
@@ -34,8 +36,14 @@ func TestExamplesLoadAndRunOffline(t *testing.T) {
 			require.NoError(t, err)
 			script, err := agents.ParseScript(data, replies)
 			require.NoError(t, err)
-			res, err := wf.Run(context.Background(), "an example topic", cogloop.WithModels(script))
+			rec := &agenttest.Recorder{}
+			res, err := wf.Run(context.Background(), "an example topic", cogloop.WithModels(script), cogloop.WithObserver(rec.Observe))
 			require.NoError(t, err)
+			for _, e := range rec.Events() {
+				if e.Kind == agents.EventWarning {
+					assert.NotEqual(t, "undefined_name", e.Data["code"], "every name an example's template reads is bound: %s", e.Message)
+				}
+			}
 			assert.Empty(t, res.Failed(), "no agent fails in an example")
 			assert.NotEmpty(t, res.Text())
 		})

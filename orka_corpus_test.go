@@ -15,10 +15,7 @@ import (
 // in this tree, and which. They run like the others, but a failure is logged,
 // not reported; once such a file passes, the test fails until its entry is
 // removed, so the list cannot go stale.
-var orkaPending = map[string]string{
-	"maternity_v2": "prose under a local_llm's params (\"If FAIL, output\": an authoring slip OrKa swallows as " +
-		"**kwargs), refused as unknown keys: the lead decides whether params takes any key",
-}
+var orkaPending = map[string]string{}
 
 // TestOrKaCorpus runs every OrKa workflow file in testdata/orka/ (copied
 // unchanged from OrKa's repository, see testdata/orka/NOTICE) offline with its

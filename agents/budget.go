@@ -74,6 +74,7 @@ type Budget struct {
 	tree   *budgetTree
 	parent *Budget
 	limit  Limit
+	key    string // the scope's name in the run's journal; "" for none
 
 	// guarded by tree.mu
 	spent    Usage
@@ -85,6 +86,7 @@ type Budget struct {
 type budgetTree struct {
 	mu      sync.Mutex
 	pricing Pricing
+	journal BudgetJournal // nil: nothing outlives the run
 }
 
 // NewBudget returns the root scope of a run, limited by l (a zero Limit
@@ -186,6 +188,14 @@ func (b *Budget) Reserve(model string, worst Usage) (*Reservation, error) {
 	for s := b; s != nil; s = s.parent {
 		s.reserved = s.reserved.Add(worst)
 	}
+	if err := commit(b); err != nil {
+		// A call whose reservation could not be recorded is not made: a resume
+		// could not know it was.
+		for s := b; s != nil; s = s.parent {
+			s.reserved = s.reserved.sub(worst)
+		}
+		return nil, err
+	}
 	return &Reservation{b: b, model: model, worst: worst}, nil
 }
 
@@ -228,6 +238,8 @@ func (r *Reservation) Settle(actual Usage) Usage {
 		s.reserved = s.reserved.sub(r.worst)
 		s.spent = s.spent.Add(actual)
 	}
+	// A failed record leaves the one made at Reserve, which is not lower.
+	_ = commit(r.b)
 	return actual
 }
 

@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/cogloop/cogloop/memory"
 )
@@ -12,17 +15,46 @@ import (
 // Checkpoint saves and restores the state of one run's loops and steps by path, so
 // a run that died can resume without paying again for work it finished. A nil
 // *Checkpoint saves nothing and restores nothing.
+//
+// Savers write each piece of state once where they can (a loop writes one
+// record per pass and a small head), so what a run sends to the store grows
+// linearly with its work.
 type Checkpoint struct {
 	store    memory.Checkpoints
 	runID    string
 	digest   string
 	restored map[string][]byte
+	ttl      time.Duration
 }
 
 // NewCheckpoint saves under runID in store; digest identifies the workflow;
 // restored is the state loaded for a resume (nil for a fresh run).
 func NewCheckpoint(store memory.Checkpoints, runID, digest string, restored map[string][]byte) *Checkpoint {
 	return &Checkpoint{store: store, runID: runID, digest: digest, restored: restored}
+}
+
+// WithTTL makes every save set the checkpoint's TTL to ttl instead of the
+// store's CheckpointTTL (ttl > 0), and returns c.
+func (c *Checkpoint) WithTTL(ttl time.Duration) *Checkpoint {
+	if c != nil {
+		c.ttl = ttl
+	}
+	return c
+}
+
+// Paths lists the restored paths that start with prefix, sorted.
+func (c *Checkpoint) Paths(prefix string) []string {
+	if c == nil {
+		return nil
+	}
+	var out []string
+	for p := range c.restored {
+		if strings.HasPrefix(p, prefix) {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Restore decodes the state saved at path into v and reports whether there was one.
@@ -44,16 +76,28 @@ func (c *Checkpoint) Restore(path string, v any) (bool, error) {
 
 // Save stores v as the state at path.
 func (c *Checkpoint) Save(ctx context.Context, path string, v any) error {
-	if c == nil {
+	return c.SaveAll(ctx, map[string]any{path: v})
+}
+
+// SaveAll stores each value of states as the state at its path, in one
+// store call (atomic in stores whose saves are).
+func (c *Checkpoint) SaveAll(ctx context.Context, states map[string]any) error {
+	if c == nil || len(states) == 0 {
 		return nil
 	}
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("encode checkpoint of %q: %w", path, err)
+	cp := memory.Checkpoint{Digest: c.digest, State: make(map[string][]byte, len(states)), TTL: c.ttl}
+	var names []string
+	for path, v := range states {
+		data, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("encode checkpoint of %q: %w", path, err)
+		}
+		cp.State[path] = data
+		names = append(names, path)
 	}
-	cp := memory.Checkpoint{Digest: c.digest, State: map[string][]byte{path: data}}
 	if err := c.store.SaveCheckpoint(ctx, c.runID, cp); err != nil {
-		return fmt.Errorf("save checkpoint of %q: %w", path, err)
+		slices.Sort(names)
+		return fmt.Errorf("save checkpoint of %q: %w", strings.Join(names, ", "), err)
 	}
 	return nil
 }

@@ -359,6 +359,19 @@ func (c *Config) IgnoreUnread(reason string, keys ...string) {
 	}
 }
 
+// DoneLenient is [Config.Done] for a mapping whose extra keys OrKa passes on
+// as keyword arguments and never reads (an LLM agent's params): a key no read
+// method asked for loads with a warning, except one a small edit away from a
+// known key, which is a typo and stays an error with did-you-mean.
+func (c *Config) DoneLenient(reason string) {
+	for _, k := range c.order {
+		if !c.known[k] && c.closest(k) == "" {
+			c.IgnoreBecause(reason, k)
+		}
+	}
+	c.Done()
+}
+
 // Done reports every key that no read method asked for as an unknown key, naming
 // the closest known key when one is near.
 // Calling it again does nothing.

@@ -27,7 +27,10 @@
 // actual usage is counted and priced with the run's [Pricing] (per 1,000
 // tokens; [DefaultPricing] is configs/pricing.yaml). [Usage] carries the cost,
 // so every sum of usage (a step, a workflow, a loop iteration, a run) sums the
-// cost too.
+// cost too. Scopes opened with [Budget.ChildAt] record what they commit in the
+// run's [BudgetJournal] (the [Checkpoint]) before and after every call, so a
+// resumed run goes on from what the dead one spent, the call in flight at its
+// worst case.
 //
 // # Concurrency
 //

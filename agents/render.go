@@ -1,6 +1,12 @@
 package agents
 
-import "github.com/cogloop/cogloop/prompt"
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/cogloop/cogloop/prompt"
+)
 
 // Data returns what templates see for this call.
 func (in Input) Data() prompt.Data {
@@ -13,9 +19,67 @@ func (in Input) Data() prompt.Data {
 }
 
 // Render renders t for this call. A nil template renders "".
+//
+// A variable the template reads (unguarded: no "is defined", no default)
+// that this call does not bind renders empty; the first time in a run that an
+// agent's templates read such a name, a warning event with Data["code"]
+// "undefined_name" says so, and under strict mode the render fails instead
+// (every time). A render that calls an undefined function, filter or test
+// fails with a [FatalError] whose fix is the did-you-mean: repetition cannot
+// fix it.
 func (in Input) Render(t *prompt.Template) (string, error) {
 	if t == nil {
 		return "", nil
 	}
-	return t.Render(in.Data())
+	d := in.Data()
+	if err := in.warnUndefined(t, d); err != nil {
+		return "", err
+	}
+	s, err := t.Render(d)
+	if err != nil {
+		if f, ok := t.Undefined(err); ok {
+			fix := f.Fix()
+			if fix == "" {
+				fix = "no template function, filter or test has that name; see the template helpers in the README"
+			}
+			return "", Fatal(err, fix)
+		}
+		return "", err
+	}
+	return s, nil
+}
+
+// undefinedKey keys the run-local set of (agent, name) pairs already warned
+// about.
+var undefinedKey = new(byte)
+
+// warnUndefined emits the undefined_name warnings of one render.
+func (in Input) warnUndefined(t *prompt.Template, d prompt.Data) error {
+	if in.Run == nil {
+		return nil
+	}
+	missing := t.Missing(d)
+	if len(missing) == 0 {
+		return nil
+	}
+	agent := in.Path
+	if i := strings.LastIndex(agent, PathSep); i >= 0 {
+		agent = agent[i+len(PathSep):]
+	}
+	warned := in.Run.Local(undefinedKey, func() any { return &sync.Map{} }).(*sync.Map)
+	for _, name := range missing {
+		msg := fmt.Sprintf("%s: undefined variable %q renders empty", t.Name(), name)
+		if _, dup := warned.LoadOrStore(agent+"\x00"+name, true); dup {
+			if in.Run.Strict {
+				return AtPath(in.Path, fmt.Errorf("%w: %s", ErrStrict, msg))
+			}
+			continue
+		}
+		err := in.Run.Warn(Event{Node: in.Path, Agent: agent, Message: msg,
+			Data: map[string]any{"code": "undefined_name", "name": name, "template": t.Name()}})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -36,7 +36,7 @@ type ScriptReply struct {
 
 // Scripted is a [Model] that answers from a fixed list of replies, one per call,
 // in order; with cycle it starts again at the end, otherwise a call past the end
-// fails with an error wrapping [ErrScriptExhausted]. It is safe for concurrent
+// fails with a fatal error ([Fatal]) wrapping [ErrScriptExhausted]. It is safe for concurrent
 // use: each call takes the next reply under a mutex (the reply's delay is waited
 // outside it).
 type Scripted struct {
@@ -66,7 +66,8 @@ func (m *Scripted) Generate(ctx context.Context, req Request) (Reply, error) {
 	n := len(m.replies)
 	if m.next >= n && (!m.cycle || n == 0) {
 		m.mu.Unlock()
-		return Reply{}, fmt.Errorf("agent %q was called more times than it has scripted replies (%d in %s): %w", m.agent, n, m.source, ErrScriptExhausted)
+		return Reply{}, Fatal(fmt.Errorf("agent %q was called more times than it has scripted replies (%d in %s): %w", m.agent, n, m.source, ErrScriptExhausted),
+			fmt.Sprintf("add replies for %q to %s, or write {cycle: [...]} to repeat them", m.agent, m.source))
 	}
 	i := m.next % n
 	r := m.replies[i]
@@ -173,7 +174,8 @@ func (s *Script) ModelFor(agentID string) (Model, error) {
 	if m, ok := s.models[agentID]; ok {
 		return m, nil
 	}
-	return nil, fmt.Errorf("script %s has no replies for agent %q (it has replies for: %s)", s.file, agentID, strings.Join(s.Agents(), ", "))
+	return nil, Fatal(fmt.Errorf("script %s has no replies for agent %q (it has replies for: %s)", s.file, agentID, strings.Join(s.Agents(), ", ")),
+		fmt.Sprintf("add %s: [...] to %s", agentID, s.file))
 }
 
 // Agents lists the agent ids the script answers for, sorted.

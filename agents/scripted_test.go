@@ -66,6 +66,8 @@ func TestScriptOrderUsageAndExhaustion(t *testing.T) {
 	require.ErrorIs(t, err, agents.ErrScriptExhausted)
 	assert.Contains(t, err.Error(), `agent "improver"`)
 	assert.Contains(t, err.Error(), "3 in replies.yaml")
+	assert.Contains(t, err.Error(), `(add replies for "improver" to replies.yaml, or write {cycle: [...]} to repeat them)`)
+	assert.True(t, agents.IsFatal(err), "an exhausted script stops the run")
 	assert.Equal(t, agents.ClassPermanent, agents.Classify(err))
 
 	// The same agent's model is shared: asking again does not restart it.
@@ -113,6 +115,8 @@ func TestScriptUnknownAgent(t *testing.T) {
 	assert.Contains(t, err.Error(), `"writer"`)
 	assert.Contains(t, err.Error(), "replies.yaml")
 	assert.Contains(t, err.Error(), "improver, plain_error")
+	assert.Contains(t, err.Error(), "(add writer: [...] to replies.yaml)")
+	assert.True(t, agents.IsFatal(err), "a script without replies for an agent stops the run")
 }
 
 func TestScriptDelay(t *testing.T) {

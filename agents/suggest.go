@@ -1,12 +1,20 @@
 package agents
 
-// Closest returns the candidate nearest to name by edit distance when it is
-// close enough to be a typo (at most 2 edits), else "" — for did-you-mean hints.
+import "sort"
+
+// Closest returns the candidate nearest to name, at most two edits away, for
+// a "did you mean" hint; "" when none is that close. Ties go to the candidate
+// first in sorted order.
 func Closest(name string, candidates []string) string {
+	sorted := append([]string(nil), candidates...)
+	sort.Strings(sorted)
 	best, bestD := "", 3
-	for _, c := range candidates {
-		if d := editDistance(name, c); d < bestD {
-			best, bestD = c, d
+	for _, cand := range sorted {
+		if len(cand) > len(name)+2 || len(name) > len(cand)+2 || cand == name {
+			continue
+		}
+		if d := editDistance(name, cand); d < bestD {
+			best, bestD = cand, d
 		}
 	}
 	return best

@@ -67,14 +67,24 @@ func NewFailover(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 // <child id>: the same mapping, as OrKa's failover does; Usage sums every child
 // tried, and Children holds their outputs. When every child fails the error names
 // each child's failure.
+//
+// A child's fatal error ([agents.IsFatal]: a missing key, an unknown model) is
+// that child failing: the next child is tried, which is what a failover is for.
+// When every child failed and every failure was fatal, the failover's error is
+// fatal too; cancellation stops it at once.
 func (f *Failover) Run(ctx context.Context, in agents.Input) (agents.Output, error) {
 	var usage agents.Usage
 	var tried *agents.Outputs
 	failures := make([]string, 0, len(f.children))
+	fatal := 0
 	for _, ch := range f.children {
 		out, err := agents.RunStep(ctx, ch, in)
 		if err != nil {
-			return agents.Output{Usage: usage, Children: tried}, err
+			if ctx.Err() != nil || !agents.IsFatal(err) {
+				return agents.Output{Usage: usage, Children: tried}, err
+			}
+			fatal++
+			out = agents.ErrorRecord(err)
 		}
 		usage = usage.Add(out.Usage)
 		tried = tried.With(ch.ID, out)
@@ -96,8 +106,11 @@ func (f *Failover) Run(ctx context.Context, in agents.Input) (agents.Output, err
 	if len(failures) == 0 {
 		return agents.Output{}, fmt.Errorf("failover has no children")
 	}
-	return agents.Output{Usage: usage, Children: tried},
-		fmt.Errorf("every child failed: %s", strings.Join(failures, "; "))
+	err := fmt.Errorf("every child failed: %s", strings.Join(failures, "; "))
+	if fatal == len(failures) {
+		err = agents.Fatal(err, "") // each failure above says its fix
+	}
+	return agents.Output{Usage: usage, Children: tried}, err
 }
 
 // invalid says why out is not a valid result, or "" when it is.

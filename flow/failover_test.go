@@ -60,3 +60,41 @@ agents:
 	assert.Contains(t, fo.Err, "; third: empty response")
 	assert.Equal(t, "goes on", out.Response)
 }
+
+// A fatal error of a child is that child failing: the failover tries the next.
+// When every child failed fatally, the failover's error is fatal and stops the
+// run; a mix of fatal and other failures is an ordinary error record.
+func TestFailoverAndFatalChildren(t *testing.T) {
+	tests := []struct {
+		name, children string
+		fatal          bool   // the run stops with a fatal error
+		want           string // the failover's response, or its error
+	}{
+		{"fatal then good", "[{id: a, type: fail, message: no key, fix: set A_KEY}, {id: b, type: const, response: from b}]", false, "from b"},
+		{"all fatal", "[{id: a, type: fail, message: no key, fix: set A_KEY}, {id: b, type: fail, message: HTTP 401, fix: check B_KEY}]", true,
+			"fo: every child failed: a: no key (set A_KEY); b: HTTP 401 (check B_KEY)"},
+		{"fatal and transient", "[{id: a, type: fail, message: no key, fix: set A_KEY}, {id: b, type: fail, message: HTTP 503}]", false,
+			"fo: every child failed: a: no key (set A_KEY); b: HTTP 503"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := &world{}
+			wf, _ := w.parse(t, "orchestrator: {id: w, agents: [fo, after]}\nagents:\n  - {id: fo, type: failover, children: "+tc.children+"}\n  - {id: after, type: const, response: after}\n")
+			out, _, err := run(t, wf, "x")
+			if tc.fatal {
+				require.Error(t, err)
+				assert.True(t, agents.IsFatal(err))
+				assert.Equal(t, tc.want, err.Error())
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, "after", out.Response, "the run goes on")
+			fo := get(t, out.Children, "fo")
+			if fo.Failed() {
+				assert.Equal(t, tc.want, fo.Err)
+			} else {
+				assert.Equal(t, tc.want, fo.Response)
+			}
+		})
+	}
+}

@@ -127,9 +127,12 @@ func (f *Fork) Refs() []string { return append([]string(nil), f.flat...) }
 // of the agents before it in its branch (in sequential mode also those of the
 // earlier branches).
 //
-// Run fails when in's context is cancelled (the run must stop), when fail_fast
-// is set and a branch agent failed (the error names it; the output still holds
-// what the branches recorded), or when a branch panicked outside its agents.
+// Run fails when in's context is cancelled (the run must stop), when a branch
+// agent failed with a fatal error ([agents.IsFatal]: the other branches are
+// cancelled at once and the fatal error is returned, whatever fail_fast says),
+// when fail_fast is set and a branch agent failed (the error names it; the
+// output still holds what the branches recorded), or when a branch panicked
+// outside its agents.
 func (f *Fork) Run(ctx context.Context, in agents.Input) (agents.Output, error) {
 	res := make([]agents.Output, len(f.branches))
 	var err error
@@ -155,7 +158,7 @@ func (f *Fork) runSequential(ctx context.Context, in agents.Input, res []agents.
 			if ctx.Err() != nil {
 				return agents.AtPath(in.Path, ctx.Err())
 			}
-			if f.failFast {
+			if f.failFast || agents.IsFatal(err) {
 				return err
 			}
 			errs = append(errs, err)
@@ -167,13 +170,11 @@ func (f *Fork) runSequential(ctx context.Context, in agents.Input, res []agents.
 // runParallel runs the branches concurrently: every branch but the first on a
 // goroutine of an errgroup (bounded by max_concurrency), the first on the
 // calling goroutine when no bound applies, which saves a goroutine and its stack
-// growth. With fail_fast the first failure cancels the others' context.
+// growth. A fatal failure, and with fail_fast any failure, cancels the
+// others' context.
 func (f *Fork) runParallel(ctx context.Context, in agents.Input, res []agents.Output) error {
-	gctx, cancel := ctx, context.CancelCauseFunc(func(error) {})
-	if f.failFast {
-		gctx, cancel = context.WithCancelCause(ctx)
-		defer cancel(nil)
-	}
+	gctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	n := len(f.branches)
 	var g errgroup.Group
 	inline := f.limit <= 0 || f.limit >= n
@@ -185,7 +186,7 @@ func (f *Fork) runParallel(ctx context.Context, in agents.Input, res []agents.Ou
 	var first error
 	branch := func(i int) {
 		res[i], errs[i] = f.safeBranch(gctx, i, in)
-		if errs[i] != nil && f.failFast {
+		if errs[i] != nil && (f.failFast || agents.IsFatal(errs[i])) {
 			once.Do(func() {
 				first = errs[i]
 				cancel(errs[i])
@@ -208,6 +209,11 @@ func (f *Fork) runParallel(ctx context.Context, in agents.Input, res []agents.Ou
 	_ = g.Wait() // the branches report through errs; nothing returns an error
 	if err := ctx.Err(); err != nil {
 		return agents.AtPath(in.Path, err)
+	}
+	for _, err := range errs {
+		if agents.IsFatal(err) {
+			return err
+		}
 	}
 	if first != nil {
 		return first

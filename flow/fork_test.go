@@ -196,10 +196,7 @@ func TestFailFastCancelsTheOtherBranches(t *testing.T) {
 	for _, mode := range []string{"parallel", "sequential"} {
 		t.Run(mode, func(t *testing.T) {
 			w := &world{}
-			targets := "[[w1], [bad, never], [w2]]"
-			if mode == "sequential" {
-				targets = "[[ok], [bad, never], [never2]]"
-			}
+			targets := failingTargets(mode)
 			wf, _ := w.parse(t, fmt.Sprintf(`orchestrator: {id: w, agents: [f, j, after]}
 agents:
   - id: f
@@ -422,4 +419,48 @@ agents:
 		prompts["society › iteration 2 › fork_agents › logical"])
 	assert.Equal(t, "Strategy: phase it in with data + Strategy: residents agree + Strategy: measured",
 		prompts["society › iteration 2 › moderator"], "each iteration's fork is fresh")
+}
+
+// A fatal error in one branch cancels the other branches at once (without
+// fail_fast) and stops the run with the branch agent's path and fix.
+func TestFatalBranchErrorStopsTheForkAndTheRun(t *testing.T) {
+	for _, mode := range []string{"parallel", "sequential"} {
+		t.Run(mode, func(t *testing.T) {
+			w := &world{}
+			targets := failingTargets(mode)
+			wf, _ := w.parse(t, fmt.Sprintf(`orchestrator: {id: w, agents: [f, after]}
+agents:
+  - {id: f, type: fork, mode: %s, targets: %s}
+  - {id: w1, type: wait}
+  - {id: w2, type: wait}
+  - {id: ok, type: const, response: fine}
+  - {id: bad, type: fail, message: no API key, fix: set THE_KEY}
+  - {id: never, type: const, response: unreachable}
+  - {id: never2, type: const, response: unreachable}
+  - {id: after, type: const, response: must not run}
+`, mode, targets))
+			_, rec, err := run(t, wf, "x")
+			require.Error(t, err)
+			assert.True(t, agents.IsFatal(err))
+			assert.Equal(t, "f › bad: no API key (set THE_KEY)", err.Error())
+			started := 0
+			for _, e := range rec.Events() {
+				if e.Kind == agents.EventAgentStart && (e.Agent == "w1" || e.Agent == "w2") {
+					started++
+				}
+				assert.NotContains(t, []string{"never", "never2", "after"}, e.Agent, "nothing runs after a fatal error")
+			}
+			assert.Equal(t, int64(started), w.exited.Load(), "every waiting branch was cancelled and returned before the fork did")
+		})
+	}
+}
+
+// failingTargets are the branches of the failing-branch tests: in parallel mode
+// two waiting branches around the failing one; in sequential mode one branch
+// before it and one after.
+func failingTargets(mode string) string {
+	if mode == "sequential" {
+		return "[[ok], [bad, never], [never2]]"
+	}
+	return "[[w1], [bad, never], [w2]]"
 }

@@ -46,7 +46,8 @@ type condition struct {
 	threshold float64 // score, stable_output
 	agent     string  // evaluator, stable_output's of
 
-	expr *prompt.Expr // while, until
+	expr    *prompt.Expr // while, until
+	exprPos agents.Pos   // where the expression is written
 
 	output   string // continue_while: "agent.field"
 	operator string
@@ -58,6 +59,7 @@ type condition struct {
 
 	ref    string     // the agent id the condition reads, checked at load
 	refPos agents.Pos // where that id is written
+	pos    agents.Pos // where the condition is written
 }
 
 // condResult is what one condition said about one iteration; iteration events
@@ -169,7 +171,7 @@ func (p condParser) parse(n *yaml.Node, depth int) *condition {
 		}
 		kind = k
 	}
-	cond := &condition{kind: kind}
+	cond := &condition{kind: kind, pos: p.pos(n)}
 	switch check := c.String("check", "after"); check {
 	case "after":
 	case "before":
@@ -216,6 +218,9 @@ func (p condParser) parse(n *yaml.Node, depth int) *condition {
 		sc.Done()
 	case condWhile, condUntil:
 		cond.expr = p.expr(c, kind, v)
+		if v != nil {
+			cond.exprPos = p.pos(v)
+		}
 	case condContinueWhile:
 		p.continueWhile(c, cond)
 	case condStagnation:
@@ -310,13 +315,17 @@ type condEnv struct {
 }
 
 // eval reports whether c fires, appending every leaf's result to rs. Leaves of
-// the other phase do not fire.
-func (c *condition) eval(env *condEnv, before bool, rs *[]condResult) (bool, string) {
+// the other phase do not fire. A leaf that cannot be evaluated is an error (it
+// is never "not fired"): the error names the condition and its position.
+func (c *condition) eval(env *condEnv, before bool, rs *[]condResult) (bool, string, error) {
 	switch c.kind {
 	case condAny, condAll:
 		fired, reason := c.kind == condAll, ""
 		for _, ch := range c.children {
-			ok, r := ch.eval(env, before, rs)
+			ok, r, err := ch.eval(env, before, rs)
+			if err != nil {
+				return false, "", err
+			}
 			if ok && reason == "" {
 				reason = r
 			}
@@ -329,64 +338,134 @@ func (c *condition) eval(env *condEnv, before bool, rs *[]condResult) (bool, str
 		if !fired {
 			reason = ""
 		}
-		return fired, reason
+		return fired, reason, nil
 	}
 	if c.before != before {
-		return false, ""
+		return false, "", nil
 	}
-	fired, detail := c.leaf(env)
+	fired, detail, err := c.leaf(env)
+	if err != nil {
+		*rs = append(*rs, condResult{Kind: c.kind, Detail: "error: " + err.Error()})
+		return false, "", err
+	}
 	*rs = append(*rs, condResult{Kind: c.kind, Fired: fired, Detail: detail})
 	if fired {
-		return true, c.reason()
+		return true, c.reason(), nil
 	}
-	return false, ""
+	return false, "", nil
 }
 
-func (c *condition) leaf(env *condEnv) (bool, string) {
+// leaf evaluates one condition; an error says why it cannot be evaluated.
+func (c *condition) leaf(env *condEnv) (bool, string, error) {
+	if c.kind == condWhile || c.kind == condUntil {
+		return c.evalExpr(env)
+	}
+	return c.judge(env)
+}
+
+// cannot is the error of a condition that cannot be evaluated: it names the
+// condition, where it is written and why.
+func (c *condition) cannot(format string, args ...any) error {
+	what, pos := c.kind, c.pos
+	switch c.kind {
+	case condWhile, condUntil:
+		what, pos = fmt.Sprintf("%s %q", c.kind, c.expr.Source()), c.exprPos
+	case condEvaluator:
+		what += " " + c.agent
+	case condContinueWhile:
+		what += " " + c.output
+	}
+	return fmt.Errorf("stop_when %s at %s cannot be evaluated: %s", what, pos, fmt.Sprintf(format, args...))
+}
+
+// evalExpr evaluates a while or until expression. An undefined name or an
+// evaluation error (a method of an undefined value, a bad operand) is an error
+// naming the condition, its position and the cause.
+func (c *condition) evalExpr(env *condEnv) (bool, string, error) {
+	if c.expr == nil {
+		return false, "", nil
+	}
+	if undef := c.expr.Undefined(env.data); len(undef) > 0 {
+		return false, "", c.cannot("%s not defined%s", quoteList(undef), suggest(undef[0], env.data))
+	}
+	v, err := c.expr.Eval(env.data)
+	if err != nil {
+		var re *prompt.RenderError
+		if errors.As(err, &re) && re.Err != nil {
+			return false, "", c.cannot("%s", re.Message())
+		}
+		return false, "", c.cannot("%v", err)
+	}
+	truth := prompt.Truthy(v)
+	if c.kind == condWhile {
+		return !truth, fmt.Sprintf("%s is %t", c.expr.Source(), truth), nil
+	}
+	return truth, fmt.Sprintf("%s is %t", c.expr.Source(), truth), nil
+}
+
+// suggest names the variable closest to name among those d defines, or lists
+// what conditions see.
+func suggest(name string, d prompt.Data) string {
+	names := []string{"input", "previous_outputs", "loop_number"}
+	for k := range d.Vars {
+		names = append(names, k)
+	}
+	if best := agents.Closest(name, names); best != "" {
+		return fmt.Sprintf(" (did you mean %s?)", best)
+	}
+	return " (a condition sees input, previous_outputs, loop_number, score, best_score, past_loops, the loop variables and input mappings)"
+}
+
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	if len(q) == 1 {
+		return "name " + q[0] + " is"
+	}
+	return "names " + strings.Join(q, ", ") + " are"
+}
+
+// judge evaluates a condition that is not an expression. An agent the
+// condition reads that did not run in the pass, or a field its output lacks,
+// is an error; an agent that failed does not fire (the error policy judges it).
+func (c *condition) judge(env *condEnv) (bool, string, error) {
 	switch c.kind {
 	case condScore:
-		return env.score >= c.threshold, fmt.Sprintf("score %g, threshold %g", env.score, c.threshold)
+		return env.score >= c.threshold, fmt.Sprintf("score %g, threshold %g", env.score, c.threshold), nil
 	case condEvaluator:
 		o, ok := env.outputs.Get(c.agent)
 		if !ok {
-			return false, fmt.Sprintf("no output from %q in this iteration", c.agent)
+			return false, "", c.cannot("%q did not run in this pass", c.agent)
 		}
 		v := verdict(o)
-		return v == "done", fmt.Sprintf("%s said %q", c.agent, v)
+		return v == "done", fmt.Sprintf("%s said %q", c.agent, v), nil
 	case condStable:
-		return c.stable(env)
-	case condWhile, condUntil:
-		if c.expr == nil {
-			return false, ""
-		}
-		v, err := c.expr.Eval(env.data)
-		if err != nil {
-			return false, "error: " + err.Error()
-		}
-		truth := prompt.Truthy(v)
-		if c.kind == condWhile {
-			return !truth, fmt.Sprintf("%s is %t", c.expr.Source(), truth)
-		}
-		return truth, fmt.Sprintf("%s is %t", c.expr.Source(), truth)
+		fired, detail := c.stable(env)
+		return fired, detail, nil
 	case condContinueWhile:
 		agent, field, _ := strings.Cut(c.output, ".")
 		o, ok := env.outputs.Get(agent)
-		if !ok {
-			if !env.evaluated {
-				return false, "no iteration yet"
-			}
-			return false, fmt.Sprintf("no output from %q", agent)
+		switch {
+		case !ok && !env.evaluated:
+			return false, "no iteration yet", nil
+		case !ok:
+			return false, "", c.cannot("%q did not run in this pass", agent)
+		case o.Failed():
+			return false, fmt.Sprintf("%s failed", agent), nil
 		}
 		got, found := fieldOf(o, field)
 		if !found {
-			return false, fmt.Sprintf("%s has no field %q", agent, field)
+			return false, "", c.cannot("the output of %q has no field %q (its response: %q)", agent, field, agents.Truncate(agents.Text(o.Response), 120))
 		}
 		holds := compare(got, c.operator, c.value)
-		return !holds, fmt.Sprintf("%s = %s, %s %s %s is %t", c.output, agents.Text(got), agents.Text(got), c.operator, agents.Text(c.value), holds)
+		return !holds, fmt.Sprintf("%s = %s, %s %s %s is %t", c.output, agents.Text(got), agents.Text(got), c.operator, agents.Text(c.value), holds), nil
 	case condStagnation:
-		return c.stagnant(env)
+		fired, detail := c.stagnant(env)
+		return fired, detail, nil
 	}
-	return false, ""
+	return false, "", nil
 }
 
 // verdict reads an evaluator's decision: a router's route, a boolean (true is
@@ -567,22 +646,12 @@ const Tolerance = 1e-9
 // and the best score after it. A pass in which an agent failed is left out: its
 // (empty or error) answer and unchanged best say nothing about progress, so an
 // agent failing every call never reads as stagnation.
-func recordPass(st *state, outs *agents.Outputs, answer any) {
-	if passFailed(outs) {
+func recordPass(st *state, failed bool, answer any) {
+	if failed {
 		return
 	}
-	st.answers = append(st.answers, normalizeAnswer(answer))
+	st.answers = append(st.answers, answerKey(answer))
 	st.bests = append(st.bests, st.best)
-}
-
-// passFailed reports whether an agent of the pass, at any depth, failed.
-func passFailed(outs *agents.Outputs) bool {
-	failed := false
-	outs.Each(func(_ string, o agents.Output) bool {
-		failed = o.Failed() || (o.Children != nil && passFailed(o.Children))
-		return !failed
-	})
-	return failed
 }
 
 // stagnant: the same normalised answer K times in a row, or the best score

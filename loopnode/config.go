@@ -48,12 +48,17 @@ func New(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 		c.Errorf("return", "return must be last or best, not %q", r)
 	}
 	n.stop = readStopWhen(c, n.threshold)
+	n.stopOnError, n.maxFailed = readErrorPolicy(c)
 	if n.budget, n.budgeted = agents.ReadBudget(b, c, "budget"); n.budgeted {
 		n.budget.Name = "loop " + strconv.Quote(n.id)
 	}
 	n.outputAgent = c.String("output_agent", "")
 	c.Ignore("prompt", "queue", "fallback_score", "timeout_score")
 	n.persistent = c.Bool("persist_across_runs", false)
+	n.historyTTL = c.Duration("history_ttl", 0)
+	if n.historyTTL > 0 && !n.persistent {
+		c.Warnf("history_ttl", "history_ttl has no effect without persist_across_runs: true")
+	}
 
 	n.scorer = buildScorer(b, c, &n.scoringCtx)
 	n.scoreMatters = scoreMatters(c, n)
@@ -78,6 +83,7 @@ func New(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 		return nil, nil
 	}
 	n.checkRefs(c)
+	n.checkConditionNames(c) // names.go
 	return n, nil
 }
 

@@ -269,7 +269,7 @@ func (n *Node) mappedOutputs(st *state) map[string]any {
 	for _, m := range n.outputs {
 		vals := st.mapped[m.target]
 		if m.builtin == builtinIterationCount && m.take != takeAll {
-			out[m.target] = len(st.iterations)
+			out[m.target] = completedPasses(st.iterations)
 			continue
 		}
 		if len(vals) == 0 {

@@ -36,6 +36,9 @@ func TestLoopControlConfigErrors(t *testing.T) {
 		{"check before on score", "    stop_when: [{score: {threshold: 0.5}, check: before}]\n", []string{"check: before works with while, until and continue_while"}},
 		{"all mixes phases", "    stop_when:\n      all:\n        - {until: \"true\", check: before}\n        - {until: \"true\"}\n", []string{"mixes check: before and check: after"}},
 		{"stagnation without settings", "    stop_when: [{stagnation: {}}]\n", []string{"stagnation needs repeats"}},
+		{"bad on_error", "    on_error: halt\n", []string{"wf.yaml:5:5", `on_error must be continue`, `or stop`, `not "halt"`}},
+		{"max_failed_passes zero", "    max_failed_passes: 0\n", []string{"wf.yaml:5:5", "max_failed_passes must be between 1 and 1000, not 0"}},
+		{"max_failed_passes not a number", "    max_failed_passes: two\n", []string{"wf.yaml:5:5", "max_failed_passes"}},
 		{"two kinds in one condition", "    stop_when: [{until: \"true\", while: \"true\"}]\n", []string{"a condition has one kind"}},
 	}
 	for _, tc := range tests {
@@ -66,8 +69,12 @@ func TestAppendFeedbackNeedsText(t *testing.T) {
 	require.NoError(t, err)
 	o, _ := res.Outputs.Get("l")
 	assert.Equal(t, "error", o.Fields["stop_reason"])
-	assert.Equal(t, 2, o.Fields["loops_completed"], "the first pass runs on the input as given; the second fails to start and counts, as failed passes do in OrKa")
-	assert.Contains(t, o.Fields["error"], "feedback: append joins text")
+	assert.Equal(t, 1, o.Fields["loops_completed"], "the first pass runs on the input as given; the second fails to start and does not count")
+	assert.Contains(t, o.Fields["error"], "l › iteration 2: feedback: append joins text")
+	iters := o.Fields["iterations"].([]any)
+	require.Len(t, iters, 2, "the cut pass is listed")
+	assert.Equal(t, true, iters[0].(map[string]any)["completed"])
+	assert.Equal(t, false, iters[1].(map[string]any)["completed"])
 }
 
 // A long delay between iterations is cut short by the loop's timeout.

@@ -6,9 +6,29 @@
 // error of the internal workflow. Behaviour follows OrKa's loop node ([intent] of
 // shared/reference/orka-loop-spec.md §1) with the decisions of DESIGN.md.
 //
+// # Errors and counts
+//
+// A pass with a failed agent goes on as in OrKa (on_error: continue) unless
+// on_error: stop or max_failed_passes passes in a row with one end the loop
+// with stop_reason error. A fatal error ([agents.IsFatal]) cuts the pass short
+// and is returned at once; so the run stops. A stop_when expression that cannot
+// be evaluated ends the loop with stop_reason error. loops_completed counts
+// the passes that ran to the end; a pass cut short is listed in iterations
+// with completed: false.
+//
 // The internal workflow is built through the [agents.Builder] the registry hands
 // the factory, so this package never imports the orchestrator; a loop inside an
 // internal workflow nests with its own counters and history.
+//
+// # Persistence
+//
+// With persist_across_runs the loop appends one history entry per pass to the
+// run's memory store (history_ttl expires it); a redo of a pass after a resume
+// replaces its entry. With checkpoints on, the loop saves a small head after
+// every pass and one record per pass, written once (persist.go), so a resumed
+// run rebuilds its state exactly and checkpoint traffic is linear in the work.
+// A pass that failed (an error that stopped its workflow, a history append the
+// store refused) is not checkpointed: a resume runs it again.
 //
 // # Concurrency
 //

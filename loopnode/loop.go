@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
@@ -35,6 +34,7 @@ type Node struct {
 	outputAgent  string
 	scoringCtx   any
 	persistent   bool
+	historyTTL   time.Duration // history_ttl: expiry of the persisted history; 0 never
 
 	stop     *condition // stop_when; nil means the score threshold alone
 	feedback string
@@ -47,6 +47,9 @@ type Node struct {
 
 	regexBudget  time.Duration // regex_budget: the regex time of one pass's score and lesson patterns
 	scoreMatters bool          // a pass without a score is worth a warning
+
+	stopOnError bool // on_error: stop
+	maxFailed   int  // max_failed_passes
 }
 
 var _ agents.Agent = (*Node)(nil)
@@ -72,6 +75,18 @@ type iteration struct {
 	Duration    time.Duration `json:"duration_ns"`
 	Usage       agents.Usage  `json:"usage"`
 	Warnings    []string      `json:"warnings,omitempty"`
+	// Cut marks a pass that did not run to the end (timeout, cancellation, a
+	// fatal error, a feedback or persistence error): it is not counted in
+	// loops_completed and has no score.
+	Cut bool `json:"cut_short,omitempty"`
+	// Errors are the pass's failed agents (or, for a cut pass, what cut it).
+	Errors []agentError `json:"errors,omitempty"`
+}
+
+// agentError is one failed agent of a pass.
+type agentError struct {
+	Agent   string `json:"agent,omitempty"`
+	Message string `json:"message"`
 }
 
 // usageValue is a usage as outputs and events show it.
@@ -86,10 +101,22 @@ func usageValue(u agents.Usage) map[string]any {
 func (it iteration) Map() map[string]any {
 	m := map[string]any{
 		"loop_number": it.LoopNumber,
+		"completed":   !it.Cut,
 		"score":       it.Score,
 		"score_found": it.ScoreFound,
 		"duration_ms": float64(it.Duration.Microseconds()) / 1000,
 		"usage":       usageValue(it.Usage),
+	}
+	if len(it.Errors) > 0 {
+		es := make([]any, len(it.Errors))
+		for i, e := range it.Errors {
+			em := map[string]any{"message": e.Message}
+			if e.Agent != "" {
+				em["agent"] = e.Agent
+			}
+			es[i] = em
+		}
+		m["errors"] = es
 	}
 	if it.ScoreSource != "" {
 		m["score_source"] = it.ScoreSource
@@ -116,14 +143,25 @@ type state struct {
 	usage      agents.Usage
 	reason     string
 	errText    string
+	fatal      error // a fatal error that cut a pass short: the loop returns it
 	start      time.Time
 	input      any // the next iteration's input (feedback)
 
-	answers    []string          // normalised answers, for stagnation
+	answers    []string          // hashes of normalised answers, for stagnation
 	bests      []float64         // best score after each iteration
 	stablePrev map[string]string // stable_output: last output per agent
 	stableNext map[string]string // ... this iteration's
 	mapped     map[string][]any  // output mappings' value per iteration
+
+	// checkpointing (persist.go)
+	input0     any              // the loop's input before feedback
+	past0      []map[string]any // history loaded from the store
+	startSaved bool             // the #start record is saved
+	pending    []savedPass      // records of passes not saved yet
+	lastPass   int              // the pass whose outputs are last
+	unfinished bool             // the pass failed (an error, the store): a resume runs it again
+	wait       time.Duration    // after a resume: the rest of the delay
+	waitSet    bool
 }
 
 // Run iterates the internal workflow until a stop condition holds.
@@ -135,28 +173,20 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 	}
 	// The loop's own scope (limited by budget:, else only counting) tells it
 	// whether a call inside it was refused.
-	in.Budget = in.Budget.Child(n.budget)
+	in.Budget = in.Budget.ChildAt(checkpointKey(in, n.id), n.budget)
 	task := unwrapInput(in.Value)
 	parent := in.Previous.Map()
 	st := &state{start: time.Now(), input: task, stablePrev: map[string]string{}, stableNext: map[string]string{}}
-	loops, err := n.restore(in, st)
+	loops, err := n.restore(ctx, in, st)
 	if err != nil {
 		return agents.Output{}, err
-	}
-	if loops < 0 {
-		loops = 0
-		if n.persistent {
-			if st.past, err = n.loadHistory(ctx, in); err != nil {
-				return agents.Output{}, err
-			}
-		}
 	}
 	in.Run.Emit(agents.Event{Kind: agents.EventLoopStart, Node: in.Path, Agent: n.id, Type: "loop",
 		Data: map[string]any{"max_loops": n.maxLoops, "threshold": n.threshold, "resumed_after": loops, "history": len(st.past)}})
 
 	for st.reason == "" && loops < n.maxLoops {
 		if loops > 0 {
-			if err := sleep(ctx, n.delay); err != nil {
+			if err := sleep(ctx, n.pause(st)); err != nil {
 				st.reason = n.ctxReason(ctx)
 				break
 			}
@@ -174,8 +204,9 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 			break
 		}
 		loops++
-		done := n.iterate(ctx, in, parent, loops, st)
-		if st.reason != StopCanceled && st.reason != StopTimeout {
+		done, cut := n.iterate(ctx, in, parent, loops, st)
+		if !cut {
+			// A checkpoint holds completed passes only: a resume runs a cut pass again.
 			n.save(context.WithoutCancel(ctx), in, st, loops)
 		}
 		if done {
@@ -186,14 +217,29 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 		st.reason = StopMaxLoops
 		n.save(context.WithoutCancel(ctx), in, st, loops)
 	}
-	out := n.output(in, st, loops)
+	completed := completedPasses(st.iterations)
+	out := n.output(in, st, completed)
 	in.Run.Emit(agents.Event{Kind: agents.EventLoopEnd, Node: in.Path, Agent: n.id, Type: "loop", Error: st.errText,
-		Data: map[string]any{"loops_completed": loops, "stop_reason": st.reason, "final_score": st.score,
+		Data: map[string]any{"loops_completed": completed, "stop_reason": st.reason, "final_score": st.score,
 			"best_score": st.best, "best_iteration": st.bestIter, "usage": usageValue(st.usage)}})
-	if st.reason == StopCanceled {
+	switch {
+	case st.reason == StopCanceled:
 		return out, agents.AtPath(in.Path, context.Cause(ctx))
+	case st.fatal != nil:
+		return out, st.fatal
 	}
 	return out, nil
+}
+
+// completedPasses counts the passes that ran to the end.
+func completedPasses(its []iteration) int {
+	n := 0
+	for _, it := range its {
+		if !it.Cut {
+			n++
+		}
+	}
+	return n
 }
 
 type totalKey struct{}
@@ -211,8 +257,7 @@ func (n *Node) takeIteration(in agents.Input) bool {
 	if in.Run == nil {
 		return true
 	}
-	counter := in.Run.Local(totalKey{}, func() any { return new(atomic.Int64) }).(*atomic.Int64)
-	return counter.Add(1) <= int64(maxTotal(in))
+	return totalCounter(in).Add(1) <= int64(maxTotal(in))
 }
 
 // checkBefore evaluates the check: before conditions ahead of iteration next; it
@@ -224,7 +269,11 @@ func (n *Node) checkBefore(in agents.Input, st *state, next int) bool {
 	env := &condEnv{outputs: st.last, st: st, score: st.score, evaluated: st.last != nil}
 	env.data = n.condData(in, st, next, st.last)
 	var rs []condResult
-	fired, reason := n.stop.eval(env, true, &rs)
+	fired, reason, err := n.stop.eval(env, true, &rs)
+	if err != nil {
+		fired, reason = true, StopError
+		st.errText = agents.AtPath(in.Path, err).Error()
+	}
 	in.Run.Emit(agents.Event{Kind: agents.EventLoopCheck, Node: in.Path, Agent: n.id, Type: "loop",
 		Data: map[string]any{"before_iteration": next, "conditions": resultsValue(rs), "stop": fired}})
 	if fired {
@@ -263,13 +312,16 @@ func (n *Node) condData(in agents.Input, st *state, loop int, outs *agents.Outpu
 	return prompt.Data{Input: st.input, Previous: prev, PreviousOrder: outs.IDs(), LoopNumber: loop, Vars: vars}
 }
 
-// iterate runs pass number loop; it reports whether the loop must stop.
-func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]any, loop int, st *state) bool {
+// iterate runs pass number loop; it reports whether the loop must stop and
+// whether the pass was cut short (then it does not count).
+func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]any, loop int, st *state) (stop, cut bool) {
+	path := agents.JoinPath(in.Path, fmt.Sprintf("iteration %d", loop))
+	start := time.Now()
 	if loop > 1 {
 		next, err := n.nextInput(st.input, st)
 		if err != nil {
-			st.reason, st.errText = StopError, agents.AtPath(in.Path, err).Error()
-			return true
+			n.cutShort(in, st, iteration{LoopNumber: loop}, StopError, agents.AtPath(path, err))
+			return true, true
 		}
 		st.input = next
 	}
@@ -286,8 +338,6 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 		"scoring_context":     n.scoringCtx,
 		"past_loops_metadata": meta,
 	}
-	path := agents.JoinPath(in.Path, fmt.Sprintf("iteration %d", loop))
-	start := time.Now()
 	out, err := n.inner.Run(ctx, agents.Input{
 		Value:  wrapper,
 		Loop:   &agents.LoopState{Number: loop, PastLoops: st.past, Metadata: meta, Score: st.score},
@@ -298,19 +348,22 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	})
 	st.usage = st.usage.Add(out.Usage)
 	if err != nil {
+		reason := StopError
 		if ctx.Err() != nil {
-			st.reason = n.ctxReason(ctx)
-		} else {
-			st.reason = StopError
-			st.errText = agents.AtPath(path, err).Error()
+			reason = n.ctxReason(ctx)
 		}
-		return true
+		n.cutShort(in, st, iteration{LoopNumber: loop, Duration: time.Since(start), Usage: out.Usage}, reason, agents.AtPath(path, err))
+		return true, true
 	}
 
 	results := toResults(out.Children)
 	sc, lessons, judged := n.judge(ctx, results)
+	failed := failures(out.Children)
 	it := iteration{LoopNumber: loop, Score: sc.Value, ScoreFound: sc.Found, ScoreSource: sc.Source,
 		Duration: time.Since(start), Usage: out.Usage}
+	for _, f := range failed {
+		it.Errors = append(it.Errors, agentError{Agent: f.agent, Message: f.message})
+	}
 	entry, warns := buildEntry(n.metas, entryContext{
 		loop: loop, score: sc.Value,
 		reasoningQuality: cognition.ReasoningQuality(results), convergenceTrend: cognition.ConvergenceTrend(results),
@@ -320,16 +373,13 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	})
 	judged = append(judged, metadataWarnings(warns)...)
 	it.Warnings = cognition.Messages(judged)
-	if err := n.warnPass(in, path, loop, sc, judged); err != nil {
-		st.reason, st.errText = StopError, err.Error()
-		return true
-	}
+	werr := n.warnPass(in, path, loop, sc, judged) // strict mode: a warning ends the loop after this pass
 	if n.persistent {
 		// The iteration's work is done: persist it even if the run is being
 		// canceled right now (the store bounds the wait).
 		if err := n.appendHistory(context.WithoutCancel(ctx), in, loop, entry); err != nil {
-			st.reason, st.errText = StopError, agents.AtPath(path, err).Error()
-			return true
+			n.cutShort(in, st, it, StopError, agents.AtPath(path, err))
+			return true, true
 		}
 	}
 	st.past = append(st.past, entry)
@@ -341,38 +391,75 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	if st.bestIter == 0 || sc.Value > st.best {
 		st.best, st.bestIter, st.bestOuts = sc.Value, loop, out.Children
 	}
-	recordPass(st, out.Children, n.answer(out.Children))
+	recordPass(st, len(failed) > 0, n.answer(out.Children))
 	n.recordMappings(st, out.Children, loop)
+	n.notePass(in, st, out.Children)
 
-	stop, reason, rs := n.checkAfter(in, st, loop, sc.Value)
-	if in.Budget.Exceeded() {
+	stop, reason, rs, cerr := n.checkAfter(in, st, loop, sc.Value)
+	policy := n.policyStop(st, loop, failed)
+	switch {
+	case in.Budget.Exceeded():
 		// A call was refused: the pass is incomplete and the next would be too.
 		stop, reason = true, StopBudget
 		rs = append(rs, condResult{Kind: StopBudget, Fired: true, Detail: "a model call did not fit the budget"})
+	case werr != nil:
+		stop, reason = true, StopError
+		st.errText = werr.Error()
+	case policy != "":
+		stop, reason = true, StopError
+		st.errText = agents.AtPath(in.Path, errors.New(policy)).Error()
+	case cerr != nil:
+		stop, reason = true, StopError
+		st.errText = agents.AtPath(path, cerr).Error()
+	}
+	data := map[string]any{"loop_number": loop, "max_loops": n.maxLoops, "completed": true,
+		"score": sc.Value, "score_found": sc.Found, "best": st.best, "threshold": n.threshold,
+		"conditions": resultsValue(rs), "stop": stop}
+	if len(failed) > 0 {
+		data["failed_agents"] = failedAgents(failed)
 	}
 	in.Run.Emit(agents.Event{Kind: agents.EventLoopIteration, Node: in.Path, Agent: n.id, Type: "loop",
-		Duration: it.Duration, Data: map[string]any{"loop_number": loop, "max_loops": n.maxLoops,
-			"score": sc.Value, "score_found": sc.Found, "best": st.best, "threshold": n.threshold,
-			"conditions": resultsValue(rs), "stop": stop}})
+		Duration: it.Duration, Data: data})
 	if stop {
 		st.reason = reason
 	}
-	return stop
+	return stop, false
 }
 
-// checkAfter evaluates the stop conditions after iteration loop.
-func (n *Node) checkAfter(in agents.Input, st *state, loop int, score float64) (bool, string, []condResult) {
+// cutShort records pass it as cut short by err, ending the loop with reason;
+// a fatal err is what the loop returns.
+func (n *Node) cutShort(in agents.Input, st *state, it iteration, reason string, err error) {
+	it.Cut = true
+	it.Errors = []agentError{{Message: err.Error()}}
+	st.iterations = append(st.iterations, it)
+	st.reason = reason
+	if reason == StopError {
+		// A pass that failed is not completed: the checkpoint stays at the
+		// pass before, and a resume runs it again.
+		st.errText, st.unfinished = err.Error(), true
+	}
+	if agents.IsFatal(err) {
+		st.fatal = err
+	}
+	in.Run.Emit(agents.Event{Kind: agents.EventLoopIteration, Node: in.Path, Agent: n.id, Type: "loop",
+		Duration: it.Duration, Error: err.Error(), Data: map[string]any{"loop_number": it.LoopNumber,
+			"max_loops": n.maxLoops, "completed": false, "stop": true}})
+}
+
+// checkAfter evaluates the stop conditions after iteration loop; err says
+// which condition could not be evaluated.
+func (n *Node) checkAfter(in agents.Input, st *state, loop int, score float64) (bool, string, []condResult, error) {
 	if n.stop == nil {
 		fired := score >= n.threshold
 		return fired, StopThreshold, []condResult{{Kind: condScore, Fired: fired,
-			Detail: fmt.Sprintf("score %g, threshold %g", score, n.threshold)}}
+			Detail: fmt.Sprintf("score %g, threshold %g", score, n.threshold)}}, nil
 	}
 	env := &condEnv{outputs: st.last, st: st, score: score, evaluated: true}
 	env.data = n.condData(in, st, loop, st.last)
 	var rs []condResult
-	fired, reason := n.stop.eval(env, false, &rs)
+	fired, reason, err := n.stop.eval(env, false, &rs)
 	st.stablePrev, st.stableNext = st.stableNext, map[string]string{}
-	return fired, reason, rs
+	return fired, reason, rs, err
 }
 
 func (n *Node) ctxReason(ctx context.Context) string {

@@ -4,8 +4,10 @@ import "github.com/cogloop/cogloop/agents"
 
 // output is the loop's result: OrKa's dict (input, result, loops_completed,
 // final_score, threshold_met, past_loops) as fields next to the answer text in
-// response, plus stop_reason, best_score, best_iteration and iterations.
-func (n *Node) output(in agents.Input, st *state, loops int) agents.Output {
+// response, plus stop_reason, best_score, best_iteration and iterations (cut
+// passes too, marked completed: false). loops_completed and count are the
+// passes that ran to the end.
+func (n *Node) output(in agents.Input, st *state, completed int) agents.Output {
 	final := st.last
 	if n.best && st.bestOuts != nil {
 		final = st.bestOuts
@@ -22,7 +24,7 @@ func (n *Node) output(in agents.Input, st *state, loops int) agents.Output {
 	fields := map[string]any{
 		"input":           in.Value,
 		"result":          result,
-		"loops_completed": loops,
+		"loops_completed": completed,
 		"final_score":     st.score,
 		"threshold_met":   st.reason == StopThreshold,
 		"past_loops":      pastLoopsValue(st.past),
@@ -30,7 +32,7 @@ func (n *Node) output(in agents.Input, st *state, loops int) agents.Output {
 		"best_score":      st.best,
 		"best_iteration":  st.bestIter,
 		"iterations":      iters,
-		"count":           loops,
+		"count":           completed,
 		"usage":           usageValue(st.usage),
 	}
 	if len(n.outputs) > 0 {

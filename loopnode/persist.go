@@ -3,34 +3,65 @@ package loopnode
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/memory"
 )
 
-// savedState is a loop's checkpoint: everything a resumed run needs to go on
-// after the last completed iteration without calling any model for it again.
-type savedState struct {
-	Loops      int               `json:"loops"`
-	Past       []map[string]any  `json:"past_loops"`
-	Iterations []iteration       `json:"iterations"`
-	Last       []savedOutput     `json:"last"`
-	Score      float64           `json:"score"`
-	BestScore  float64           `json:"best"`
-	BestIter   int               `json:"best_iteration"`
-	Usage      agents.Usage      `json:"usage"`
-	Reason     string            `json:"stop_reason,omitempty"`
-	ErrText    string            `json:"error,omitempty"`
-	Best       []savedOutput     `json:"best_outputs,omitempty"`
-	Input      any               `json:"input,omitempty"`
-	Answers    []string          `json:"answers,omitempty"`
-	Bests      []float64         `json:"bests,omitempty"`
-	Stable     map[string]string `json:"stable,omitempty"`
-	Mapped     map[string][]any  `json:"mapped,omitempty"`
-	Start      time.Time         `json:"start"`
+// A loop's checkpoint is written incrementally, so what a run sends to the
+// store grows linearly with its passes. Under the loop's key K:
+//
+//	K          the head: counts, scores, usage, stop reason; small, rewritten after every pass
+//	K#start    the input, start time and loaded history; written once, with the first pass
+//	K#pass:N   what a resume needs of pass N (its outputs, history entry, answer
+//	           hash, best score, mapped values); written once
+//
+// A resume reads the head and rebuilds the rest from the records of the
+// passes it counts (a record written just before a kill, without its head,
+// is ignored and the pass runs again), and so is a pass that failed. Conditions keep only what they need:
+// stable_output the last output per agent (the last pass's outputs),
+// stagnation an answer hash and a best score per pass.
+
+// savedHead is the part of a loop's checkpoint rewritten after every pass.
+type savedHead struct {
+	Loops     int          `json:"loops"`
+	LastPass  int          `json:"last_pass,omitempty"` // the pass whose outputs are the last ones
+	Score     float64      `json:"score"`
+	BestScore float64      `json:"best"`
+	BestIter  int          `json:"best_iteration"`
+	Usage     agents.Usage `json:"usage"`
+	Reason    string       `json:"stop_reason,omitempty"`
+	ErrText   string       `json:"error,omitempty"`
+	Stable    []string     `json:"stable,omitempty"` // agents stable_output compares next
+	Ended     time.Time    `json:"ended"`            // when the last pass ended: the delay counts from it
+}
+
+// savedStart is written once per loop run.
+type savedStart struct {
+	Input any              `json:"input,omitempty"`
+	Start time.Time        `json:"start"`
+	Past  []map[string]any `json:"past_loops,omitempty"` // history loaded from the store
+}
+
+// savedPass is written once per completed pass.
+type savedPass struct {
+	Iteration iteration      `json:"iteration"`
+	Entry     map[string]any `json:"entry"`
+	Outputs   []savedOutput  `json:"outputs,omitempty"`
+	Counted   bool           `json:"counted,omitempty"` // the pass counts for stagnation (no agent failed)
+	Answer    string         `json:"answer,omitempty"`  // hash of the normalised answer
+	Best      float64        `json:"best,omitempty"`    // best score after the pass
+	Mapped    map[string]any `json:"mapped,omitempty"`
 }
 
 type savedOutput struct {
@@ -49,48 +80,201 @@ func checkpointKey(in agents.Input, id string) string {
 	return "loop:" + id
 }
 
-func (n *Node) save(ctx context.Context, in agents.Input, st *state, loops int) {
-	s := savedState{Loops: loops, Past: st.past, Iterations: st.iterations, Score: st.score,
-		BestScore: st.best, BestIter: st.bestIter, Usage: st.usage, Reason: st.reason, ErrText: st.errText,
-		Last: saveOutputs(st.last), Best: saveOutputs(st.bestOuts), Input: st.input, Answers: st.answers,
-		Bests: st.bests, Stable: st.stablePrev, Mapped: st.mapped, Start: st.start}
-	if err := in.Run.Checkpoint.Save(ctx, checkpointKey(in, n.id), s); err != nil {
-		in.Run.Emit(agents.Event{Kind: agents.EventWarning, Node: in.Path, Agent: n.id,
-			Message: fmt.Sprintf("iteration %d: checkpoint not saved, a resume would repeat it: %v", loops, err)})
-	}
+func passKey(key string, pass int) string { return key + "#pass:" + strconv.Itoa(pass) }
+
+// answerKey is what stagnation compares of a pass's answer: a hash of the
+// normalised text, so neither state nor checkpoints keep every answer.
+func answerKey(v any) string {
+	sum := sha256.Sum256([]byte(normalizeAnswer(v)))
+	return hex.EncodeToString(sum[:16])
 }
 
-// restore loads a checkpointed state; it reports the number of completed
-// iterations, or -1 when there is nothing to restore.
-func (n *Node) restore(in agents.Input, st *state) (int, error) {
-	var s savedState
-	ok, err := in.Run.Checkpoint.Restore(checkpointKey(in, n.id), &s)
-	if err != nil || !ok {
-		return -1, err
+// notePass queues the record of the pass that just completed; save writes it.
+func (n *Node) notePass(in agents.Input, st *state, outs *agents.Outputs) {
+	i := len(st.iterations) - 1
+	st.lastPass = st.iterations[i].LoopNumber
+	if in.Run == nil || in.Run.Checkpoint == nil {
+		return
 	}
-	for _, e := range s.Past {
-		st.past = append(st.past, agents.Plain(e).(map[string]any))
+	rec := savedPass{Iteration: st.iterations[i], Entry: st.past[len(st.past)-1], Outputs: saveOutputs(outs)}
+	if len(failures(outs)) == 0 { // recordPass counted it
+		rec.Counted, rec.Answer, rec.Best = true, st.answers[len(st.answers)-1], st.bests[len(st.bests)-1]
 	}
-	st.iterations, st.score, st.best, st.bestIter = s.Iterations, s.Score, s.BestScore, s.BestIter
-	st.usage, st.reason, st.errText = s.Usage, s.Reason, s.ErrText
-	st.last, st.bestOuts = restoreOutputs(s.Last), restoreOutputs(s.Best)
-	if s.Input != nil {
-		st.input = agents.Plain(s.Input)
-	}
-	st.answers, st.bests = s.Answers, s.Bests
-	if s.Stable != nil {
-		st.stablePrev = s.Stable
-	}
-	if s.Mapped != nil {
-		st.mapped = map[string][]any{}
-		for k, vs := range s.Mapped {
-			st.mapped[k] = agents.Plain(vs).([]any)
+	if len(n.outputs) > 0 {
+		rec.Mapped = map[string]any{}
+		for k, vs := range st.mapped {
+			rec.Mapped[k] = vs[len(vs)-1]
 		}
 	}
-	if !s.Start.IsZero() {
-		st.start = s.Start
+	st.pending = append(st.pending, rec)
+}
+
+// save writes the loop's head after pass loops, with the records of passes
+// not saved yet; a failed save keeps them for the next one.
+func (n *Node) save(ctx context.Context, in agents.Input, st *state, loops int) {
+	cp := in.Run.Checkpoint
+	if cp == nil || st.unfinished {
+		// A pass that failed (an error that stopped the internal workflow, a
+		// history append the store refused) is not completed: the checkpoint
+		// stays at the pass before, and a resume runs it again.
+		return
 	}
-	return s.Loops, nil
+	key := checkpointKey(in, n.id)
+	head := savedHead{Loops: loops, LastPass: st.lastPass, Score: st.score, BestScore: st.best, BestIter: st.bestIter,
+		Usage: st.usage, Reason: st.reason, ErrText: st.errText, Stable: slices.Sorted(maps.Keys(st.stablePrev)), Ended: time.Now()}
+	states := map[string]any{key: head}
+	if !st.startSaved {
+		states[key+"#start"] = savedStart{Input: st.input0, Start: st.start, Past: st.past0}
+	}
+	for _, rec := range st.pending {
+		states[passKey(key, rec.Iteration.LoopNumber)] = rec
+	}
+	if err := cp.SaveAll(ctx, states); err != nil {
+		in.Run.Emit(agents.Event{Kind: agents.EventWarning, Node: in.Path, Agent: n.id,
+			Message: fmt.Sprintf("iteration %d: checkpoint not saved, a resume would repeat it: %v", loops, err)})
+		return
+	}
+	st.startSaved, st.pending = true, nil
+}
+
+// restore loads a checkpointed state and reports the number of completed
+// iterations; without one it loads the persisted history
+// (persist_across_runs) and reports 0.
+func (n *Node) restore(ctx context.Context, in agents.Input, st *state) (int, error) {
+	st.input0 = st.input
+	var cp *agents.Checkpoint
+	if in.Run != nil {
+		cp = in.Run.Checkpoint
+	}
+	key := checkpointKey(in, n.id)
+	var head savedHead
+	ok, err := cp.Restore(key, &head)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		if n.persistent {
+			if st.past, err = n.loadHistory(ctx, in); err != nil {
+				return 0, err
+			}
+			st.past0 = st.past
+		}
+		// Saved at once, so that a run killed in its first pass resumes too.
+		n.save(ctx, in, st, 0)
+		return 0, nil
+	}
+	var start savedStart
+	if _, err := cp.Restore(key+"#start", &start); err != nil {
+		return 0, err
+	}
+	st.startSaved = true
+	if start.Input != nil {
+		st.input = agents.Plain(start.Input)
+	}
+	st.input0 = st.input
+	if !start.Start.IsZero() {
+		st.start = start.Start
+	}
+	for _, e := range start.Past {
+		st.past = append(st.past, agents.Plain(e).(map[string]any))
+	}
+	st.past0 = st.past
+
+	passes, err := n.restorePasses(cp, key, head.Loops)
+	if err != nil {
+		return 0, err
+	}
+	outs := map[int]*agents.Outputs{}
+	for _, p := range passes {
+		st.past = append(st.past, agents.Plain(p.Entry).(map[string]any))
+		st.iterations = append(st.iterations, p.Iteration)
+		if p.Counted {
+			st.answers = append(st.answers, p.Answer)
+			st.bests = append(st.bests, p.Best)
+		}
+		for _, m := range n.outputs {
+			if st.mapped == nil {
+				st.mapped = map[string][]any{}
+			}
+			st.mapped[m.target] = append(st.mapped[m.target], agents.Plain(p.Mapped[m.target]))
+		}
+		outs[p.Iteration.LoopNumber] = restoreOutputs(p.Outputs)
+	}
+	if len(st.past) > n.maxPastLoops {
+		st.past = st.past[len(st.past)-n.maxPastLoops:]
+	}
+	// The input of the last pass, replayed from the start through feedback.
+	var last *agents.Outputs
+	for pass := 2; pass <= head.Loops; pass++ {
+		if o, ok := outs[pass-1]; ok {
+			last = o
+		}
+		if next, err := n.nextInput(st.input, &state{last: last}); err == nil {
+			st.input = next
+		}
+	}
+	st.score, st.best, st.bestIter, st.usage = head.Score, head.BestScore, head.BestIter, head.Usage
+	st.reason, st.errText, st.lastPass = head.Reason, head.ErrText, head.LastPass
+	st.last, st.bestOuts = outs[head.LastPass], outs[head.BestIter]
+	for _, id := range head.Stable {
+		if o, ok := st.last.Get(id); ok {
+			st.stablePrev[id] = stableText(o)
+		}
+	}
+	if n.delay > 0 && !head.Ended.IsZero() {
+		st.wait = max(0, n.delay-time.Since(head.Ended))
+		st.waitSet = true
+	}
+	return head.Loops, nil
+}
+
+// restorePasses decodes the records of passes 1..loops that were saved, in
+// pass order.
+func (n *Node) restorePasses(cp *agents.Checkpoint, key string, loops int) ([]savedPass, error) {
+	var list []savedPass
+	for _, path := range cp.Paths(key + "#pass:") {
+		num, err := strconv.Atoi(strings.TrimPrefix(path, key+"#pass:"))
+		if err != nil || num > loops {
+			continue
+		}
+		var p savedPass
+		if _, err := cp.Restore(path, &p); err != nil {
+			return nil, err
+		}
+		list = append(list, p)
+	}
+	slices.SortFunc(list, func(a, b savedPass) int { return a.Iteration.LoopNumber - b.Iteration.LoopNumber })
+	return list, nil
+}
+
+// totalCounter counts the run's loop iterations against max_total_iterations;
+// a resumed run starts from the passes its loops' heads count (the passes in
+// flight when it died run, and count, again).
+func totalCounter(in agents.Input) *atomic.Int64 {
+	return in.Run.Local(totalKey{}, func() any {
+		c := new(atomic.Int64)
+		cp := in.Run.Checkpoint
+		for _, path := range cp.Paths("loop:") {
+			var head savedHead
+			if strings.HasSuffix(path, "#start") || strings.Contains(path, "#pass:") {
+				continue
+			}
+			if ok, err := cp.Restore(path, &head); ok && err == nil {
+				c.Add(int64(head.Loops))
+			}
+		}
+		return c
+	}).(*atomic.Int64)
+}
+
+// pause is the wait before the next pass: the delay, or on the first pass
+// after a resume what was left of it when the run died.
+func (n *Node) pause(st *state) time.Duration {
+	if st.waitSet {
+		st.waitSet = false
+		return st.wait
+	}
+	return n.delay
 }
 
 func saveOutputs(outs *agents.Outputs) []savedOutput {
@@ -136,7 +320,9 @@ func (n *Node) loadHistory(ctx context.Context, in agents.Input) ([]map[string]a
 	return out, nil
 }
 
-// persist appends one iteration's entry to the loop's persisted history.
+// appendHistory writes one iteration's entry to the loop's persisted history;
+// a resumed run's redo of the iteration replaces the entry of the attempt it
+// discards.
 func (n *Node) appendHistory(ctx context.Context, in agents.Input, loop int, entry map[string]any) error {
 	if in.Run == nil || in.Run.Memory == nil {
 		return nil
@@ -145,7 +331,7 @@ func (n *Node) appendHistory(ctx context.Context, in agents.Input, loop int, ent
 	if err != nil {
 		return fmt.Errorf("encode past_loops entry: %w", err)
 	}
-	e := memory.Entry{RunID: in.Run.ID, LoopPath: checkpointKey(in, n.id), Iteration: loop, Data: data}
+	e := memory.Entry{RunID: in.Run.ID, LoopPath: checkpointKey(in, n.id), Iteration: loop, Data: data, TTL: n.historyTTL}
 	if err := in.Run.Memory.Append(ctx, n.id, e); err != nil {
 		return fmt.Errorf("iteration %d was not persisted: %w", loop, err)
 	}

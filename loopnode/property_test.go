@@ -105,6 +105,12 @@ agents:
 		reason := o.Fields["stop_reason"].(string)
 		require.LessOrEqual(t, loops, maxLoops, "seed %d", seed)
 		require.NotNil(t, last, "seed %d: at least one iteration ran", seed)
+		if reason == "error" {
+			// Empty replies fail agents: two such passes in a row stop the loop
+			// (max_failed_passes), as does append feedback on a reply that is not text.
+			require.NotEmpty(t, o.Fields["error"], "seed %d", seed)
+			continue
+		}
 		if reason == "max_loops" {
 			require.Equal(t, maxLoops, loops, "seed %d", seed)
 			require.Equal(t, false, last["stop"], "seed %d: max_loops only when no condition stopped the loop", seed)

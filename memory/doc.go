@@ -17,7 +17,9 @@
 //
 //	<prefix>:<namespace>:loop:<loop id>:past_loops     list   history entries, oldest first
 //	<prefix>:<namespace>:loop:<loop id>:past_loop_ids  list   their ids, in step (idempotency)
-//	<prefix>:<namespace>:run:<run id>:checkpoint       hash   digest, updated_at, state:<loop path>
+//	<prefix>:<namespace>:run:<run id>:checkpoint       hash   digest, updated_at, state:<path> (opaque;
+//	                                                          the loop node writes a head, one record per
+//	                                                          pass and budget records, each its own field)
 //	<prefix>:<namespace>:mem:<mem namespace>:memories  hash   memory id → memory JSON
 //	<prefix>:<namespace>:mem:<mem namespace>:created   zset   memory id → created (ms)
 //	<prefix>:<namespace>:mem:<mem namespace>:expires   zset   memory id → expiry (ms or +inf)
@@ -30,10 +32,12 @@
 //
 // # Semantics shared by every store
 //
-//   - History is capped ([Options.HistoryCap], default 100) and appends are
-//     idempotent on (run id, loop path, iteration), so a retried or replayed
-//     append never duplicates an entry; concurrent runs of one loop id all
-//     land their entries, in arrival order.
+//   - History is capped ([Options.HistoryCap], default 100) and an entry is
+//     keyed by (run id, loop path, iteration) with replace semantics: a
+//     retried append never duplicates an entry, and a resumed run's redo of
+//     an iteration overwrites the discarded attempt in place, so there is at
+//     most one entry per iteration, the one the run reported. Concurrent
+//     runs of one loop id all land their entries, in arrival order.
 //   - Checkpoints merge by loop path and are bound to the workflow digest of
 //     their first save ([ErrDigestMismatch]).
 //   - Memories are recalled without any model, by keyword overlap (or cosine

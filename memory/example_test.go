@@ -8,8 +8,8 @@ import (
 )
 
 // A loop that persists across runs appends one entry per iteration and,
-// at the start of the next run, loads the last entries back. A retried
-// append does not duplicate its entry.
+// at the start of the next run, loads the last entries back. An append of
+// an iteration already there (a retry, or a resumed run's redo) replaces it.
 func Example() {
 	ctx := context.Background()
 	store, err := memory.NewInMemory(memory.Options{HistoryCap: 20})
@@ -25,7 +25,7 @@ func Example() {
 			panic(err)
 		}
 	}
-	_ = store.Append(ctx, "improve", memory.Entry{RunID: "run-1", LoopPath: "improve", Iteration: 3, Data: []byte(`{}`)})
+	_ = store.Append(ctx, "improve", memory.Entry{RunID: "run-1", LoopPath: "improve", Iteration: 3, Data: []byte(`{"loop_number":3,"score":0.81}`)})
 
 	past, err := store.History(ctx, "improve", 2)
 	if err != nil {
@@ -36,7 +36,7 @@ func Example() {
 	}
 	// Output:
 	// 2 {"loop_number":2,"score":0.7}
-	// 3 {"loop_number":3,"score":0.8}
+	// 3 {"loop_number":3,"score":0.81}
 }
 
 // Memory agents write facts to a namespace and read back the most relevant

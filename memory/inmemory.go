@@ -121,14 +121,16 @@ func (s *InMemory) Append(ctx context.Context, loopID string, e Entry) error {
 		h = &memHistory{}
 		s.histories[key] = h
 	}
-	h.expires = expiry(now, s.opts.EffectiveHistoryTTL())
-	for _, old := range h.entries {
-		if old.RunID == e.RunID && old.LoopPath == e.LoopPath && old.Iteration == e.Iteration {
-			return nil
-		}
-	}
+	h.expires = expiry(now, s.opts.AppendTTL(e))
 	if e.At.IsZero() {
 		e.At = now
+	}
+	e.TTL = 0
+	for i, old := range h.entries {
+		if old.RunID == e.RunID && old.LoopPath == e.LoopPath && old.Iteration == e.Iteration {
+			h.entries[i] = cloneEntry(e)
+			return nil
+		}
 	}
 	h.entries = append(h.entries, cloneEntry(e))
 	if extra := len(h.entries) - s.opts.HistoryCap; extra > 0 {
@@ -220,7 +222,7 @@ func (s *InMemory) SaveCheckpoint(ctx context.Context, runID string, cp Checkpoi
 	}
 	maps.Copy(c.cp.State, cloneState(cp.State))
 	c.cp.UpdatedAt = now
-	c.expires = expiry(now, s.opts.EffectiveCheckpointTTL())
+	c.expires = expiry(now, s.opts.SaveTTL(cp))
 	return nil
 }
 

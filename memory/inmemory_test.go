@@ -69,6 +69,29 @@ func TestInMemoryTTLs(t *testing.T) {
 	require.NoError(t, s.SaveCheckpoint(ctx, "r", memory.Checkpoint{Digest: "other"}), "an expired checkpoint no longer binds the digest")
 }
 
+func TestInMemoryEntryTTL(t *testing.T) {
+	ctx := context.Background()
+	clock := &fakeClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	s, err := memory.NewInMemory(memory.Options{Now: clock.Now})
+	require.NoError(t, err)
+	e := memory.Entry{RunID: "r", Iteration: 1, Data: []byte(`{}`), TTL: 10 * time.Minute}
+	require.NoError(t, s.Append(ctx, "l", e))
+	clock.Advance(9 * time.Minute)
+	got, err := s.History(ctx, "l", 0)
+	require.NoError(t, err)
+	assert.Len(t, got, 1)
+	clock.Advance(time.Minute)
+	got, err = s.History(ctx, "l", 0)
+	require.NoError(t, err)
+	assert.Empty(t, got, "the entry's TTL (history_ttl) expires the history although the store has none")
+
+	require.NoError(t, s.SaveCheckpoint(ctx, "r", memory.Checkpoint{Digest: "d", TTL: time.Hour}))
+	clock.Advance(time.Hour)
+	_, ok, err := s.LoadCheckpoint(ctx, "r")
+	require.NoError(t, err)
+	assert.False(t, ok, "the save's TTL (--checkpoint-ttl) replaces the store's 7 days")
+}
+
 func TestInMemoryNeverExpires(t *testing.T) {
 	ctx := context.Background()
 	clock := &fakeClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}

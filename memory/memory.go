@@ -34,10 +34,13 @@ type History interface {
 	// Append adds e at the end of loopID's history, trims the history to
 	// the store's cap and refreshes its TTL, in one atomic step.
 	//
-	// Append is idempotent on (e.RunID, e.LoopPath, e.Iteration): when an
-	// entry with that identity is among the loop's last cap entries, the
-	// call changes nothing and returns nil, even if e.Data differs (the
-	// first write wins). Concurrent appends from several runs all land.
+	// An entry is identified by (e.RunID, e.LoopPath, e.Iteration): when an
+	// entry with that identity is among the loop's last cap entries, Append
+	// replaces its data and time in place instead of adding one (the last
+	// write wins), so a client retry changes nothing and a resumed run's redo
+	// of an iteration overwrites the discarded attempt: at most one entry per
+	// iteration, the one the run reported. Concurrent appends from several
+	// runs all land.
 	Append(ctx context.Context, loopID string, e Entry) error
 
 	// History returns the last limit entries of loopID's history, oldest
@@ -96,6 +99,10 @@ type Entry struct {
 	// At is when the entry was written; Append sets it from the store's
 	// clock when zero.
 	At time.Time
+	// TTL, when positive, expires the loop's history after no append for
+	// that long instead of the store's HistoryTTL (a loop's history_ttl).
+	// It is not stored with the entry.
+	TTL time.Duration
 }
 
 // Validate reports whether e can be appended.
@@ -121,6 +128,10 @@ type Checkpoint struct {
 	State map[string][]byte
 	// UpdatedAt is set by the store on save.
 	UpdatedAt time.Time
+	// TTL, when positive, expires the checkpoint after no save for that
+	// long instead of the store's CheckpointTTL (cogloop run
+	// --checkpoint-ttl). It is not stored.
+	TTL time.Duration
 }
 
 // Validate reports whether cp can be saved.

@@ -20,7 +20,9 @@ const (
 // The defaults are: history never expires (as in OrKa), checkpoints expire
 // after [DefaultCheckpointTTL], memories without their own ExpiresAt never
 // expire. A TTL counts from the last write to the key: each Append
-// refreshes the loop's history TTL, each save the checkpoint's.
+// refreshes the loop's history TTL, each save the checkpoint's. An entry's
+// own TTL ([Entry.TTL], a loop's history_ttl) and a save's ([Checkpoint.TTL],
+// cogloop run --checkpoint-ttl) replace the store's for that write.
 type Options struct {
 	// Prefix is the first part of every key; default "cogloop".
 	Prefix string
@@ -104,3 +106,22 @@ func (o Options) EffectiveCheckpointTTL() time.Duration { return ttl(o.Checkpoin
 
 // EffectiveMemoryTTL is the default memory TTL of resolved options; 0 means never.
 func (o Options) EffectiveMemoryTTL() time.Duration { return ttl(o.MemoryTTL) }
+
+// AppendTTL is the TTL an append of e sets on its loop's history in a
+// resolved store: e.TTL when positive, else the store's HistoryTTL; 0 means
+// never.
+func (o Options) AppendTTL(e Entry) time.Duration {
+	if e.TTL > 0 {
+		return e.TTL
+	}
+	return o.EffectiveHistoryTTL()
+}
+
+// SaveTTL is the TTL a save of cp sets on its checkpoint in a resolved
+// store: cp.TTL when positive, else the store's CheckpointTTL; 0 means never.
+func (o Options) SaveTTL(cp Checkpoint) time.Duration {
+	if cp.TTL > 0 {
+		return cp.TTL
+	}
+	return o.EffectiveCheckpointTTL()
+}

@@ -32,6 +32,11 @@ type builder struct {
 	// secretUsers are the agents configured with secrets, for the run's
 	// scrubbing of model replies.
 	secretUsers []agents.SecretUser
+	// names.go: every workflow scope and template of the file, and the
+	// definition being built, for the name checks at the end of the load.
+	scopes []*scope
+	tmpls  []tmplUse
+	cur    *def
 }
 
 // modelUse is the first agent found calling a model.
@@ -49,6 +54,10 @@ type scope struct {
 	strict bool
 	// presets is the scoring catalog factories see; nil means scoring.Default.
 	presets *scoring.Catalog
+	// owner is the agent whose factory built this workflow (a loop), nil at
+	// top level; wf is the workflow built.
+	owner *def
+	wf    *Workflow
 }
 
 type def struct {
@@ -58,6 +67,9 @@ type def struct {
 	state   int // 0 not built, 1 building, 2 built
 	agent   agents.Agent
 	deps    []string
+	home    *scope   // the scope that defines it
+	runBy   *def     // for an inline definition (a failover child), the agent that runs it
+	refs    []string // the ids its factory asked for with Ref: agents it runs (fork branches, routes)
 }
 
 const (
@@ -70,13 +82,15 @@ const (
 // workflows (nil at top level).
 func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflow {
 	c := agents.NewConfig(b.file, node, what, b.probs)
-	s := &scope{b: b, parent: parent, defs: map[string]*def{}}
+	s := &scope{b: b, parent: parent, defs: map[string]*def{}, owner: b.cur}
+	b.scopes = append(b.scopes, s)
 	if parent != nil {
 		s.strict, s.presets = parent.strict, parent.presets
 	} else {
 		s.presets = b.opts.presets
 	}
 	w := &Workflow{ID: "workflow"}
+	s.wf = w
 	if parent != nil {
 		w.ID = "internal-workflow"
 	}
@@ -172,6 +186,7 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 	w.setQueue(steps, positions, b.probs, orch.ValuePos("agents"))
 	if parent == nil {
 		b.checkPrices()
+		b.checkTemplates()
 		w.secretUsers = b.secretUsers
 	}
 	return w
@@ -319,14 +334,21 @@ func (s *scope) construct(d *def) agents.Agent {
 		s.b.probs.Errorf(d.cfg.ValuePos("type"), "agent %q: unknown type %q (known types: %s)", d.id, d.typ, strings.Join(s.b.reg.Types(), ", "))
 		return nil
 	}
-	home := s
+	home, inline := s, true
 	for sc := s; sc != nil; sc = sc.parent {
 		if sc.defs[d.id] == d {
-			home = sc
+			home, inline = sc, false
 			break
 		}
 	}
+	d.home = home
+	if inline {
+		d.runBy = s.b.cur
+	}
+	prev := s.b.cur
+	s.b.cur = d
 	a, err := f(&scopeBuilder{s: home}, d.cfg)
+	s.b.cur = prev
 	if err != nil {
 		s.b.probs.Errorf(d.cfg.Pos(), "agent %q: %v", d.id, err)
 	}
@@ -519,10 +541,23 @@ func (sb *scopeBuilder) Ref(id string, pos agents.Pos) (agents.Agent, error) {
 		return nil, nil
 	}
 	sb.s.build(d)
+	if cur := sb.s.b.cur; cur != nil {
+		cur.refs = append(cur.refs, id)
+	}
 	return d.agent, nil
 }
 
+// Template parses the template and notes it for the name checks at the end
+// of the load (names.go).
 func (sb *scopeBuilder) Template(c *agents.Config, key string) *prompt.Template {
+	t := sb.parseTemplate(c, key)
+	if t != nil {
+		sb.s.b.noteTemplate(c, key, c.Node(key), t)
+	}
+	return t
+}
+
+func (sb *scopeBuilder) parseTemplate(c *agents.Config, key string) *prompt.Template {
 	n := c.Node(key)
 	if n == nil || (n.Kind == yaml.ScalarNode && n.Tag == "!!null") {
 		return nil

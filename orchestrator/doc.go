@@ -26,6 +26,15 @@
 // naming the model, at its position); when budgets limit only tokens, an
 // unpriced model is a warning.
 //
+// # Template names
+//
+// At the end of a load every template the builder parsed is checked where its
+// agent runs (names.go): undefined functions, filters and tests are errors;
+// previous_outputs ids no agent can have run before, and variables nothing
+// binds, are warnings with a did-you-mean. A loop tells the builder what it
+// binds for the agents of its internal workflow (ChildVars) and for its own
+// past_loops_metadata templates (TemplateScope).
+//
 // A built [Workflow] is itself an [agents.Agent], so a loop runs one as its
 // internal workflow through the [agents.Builder] interface without importing this
 // package.

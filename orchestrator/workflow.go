@@ -90,7 +90,7 @@ func (w *Workflow) Run(ctx context.Context, in agents.Input) (agents.Output, err
 		}
 		in.Budget = agents.NewBudget(l, w.pricing)
 	case w.budget != nil:
-		in.Budget = in.Budget.Child(*w.budget)
+		in.Budget = in.Budget.ChildAt("workflow:"+w.ID+"@"+in.Path, *w.budget)
 	}
 	for _, su := range w.secretUsers {
 		in.Run.AddSecrets(su.Secrets()...)

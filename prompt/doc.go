@@ -51,6 +51,16 @@
 // from. OrKa's filters (truncate, tojson, to_json_string, safe_get,
 // format_loop_metadata) replace or extend gonja's builtin filters.
 //
+// # Names
+//
+// [Template.Names] lists what a template reads, with positions: variables it
+// does not bind itself, functions, filters, tests, and the agent ids it reads
+// from previous_outputs. [Check] reports the undefined ones for a [Scope]
+// (what the caller binds where the template renders); the known functions,
+// filters and tests are read from the environment where they are registered.
+// [Template.Missing] lists the variables one render's Data leaves unbound, and
+// [Template.Undefined] recognises a render that failed on an undefined call.
+//
 // # Speed
 //
 // gonja evaluates expressions through reflection, a value per step. Rendering

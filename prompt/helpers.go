@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/nikolalohinski/gonja/v2/exec"
@@ -52,6 +53,7 @@ func helperFunctions() map[string]any {
 		"get_my_past_memory":          getMyPastMemory,
 		"get_my_past_decisions":       getMyPastDecisions,
 		"format_memory_query":         formatMemoryQuery,
+		"now":                         now,
 	}
 	out := make(map[string]any, len(h))
 	for name, fn := range h {
@@ -145,6 +147,19 @@ func str(v *exec.Value, def string) string {
 		return def
 	}
 	return pyStr(v)
+}
+
+// now is OrKa's memory-writer now(): the render's timestamp variable when one
+// is bound (a memory writer binds the moment it stores), else the current UTC
+// time, ISO-8601.
+func now(c call) (any, error) {
+	if _, err := c.args(); err != nil {
+		return nil, err
+	}
+	if ts, ok := c.d.Vars["timestamp"].(string); ok && ts != "" {
+		return ts, nil
+	}
+	return time.Now().UTC().Format(time.RFC3339Nano), nil
 }
 
 func getInput(c call) (any, error) {

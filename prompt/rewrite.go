@@ -55,6 +55,10 @@ type rewriter struct {
 	compilers *[]interface{ compile() }
 	seen      map[seenKey]bool
 	replaced  map[nodes.Node]nodes.Node
+	// inspect, when set, makes the walk read-only: it is called with every
+	// node and control structure the walk reaches (pre-order), and nothing is
+	// replaced or wrapped (see names.go).
+	inspect func(x any)
 }
 
 // seenKey identifies a visited struct: a struct and its first field share an
@@ -107,6 +111,12 @@ func (w *rewriter) visit(v reflect.Value) {
 		}
 		k := seenKey{v.Type(), v.Pointer()}
 		if w.seen[k] {
+			return
+		}
+		if w.inspect != nil {
+			w.seen[k] = true
+			w.inspect(v.Interface())
+			w.visit(v.Elem())
 			return
 		}
 		w.seen[k] = true
@@ -162,6 +172,9 @@ func (w *rewriter) visit(v reflect.Value) {
 // replacement returns the node that takes n's place, or nil to keep n. The same
 // node reached through two fields gets the same replacement.
 func (w *rewriter) replacement(n nodes.Node) nodes.Node {
+	if w.inspect != nil {
+		return nil
+	}
 	if rep, ok := w.replaced[n]; ok {
 		return rep
 	}

@@ -29,6 +29,7 @@ type Options struct {
 type Template struct {
 	name, src string
 	maxOut    int
+	an        analysis // the names it reads, computed on first use (names.go)
 
 	plain bool   // no tags: the output is text
 	text  string // plain output

@@ -15,7 +15,8 @@ import (
 //
 //   - echo: renders its prompt and answers with the rendered text;
 //   - const: answers with its response key (any YAML value);
-//   - fail: fails with its message key;
+//   - fail: fails with its message key; with a fix key the failure is fatal
+//     ([agents.Fatal]) with that fix;
 //   - panic: panics with its message key.
 func Registry() *agents.Registry {
 	r := agents.NewRegistry()
@@ -44,7 +45,11 @@ func Register(r *agents.Registry) {
 	})
 	r.MustRegister("fail", func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 		msg := c.String("message", "failed on purpose")
+		fix := c.String("fix", "")
 		return agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
+			if fix != "" {
+				return agents.Output{}, agents.Fatal(errors.New(msg), fix)
+			}
 			return agents.Output{}, errors.New(msg)
 		}), nil
 	})

@@ -288,3 +288,12 @@ func formatWaits(s *fakeSleep) string {
 	}
 	return out + "]"
 }
+
+func TestParamsKeysOrKaDropsLoadWithAWarning(t *testing.T) {
+	_, probs := build(t, llm.Options{Getenv: env()},
+		"id: x\ntype: openai-answer\nprompt: p\nparams:\n  temperature: 0.2\n  If FAIL, output: '{\"ok\": false}'\n")
+	require.NoError(t, probs.Err())
+	warns := probs.Warnings()
+	require.Len(t, warns, 1)
+	assert.Contains(t, warns[0].Error(), `wf.yaml:6:3: agent "x": params: If FAIL, output is accepted for OrKa compatibility and ignored`)
+}

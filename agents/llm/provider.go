@@ -294,17 +294,45 @@ func (m *Model) apiKey() (agents.Secret, error) {
 		if v := m.cfg.Getenv(EnvGeminiKey); v != "" {
 			return agents.NewNamedSecret(EnvGeminiKey, v), nil
 		}
-		return agents.Secret{}, fmt.Errorf("no API key for %s: set the environment variable %s (or %s)", m.cfg.Provider, EnvGoogleKey, EnvGeminiKey)
+		return agents.Secret{}, agents.Fatal(fmt.Errorf("no API key for %s", m.cfg.Provider),
+			fmt.Sprintf("set the environment variable %s (or %s)", EnvGoogleKey, EnvGeminiKey))
 	}
 	switch {
 	case m.cfg.Provider == Ollama:
 		return agents.Secret{}, nil
 	case m.cfg.APIKeyEnv != "":
-		return agents.Secret{}, fmt.Errorf("no API key for %s: the environment variable %s (named by api_key_env) is not set", m.cfg.Provider, env)
+		return agents.Secret{}, agents.Fatal(fmt.Errorf("no API key for %s (api_key_env names %s)", m.cfg.Provider, env),
+			"set the environment variable "+env)
 	case env != "":
-		return agents.Secret{}, fmt.Errorf("no API key for %s: set the environment variable %s", m.cfg.Provider, env)
+		return agents.Secret{}, agents.Fatal(fmt.Errorf("no API key for %s", m.cfg.Provider),
+			"set the environment variable "+env)
 	}
 	return agents.Secret{}, nil
+}
+
+// authFix is what to do when the server refused the call's credentials (401/403).
+func (m *Model) authFix(status int) string {
+	var key string
+	switch env := m.keyEnv(); {
+	case !m.cfg.APIKey.IsZero():
+		key = "the API key given to the agent"
+	case env != "":
+		key = "the API key in " + env
+	default:
+		return fmt.Sprintf("%s at %s wants credentials: name the variable holding its key with api_key_env", m.cfg.Provider, m.display)
+	}
+	if status == http.StatusForbidden {
+		return "check that " + key + " may use this model"
+	}
+	return "check " + key + "; the server does not accept it"
+}
+
+// modelFix is what to do when the server does not know the model (404).
+func (m *Model) modelFix(model string) string {
+	if m.cfg.Provider == Ollama {
+		return fmt.Sprintf("check the model name %q (ollama pull %s) and model_url", model, model)
+	}
+	return fmt.Sprintf("check the model name %q and model_url", model)
 }
 
 // Secrets returns the keys the model uses or would use, for scrubbing text
@@ -333,7 +361,7 @@ func (m *Model) llm() (llms.Model, agents.Secret, error) {
 	}
 	key, err := m.apiKey()
 	if err != nil {
-		return nil, agents.Secret{}, agents.Permanent(err)
+		return nil, agents.Secret{}, err
 	}
 	var c llms.Model
 	switch m.cfg.Provider {
@@ -369,9 +397,9 @@ func (m *Model) modelName(req string) (string, error) {
 		if v := m.cfg.Getenv(EnvOpenAIModel); v != "" {
 			return v, nil
 		}
-		return "", agents.Permanent(fmt.Errorf("no model for %s: set model in the agent or the environment variable %s", m.describe(""), EnvOpenAIModel))
+		return "", agents.Fatal(fmt.Errorf("no model for %s", m.describe("")), "set model in the agent or the environment variable "+EnvOpenAIModel)
 	}
-	return "", agents.Permanent(fmt.Errorf("no model for %s: set model in the agent", m.describe("")))
+	return "", agents.Fatal(fmt.Errorf("no model for %s", m.describe("")), "set model in the agent")
 }
 
 // Generate sends req through langchaingo. Temperature is always passed
@@ -465,7 +493,14 @@ func (m *Model) fail(ctx context.Context, model string, err error, ex *exchange,
 		}
 	}
 	msg += text
-	return &agents.CallError{Class: class, Status: status, RetryAfter: retryAfter, Err: errors.New(msg)}
+	ce := &agents.CallError{Class: class, Status: status, RetryAfter: retryAfter, Err: errors.New(msg)}
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return agents.Fatal(ce, m.authFix(status))
+	case http.StatusNotFound:
+		return agents.Fatal(ce, m.modelFix(model))
+	}
+	return ce
 }
 
 // Usage normalises a langchaingo GenerationInfo: the OpenAI protocol and Ollama

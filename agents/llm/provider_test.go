@@ -367,6 +367,8 @@ func TestMissingAPIKeyNamesTheVariable(t *testing.T) {
 			_, err := a.Run(context.Background(), input(nil))
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
+			assert.Contains(t, err.Error(), "(set the environment variable "+tc.want, "the fix names the variable")
+			assert.True(t, agents.IsFatal(err), "a missing key stops the run")
 			assert.Equal(t, agents.ClassPermanent, agents.Classify(err))
 			assert.Empty(t, sl.Waits())
 		})
@@ -379,6 +381,7 @@ func TestMissingOpenAIModel(t *testing.T) {
 	_, err := a.Run(context.Background(), input(nil))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "BASE_OPENAI_MODEL")
+	assert.True(t, agents.IsFatal(err))
 	assert.Equal(t, agents.ClassPermanent, agents.Classify(err))
 }
 

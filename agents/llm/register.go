@@ -171,7 +171,7 @@ func (o Options) llmFactory(t typeSpec) agents.Factory {
 
 		a.Retry = o.retrier(c)
 		if params != nil {
-			params.Done()
+			params.DoneLenient("(OrKa passes params on to the model call and drops the ones it does not know)")
 		}
 
 		if prov == "" {

@@ -176,6 +176,8 @@ func (w *Writer) Run(ctx context.Context, in agents.Input) (agents.Output, error
 	if err != nil {
 		return agents.Output{}, err
 	}
+	now := w.now()
+	in = w.bind(in, now)
 	content, err := w.text(in)
 	if err != nil {
 		return agents.Output{}, err
@@ -208,7 +210,6 @@ func (w *Writer) Run(ctx context.Context, in agents.Input) (agents.Output, error
 		}
 		m.ID = memoryID(k)
 	}
-	now := w.now()
 	// Derive the id here, as the store would, so the output can name it.
 	prepared, err := memory.PrepareMemory(m, now, 0)
 	if err != nil {
@@ -255,6 +256,27 @@ func (w *Writer) Run(ctx context.Context, in agents.Input) (agents.Output, error
 		out.Prompt = content
 	}
 	return out, nil
+}
+
+// OwnVars are the variables a writer binds for its own templates, as OrKa's
+// memory writer does: timestamp (the moment it stores, ISO-8601; now() returns
+// it too) and session_id (the run id).
+func (w *Writer) OwnVars() []string { return []string{"timestamp", "session_id"} }
+
+// bind adds OwnVars to in's variables (a value the run already binds wins).
+func (w *Writer) bind(in agents.Input, now time.Time) agents.Input {
+	vars := make(map[string]any, len(in.Vars)+2)
+	vars["timestamp"] = now.UTC().Format(time.RFC3339Nano)
+	session := ""
+	if in.Run != nil {
+		session = in.Run.ID
+	}
+	vars["session_id"] = session
+	for k, v := range in.Vars {
+		vars[k] = v
+	}
+	in.Vars = vars
+	return in
 }
 
 func (f metaField) render(in agents.Input) (string, error) {

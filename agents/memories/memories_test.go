@@ -469,3 +469,39 @@ agents:
 	assert.Equal(t, map[string]bool{"rivers": true, "iteration 1 on rivers": true, "iteration 2 on rivers": true}, got,
 		"without a prompt a writer stores the task text, once for both iterations")
 }
+
+func TestWriterBindsTimestampSessionAndNow(t *testing.T) {
+	e := newEnv(t, memories.Options{})
+	wf := e.load(t, `
+orchestrator: {id: m, agents: [remember]}
+agents:
+  - id: remember
+    type: memory
+    namespace: n
+    config: {operation: write}
+    prompt: "noted at {{ timestamp }}"
+    key_template: "note_{{ session_id }}"
+    metadata:
+      at: "{{ now() }}"
+`)
+	res, err := wf.Run(context.Background(), "x", cogloop.WithMemory(e.store), cogloop.WithRunID("run-7"))
+	require.NoError(t, err)
+	w := output(t, res, "remember")
+	stamp := e.clock.Now().UTC().Format(time.RFC3339Nano)
+	assert.Equal(t, "noted at "+stamp, w.Prompt, "timestamp is the moment the writer stores")
+	assert.Equal(t, stamp, w.Fields["stored_metadata"].(map[string]any)["at"], "now() returns the same moment")
+	plain := e.load(t, `
+orchestrator: {id: m, agents: [remember]}
+agents:
+  - id: remember
+    type: memory
+    namespace: n
+    config: {operation: write}
+    prompt: "noted"
+    key_template: "note_{{ session_id }}"
+`)
+	again, err := plain.Run(context.Background(), "x", cogloop.WithMemory(e.store), cogloop.WithRunID("run-7"))
+	require.NoError(t, err)
+	assert.Equal(t, w.Fields["memory_id"], output(t, again, "remember").Fields["memory_id"],
+		"the key comes from session_id, the run id, so the same run writes the same key")
+}

@@ -62,6 +62,7 @@ flags (before or after the arguments):
   --run-id ID       name the run and checkpoint every loop iteration under it
   --resume ID       continue run ID from its last completed iterations (needs --redis)
   --allow-config-change  resume even though the workflow file changed
+  --checkpoint-ttl D  expire the run's checkpoint after D without a save (default 168h)
   --presets DIR     add (or override) scoring presets from DIR
 `,
 	"validate": `usage: cogloop validate WORKFLOW.yaml [flags]

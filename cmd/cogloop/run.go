@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/memory"
 )
 
 type runFlags struct {
@@ -18,6 +20,7 @@ type runFlags struct {
 	trace             string
 	runID, resume     string
 	allowChange       bool
+	checkpointTTL     time.Duration
 	store             storeFlags
 	presets           string
 	strict            bool
@@ -35,6 +38,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.runID, "run-id", "", "")
 	fs.StringVar(&f.resume, "resume", "", "")
 	fs.BoolVar(&f.allowChange, "allow-config-change", false, "")
+	fs.DurationVar(&f.checkpointTTL, "checkpoint-ttl", memory.DefaultCheckpointTTL, "")
 	fs.StringVar(&f.store.redisURL, "redis", "", "")
 	fs.StringVar(&f.store.namespace, "namespace", "", "")
 	fs.StringVar(&f.presets, "presets", "", "")
@@ -54,6 +58,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return usageErr(errors.New("-v and -q contradict each other; pick one"))
 	case f.resume != "" && f.runID != "" && f.resume != f.runID:
 		return usageErr(errors.New("--resume names the run; leave out --run-id"))
+	case f.checkpointTTL <= 0:
+		return usageErr(fmt.Errorf("--checkpoint-ttl must be positive, got %s", f.checkpointTTL))
 	case f.resume != "" && f.store.url() == "":
 		return usageErr(fmt.Errorf("--resume %w", errNeedsRedis))
 	case len(pos) == 2 && f.inputFile != "":
@@ -66,7 +72,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	printWarnings(stderr, wf.Warnings)
-	var opts []cogloop.RunOption
+	opts := []cogloop.RunOption{cogloop.WithCheckpointTTL(f.checkpointTTL)}
 	if f.script != "" {
 		script, err := readScript(f.script, wf)
 		if err != nil {

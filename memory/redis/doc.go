@@ -21,7 +21,7 @@
 // and LOADING/BUSY/TRYAGAIN replies itself, with doubling backoff, at most
 // [Options.Retries] times and within [Options.OpTimeout] (2 s by default).
 // This is safe because every operation is idempotent: a replayed append
-// whose first reply was lost finds its id and adds nothing. When the tries
+// whose first reply was lost finds its id and rewrites the same entry in place. When the tries
 // run out the error wraps [memory.ErrUnavailable] and names the server
 // address (never the password), the operation and its arguments, e.g.
 //

@@ -333,7 +333,8 @@ func ms(d time.Duration) int64 {
 }
 
 // Append implements [memory.History] with one script call: LPOS on the ids
-// (idempotency), RPUSH, LTRIM both lists to the cap, PEXPIRE.
+// (LSET in place for a known identity), else RPUSH and LTRIM both lists to
+// the cap; PEXPIRE.
 func (s *Store) Append(ctx context.Context, loopID string, e memory.Entry) error {
 	op := fmt.Sprintf("append history loop %q run %q iteration %d", loopID, e.RunID, e.Iteration)
 	keys, err := s.keys.LoopKeys(loopID)
@@ -356,7 +357,7 @@ func (s *Store) Append(ctx context.Context, loopID string, e memory.Entry) error
 	}
 	// The arguments are fixed before the first try, so every retry sends the
 	// identical script call.
-	args := []any{id, body, s.opts.HistoryCap, ms(s.opts.EffectiveHistoryTTL())}
+	args := []any{id, body, s.opts.HistoryCap, ms(s.opts.AppendTTL(e))}
 	return s.do(ctx, op, func(ctx context.Context) error {
 		return appendScript.Run(ctx, s.client, keys, args...).Err()
 	})
@@ -423,7 +424,7 @@ func (s *Store) SaveCheckpoint(ctx context.Context, runID string, cp memory.Chec
 	if err := cp.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	args := []any{cp.Digest, s.opts.Clock().Format(time.RFC3339Nano), ms(s.opts.EffectiveCheckpointTTL())}
+	args := []any{cp.Digest, s.opts.Clock().Format(time.RFC3339Nano), ms(s.opts.SaveTTL(cp))}
 	for path, st := range cp.State {
 		args = append(args, statePrefix+path, st)
 	}

@@ -115,6 +115,19 @@ func TestServerTTLs(t *testing.T) {
 		assert.Equal(t, time.Duration(-1), pttl(s, k), "%s", k)
 	}
 
+	// An entry's TTL (a loop's history_ttl) overrides the store's.
+	short := entry("r", 2)
+	short.TTL = 10 * time.Minute
+	require.NoError(t, s.Append(ctx, "l", short))
+	for _, k := range loopKeys {
+		d := pttl(s, k)
+		assert.True(t, d > 9*time.Minute && d <= 10*time.Minute, "%s PTTL %v, want about 10m", k, d)
+	}
+
+	require.NoError(t, s.SaveCheckpoint(ctx, "r", memory.Checkpoint{Digest: "d", TTL: 10 * time.Minute}))
+	d = pttl(s, cpKey)
+	assert.True(t, d > 9*time.Minute && d <= 10*time.Minute, "checkpoint PTTL %v, want the save's 10m", d)
+
 	// Defaults: history never expires, checkpoints after 7 days.
 	def := newStore(t, srv.URL(), Options{Options: memory.Options{Namespace: "defaults"}})
 	require.NoError(t, def.Append(ctx, "l", entry("r", 1)))

@@ -6,13 +6,15 @@ import goredis "github.com/redis/go-redis/v9"
 // (EVALSHA; EVAL once more after a server restart flushed the script cache).
 // Each script is idempotent, so replaying it after a lost reply is safe.
 
-// appendScript appends an entry unless its id is among the loop's ids, trims
-// both lists to the cap in step and sets their TTL (PERSIST when none).
+// appendScript appends an entry, or replaces the entry with its id in place
+// when the id is among the loop's ids (both lists are trimmed in step, so
+// their indexes agree); it trims both lists to the cap and sets their TTL
+// (PERSIST when none).
 //
 //	KEYS[1] past_loops  KEYS[2] past_loop_ids
 //	ARGV[1] entry id    ARGV[2] entry JSON    ARGV[3] cap    ARGV[4] TTL ms (0: none)
 //
-// Returns 1 when appended, 0 when the entry was already there.
+// Returns 1 when appended, 0 when an entry was replaced.
 var appendScript = goredis.NewScript(`
 local ttl = tonumber(ARGV[4])
 local function expire()
@@ -20,7 +22,9 @@ local function expire()
     if ttl > 0 then redis.call('PEXPIRE', KEYS[i], ttl) else redis.call('PERSIST', KEYS[i]) end
   end
 end
-if redis.call('LPOS', KEYS[2], ARGV[1]) then
+local pos = redis.call('LPOS', KEYS[2], ARGV[1])
+if pos then
+  redis.call('LSET', KEYS[1], pos, ARGV[2])
   expire()
   return 0
 end

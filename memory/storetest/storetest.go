@@ -3,8 +3,9 @@
 // [Run] behaves like every other store to the loop node, the memory agents
 // and the CLI.
 //
-// The suite checks history order, limits, cap, idempotent appends
-// (replayed writes), concurrent appenders, key isolation for ids full of
+// The suite checks history order, limits, cap, appends keyed by (run, loop
+// path, iteration) with replace semantics (replayed writes, a resumed run's
+// redo), concurrent appenders, key isolation for ids full of
 // ':', '*', spaces and '%', checkpoint merge, digest binding and delete,
 // memory recall (keywords, threshold, limit, metadata, vectors, decay,
 // expiry, cap), cancelled contexts and Close. Server-specific behaviour
@@ -214,7 +215,8 @@ func testDuplicateAppend(h *harness) {
 	s := h.store(nil)
 	require.NoError(t, s.Append(ctx, "l", entry("r1", "outer", 1, `{"v":"first"}`)))
 	// The same write again (a client retry) and a different payload for the
-	// same identity (a resumed run redoing the iteration): no new entry.
+	// same identity (a resumed run redoing the iteration): no new entry, and
+	// the redo replaces the discarded attempt.
 	require.NoError(t, s.Append(ctx, "l", entry("r1", "outer", 1, `{"v":"first"}`)))
 	require.NoError(t, s.Append(ctx, "l", entry("r1", "outer", 1, `{"v":"second"}`)))
 	// Any part of the identity differing makes a new entry.
@@ -226,7 +228,8 @@ func testDuplicateAppend(h *harness) {
 	assert.Equal(t, []ident{
 		{"r1", "outer", 1}, {"r2", "outer", 1}, {"r1", "outer/inner", 1}, {"r1", "outer", 2},
 	}, idents(got))
-	assert.JSONEq(t, `{"v":"first"}`, string(got[0].Data), "the first write wins")
+	assert.JSONEq(t, `{"v":"second"}`, string(got[0].Data), "the last write wins")
+	assert.JSONEq(t, `{"v":"next"}`, string(got[3].Data))
 }
 
 func testReplayedAppends(h *harness) {
@@ -239,14 +242,14 @@ func testReplayedAppends(h *harness) {
 		want = append(want, ident{"r", "p", i})
 		// Replay every write so far, as a client whose replies were lost would.
 		for j := 1; j <= i; j++ {
-			require.NoError(t, s.Append(ctx, "l", entry("r", "p", j, `{"replayed":true}`)))
+			require.NoError(t, s.Append(ctx, "l", entry("r", "p", j, fmt.Sprintf(`{"i":%d}`, j))))
 		}
 	}
 	got, err := s.History(ctx, "l", 0)
 	require.NoError(t, err)
 	assert.Equal(t, want, idents(got))
-	for _, e := range got {
-		assert.NotContains(t, string(e.Data), "replayed")
+	for i, e := range got {
+		assert.JSONEq(t, fmt.Sprintf(`{"i":%d}`, i+1), string(e.Data))
 	}
 }
 
@@ -264,12 +267,14 @@ func testHistoryCap(h *harness) {
 	}
 	assert.Equal(t, []int{4, 5, 6, 7, 8}, its, "the cap keeps the newest entries")
 
-	// Idempotency still holds for entries inside the window.
-	require.NoError(t, s.Append(ctx, "capped", entry("r", "capped", 6, `{}`)))
+	// Replacement still holds for entries inside the window, in place.
+	require.NoError(t, s.Append(ctx, "capped", entry("r", "capped", 6, `{"redo":true}`)))
 	got, err = s.History(ctx, "capped", 0)
 	require.NoError(t, err)
-	assert.Len(t, got, 5)
+	require.Len(t, got, 5)
 	assert.Equal(t, 8, got[4].Iteration)
+	assert.Equal(t, 6, got[2].Iteration)
+	assert.JSONEq(t, `{"redo":true}`, string(got[2].Data))
 }
 
 func testConcurrentAppenders(h *harness) {

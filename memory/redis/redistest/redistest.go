@@ -25,11 +25,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -55,7 +55,8 @@ type Server struct {
 // Start starts a redis-server and registers its shutdown with tb.Cleanup.
 // It skips tb (fails it when CI=true) if redis-server is not installed.
 // args are extra server options, e.g. "--requirepass", "pw"; the port,
-// bind address, directory and persistence options are set by Start.
+// bind address and directory are set by Start, and persistence is off
+// unless args turn it on ("--appendonly", "yes").
 func Start(tb testing.TB, args ...string) *Server {
 	tb.Helper()
 	bin := os.Getenv("REDIS_SERVER")
@@ -145,7 +146,9 @@ func (s *Server) Restart() {
 }
 
 func (s *Server) start() error {
-	args := append(slices.Clone(s.args),
+	// The caller's args come last, so they can turn persistence on
+	// ("--appendonly", "yes", "--appendfsync", "always").
+	args := append([]string{
 		"--port", strconv.Itoa(s.port),
 		"--bind", "127.0.0.1",
 		"--dir", s.dir,
@@ -154,7 +157,7 @@ func (s *Server) start() error {
 		"--logfile", s.log,
 		"--daemonize", "no",
 		"--protected-mode", "yes",
-	)
+	}, s.args...)
 	cmd := exec.Command(s.bin, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -202,23 +205,85 @@ func (s *Server) logTail() string {
 // and returns the first line of the reply, or "" when the server closed the
 // connection without replying.
 func (s *Server) command(args ...string) (string, error) {
-	c, err := net.DialTimeout("tcp", s.Addr(), time.Second)
+	c, r, err := s.dial()
 	if err != nil {
 		return "", err
 	}
 	defer c.Close()
+	return roundTrip(c, r, args...)
+}
+
+// dial opens an authenticated connection with a 5 s deadline.
+func (s *Server) dial() (net.Conn, *bufio.Reader, error) {
+	c, err := net.DialTimeout("tcp", s.Addr(), time.Second)
+	if err != nil {
+		return nil, nil, err
+	}
 	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
 	r := bufio.NewReader(c)
 	if s.pass != "" {
 		line, err := roundTrip(c, r, "AUTH", s.pass)
-		if err != nil {
-			return "", err
+		if err == nil && line != "+OK" {
+			err = fmt.Errorf("AUTH: %s", line)
 		}
-		if line != "+OK" {
-			return "", fmt.Errorf("AUTH: %s", line)
+		if err != nil {
+			c.Close()
+			return nil, nil, err
 		}
 	}
-	return roundTrip(c, r, args...)
+	return c, r, nil
+}
+
+// NetInputBytes is the server's total_net_input_bytes (INFO stats): every
+// byte clients have sent it since it started, for tests and benchmarks that
+// bound what a run writes.
+func (s *Server) NetInputBytes() (int64, error) {
+	stats, err := s.info("stats")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(stats, "\r\n") {
+		if v, ok := strings.CutPrefix(line, "total_net_input_bytes:"); ok {
+			return strconv.ParseInt(v, 10, 64)
+		}
+	}
+	return 0, errors.New("INFO stats has no total_net_input_bytes")
+}
+
+// PTTL is key's remaining time to live on the server: -1ms for a key
+// without one, -2ms for no key.
+func (s *Server) PTTL(key string) (time.Duration, error) {
+	line, err := s.command("PTTL", key)
+	if err != nil {
+		return 0, err
+	}
+	ms, err := strconv.ParseInt(strings.TrimPrefix(line, ":"), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("PTTL %s: reply %q", key, line)
+	}
+	return time.Duration(ms) * time.Millisecond, nil
+}
+
+// info returns the text of one INFO section.
+func (s *Server) info(section string) (string, error) {
+	c, r, err := s.dial()
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	head, err := roundTrip(c, r, "INFO", section)
+	if err != nil {
+		return "", err
+	}
+	size, err := strconv.Atoi(strings.TrimPrefix(head, "$"))
+	if err != nil {
+		return "", fmt.Errorf("INFO %s: reply %q", section, head)
+	}
+	body := make([]byte, size)
+	if _, err := io.ReadFull(r, body); err != nil {
+		return "", fmt.Errorf("INFO %s: %w", section, err)
+	}
+	return string(body), nil
 }
 
 func roundTrip(c net.Conn, r *bufio.Reader, args ...string) (string, error) {

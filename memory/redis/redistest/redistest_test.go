@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -69,4 +70,35 @@ func TestStopRestartKeepsData(t *testing.T) {
 	reply, err = s.command("EXISTS", "k2")
 	require.NoError(t, err)
 	assert.Equal(t, ":0", reply, "a kill loses unsaved writes")
+}
+
+func TestAOFSurvivesKill(t *testing.T) {
+	s := Start(t, "--appendonly", "yes", "--appendfsync", "always")
+	_, err := s.command("SET", "k", "v")
+	require.NoError(t, err)
+	s.Kill()
+	s.Restart()
+	reply, err := s.command("EXISTS", "k")
+	require.NoError(t, err)
+	assert.Equal(t, ":1", reply, "with appendfsync always an acknowledged write survives kill -9")
+}
+
+func TestNetInputBytesAndPTTL(t *testing.T) {
+	s := Start(t)
+	before, err := s.NetInputBytes()
+	require.NoError(t, err)
+	value := string(make([]byte, 10_000))
+	_, err = s.command("SET", "k", value, "PX", "60000")
+	require.NoError(t, err)
+	after, err := s.NetInputBytes()
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, after-before, int64(10_000), "the SET's bytes are counted")
+	assert.Less(t, after-before, int64(10_200))
+
+	d, err := s.PTTL("k")
+	require.NoError(t, err)
+	assert.True(t, d > 59*time.Second && d <= time.Minute, "PTTL %v", d)
+	d, err = s.PTTL("missing")
+	require.NoError(t, err)
+	assert.Equal(t, -2*time.Millisecond, d)
 }

@@ -1,0 +1,158 @@
+package chaos
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/memory"
+	"github.com/cogloop/cogloop/memory/redis"
+	"github.com/cogloop/cogloop/memory/redis/redistest"
+)
+
+// killBudget binds: ten calls fit, a redo of pass 3 may not.
+const killBudget = 280
+
+// buildCLI compiles the cogloop command once for the test.
+func buildCLI(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "cogloop")
+	out, err := exec.Command("go", "build", "-o", bin, "../cmd/cogloop").CombinedOutput()
+	require.NoError(t, err, string(out))
+	return bin
+}
+
+// spent sums the tokens the leaf agents reported in a trace.
+func spent(events []agents.Event) int {
+	total := 0
+	for _, e := range events {
+		if e.Kind == agents.EventAgentEnd && (e.Agent == "writer" || e.Agent == "scorer") && e.Usage != nil {
+			total += e.Usage.Total()
+		}
+	}
+	return total
+}
+
+// inPass3 reports whether e happens in pass 3 of the loop.
+func inPass3(e agents.Event) bool {
+	if e.Kind == agents.EventLoopIteration {
+		n, _ := e.Data["loop_number"].(float64)
+		return n == 3
+	}
+	return strings.Contains(e.Node, "iteration 3 ›")
+}
+
+// The cogloop binary killed with -9 at a random point of pass 3 (after a
+// random trace line of that pass, with random reply delays), then resumed,
+// in 20 trials: every resumed run ends, its history in Redis has one entry per
+// pass with the reported scores, and the two processes together never spend
+// more than the loop's budget.
+func TestKillNineInPass3(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	srv := redistest.Start(t)
+	bin := buildCLI(t)
+	dir := t.TempDir()
+	wf := filepath.Join(dir, "wf.yaml")
+	require.NoError(t, os.WriteFile(wf, fmt.Appendf(nil, chaosWorkflow, killBudget), 0o600))
+	for trial := 1; trial <= 20; trial++ {
+		r := rand.New(rand.NewSource(int64(trial)))
+		delay := []string{"0s", "1ms", "3ms"}[r.Intn(3)]
+		script := filepath.Join(dir, fmt.Sprintf("replies-%d.yaml", trial))
+		require.NoError(t, os.WriteFile(script, []byte(chaosScript(delay)), 0o600))
+		ns := fmt.Sprintf("kill%d", trial)
+		at := r.Intn(5) // which trace line of pass 3 the kill follows
+		t.Run(fmt.Sprintf("trial_%d_after_line_%d_delay_%s", trial, at, delay), func(t *testing.T) {
+			first := killInPass3(t, bin, wf, script, srv.URL(), ns, at)
+
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			trace := filepath.Join(t.TempDir(), "resume.jsonl")
+			cmd := exec.CommandContext(ctx, bin, "run", wf, "x", "--redis", srv.URL(), "--namespace", ns,
+				"--resume", "k", "--script", script, "--json", "--trace", trace)
+			var out, errb bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			require.NoError(t, cmd.Run(), "the resumed run must end well: %s", errb.String())
+			var doc struct {
+				Outputs map[string]map[string]any `json:"outputs"`
+			}
+			require.NoError(t, json.Unmarshal(out.Bytes(), &doc), out.String())
+			loop := doc.Outputs["l"]
+			past := loop["past_loops"].([]any)
+			assert.Len(t, past, int(loop["loops_completed"].(float64)))
+			assert.Contains(t, []any{"max_loops", "budget"}, loop["stop_reason"])
+
+			store, err := redis.New(context.Background(), srv.URL(), redis.Options{Options: memory.Options{Namespace: ns}})
+			require.NoError(t, err)
+			defer store.Close()
+			checkHistory(t, store, "k", past)
+
+			second := readTrace(t, trace)
+			assert.LessOrEqual(t, spent(first)+spent(second), killBudget, "the budget holds across the kill")
+		})
+	}
+}
+
+// killInPass3 starts a run and kills it with -9 right after the at-th trace
+// line of pass 3; it returns the events the run traced.
+func killInPass3(t *testing.T, bin, wf, script, url, ns string, at int) []agents.Event {
+	t.Helper()
+	pr, pw, err := os.Pipe()
+	require.NoError(t, err)
+	defer pr.Close()
+	cmd := exec.Command(bin, "run", wf, "x", "--redis", url, "--namespace", ns, "--run-id", "k",
+		"--script", script, "--trace", "/dev/fd/3")
+	cmd.ExtraFiles = []*os.File{pw}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	require.NoError(t, cmd.Start())
+	pw.Close()
+	var events []agents.Event
+	seen := 0
+	sc := bufio.NewScanner(pr)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var e agents.Event
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &e), sc.Text())
+		events = append(events, e)
+		if inPass3(e) {
+			if seen == at {
+				require.NoError(t, cmd.Process.Kill())
+				break
+			}
+			seen++
+		}
+	}
+	_ = cmd.Wait()
+	_, _ = io.Copy(io.Discard, pr)
+	require.Equal(t, at, seen, "the run ended before line %d of pass 3: %s", at, errb.String())
+	return events
+}
+
+func readTrace(t *testing.T, path string) []agents.Event {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var events []agents.Event
+	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		var e agents.Event
+		require.NoError(t, json.Unmarshal(line, &e))
+		events = append(events, e)
+	}
+	return events
+}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cogloop/cogloop/memory"
+	"github.com/cogloop/cogloop/memory/redis/redistest"
+)
+
+// --checkpoint-ttl sets the TTL of the run's checkpoint key (default 7 days);
+// a non-positive value is a usage error.
+func TestCheckpointTTLFlag(t *testing.T) {
+	srv := redistest.Start(t)
+	dir := t.TempDir()
+	wf := writeFile(t, dir, "wf.yaml", persistWorkflow)
+	keys, err := memory.NewKeyspace(memory.DefaultPrefix, memory.DefaultNamespace)
+	require.NoError(t, err)
+
+	for _, tc := range []struct {
+		args []string
+		want time.Duration
+	}{
+		{nil, memory.DefaultCheckpointTTL},
+		{[]string{"--checkpoint-ttl", "90m"}, 90 * time.Minute},
+	} {
+		id := fmt.Sprintf("ttl-%d", tc.want)
+		code, _, errs := runCLI(t, append([]string{"run", wf, "x", "--redis", srv.URL(), "--run-id", id}, tc.args...)...)
+		require.Equal(t, 0, code, errs)
+		key, err := keys.Key(memory.KindCheckpoint, id)
+		require.NoError(t, err)
+		got, err := srv.PTTL(key)
+		require.NoError(t, err)
+		assert.True(t, got > tc.want-time.Minute && got <= tc.want, "PTTL %v, want about %v", got, tc.want)
+	}
+
+	code, _, errs := runCLI(t, "run", wf, "x", "--checkpoint-ttl", "-1h")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errs, "--checkpoint-ttl must be positive")
+}

@@ -1,0 +1,239 @@
+package prompt
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Checking names: undefined functions, filters and tests are errors (the
+// render fails); variables and agent outputs nobody provides are warnings
+// (they render empty). What a template can see depends on where it renders,
+// which the caller describes with a [Scope].
+
+// alwaysBound are the variables every render binds (see bind): input and
+// previous_outputs.
+var alwaysBound = []string{"input", "previous_outputs"}
+
+// knownNames are the functions, filters and tests templates can use, read
+// from the shared environment where they are registered.
+type knownNames struct {
+	funcs, filters, tests          map[string]bool
+	funcList, filterList, testList []string
+}
+
+var known = sync.OnceValue(func() *knownNames {
+	env := sharedEnv()
+	k := &knownNames{}
+	k.funcs, k.funcList = mapKeysOf(env.globals, "data")
+	k.filters, k.filterList = mapKeysOf(env.filters, "filters")
+	k.tests, k.testList = mapKeysOf(env.tests, "tests")
+	return k
+})
+
+// mapKeysOf reads the keys of the map in the unexported field of one of
+// gonja's registries (a Context, FilterSet or TestSet has no listing method).
+// Internal names (with a NUL byte) are left out.
+func mapKeysOf(registry any, field string) (map[string]bool, []string) {
+	set := map[string]bool{}
+	var list []string
+	f := reflect.ValueOf(registry).Elem().FieldByName(field)
+	if f.Kind() != reflect.Map {
+		panic(fmt.Sprintf("prompt: gonja's %T has no map %q", registry, field)) // a gonja upgrade changed it
+	}
+	for _, key := range f.MapKeys() {
+		name := key.String()
+		if strings.HasPrefix(name, "\x00") {
+			continue
+		}
+		set[name] = true
+		list = append(list, name)
+	}
+	sort.Strings(list)
+	return set, list
+}
+
+// Scope is what a template sees where it renders.
+type Scope struct {
+	// Vars are the variables bound there besides input, previous_outputs and
+	// the helper functions (loop_number, score, input mapping targets, ...).
+	Vars []string
+	// CheckOutputs turns on the check of previous_outputs ids against Agents.
+	CheckOutputs bool
+	// Agents are the ids previous_outputs can hold there.
+	Agents []string
+	// Absent, when set, explains why an id that Agents lacks is absent there
+	// ("it runs after this agent"); "" for no explanation.
+	Absent func(id string) string
+}
+
+// Finding is one undefined name.
+type Finding struct {
+	Name
+	// Error is set for an undefined function, filter or test: rendering
+	// fails there. Undefined variables and outputs are warnings: they render
+	// empty.
+	Error bool
+	// Msg says what is wrong, with the suggestion when there is one.
+	Msg string
+	// Suggestion is the closest defined name, or "".
+	Suggestion string
+}
+
+// Fix is the finding's advice ("did you mean get_input?"), or "".
+func (f Finding) Fix() string {
+	if f.Suggestion == "" {
+		return ""
+	}
+	return "did you mean " + f.Suggestion + "?"
+}
+
+// Check reports the undefined names among names: functions, filters and
+// tests always; with a non-nil scope also unguarded variables it does not
+// bind and, when s.CheckOutputs, agent ids previous_outputs cannot hold.
+func Check(names []Name, s *Scope) []Finding {
+	k := known()
+	var out []Finding
+	var vars, agents map[string]bool
+	if s != nil {
+		vars = make(map[string]bool, len(s.Vars)+len(alwaysBound))
+		for _, v := range alwaysBound {
+			vars[v] = true
+		}
+		for _, v := range s.Vars {
+			vars[v] = true
+		}
+		agents = make(map[string]bool, len(s.Agents))
+		for _, a := range s.Agents {
+			agents[a] = true
+		}
+	}
+	reported := map[Name]bool{}
+	for _, n := range names {
+		f := Finding{Name: n}
+		switch n.Kind {
+		case NameFunc, NameFilter, NameTest:
+			set, list := k.funcs, k.funcList
+			f.Msg = fmt.Sprintf("undefined function %s()", n.Name)
+			switch n.Kind {
+			case NameFilter:
+				set, list, f.Msg = k.filters, k.filterList, fmt.Sprintf("undefined filter %q", n.Name)
+			case NameTest:
+				set, list, f.Msg = k.tests, k.testList, fmt.Sprintf("undefined test %q", n.Name)
+			}
+			if set[n.Name] || n.Kind == NameFunc && vars[n.Name] {
+				continue
+			}
+			f.Error = true
+			f.Suggestion = closest(n.Name, list)
+		case NameVar:
+			if s == nil || n.Guarded || vars[n.Name] || k.funcs[n.Name] {
+				continue
+			}
+			f.Suggestion = closest(n.Name, sortedKeys(vars))
+			f.Msg = fmt.Sprintf("undefined variable %q renders empty", n.Name)
+		case NameOutput:
+			if s == nil || !s.CheckOutputs || n.Guarded || agents[n.Name] {
+				continue
+			}
+			f.Suggestion = closest(n.Name, s.Agents)
+			f.Msg = fmt.Sprintf("previous_outputs has no %q here: no agent %q can have run before this one", n.Name, n.Name)
+			if s.Absent != nil {
+				if why := s.Absent(n.Name); why != "" {
+					f.Msg += " (" + why + ")"
+				}
+			}
+		default:
+			continue
+		}
+		key := Name{Kind: n.Kind, Name: n.Name}
+		if reported[key] {
+			continue // once per name and kind
+		}
+		reported[key] = true
+		if fix := f.Fix(); fix != "" {
+			f.Msg += "; " + fix
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// Undefined returns the undefined function, filter or test that made a
+// render of t fail with err; ok is false when err has another cause. Such a
+// render can never succeed: callers treat it as fatal.
+func (t *Template) Undefined(err error) (Finding, bool) {
+	if err == nil {
+		return Finding{}, false
+	}
+	msg := err.Error()
+	for _, f := range Check(t.Names(), nil) {
+		var sign string
+		switch f.Kind {
+		case NameFunc:
+			sign = f.Name.Name + " is not callable"
+		case NameFilter:
+			sign = "filter '" + f.Name.Name + "' not found"
+		case NameTest:
+			sign = "test '" + f.Name.Name + "' not found"
+		}
+		if sign != "" && strings.Contains(msg, sign) {
+			return f, true
+		}
+	}
+	return Finding{}, false
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// closest returns the candidate nearest to name by edit distance, when it is
+// near enough to be a typo (a third of the name's length, at least 1, at most
+// 3 edits; a transposition counts as one); "" otherwise.
+func closest(name string, candidates []string) string {
+	limit := min(max(len(name)/3, 1), 3)
+	best, bestD := "", limit+1
+	for _, c := range candidates {
+		if c == name {
+			continue
+		}
+		if d := typoDistance(name, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// typoDistance is the optimal string alignment distance: insertions,
+// deletions, substitutions and transpositions of adjacent bytes.
+func typoDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
+}
