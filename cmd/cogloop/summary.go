@@ -104,7 +104,7 @@ func loopLine(l cogloop.LoopResult, errs []cogloop.RunError, limits *loopLimits)
 	}
 	n := 0
 	for _, e := range errs {
-		if strings.HasPrefix(e.Path, l.Path+agents.PathSep) {
+		if strings.HasPrefix(e.Path, l.Path+agents.PathSep) && e.Agent != l.ID { // not the loop's own
 			n++
 		}
 	}
