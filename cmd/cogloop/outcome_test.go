@@ -98,7 +98,7 @@ agents:
 	assert.Equal(t, 1, code, errs)
 	assert.Empty(t, out)
 	assert.Contains(t, errs, "a loop stopped with stop_reason error")
-	assert.Contains(t, errs, "\nl: 1/3 passes · 0.10 → (cut short) · stopped: error · best pass 1 · 1 agent error\n")
+	assert.Contains(t, errs, "\nl: 1/3 passes · 0.10 → (cut short) · stopped: error · best pass 1\n")
 	assert.Contains(t, errs, "\nerror: l › iteration 2: feedback: append joins text")
 }
 
