@@ -66,7 +66,7 @@ func TestAppendFeedbackNeedsText(t *testing.T) {
 	wf, err := cogloop.Parse([]byte(controlsHead+"    max_loops: 3\n    feedback: append\n    stop_when: [{until: \"false\"}]\n"+controlsInner), "wf.yaml")
 	require.NoError(t, err)
 	res, err := wf.Run(context.Background(), map[string]any{"topic": "tides"})
-	require.NoError(t, err)
+	require.ErrorIs(t, err, cogloop.ErrRunFailed, "a loop stopped with an error fails the run")
 	o, _ := res.Outputs.Get("l")
 	assert.Equal(t, "error", o.Fields["stop_reason"])
 	assert.Equal(t, 1, o.Fields["loops_completed"], "the first pass runs on the input as given; the second fails to start and does not count")

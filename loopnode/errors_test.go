@@ -14,7 +14,7 @@ import (
 
 func TestOnErrorStopEndsTheLoopAtTheFirstFailedPass(t *testing.T) {
 	res, err := transcript(t, "on_error_stop")
-	require.NoError(t, err, "a loop that stopped on an error is an output, not a failed run")
+	require.ErrorIs(t, err, cogloop.ErrRunFailed, "a loop that stopped on an error fails the run, which still returns its outputs")
 	out := loopOut(t, res.Outputs, "loop")
 	assert.Equal(t, "error", out["stop_reason"], "the error policy wins over the threshold the pass met")
 	assert.Equal(t, 2, out["loops_completed"], "the failed pass ran to the end")
@@ -29,7 +29,7 @@ func TestOnErrorStopEndsTheLoopAtTheFirstFailedPass(t *testing.T) {
 
 func TestMaxFailedPassesStopsAfterFailuresInARow(t *testing.T) {
 	res, err := transcript(t, "failed_passes")
-	require.NoError(t, err)
+	require.ErrorIs(t, err, cogloop.ErrRunFailed)
 	out := loopOut(t, res.Outputs, "loop")
 	assert.Equal(t, "error", out["stop_reason"])
 	assert.Equal(t, 4, out["loops_completed"], "pass 1 failed, pass 2 did not (the count starts again), passes 3 and 4 failed")
@@ -39,7 +39,7 @@ func TestMaxFailedPassesStopsAfterFailuresInARow(t *testing.T) {
 
 func TestConditionThatCannotBeEvaluatedStopsTheLoop(t *testing.T) {
 	res, err := transcript(t, "condition_error")
-	require.NoError(t, err)
+	require.ErrorIs(t, err, cogloop.ErrRunFailed)
 	out := loopOut(t, res.Outputs, "loop")
 	assert.Equal(t, "error", out["stop_reason"])
 	assert.Equal(t, 1, out["loops_completed"], "the pass ran; its condition could not be judged")
@@ -51,7 +51,8 @@ func TestFatalErrorCutsThePassAndStopsTheRun(t *testing.T) {
 	res, err := transcript(t, "fatal")
 	require.Error(t, err)
 	assert.True(t, agents.IsFatal(err))
-	assert.Equal(t, `run workflow "fatal": improve › iteration 2 › critic: agent "critic" was called more times than it has scripted replies (1 in testdata/fatal/replies.yaml): scripted replies exhausted (add replies for "critic" to testdata/fatal/replies.yaml, or write {cycle: [...]} to repeat them)`, err.Error())
+	assert.ErrorIs(t, err, cogloop.ErrRunFailed)
+	assert.Equal(t, `run failed: workflow "fatal": improve › iteration 2 › critic: agent "critic" was called more times than it has scripted replies (1 in testdata/fatal/replies.yaml): scripted replies exhausted (add replies for "critic" to testdata/fatal/replies.yaml, or write {cycle: [...]} to repeat them)`, err.Error())
 	_, ran := res.Outputs.Get("after")
 	assert.False(t, ran, "nothing runs after a fatal error")
 }
@@ -89,8 +90,8 @@ func TestConditionEvaluationErrors(t *testing.T) {
 			wf, err := cogloop.Parse([]byte(src), "wf.yaml")
 			require.NoError(t, err)
 			res, err := wf.Run(context.Background(), map[string]any{"budget_left": 3})
-			require.NoError(t, err)
 			o, _ := res.Outputs.Get("l")
+			requireStatus(t, res, err, o)
 			if tc.name == "check before" {
 				assert.Equal(t, "error", o.Fields["stop_reason"])
 				assert.Equal(t, 0, o.Fields["loops_completed"], "the check before pass 1 failed")
@@ -157,8 +158,8 @@ func TestWhatMakesAPassFailed(t *testing.T) {
 			require.NoError(t, err)
 			rec := &agenttest.Recorder{}
 			res, err := wf.Run(context.Background(), "x", cogloop.WithObserver(rec.Observe))
-			require.NoError(t, err)
 			o, _ := res.Outputs.Get("l")
+			requireStatus(t, res, err, o)
 			var failed any
 			for _, e := range rec.Events() {
 				if e.Kind == agents.EventLoopIteration && e.Node == "l" {
@@ -197,10 +198,23 @@ func TestMaxFailedPassesSetting(t *testing.T) {
 			wf, err := cogloop.Parse([]byte(controlsHead+"    max_loops: 6\n    stop_when: [{until: \"false\"}]\n"+tc.keys+inner), "wf.yaml")
 			require.NoError(t, err)
 			res, err := wf.Run(context.Background(), "x")
-			require.NoError(t, err)
 			o, _ := res.Outputs.Get("l")
+			requireStatus(t, res, err, o)
 			assert.Equal(t, tc.reason, o.Fields["stop_reason"], o.Fields["error"])
 			assert.Equal(t, tc.completed, o.Fields["loops_completed"])
 		})
 	}
+}
+
+// requireStatus checks that a run whose loop stopped with an error failed
+// (with the result) and any other run succeeded.
+func requireStatus(t *testing.T, res *cogloop.Result, err error, loop agents.Output) {
+	t.Helper()
+	if loop.Fields["stop_reason"] == "error" {
+		require.ErrorIs(t, err, cogloop.ErrRunFailed)
+		require.Equal(t, cogloop.StatusFailed, res.Status)
+		return
+	}
+	require.NoError(t, err)
+	require.Equal(t, cogloop.StatusOK, res.Status)
 }

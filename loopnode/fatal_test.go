@@ -132,7 +132,8 @@ agents:
 `
 	wf, tr, sl := llmWorkflow(t, src, func(string) string { return "" })
 	res, err := wf.Run(context.Background(), "tides")
-	require.NoError(t, err, "connection refused is not fatal: the loop's policy decides")
+	require.ErrorIs(t, err, cogloop.ErrRunFailed, "the loop stopped with an error")
+	require.False(t, agents.IsFatal(err), "connection refused is not fatal: the loop's policy decides")
 	o, ok := res.Outputs.Get("improve")
 	require.True(t, ok)
 	assert.Equal(t, "error", o.Fields["stop_reason"])

@@ -99,8 +99,8 @@ agents:
 			}
 		}))
 		cancel()
-		require.NoError(t, err, "seed %d", seed)
 		o, _ := res.Outputs.Get("l")
+		requireStatus(t, res, err, o)
 		loops := o.Fields["loops_completed"].(int)
 		reason := o.Fields["stop_reason"].(string)
 		require.LessOrEqual(t, loops, maxLoops, "seed %d", seed)

@@ -178,7 +178,7 @@ agents:
 	strict, err := load(t, src, cogloop.WithStrict())
 	require.NoError(t, err)
 	res, err := strict.Run(context.Background(), "x")
-	require.NoError(t, err)
+	require.ErrorIs(t, err, cogloop.ErrRunFailed, "the final agent failed")
 	assert.Contains(t, res.Failed()["check"], "strict")
 }
 

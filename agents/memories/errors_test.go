@@ -155,7 +155,7 @@ agents:
     embedder: {provider: ollama, model: nomic-embed-text, model_url: %s}
 `, srv.URL))
 		res, err := wf.Run(context.Background(), "x", cogloop.WithMemory(e.store))
-		require.NoError(t, err)
+		require.ErrorIs(t, err, cogloop.ErrRunFailed, "the final agent failed")
 		msg := res.Failed()["remember"]
 		assert.Contains(t, msg, "embed the content")
 		assert.Contains(t, msg, srv.URL)
@@ -249,7 +249,7 @@ agents:
   - {id: nokey, type: memory, namespace: n, config: {operation: write}, key_template: "{{ input.missing }}"}
 `)
 	res, err := wf.Run(context.Background(), map[string]any{"x": 1}, cogloop.WithMemory(e.store))
-	require.NoError(t, err)
+	require.ErrorIs(t, err, cogloop.ErrRunFailed, "the final agent failed")
 	assert.Contains(t, res.Failed()["empty"], "nothing to store")
 	assert.Contains(t, res.Failed()["nokey"], "key_template rendered empty")
 }
