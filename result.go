@@ -85,21 +85,24 @@ type IterationResult struct {
 // the pass the outer loop returned).
 func (r *Result) Loops() []LoopResult {
 	var out []LoopResult
-	var walk func(prefix string, outs *agents.Outputs)
-	walk = func(prefix string, outs *agents.Outputs) {
+	var walk func(prefix string, outs, exposed *agents.Outputs)
+	walk = func(prefix string, outs, exposed *agents.Outputs) {
 		outs.Each(func(id string, o agents.Output) bool {
+			if _, dup := exposed.Get(id); dup {
+				return true // a fork's branch agent, recorded next to the fork too
+			}
 			path := agents.JoinPath(prefix, id)
 			if l, ok := loopResult(id, path, o); ok {
 				out = append(out, l)
 			}
 			if o.Children != nil {
-				walk(path, o.Children)
+				walk(path, o.Children, outs)
 			}
 			return true
 		})
 	}
 	if r != nil {
-		walk("", r.Outputs)
+		walk("", r.Outputs, nil)
 	}
 	return out
 }

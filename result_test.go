@@ -58,3 +58,43 @@ agents:
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"l", "final", "writer", "critic"}, wf.AgentIDs())
 }
+
+// A loop in a fork branch is listed once (the fork also records it next to
+// itself), and a loop nested in a loop's internal workflow is found too.
+func TestLoopsInForksAndLoops(t *testing.T) {
+	wf, err := cogloop.Parse([]byte(`orchestrator: {id: w, agents: [fork_it, join_it, outer]}
+agents:
+  - {id: fork_it, type: fork, targets: [[branch_loop], [plain]]}
+  - {id: join_it, type: join, group: fork_it}
+  - id: branch_loop
+    type: loop
+    max_loops: 2
+    internal_workflow:
+      orchestrator: {id: b, agents: [scorer]}
+      agents:
+        - {id: scorer, type: scripted, prompt: x, responses: {cycle: ["SCORE: 0.95"]}}
+  - {id: plain, type: scripted, prompt: x, responses: [hi]}
+  - id: outer
+    type: loop
+    max_loops: 1
+    internal_workflow:
+      orchestrator: {id: o, agents: [inner]}
+      agents:
+        - id: inner
+          type: loop
+          max_loops: 2
+          score_threshold: 0.5
+          internal_workflow:
+            orchestrator: {id: i, agents: [critic]}
+            agents:
+              - {id: critic, type: scripted, prompt: x, responses: {cycle: ["SCORE: 0.6"]}}
+`), "wf.yaml")
+	require.NoError(t, err)
+	res, err := wf.Run(context.Background(), "x")
+	require.NoError(t, err)
+	var got []string
+	for _, l := range res.Loops() {
+		got = append(got, l.Path+" "+l.StopReason)
+	}
+	assert.Equal(t, []string{"branch_loop threshold", "outer max_loops", "outer › inner threshold"}, got)
+}

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -212,4 +214,17 @@ func TestTraceWriteErrorFailsTheRun(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Empty(t, out)
 	assert.Contains(t, errs, "write trace /dev/full: write /dev/full: no space left on device")
+}
+
+// A run stopped by a signal exits with the signal's code, in-process too.
+func TestSignalCauseSetsTheExitCode(t *testing.T) {
+	for sig, want := range map[syscall.Signal]int{syscall.SIGINT: 130, syscall.SIGTERM: 143} {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(signalCause{sig})
+		var out, errb bytes.Buffer
+		code := run(ctx, []string{"run", hello, "x", "--script", helloScript}, &out, &errb)
+		assert.Equal(t, want, code, errb.String())
+		assert.Empty(t, out.String())
+		assert.Contains(t, errb.String(), "cogloop: run failed")
+	}
 }
