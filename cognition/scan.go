@@ -24,6 +24,7 @@ type scanText struct {
 	cut   bool
 	noted bool // the cut was reported
 	ascii bool // s is ASCII: rune index == byte offset
+	vt    int8 // s has a vertical tab: 0 not looked, 1 no, 2 yes
 
 	r     []rune // s as runes, for regexp2
 	lower string // s lower-cased rune by rune with unicode.ToLower
@@ -101,6 +102,18 @@ func (t *scanText) label() string {
 		return fmt.Sprintf("agent %q", t.agent)
 	}
 	return fmt.Sprintf("agent %q %s", t.agent, t.field)
+}
+
+// hasVT reports whether s has a vertical tab (\v), which .NET's \s matches
+// and RE2's does not.
+func (t *scanText) hasVT() bool {
+	if t.vt == 0 {
+		t.vt = 1
+		if strings.IndexByte(t.s, '\v') >= 0 {
+			t.vt = 2
+		}
+	}
+	return t.vt == 2
 }
 
 func (t *scanText) runes() []rune {
