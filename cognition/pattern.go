@@ -95,6 +95,7 @@ type PatternOptions struct {
 //     one, the expression is run anchored (\G) only where one occurs instead of
 //     being tried at every position. A scan finds the leftmost match at or after
 //     a position and no match starts elsewhere, so the matches are the same.
+//
 //   - OrKa's line idiom "(.+?)(?:\n|$)" at the very end of the expression runs
 //     as the equivalent "(.[^\n]*)(?:\n|$)", which regexp2 does without
 //     backtracking at each character.
