@@ -1,0 +1,94 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
+)
+
+// Environment variables read by [FromEnv] (the OTLP exporter reads the other
+// OTEL_EXPORTER_OTLP_* variables itself).
+const (
+	EnvEndpoint       = "OTEL_EXPORTER_OTLP_ENDPOINT"
+	EnvTracesEndpoint = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
+	EnvTracesExporter = "OTEL_TRACES_EXPORTER"
+	EnvProtocol       = "OTEL_EXPORTER_OTLP_PROTOCOL"
+	EnvTracesProtocol = "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
+	EnvSDKDisabled    = "OTEL_SDK_DISABLED"
+	// EnvContent set to 1 records prompts and replies in spans.
+	EnvContent = "COGLOOP_OTEL_CONTENT"
+)
+
+// Tracing is an OTLP exporter set up from the environment.
+type Tracing struct {
+	// Provider makes the spans; give it to cogloop.WithTracerProvider.
+	Provider *sdktrace.TracerProvider
+	// Options are the observer options the environment asks for.
+	Options Options
+}
+
+// Enabled reports whether the environment turns tracing on: an OTLP endpoint
+// is set or OTEL_TRACES_EXPORTER is otlp, and neither OTEL_TRACES_EXPORTER=none
+// nor OTEL_SDK_DISABLED=true turns it off.
+func Enabled(getenv func(string) string) bool {
+	if strings.EqualFold(strings.TrimSpace(getenv(EnvSDKDisabled)), "true") {
+		return false
+	}
+	switch strings.ToLower(strings.TrimSpace(getenv(EnvTracesExporter))) {
+	case "otlp":
+		return true
+	case "none":
+		return false
+	}
+	return getenv(EnvEndpoint) != "" || getenv(EnvTracesEndpoint) != ""
+}
+
+// FromEnv sets up OTLP HTTP/protobuf export when [Enabled] says so; it returns
+// nil, nil when tracing is off. version is recorded as service.version.
+func FromEnv(ctx context.Context, getenv func(string) string, version string) (*Tracing, error) {
+	if !Enabled(getenv) {
+		return nil, nil
+	}
+	if v := strings.TrimSpace(getenv(EnvTracesExporter)); v != "" && !strings.EqualFold(v, "otlp") {
+		return nil, fmt.Errorf("%s=%s is not supported: cogloop exports traces over otlp only (or none)", EnvTracesExporter, v)
+	}
+	for _, name := range []string{EnvTracesProtocol, EnvProtocol} {
+		if v := strings.TrimSpace(getenv(name)); v != "" && v != "http/protobuf" {
+			return nil, fmt.Errorf("%s=%s is not supported: cogloop exports OTLP over http/protobuf; unset it or set http/protobuf", name, v)
+		}
+	}
+	exp, err := otlptracehttp.New(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("set up the OTLP trace exporter: %w", err)
+	}
+	// service.name defaults to cogloop; OTEL_SERVICE_NAME and
+	// OTEL_RESOURCE_ATTRIBUTES, read last, win.
+	res, err := resource.New(ctx,
+		resource.WithAttributes(semconv.ServiceName("cogloop"), semconv.ServiceVersion(version)),
+		resource.WithTelemetrySDK(), resource.WithFromEnv())
+	if err != nil && res == nil {
+		return nil, fmt.Errorf("read the OpenTelemetry resource: %w", err)
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+	return &Tracing{Provider: tp, Options: Options{Content: strings.TrimSpace(getenv(EnvContent)) == "1"}}, nil
+}
+
+// Shutdown exports the spans not yet sent and stops the exporter; ctx bounds
+// the wait. The error names what failed.
+func (t *Tracing) Shutdown(ctx context.Context) error {
+	if t == nil {
+		return nil
+	}
+	ferr := t.Provider.ForceFlush(ctx)
+	serr := t.Provider.Shutdown(ctx)
+	if err := errors.Join(ferr, serr); err != nil {
+		return fmt.Errorf("export traces: %w", err)
+	}
+	return nil
+}
