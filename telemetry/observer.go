@@ -38,8 +38,13 @@ const (
 	KeyLoopMax        = attribute.Key("cogloop.loop.max_loops")
 	KeyLoopPasses     = attribute.Key("cogloop.loop.passes")
 	KeyLoopStopReason = attribute.Key("cogloop.loop.stop_reason")
-	KeyPrompt         = attribute.Key("cogloop.prompt")
-	KeyResponse       = attribute.Key("cogloop.response")
+	// KeyInputTokens and KeyOutputTokens sum the usage under an agent or run
+	// span (gen_ai.usage.* is on model calls only, so backends that add it up
+	// do not count a call twice).
+	KeyInputTokens  = attribute.Key("cogloop.usage.input_tokens")
+	KeyOutputTokens = attribute.Key("cogloop.usage.output_tokens")
+	KeyPrompt       = attribute.Key("cogloop.prompt")
+	KeyResponse     = attribute.Key("cogloop.response")
 	// KeyGenAISystem is gen_ai.system, the older name of gen_ai.provider.name,
 	// still read by many backends.
 	KeyGenAISystem = attribute.Key("gen_ai.system")
@@ -113,8 +118,7 @@ func (t *tracer) observe(e agents.Event) {
 			}
 		}
 		if e.Usage != nil {
-			s.SetAttributes(semconv.GenAIUsageInputTokens(e.Usage.PromptTokens),
-				semconv.GenAIUsageOutputTokens(e.Usage.CompletionTokens))
+			s.SetAttributes(KeyInputTokens.Int(e.Usage.PromptTokens), KeyOutputTokens.Int(e.Usage.CompletionTokens))
 		}
 		fail(s, e.Error)
 		s.End(trace.WithTimestamp(e.Time))
@@ -233,8 +237,7 @@ func (t *tracer) endRun(e agents.Event) {
 	}
 	s := t.runSpan(e.Time)
 	if e.Usage != nil {
-		s.SetAttributes(semconv.GenAIUsageInputTokens(e.Usage.PromptTokens),
-			semconv.GenAIUsageOutputTokens(e.Usage.CompletionTokens))
+		s.SetAttributes(KeyInputTokens.Int(e.Usage.PromptTokens), KeyOutputTokens.Int(e.Usage.CompletionTokens))
 	}
 	if t.o.Content && e.Response != "" {
 		s.SetAttributes(KeyResponse.String(e.Response))

@@ -133,6 +133,9 @@ func TestSpanTreeOfALoopWithAFork(t *testing.T) {
 				failedCall++
 			}
 		}
+		if _, ok := a["gen_ai.usage.input_tokens"]; ok {
+			assert.True(t, strings.HasPrefix(s.Name, "chat "), "gen_ai.usage only on model calls, not on %s", s.Name)
+		}
 		for _, kv := range s.Attributes {
 			assert.NotContains(t, kv.Value.Emit(), canary, "%s %s", s.Name, kv.Key)
 			assert.NotEqual(t, "cogloop.prompt", string(kv.Key), "content is off by default")
@@ -146,6 +149,9 @@ func TestSpanTreeOfALoopWithAFork(t *testing.T) {
 	assert.Equal(t, "threshold", la["cogloop.loop.stop_reason"].AsString())
 	assert.InDelta(t, 0.95, la["cogloop.loop.score"].AsFloat64(), 1e-9)
 	assert.Equal(t, int64(2), la["cogloop.loop.passes"].AsInt64())
+	assert.Equal(t, int64(3), la["cogloop.loop.max_loops"].AsInt64())
+	assert.InDelta(t, 0.9, la["cogloop.loop.threshold"].AsFloat64(), 1e-9)
+	assert.Equal(t, int64(23), la["cogloop.usage.input_tokens"].AsInt64(), "the loop's usage: both scorer calls")
 	pa := attrs(pass2)
 	assert.Equal(t, int64(2), pa["cogloop.loop.pass"].AsInt64())
 	assert.InDelta(t, 0.95, pa["cogloop.loop.score"].AsFloat64(), 1e-9)
