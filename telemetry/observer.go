@@ -124,15 +124,15 @@ func (t *tracer) observe(e agents.Event) {
 		s.End(trace.WithTimestamp(e.Time))
 	case agents.EventLoopStart:
 		if s := t.top(e.Node); s != nil {
-			s.SetAttributes(KeyLoopMax.Int64(num(e.Data["max_loops"])), KeyLoopThreshold.Float64(float(e.Data["threshold"])))
+			s.SetAttributes(KeyLoopMax.Int64(int64(number(e.Data["max_loops"]))), KeyLoopThreshold.Float64(number(e.Data["threshold"])))
 		}
 	case agents.EventLoopIteration:
 		t.endPass(e)
 	case agents.EventLoopEnd:
 		if s := t.top(e.Node); s != nil {
 			s.SetAttributes(KeyLoopStopReason.String(fmt.Sprint(e.Data["stop_reason"])),
-				KeyLoopScore.Float64(float(e.Data["final_score"])), KeyLoopBest.Float64(float(e.Data["best_score"])),
-				KeyLoopPasses.Int64(num(e.Data["loops_completed"])))
+				KeyLoopScore.Float64(number(e.Data["final_score"])), KeyLoopBest.Float64(number(e.Data["best_score"])),
+				KeyLoopPasses.Int64(int64(number(e.Data["loops_completed"]))))
 			fail(s, e.Error)
 		}
 	case agents.EventModelCall:
@@ -196,7 +196,7 @@ func (t *tracer) startPass(loop *span, path string, n int, at time.Time) *span {
 // endPass ends the pass a loop.iteration event reports, opening it first when
 // no agent ran in it.
 func (t *tracer) endPass(e agents.Event) {
-	n := int(num(e.Data["loop_number"]))
+	n := int(number(e.Data["loop_number"]))
 	path := agents.JoinPath(e.Node, "iteration "+strconv.Itoa(n))
 	s := t.pop(path)
 	if s == nil {
@@ -208,7 +208,7 @@ func (t *tracer) endPass(e agents.Event) {
 		t.pop(path)
 	}
 	if v, ok := e.Data["score"]; ok {
-		s.SetAttributes(KeyLoopScore.Float64(float(v)))
+		s.SetAttributes(KeyLoopScore.Float64(number(v)))
 	}
 	fail(s, e.Error)
 	s.End(trace.WithTimestamp(e.Time))
@@ -293,24 +293,11 @@ func passNumber(part string) (int, bool) {
 	return n, err == nil && n > 0
 }
 
-func num(v any) int64 {
-	switch x := v.(type) {
-	case int:
-		return int64(x)
-	case int64:
-		return x
-	case float64:
-		return int64(x)
-	}
-	return 0
-}
-
-func float(v any) float64 {
+// number reads a number from event data.
+func number(v any) float64 {
 	switch x := v.(type) {
 	case float64:
 		return x
-	case float32:
-		return float64(x)
 	case int:
 		return float64(x)
 	case int64:

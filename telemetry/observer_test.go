@@ -16,29 +16,6 @@ import (
 	"github.com/cogloop/cogloop/agents"
 )
 
-// A loop of two passes whose pass runs a fork of two branches, a join and a
-// scorer; branch a fails in pass 1.
-const loopWithFork = `
-orchestrator:
-  id: traced
-  strategy: sequential
-  agents: [improve]
-agents:
-  - id: improve
-    type: loop
-    max_loops: 3
-    score_threshold: 0.9
-    score_extraction_pattern: "SCORE:\\s*([0-9.]+)"
-    internal_workflow:
-      orchestrator: {id: inner, strategy: sequential, agents: [both, gather, scorer]}
-      agents:
-        - {id: both, type: fork, targets: [[a], [b]]}
-        - {id: a, type: openai-answer, model: gpt-4o-mini, prompt: "A: {{ get_input() }}"}
-        - {id: b, type: openai-answer, model: gpt-4o-mini, prompt: "B: {{ get_input() }}"}
-        - {id: gather, type: join}
-        - {id: scorer, type: openai-answer, model: gpt-4o-mini, prompt: "Rate {{ previous_outputs.gather.response }}"}
-`
-
 const canary = "sk-canary-0123456789abcdef"
 
 const loopReplies = `
@@ -53,7 +30,7 @@ scorer:
 func run(t *testing.T, opts ...cogloop.RunOption) tracetest.SpanStubs {
 	t.Helper()
 	t.Setenv("OPENAI_API_KEY", canary)
-	wf, err := cogloop.Parse([]byte(loopWithFork), "traced.yaml")
+	wf, err := cogloop.Load("testdata/loop_fork.yaml")
 	require.NoError(t, err)
 	script, err := agents.ParseScript([]byte(loopReplies), "replies.yaml")
 	require.NoError(t, err)

@@ -67,24 +67,6 @@ func attrMap(kvs []*commonpb.KeyValue) map[string]*commonpb.AnyValue {
 	return m
 }
 
-const tracedWorkflow = `
-orchestrator: {id: traced, strategy: sequential, agents: [improve]}
-agents:
-  - id: improve
-    type: loop
-    max_loops: 2
-    score_threshold: 0.9
-    score_extraction_pattern: "SCORE:\\s*([0-9.]+)"
-    internal_workflow:
-      orchestrator: {id: inner, strategy: sequential, agents: [both, gather, scorer]}
-      agents:
-        - {id: both, type: fork, targets: [[a], [b]]}
-        - {id: a, type: openai-answer, model: gpt-4o-mini, prompt: "A {{ get_input() }}"}
-        - {id: b, type: openai-answer, model: gpt-4o-mini, prompt: "B {{ get_input() }}"}
-        - {id: gather, type: join}
-        - {id: scorer, type: openai-answer, model: gpt-4o-mini, prompt: "Rate {{ previous_outputs.gather.response }}"}
-`
-
 const otelCanary = "sk-otel-canary-5f1e2d3c4b5a6978"
 
 func TestOTLPExportThroughEnv(t *testing.T) {
@@ -92,9 +74,8 @@ func TestOTLPExportThroughEnv(t *testing.T) {
 	srv := httptest.NewServer(recv)
 	defer srv.Close()
 	dir := t.TempDir()
-	wf := filepath.Join(dir, "traced.yaml")
+	wf := "../../telemetry/testdata/loop_fork.yaml"
 	script := filepath.Join(dir, "replies.yaml")
-	require.NoError(t, os.WriteFile(wf, []byte(tracedWorkflow), 0o600))
 	require.NoError(t, os.WriteFile(script, []byte(`
 a: ["a says `+otelCanary+`", "a again"]
 b: ["b one", "b two"]
