@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -31,6 +33,10 @@ type Tracing struct {
 	Provider *sdktrace.TracerProvider
 	// Options are the observer options the environment asks for.
 	Options Options
+
+	warn     func(error)
+	mu       sync.Mutex
+	reported map[string]bool
 }
 
 // Enabled reports whether the environment turns tracing on: an OTLP endpoint
@@ -50,8 +56,11 @@ func Enabled(getenv func(string) string) bool {
 }
 
 // FromEnv sets up OTLP HTTP/protobuf export when [Enabled] says so; it returns
-// nil, nil when tracing is off. version is recorded as service.version.
-func FromEnv(ctx context.Context, getenv func(string) string, version string) (*Tracing, error) {
+// nil, nil when tracing is off. version is recorded as service.version. Export
+// failures, during the run (through OpenTelemetry's global error handler,
+// which FromEnv sets) and at [Tracing.Shutdown], go to warn, each distinct
+// message once; a nil warn drops them.
+func FromEnv(ctx context.Context, getenv func(string) string, version string, warn func(error)) (*Tracing, error) {
 	if !Enabled(getenv) {
 		return nil, nil
 	}
@@ -76,17 +85,36 @@ func FromEnv(ctx context.Context, getenv func(string) string, version string) (*
 		return nil, fmt.Errorf("read the OpenTelemetry resource: %w", err)
 	}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
-	return &Tracing{Provider: tp, Options: Options{Content: strings.TrimSpace(getenv(EnvContent)) == "1"}}, nil
+	t := &Tracing{Provider: tp, Options: Options{Content: strings.TrimSpace(getenv(EnvContent)) == "1"},
+		warn: warn, reported: map[string]bool{}}
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(t.report))
+	return t, nil
+}
+
+// report passes an export failure to warn, once per message.
+func (t *Tracing) report(err error) {
+	if err == nil || t.warn == nil {
+		return
+	}
+	t.mu.Lock()
+	seen := t.reported[err.Error()]
+	t.reported[err.Error()] = true
+	t.mu.Unlock()
+	if !seen {
+		t.warn(fmt.Errorf("export traces: %w", err))
+	}
 }
 
 // Shutdown exports the spans not yet sent and stops the exporter; ctx bounds
-// the wait. The error names what failed.
+// the wait. A failure is reported (see [FromEnv]) and returned.
 func (t *Tracing) Shutdown(ctx context.Context) error {
 	if t == nil {
 		return nil
 	}
 	ferr := t.Provider.ForceFlush(ctx)
+	t.report(ferr)
 	serr := t.Provider.Shutdown(ctx)
+	t.report(serr)
 	if err := errors.Join(ferr, serr); err != nil {
 		return fmt.Errorf("export traces: %w", err)
 	}

@@ -19,12 +19,15 @@ const flushTimeout = 10 * time.Second
 // turn it on (see package telemetry).
 type tracing struct{ t *telemetry.Tracing }
 
-func startTracing(ctx context.Context) (*tracing, error) {
+// startTracing sets up the export; its failures are warnings on stderr.
+func startTracing(ctx context.Context, stderr io.Writer) (*tracing, error) {
 	version := ""
 	if info, ok := debug.ReadBuildInfo(); ok {
 		version = info.Main.Version
 	}
-	t, err := telemetry.FromEnv(ctx, os.Getenv, version)
+	t, err := telemetry.FromEnv(ctx, os.Getenv, version, func(err error) {
+		fmt.Fprintf(stderr, "cogloop: warning: %v\n", err)
+	})
 	if err != nil || t == nil {
 		return nil, err
 	}
@@ -42,15 +45,13 @@ func (tr *tracing) options() []cogloop.RunOption {
 	return opts
 }
 
-// stop flushes the spans; an export failure is reported, and does not change
-// the run's outcome.
-func (tr *tracing) stop(stderr io.Writer) {
+// stop flushes the spans; an export failure is a warning (printed by the
+// handler given to FromEnv) and does not change the run's outcome.
+func (tr *tracing) stop() {
 	if tr == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
 	defer cancel()
-	if err := tr.t.Shutdown(ctx); err != nil {
-		fmt.Fprintf(stderr, "cogloop: warning: %v\n", err)
-	}
+	_ = tr.t.Shutdown(ctx)
 }

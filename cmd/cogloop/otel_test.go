@@ -166,5 +166,6 @@ func TestOTLPExportFailureIsReported(t *testing.T) {
 	code, out, errs := runCLI(t, "run", hello, "topic", "--script", helloScript)
 	assert.Equal(t, exitOK, code, "an export failure does not fail the run")
 	assert.Contains(t, out, "the loop learns its way.")
-	assert.True(t, strings.Contains(errs, "cogloop: warning: export traces:"), errs)
+	assert.Equal(t, 1, strings.Count(errs, "cogloop: warning: export traces:"), errs)
+	assert.Contains(t, errs, "400", "the warning says what the collector answered")
 }

@@ -139,7 +139,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	opts = append(opts, cogloop.WithObserver(fanOut(observers)))
 
-	tracing, err := startTracing(ctx)
+	tracing, err := startTracing(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "cogloop: %v\n", err)
 		return exitUsage
@@ -148,7 +148,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	res, runErr := wf.Run(ctx, input, opts...)
 	con.Done()
-	tracing.stop(stderr)
+	tracing.stop()
 	if tr != nil {
 		if err := tr.Close(); err != nil {
 			fmt.Fprintf(stderr, "cogloop: %v\n", err)
