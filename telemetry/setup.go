@@ -40,19 +40,19 @@ type Tracing struct {
 }
 
 // Enabled reports whether the environment turns tracing on: an OTLP endpoint
-// is set or OTEL_TRACES_EXPORTER is otlp, and neither OTEL_TRACES_EXPORTER=none
-// nor OTEL_SDK_DISABLED=true turns it off.
+// is set or OTEL_TRACES_EXPORTER names an exporter (otlp), and neither
+// OTEL_TRACES_EXPORTER=none nor OTEL_SDK_DISABLED=true turns it off.
 func Enabled(getenv func(string) string) bool {
 	if strings.EqualFold(strings.TrimSpace(getenv(EnvSDKDisabled)), "true") {
 		return false
 	}
 	switch strings.ToLower(strings.TrimSpace(getenv(EnvTracesExporter))) {
-	case "otlp":
-		return true
+	case "":
+		return getenv(EnvEndpoint) != "" || getenv(EnvTracesEndpoint) != ""
 	case "none":
 		return false
 	}
-	return getenv(EnvEndpoint) != "" || getenv(EnvTracesEndpoint) != ""
+	return true // otlp; any other exporter is refused by FromEnv, not ignored
 }
 
 // FromEnv sets up OTLP HTTP/protobuf export when [Enabled] says so; it returns
