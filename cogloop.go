@@ -131,6 +131,11 @@ func Parse(data []byte, name string, opts ...LoadOption) (*Workflow, error) {
 	}
 	wf, warnings, err := orchestrator.Parse(data, name, o.reg, popts...)
 	if err != nil {
+		var le *agents.LoadError
+		if errors.As(err, &le) && len(le.Warnings) == 0 {
+			// A user fixing the errors sees the doubtful things too, at once.
+			le.Warnings = warnings
+		}
 		return nil, err
 	}
 	sum := sha256.Sum256(data)
@@ -152,6 +157,7 @@ type runOptions struct {
 	resume      bool
 	allowChange bool
 	cpTTL       time.Duration
+	tracing     tracingOptions
 }
 
 // WithMemory keeps loop histories (persist_across_runs), memories and checkpoints
@@ -280,9 +286,10 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 		}
 		o.store = store
 	}
-	col := &collector{next: o.observe}
+	col := &collector{next: o.tracing.observer(ctx, o.observe)}
 	run := &agents.Run{ID: o.runID, Observe: col.observe, Models: o.models, Memory: o.store,
-		MaxTotalIterations: w.wf.MaxTotalIterations, Strict: w.wf.Strict}
+		MaxTotalIterations: w.wf.MaxTotalIterations, Strict: w.wf.Strict,
+		Deltas: o.tracing.deltas, ModelCalls: o.tracing.tp != nil}
 	if o.checkpoints {
 		cp, err := w.checkpoint(ctx, o)
 		if err != nil {
