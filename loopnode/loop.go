@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
@@ -36,14 +37,20 @@ type Node struct {
 	persistent   bool
 	historyTTL   time.Duration // history_ttl: expiry of the persisted history; 0 never
 
-	stop     *condition // stop_when; nil means the score threshold alone
-	feedback string
-	inputs   []inputMapping
-	outputs  []outputMapping
-	best     bool // return: best
-	delay    time.Duration
-	budget   agents.Limit // budget: on the loop
-	budgeted bool
+	stop *condition // stop_when; nil means the score threshold alone
+	// sameAnswer: stop_when compares answers (stagnation's repeats), so each
+	// pass's answer is normalised and hashed; without it nothing reads them.
+	sameAnswer bool
+
+	varNamesOnce sync.Once
+	varNames     [len(loopVarNames)][4]string // see loopVarNames
+	feedback     string
+	inputs       []inputMapping
+	outputs      []outputMapping
+	best         bool // return: best
+	delay        time.Duration
+	budget       agents.Limit // budget: on the loop
+	budgeted     bool
 
 	regexBudget  time.Duration // regex_budget: the regex time of one pass's score and lesson patterns
 	scoreMatters bool          // a pass without a score is worth a warning
@@ -391,7 +398,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	if st.bestIter == 0 || sc.Value > st.best {
 		st.best, st.bestIter, st.bestOuts = sc.Value, loop, out.Children
 	}
-	recordPass(st, len(failed) > 0, n.answer(out.Children))
+	recordPass(st, len(failed) > 0, n.sameAnswer, n.answer(out.Children))
 	n.recordMappings(st, out.Children, loop)
 	n.notePass(in, st, out.Children)
 
