@@ -87,6 +87,53 @@ type budgetTree struct {
 	mu      sync.Mutex
 	pricing Pricing
 	journal BudgetJournal // nil: nothing outlives the run
+
+	foldOnce sync.Once
+	folded   map[string]Price // pricing by ASCII-lower-cased name; nil when a name is not ASCII
+}
+
+// cost is pricing.Cost, with the case-insensitive lookup of a name that is
+// not in the table as written done in an index made once per run instead of
+// a scan of the table per call.
+func (t *budgetTree) cost(model string, u Usage) (float64, bool) {
+	if model == "" {
+		return 0, true
+	}
+	if pr, ok := t.pricing[model]; ok {
+		return pr.Cost(u), true
+	}
+	t.foldOnce.Do(func() { t.folded = foldedPricing(t.pricing) })
+	if t.folded == nil || !isASCII(model) {
+		return t.pricing.Cost(model, u)
+	}
+	pr, ok := t.folded[strings.ToLower(model)]
+	if !ok {
+		return 0, false
+	}
+	return pr.Cost(u), true
+}
+
+// foldedPricing indexes p by lower-cased name: for ASCII names the same
+// matches as strings.EqualFold. nil when a name is not ASCII (Unicode case
+// folding is wider than lower-casing).
+func foldedPricing(p Pricing) map[string]Price {
+	out := make(map[string]Price, len(p))
+	for name, pr := range p {
+		if !isASCII(name) {
+			return nil
+		}
+		out[strings.ToLower(name)] = pr
+	}
+	return out
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // NewBudget returns the root scope of a run, limited by l (a zero Limit
@@ -164,7 +211,7 @@ func (b *Budget) Reserve(model string, worst Usage) (*Reservation, error) {
 	if b == nil {
 		return &Reservation{model: model, worst: worst}, nil
 	}
-	cost, priced := b.tree.pricing.Cost(model, worst)
+	cost, priced := b.tree.cost(model, worst)
 	worst.Cost = cost
 	b.tree.mu.Lock()
 	defer b.tree.mu.Unlock()
@@ -227,7 +274,7 @@ func (r *Reservation) Settle(actual Usage) Usage {
 		actual.Cost = 0
 		return actual
 	}
-	actual.Cost, _ = r.b.tree.pricing.Cost(r.model, actual)
+	actual.Cost, _ = r.b.tree.cost(r.model, actual)
 	r.b.tree.mu.Lock()
 	defer r.b.tree.mu.Unlock()
 	if r.settled {
