@@ -499,3 +499,23 @@ func TestNonASCIIPositions(t *testing.T) {
 	assert.Equal(t, []string{"Ünïcode välue", "second"}, got)
 	assert.True(t, utf8.ValidString(tx.searchable(true)))
 }
+
+// TestLowerText: lowerText is unicode.ToLower rune by rune, on every text of
+// the differential corpus and on every rune.
+func TestLowerText(t *testing.T) {
+	var all strings.Builder
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if utf8.ValidRune(r) {
+			all.WriteRune(r)
+		}
+	}
+	for _, s := range append(differentialTexts(), all.String()) {
+		if !utf8.ValidString(s) {
+			s = string([]rune(s))
+		}
+		want := strings.Map(unicode.ToLower, s)
+		got, lowA := lowerText(s, isASCII(s))
+		require.Equal(t, want, got)
+		assert.Equal(t, isASCII(want), lowA)
+	}
+}

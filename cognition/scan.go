@@ -220,15 +220,24 @@ func lowerText(s string, ascii bool) (string, bool) {
 		}
 		return string(b), true
 	}
-	var b strings.Builder
-	b.Grow(len(s))
+	b := make([]byte, 0, len(s)+8)
 	lowA := true
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf { // unicode.ToLower's ASCII case, inline
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b = append(b, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
 		r = unicode.ToLower(r)
 		lowA = lowA && r < utf8.RuneSelf
-		b.WriteRune(r)
+		b = utf8.AppendRune(b, r)
+		i += size
 	}
-	return b.String(), lowA
+	return string(b), lowA
 }
 
 // scan holds the per-call state of a Score or Extract call: the regex budget and
