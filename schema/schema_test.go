@@ -1,0 +1,140 @@
+package schema_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/schema"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+)
+
+// compiled compiles the committed schema with a real JSON Schema validator.
+func compiled(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	data, err := os.ReadFile("workflow.schema.json")
+	require.NoError(t, err)
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	require.NoError(t, err)
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	require.NoError(t, c.AddResource(schema.ID, doc))
+	s, err := c.Compile(schema.ID)
+	require.NoError(t, err)
+	return s
+}
+
+// instance is a YAML document as the JSON value the schema checks.
+func instance(t *testing.T, data []byte) any {
+	t.Helper()
+	var v any
+	require.NoError(t, yaml.Unmarshal(data, &v))
+	j, err := json.Marshal(v)
+	require.NoError(t, err)
+	out, err := jsonschema.UnmarshalJSON(bytes.NewReader(j))
+	require.NoError(t, err)
+	return out
+}
+
+func TestCommittedSchemaIsCurrent(t *testing.T) {
+	want, err := schema.Generate(cogloop.NewRegistry())
+	require.NoError(t, err)
+	got, err := os.ReadFile("workflow.schema.json")
+	require.NoError(t, err)
+	if !bytes.Equal(got, want) {
+		t.Fatal("schema/workflow.schema.json is stale: run 'go generate ./schema' and commit the result")
+	}
+}
+
+// workflowFiles are the YAML files under examples/ and testdata/ that the
+// loader accepts: the schema must accept each of them.
+func workflowFiles(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for _, root := range []string{"../examples", "../testdata"} {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			if ext := filepath.Ext(path); ext != ".yaml" && ext != ".yml" {
+				return nil
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			var top map[string]any
+			if yaml.Unmarshal(data, &top) != nil || top["orchestrator"] == nil {
+				return nil // a replies file, not a workflow
+			}
+			if _, err := cogloop.Load(path); err == nil {
+				out = append(out, path)
+			}
+			return nil
+		})
+		require.NoError(t, err)
+	}
+	return out
+}
+
+func TestEveryWorkflowValidates(t *testing.T) {
+	s := compiled(t)
+	files := workflowFiles(t)
+	require.GreaterOrEqual(t, len(files), 20, "the corpus shrank: %v", files)
+	var orka int
+	for _, f := range files {
+		if strings.Contains(f, "orka") {
+			orka++
+		}
+		t.Run(f, func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			require.NoError(t, err)
+			if err := s.Validate(instance(t, data)); err != nil {
+				t.Errorf("%s: %v", f, err)
+			}
+		})
+	}
+	require.Positive(t, orka, "no testdata/orka file was validated")
+}
+
+func TestBadWorkflowsFail(t *testing.T) {
+	s := compiled(t)
+	const base = `
+orchestrator: {id: w, strategy: sequential, agents: [l]}
+agents:
+  - id: l
+    type: loop
+    max_loops: 3
+    internal_workflow:
+      orchestrator: {id: inner, agents: [a]}
+      agents:
+        - {id: a, type: scripted, responses: ["SCORE: 0.9"]}
+`
+	require.NoError(t, s.Validate(instance(t, []byte(base))), "the base case must be valid")
+	for _, tc := range []struct{ name, from, to, want string }{
+		{"unknown top-level key", "agents:\n", "agentz: []\nagents:\n", "agentz"},
+		{"unknown agent key", "max_loops: 3", "max_loopz: 3", "max_loopz"},
+		{"wrong type", "max_loops: 3", "max_loops: [3]", "max_loops"},
+		{"out of range", "max_loops: 3", "max_loops: 0", "max_loops"},
+		{"unknown type", "type: loop", "type: lop", "type"},
+		{"unknown key inside internal_workflow", `type: scripted, responses`, `type: scripted, promt: x, responses`, "promt"},
+		{"missing id", "- id: l\n    type: loop", "- type: loop", "id"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bad := strings.Replace(base, tc.from, tc.to, 1)
+			require.NotEqual(t, base, bad)
+			err := s.Validate(instance(t, []byte(bad)))
+			require.Error(t, err)
+			require.Contains(t, err.Error(), tc.want)
+			_, loadErr := cogloop.Parse([]byte(bad), "bad.yaml")
+			require.Error(t, loadErr, "the loader must refuse what the schema refuses")
+		})
+	}
+}
