@@ -2,7 +2,6 @@ package schema_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,37 +10,9 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/schema"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 )
-
-// compiled compiles the committed schema with a real JSON Schema validator.
-func compiled(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	data, err := os.ReadFile("workflow.schema.json")
-	require.NoError(t, err)
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	require.NoError(t, err)
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	require.NoError(t, c.AddResource(schema.ID, doc))
-	s, err := c.Compile(schema.ID)
-	require.NoError(t, err)
-	return s
-}
-
-// instance is a YAML document as the JSON value the schema checks.
-func instance(t *testing.T, data []byte) any {
-	t.Helper()
-	var v any
-	require.NoError(t, yaml.Unmarshal(data, &v))
-	j, err := json.Marshal(v)
-	require.NoError(t, err)
-	out, err := jsonschema.UnmarshalJSON(bytes.NewReader(j))
-	require.NoError(t, err)
-	return out
-}
 
 func TestCommittedSchemaIsCurrent(t *testing.T) {
 	want, err := schema.Generate(cogloop.NewRegistry())
@@ -85,7 +56,6 @@ func workflowFiles(t *testing.T) []string {
 }
 
 func TestEveryWorkflowValidates(t *testing.T) {
-	s := compiled(t)
 	files := workflowFiles(t)
 	require.GreaterOrEqual(t, len(files), 20, "the corpus shrank: %v", files)
 	var orka int
@@ -96,7 +66,7 @@ func TestEveryWorkflowValidates(t *testing.T) {
 		t.Run(f, func(t *testing.T) {
 			data, err := os.ReadFile(f)
 			require.NoError(t, err)
-			if err := s.Validate(instance(t, data)); err != nil {
+			if err := schema.ValidateYAML(data); err != nil {
 				t.Errorf("%s: %v", f, err)
 			}
 		})
@@ -105,7 +75,6 @@ func TestEveryWorkflowValidates(t *testing.T) {
 }
 
 func TestBadWorkflowsFail(t *testing.T) {
-	s := compiled(t)
 	const base = `
 orchestrator: {id: w, strategy: sequential, agents: [l]}
 agents:
@@ -117,7 +86,7 @@ agents:
       agents:
         - {id: a, type: scripted, responses: ["SCORE: 0.9"]}
 `
-	require.NoError(t, s.Validate(instance(t, []byte(base))), "the base case must be valid")
+	require.NoError(t, schema.ValidateYAML([]byte(base)), "the base case must be valid")
 	for _, tc := range []struct{ name, from, to, want string }{
 		{"unknown top-level key", "agents:\n", "agentz: []\nagents:\n", "agentz"},
 		{"unknown agent key", "max_loops: 3", "max_loopz: 3", "max_loopz"},
@@ -130,7 +99,7 @@ agents:
 		t.Run(tc.name, func(t *testing.T) {
 			bad := strings.Replace(base, tc.from, tc.to, 1)
 			require.NotEqual(t, base, bad)
-			err := s.Validate(instance(t, []byte(bad)))
+			err := schema.ValidateYAML([]byte(bad))
 			require.Error(t, err)
 			require.Contains(t, err.Error(), tc.want)
 			_, loadErr := cogloop.Parse([]byte(bad), "bad.yaml")

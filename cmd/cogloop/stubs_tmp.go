@@ -5,8 +5,6 @@ import (
 	"io"
 )
 
-const initHelp = ""
 const evalHelp = ""
 
-func cmdInit(args []string, stdout, stderr io.Writer) int                      { return 0 }
 func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) int { return 0 }
