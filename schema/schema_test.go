@@ -2,6 +2,7 @@ package schema_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -9,7 +10,9 @@ import (
 	"testing"
 
 	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/schema"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 )
@@ -106,4 +109,41 @@ agents:
 			require.Error(t, loadErr, "the loader must refuse what the schema refuses")
 		})
 	}
+}
+
+// The schema is what the factories read: a type registered with its own
+// keys gets exactly those keys, with the type, range and default the factory
+// asks for, and the keys every definition has.
+func TestSchemaFollowsTheFactories(t *testing.T) {
+	reg := agents.NewRegistry()
+	reg.MustRegister("custom", func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+		c.Int("tries", 2, 1, 5)
+		if o := c.Map("options"); o != nil {
+			o.Bool("loud", false)
+			o.Done()
+		}
+		c.IgnoreBecause("(it is OrKa's)", "legacy_key")
+		return nil, nil
+	})
+	doc, err := schema.Generate(reg)
+	require.NoError(t, err)
+	var got struct {
+		Defs map[string]struct {
+			Properties map[string]map[string]any `json:"properties"`
+			Additional *bool                     `json:"additionalProperties"`
+		} `json:"$defs"`
+	}
+	require.NoError(t, json.Unmarshal(doc, &got))
+	custom := got.Defs["agent_custom"]
+	require.NotNil(t, custom.Properties, "the type has its definition")
+	assert.Equal(t, map[string]any{"type": "integer", "minimum": 1.0, "maximum": 5.0, "default": 2.0}, custom.Properties["tries"])
+	assert.Equal(t, "object", custom.Properties["options"]["type"])
+	assert.Equal(t, false, custom.Properties["options"]["additionalProperties"])
+	assert.Equal(t, true, custom.Properties["legacy_key"]["deprecated"])
+	assert.Contains(t, custom.Properties["legacy_key"]["description"], "(it is OrKa's)")
+	for _, k := range []string{"id", "type", "depends_on", "timeout", "retry"} {
+		assert.Contains(t, custom.Properties, k, "every definition has %s", k)
+	}
+	require.NotNil(t, custom.Additional)
+	assert.False(t, *custom.Additional, "other keys are refused, as the loader refuses them")
 }
