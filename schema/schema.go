@@ -28,7 +28,9 @@ func Generate(reg *agents.Registry) ([]byte, error) {
 		"agent":             agentDef(types),
 	}
 	for _, t := range types {
-		defs[agentRef(t)] = object(t, specs.Agents[t])
+		def := object(t, specs.Agents[t])
+		def["properties"].(map[string]any)["type"] = map[string]any{"const": t}
+		defs[agentRef(t)] = def
 	}
 	for name, def := range sharedDefs {
 		defs[name] = def
