@@ -8,8 +8,12 @@ package schema
 // TestHintsNameRecordedKeys fails when a hint names a key the loader does not
 // read, so the table cannot drift from the loader.
 var hints = map[string]map[string]any{
-	"workflow.agents":          agentList("The agent definitions of the workflow."),
-	"internal_workflow.agents": agentList("The agent definitions of the internal workflow."),
+	"workflow":                       {"required": []string{"orchestrator", "agents"}},
+	"workflow.orchestrator":          {"required": []string{"agents"}},
+	"internal_workflow":              {"required": []string{"agents"}},
+	"internal_workflow.orchestrator": {"required": []string{"agents"}},
+	"workflow.agents":                agentList("The agent definitions of the workflow."),
+	"internal_workflow.agents":       agentList("The agent definitions of the internal workflow."),
 	"loop.internal_workflow": {"$ref": "#/$defs/internal_workflow",
 		"description": "The workflow each pass runs: {orchestrator: {id, strategy, agents: [...]}, agents: [...]}."},
 	"loop.stop_when": {"$ref": "#/$defs/condition",

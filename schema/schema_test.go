@@ -98,6 +98,8 @@ agents:
 		{"unknown type", "type: loop", "type: lop", "type"},
 		{"unknown key inside internal_workflow", `type: scripted, responses`, `type: scripted, promt: x, responses`, "promt"},
 		{"missing id", "- id: l\n    type: loop", "- type: loop", "id"},
+		{"missing orchestrator", "orchestrator: {id: w, strategy: sequential, agents: [l]}\n", "", "orchestrator"},
+		{"missing orchestrator agents", "{id: inner, agents: [a]}", "{id: inner}", "agents"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			bad := strings.Replace(base, tc.from, tc.to, 1)
