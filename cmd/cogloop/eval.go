@@ -19,7 +19,7 @@ const evalHelp = `usage: cogloop eval WORKFLOW.yaml --dataset FILE.jsonl [flags]
 
 Runs the workflow once per dataset line and prints a table: runs, ok and
 failed, expectations met, loops that met their threshold, mean and median
-final score, passes per run, tokens, cost and the slowest runs. A dataset
+final score, passes per run, warnings, tokens, cost and the slowest runs. A dataset
 line is one JSON object:
   {"input": "text or any JSON value", "expect": {"contains": "..."}}
 expect is optional and takes exactly one of contains, equals (whitespace
@@ -33,7 +33,7 @@ flags (before or after the arguments):
   --dataset F       the JSONL dataset (required; bad lines are errors naming the line)
   --concurrency N   runs at a time (default 4, at most 64)
   --out F           write one JSON line per run to F (input, status, answer, expectation,
-                    scores, tokens, errors)
+                    scores, loops, tokens, cost, errors, warnings)
   --script F        answer every LLM call from the scripted replies in F; each run
                     replays them from the start
   --trace F         write every event of every run as one JSON line to F ('-': stderr)
@@ -124,7 +124,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	bar := newEvalBar(stderr, len(cases), isTerminal(stderr) && !f.quiet)
+	bar := newEvalBar(stderr, len(cases), isTerminal(stderr) && !f.quiet && f.trace != "-")
 	ev := evaluator{wf: wf, script: scriptData, scriptName: f.script, trace: tr, bar: bar, out: out}
 	if store != nil {
 		ev.opts = append(ev.opts, cogloop.WithMemory(store))

@@ -257,3 +257,22 @@ func TestEvalBarOnATerminal(t *testing.T) {
 	off.done()
 	assert.Empty(t, b.String(), "nothing is drawn without a terminal")
 }
+
+// Run warnings are counted by code in the table and listed per run in --out.
+func TestEvalCountsWarnings(t *testing.T) {
+	dir := t.TempDir()
+	script := writeFile(t, dir, "r.yaml", `improver: {cycle: ["draft"]}
+scorer: ["no number here", "SCORE: 0.9"]
+final_answer: ["done"]
+`)
+	ds := writeFile(t, dir, "ds.jsonl", `{"input": "a"}`+"\n")
+	out := dir + "/r.jsonl"
+	code, stdout, errs := runCLI(t, "eval", quality, "--dataset", ds, "--script", script, "--out", out)
+	require.Equal(t, exitOK, code, stdout+errs)
+	assert.Equal(t, "no_score ×1 (in --out per run)", tableRow(stdout, "warnings"))
+	rs := readResults(t, out)
+	require.Len(t, rs, 1)
+	require.Len(t, rs[0].Warnings, 1)
+	assert.Equal(t, "no_score", rs[0].Warnings[0].Code)
+	assert.Equal(t, 2, rs[0].Passes)
+}

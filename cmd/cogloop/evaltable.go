@@ -23,20 +23,21 @@ const (
 
 // evalResult is one run of eval, as --out writes it.
 type evalResult struct {
-	Line         int                `json:"line"`
-	Input        any                `json:"input"`
-	Status       string             `json:"status"`
-	Answer       string             `json:"answer"`
-	Expect       *expectResult      `json:"expect,omitempty"`
-	FinalScore   *float64           `json:"final_score,omitempty"`
-	ThresholdMet *bool              `json:"threshold_met,omitempty"`
-	Loops        []evalLoop         `json:"loops,omitempty"`
-	Passes       int                `json:"passes"`
-	Tokens       int                `json:"tokens"`
-	Cost         float64            `json:"cost"`
-	DurationMS   int64              `json:"duration_ms"`
-	Error        string             `json:"error,omitempty"`
-	Errors       []cogloop.RunError `json:"errors"`
+	Line         int                  `json:"line"`
+	Input        any                  `json:"input"`
+	Status       string               `json:"status"`
+	Answer       string               `json:"answer"`
+	Expect       *expectResult        `json:"expect,omitempty"`
+	FinalScore   *float64             `json:"final_score,omitempty"`
+	ThresholdMet *bool                `json:"threshold_met,omitempty"`
+	Loops        []evalLoop           `json:"loops,omitempty"`
+	Passes       int                  `json:"passes"`
+	Tokens       int                  `json:"tokens"`
+	Cost         float64              `json:"cost"`
+	DurationMS   int64                `json:"duration_ms"`
+	Error        string               `json:"error,omitempty"`
+	Errors       []cogloop.RunError   `json:"errors"`
+	Warnings     []cogloop.RunWarning `json:"warnings,omitempty"`
 	duration     time.Duration
 }
 
@@ -65,6 +66,7 @@ func (r *evalResult) fill(res *cogloop.Result) {
 	if res.Errors != nil {
 		r.Errors = res.Errors
 	}
+	r.Warnings = res.Warnings
 	loops := res.Loops()
 	for _, l := range loops {
 		r.Loops = append(r.Loops, evalLoop{ID: l.Path, Passes: l.LoopsCompleted, FinalScore: l.FinalScore,
@@ -87,10 +89,11 @@ type evalSummary struct {
 	cost                                              float64
 	slowest                                           []evalResult
 	failedLines, unmetLines                           []int
+	warnings                                          map[string]int // code → count
 }
 
 func summarize(results []evalResult) evalSummary {
-	s := evalSummary{total: len(results)}
+	s := evalSummary{total: len(results), warnings: map[string]int{}}
 	for _, r := range results {
 		switch r.Status {
 		case statusCanceled:
@@ -120,6 +123,13 @@ func summarize(results []evalResult) evalSummary {
 			if *r.ThresholdMet {
 				s.thresholdMet++
 			}
+		}
+		for _, w := range r.Warnings {
+			code := w.Code
+			if code == "" {
+				code = "other"
+			}
+			s.warnings[code]++
 		}
 		s.passes += r.Passes
 		s.tokens += r.Tokens
@@ -157,6 +167,14 @@ func writeEvalTable(w io.Writer, s evalSummary) {
 	}
 	if s.finished > 0 {
 		row("passes per run", "%.1f", float64(s.passes)/float64(s.finished))
+	}
+	if len(s.warnings) > 0 {
+		codes := make([]string, 0, len(s.warnings))
+		for c, n := range s.warnings {
+			codes = append(codes, fmt.Sprintf("%s ×%d", c, n))
+		}
+		sort.Strings(codes)
+		row("warnings", "%s (in --out per run)", strings.Join(codes, ", "))
 	}
 	row("tokens", "%s", humanize.Comma(int64(s.tokens)))
 	row("cost", "$%.4f", s.cost)
