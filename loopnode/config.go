@@ -70,8 +70,10 @@ func New(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 	}
 	n.metas = buildMetadata(b, c)
 
-	if iw := c.Node("internal_workflow"); iw == nil {
-		c.Errorf("", "missing internal_workflow: the workflow each iteration runs ({orchestrator: {...}, agents: [...]})")
+	if c.Has("workflow_ref") {
+		n.inner = buildRef(b, c)
+	} else if iw := c.Node("internal_workflow"); iw == nil {
+		c.Errorf("", "missing internal_workflow: the workflow each iteration runs ({orchestrator: {...}, agents: [...]}), or workflow_ref: FILE")
 	} else {
 		inner, err := b.Workflow(iw, "loop "+strconv.Quote(n.id)+": internal_workflow")
 		if err != nil {
@@ -114,6 +116,32 @@ func (n *Node) checkRefs(c *agents.Config) {
 	} else if from != nil && from.Kind == yaml.ScalarNode {
 		check("score_from", from.Value, c.PosOf(from))
 	}
+}
+
+// fileBuilder is the builder's ability to build a workflow from another file.
+type fileBuilder interface {
+	WorkflowFile(path string, pos agents.Pos, what string) (agents.Agent, error)
+}
+
+// buildRef reads workflow_ref: the internal workflow from another file,
+// relative to this one, built by the same builder.
+func buildRef(b agents.Builder, c *agents.Config) agents.Agent {
+	if c.Has("internal_workflow") {
+		c.Errorf("workflow_ref", "give internal_workflow or workflow_ref, not both")
+		return nil
+	}
+	path := c.String("workflow_ref", "")
+	fb, ok := b.(fileBuilder)
+	if !ok {
+		c.Errorf("workflow_ref", "workflow_ref needs a builder that reads files; this one cannot (use internal_workflow)")
+		return nil
+	}
+	inner, err := fb.WorkflowFile(path, c.ValuePos("workflow_ref"), "loop "+strconv.Quote(idOf(c))+": workflow_ref")
+	if err != nil {
+		c.Errorf("workflow_ref", "%v", err)
+		return nil
+	}
+	return inner
 }
 
 func idOf(c *agents.Config) string { return c.String("id", "") }
