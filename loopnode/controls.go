@@ -198,6 +198,12 @@ func (n *Node) iterationVars(in agents.Input, st *state, loop int, task any, par
 		vars[n.id+"_"+camel(k)] = v
 	}
 	vars["score"] = st.score
+	for k, v := range n.varsOf(st) {
+		vars[k] = v
+	}
+	for _, d := range n.declared {
+		vars[d.name] = st.bound[d.name]
+	}
 	for _, m := range n.inputs {
 		if m.iterations == iterFirst && loop != 1 || m.iterations == iterSubsequent && loop == 1 {
 			continue
