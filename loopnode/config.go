@@ -89,6 +89,7 @@ func New(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 	n.updates = readUpdates(c, n.vars)
 	n.declared = readDeclaredInputs(c)
 	n.declaredOuts = readDeclaredOutputs(c, n)
+	checkVarMappings(c, n)
 	n.kind = n.loopKind()
 
 	if c.Has("workflow_ref") {

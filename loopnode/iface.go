@@ -48,6 +48,23 @@ func readDeclaredInputs(c *agents.Config) []declaredInput {
 	return out
 }
 
+// checkVarMappings reports output_mappings whose source var is not declared.
+func checkVarMappings(c *agents.Config, n *Node) {
+	names := make([]string, len(n.vars))
+	for i, v := range n.vars {
+		names[i] = v.name
+	}
+	for _, m := range n.outputs {
+		if m.varName != "" && !slices.Contains(names, m.varName) {
+			hint := "declare it under vars:"
+			if s := agents.Closest(m.varName, names); s != "" {
+				hint = fmt.Sprintf("did you mean %q?", s)
+			}
+			c.Problems().Errorf(m.pos, "%s: output_mappings: var %q is not a loop variable (%s)", c.What(), m.varName, hint)
+		}
+	}
+}
+
 func readDeclaredOutputs(c *agents.Config, n *Node) []string {
 	if !c.Has("outputs") {
 		return nil

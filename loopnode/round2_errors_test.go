@@ -29,6 +29,7 @@ func TestRound2ConfigErrors(t *testing.T) {
 		{"required with default", "    inputs: [{name: topic, required: true, default: x}]\n", []string{"wf.yaml:5:", "required and has a default"}},
 		{"unknown input key", "    inputs: [{name: topic, requird: true}]\n", []string{"wf.yaml:5:", `"requird"`}},
 		{"undeclared output", "    vars: {rounds: 0}\n    outputs: [rouns]\n", []string{"wf.yaml:6:15", `"rouns" is neither an output_mappings target nor a loop variable (did you mean "rounds"?)`}},
+		{"mapping of an undeclared var", "    vars: {rounds: 0}\n    output_mappings: [{source: {var: round}, target: r}]\n", []string{"wf.yaml:6:38", `var "round" is not a loop variable (did you mean "rounds"?)`}},
 		{"workflow_ref and internal_workflow", "    workflow_ref: inner.yaml\n", []string{"wf.yaml:5:5", "give internal_workflow or workflow_ref, not both"}},
 	}
 	for _, tc := range tests {

@@ -27,7 +27,7 @@ func TestVarsCarryAQueue(t *testing.T) {
 	assert.Equal(t, 3, out["loops_completed"], "one pass per queue item, none more")
 	assert.Equal(t, "condition", out["stop_reason"])
 	assert.Equal(t, map[string]any{"queue": []any{}, "done": []any{"A", "B", "G"}, "handled": 3}, out["vars"])
-	assert.Equal(t, map[string]any{"done": []any{"A", "B", "G"}, "handled": 3}, out["outputs"], "declared outputs read the variables")
+	assert.Equal(t, map[string]any{"done": []any{"A", "B", "G"}, "handled": 3, "progress": []any{1, 2, 3}}, out["outputs"], "declared outputs read the variables")
 	assert.Equal(t, "ok", res.Text())
 }
 
