@@ -63,6 +63,9 @@ func transcript(t *testing.T, name string, opts ...cogloop.RunOption) (*cogloop.
 			fmt.Fprintf(&b, "== %s %s %s\n", e.Kind, e.Node, compact(e.Data))
 		case agents.EventWarning:
 			fmt.Fprintf(&b, "== warning %s: %s\n", e.Node, e.Message)
+		case agents.EventAgentRetry:
+			// wait_ms is jittered: the transcript shows what decides the retry.
+			fmt.Fprintf(&b, "== retry %s attempt=%d class=%v status=%v next_attempt=%v\n", e.Node, e.Attempt, e.Data["class"], e.Data["status"], e.Data["next_attempt"])
 		}
 	}
 	if res != nil {

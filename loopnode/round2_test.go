@@ -104,3 +104,13 @@ func TestMissingRequiredInputIsARunError(t *testing.T) {
 	assert.True(t, o.Failed(), "the loop's output is an error record")
 	assert.Contains(t, o.Err, "declared at testdata/declared_missing/workflow.yaml:9:9")
 }
+
+func TestRetryOnHTTPStatuses(t *testing.T) {
+	res, err := transcript(t, "retry_status")
+	require.NoError(t, err)
+	out := loopOut(t, res.Outputs, "l")
+	w := out["result"].(map[string]any)["writer"].(map[string]any)
+	assert.Equal(t, "a draft. SCORE: 0.9", w["response"], "the 503 was retried")
+	c := out["result"].(map[string]any)["critic"].(map[string]any)
+	assert.Equal(t, "error", c["status"], "the unlisted 500 was not retried")
+}
