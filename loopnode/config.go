@@ -86,7 +86,7 @@ func New(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 	n.metas = buildMetadata(b, c)
 
 	n.vars = readVars(c, n.reservedVars())
-	n.updates = readUpdates(c, n.vars)
+	n.updates = readUpdates(c, n.varNames())
 	n.declared = readDeclaredInputs(c)
 	n.declaredOuts = readDeclaredOutputs(c, n)
 	checkVarMappings(c, n)

@@ -48,18 +48,29 @@ func readDeclaredInputs(c *agents.Config) []declaredInput {
 	return out
 }
 
-// checkVarMappings reports output_mappings whose source var is not declared.
-func checkVarMappings(c *agents.Config, n *Node) {
+// closestHint is "did you mean X?" for the candidate closest to name, else fallback.
+func closestHint(name string, candidates []string, fallback string) string {
+	if s := agents.Closest(name, candidates); s != "" {
+		return fmt.Sprintf("did you mean %q?", s)
+	}
+	return fallback
+}
+
+// varNames are the declared variables' names.
+func (n *Node) varNames() []string {
 	names := make([]string, len(n.vars))
 	for i, v := range n.vars {
 		names[i] = v.name
 	}
+	return names
+}
+
+// checkVarMappings reports output_mappings whose source var is not declared.
+func checkVarMappings(c *agents.Config, n *Node) {
+	names := n.varNames()
 	for _, m := range n.outputs {
 		if m.varName != "" && !slices.Contains(names, m.varName) {
-			hint := "declare it under vars:"
-			if s := agents.Closest(m.varName, names); s != "" {
-				hint = fmt.Sprintf("did you mean %q?", s)
-			}
+			hint := closestHint(m.varName, names, "declare it under vars:")
 			c.Problems().Errorf(m.pos, "%s: output_mappings: var %q is not a loop variable (%s)", c.What(), m.varName, hint)
 		}
 	}
@@ -74,9 +85,7 @@ func readDeclaredOutputs(c *agents.Config, n *Node) []string {
 	for _, m := range n.outputs {
 		known = append(known, m.target)
 	}
-	for _, v := range n.vars {
-		known = append(known, v.name)
-	}
+	known = append(known, n.varNames()...)
 	list := c.Node("outputs")
 	for i, name := range names {
 		if slices.Contains(known, name) {
@@ -86,10 +95,7 @@ func readDeclaredOutputs(c *agents.Config, n *Node) []string {
 		if list != nil && i < len(list.Content) {
 			pos = c.PosOf(list.Content[i])
 		}
-		hint := "name an output_mappings target or a variable under vars"
-		if s := agents.Closest(name, known); s != "" {
-			hint = fmt.Sprintf("did you mean %q?", s)
-		}
+		hint := closestHint(name, known, "name an output_mappings target or a variable under vars")
 		c.Problems().Errorf(pos, "%s: outputs: %q is neither an output_mappings target nor a loop variable (%s)", c.What(), name, hint)
 	}
 	return names

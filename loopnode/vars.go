@@ -74,7 +74,7 @@ func readVars(c *agents.Config, reserved map[string]bool) []loopVar {
 	return out
 }
 
-func readUpdates(c *agents.Config, vars []loopVar) []varUpdate {
+func readUpdates(c *agents.Config, names []string) []varUpdate {
 	m := c.Node("update")
 	if m == nil {
 		return nil
@@ -83,18 +83,11 @@ func readUpdates(c *agents.Config, vars []loopVar) []varUpdate {
 		c.Errorf("update", "update must be a mapping {variable: \"{{ template }}\"}, not %s", agents.KindName(m))
 		return nil
 	}
-	names := make([]string, len(vars))
-	for i, v := range vars {
-		names[i] = v.name
-	}
 	var out []varUpdate
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], agents.Resolve(m.Content[i+1])
 		if !slices.Contains(names, k.Value) {
-			hint := "declare it under vars: with its initial value"
-			if s := agents.Closest(k.Value, names); s != "" {
-				hint = fmt.Sprintf("did you mean %q?", s)
-			}
+			hint := closestHint(k.Value, names, "declare it under vars: with its initial value")
 			c.Problems().Errorf(c.PosOf(k), "%s: update: %q is not a declared variable (%s)", c.What(), k.Value, hint)
 			continue
 		}
