@@ -22,8 +22,10 @@ type builder struct {
 	opts  options
 	// refs.go: the files being built, outermost first (reference cycles), and
 	// every file referenced with workflow_ref, for the digest.
-	stack   []string
-	sources []Source
+	stack    []string
+	sources  []Source
+	refBytes int64 // bytes and YAML nodes of the referenced files so far
+	refNodes int
 	// pricing is the file's table: the base (built-in, or WithPricing) with
 	// the top-level orchestrator's pricing: on top.
 	pricing agents.Pricing

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/internal/yamlbound"
 )
 
 // Source is a file a workflow references (a loop's workflow_ref): its name as
@@ -18,8 +19,9 @@ type Source struct {
 	Data []byte
 }
 
-// MaxRefFiles bounds the workflow_ref files one load may read; each is bounded
-// by the same [Limits] as the main file.
+// MaxRefFiles bounds the workflow_ref files one load may read. Together the
+// referenced files have the main file's [Limits] (bytes and YAML nodes), so a
+// load reads at most twice what one file may cost.
 const MaxRefFiles = 64
 
 var _ interface {
@@ -59,21 +61,31 @@ func (sb *scopeBuilder) WorkflowFile(path string, pos agents.Pos, what string) (
 		b.probs.Errorf(pos, "%s %q: a workflow may reference at most %d files", what, path, MaxRefFiles)
 		return nil, nil
 	}
-	data, err := ReadFile(name, b.opts.limits)
+	lim := Limits{MaxBytes: b.opts.limits.MaxBytes - b.refBytes, MaxNodes: b.opts.limits.MaxNodes - b.refNodes}
+	if lim.MaxBytes <= 0 || lim.MaxNodes <= 0 {
+		b.probs.Errorf(pos, "%s %q: the referenced files together exceed the limits of one workflow file (%d bytes, %d YAML nodes)",
+			what, path, b.opts.limits.MaxBytes, b.opts.limits.MaxNodes)
+		return nil, nil
+	}
+	data, err := ReadFile(name, lim)
 	if err != nil {
 		hint := ""
 		if errors.Is(err, os.ErrNotExist) {
 			hint = fmt.Sprintf("; the path is relative to %s", displayDir(pos.File))
+		} else if lim.MaxBytes < b.opts.limits.MaxBytes {
+			hint = fmt.Sprintf(" (the referenced files together may have %d bytes)", b.opts.limits.MaxBytes)
 		}
 		b.probs.Errorf(pos, "%s %q: %v%s", what, path, err, hint)
 		return nil, nil
 	}
-	doc, err := parseYAML(data, name, b.opts.limits)
+	doc, err := parseYAML(data, name, lim)
 	if err != nil {
 		// The error names the referenced file and its position.
 		b.probs.Errorf(agents.Pos{}, "%v (referenced from %s)", err, pos)
 		return nil, nil
 	}
+	b.refBytes += int64(len(data))
+	b.refNodes += yamlbound.ExpandedSize(doc, lim.MaxNodes)
 	b.sources = append(b.sources, Source{Name: filepath.ToSlash(name), Data: data})
 	prevFile := b.file
 	b.file = name
