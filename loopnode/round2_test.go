@@ -63,7 +63,7 @@ func TestIterationTimeoutCutsAPassAndContinues(t *testing.T) {
 	second := its[1].(map[string]any)
 	assert.Equal(t, false, second["completed"])
 	assert.Equal(t, true, second["timed_out"])
-	assert.Contains(t, second["errors"].([]any)[0].(map[string]any)["message"], "ran over iteration_timeout 200ms")
+	assert.Contains(t, second["errors"].([]any)[0].(map[string]any)["message"], "ran over iteration_timeout 2s")
 }
 
 func TestIterationTimeoutUnderOnErrorStop(t *testing.T) {
