@@ -99,6 +99,7 @@ func (n *Node) notePass(in agents.Input, st *state, outs *agents.Outputs) {
 		return
 	}
 	rec := savedPass{Iteration: st.iterations[i], Entry: st.past[len(st.past)-1], Outputs: saveOutputs(outs)}
+	rec.Iteration.Response = "" // the outputs hold it: restore derives it again
 	if len(failures(outs)) == 0 { // recordPass counted it
 		rec.Counted, rec.Answer, rec.Best = true, st.answers[len(st.answers)-1], st.bests[len(st.bests)-1]
 	}
@@ -190,6 +191,8 @@ func (n *Node) restore(ctx context.Context, in agents.Input, st *state) (int, er
 	outs := map[int]*agents.Outputs{}
 	for _, p := range passes {
 		st.past = append(st.past, agents.Plain(p.Entry).(map[string]any))
+		o := restoreOutputs(p.Outputs)
+		p.Iteration.Response = agents.Truncate(agents.Text(n.answer(o)), n.maxLength)
 		st.iterations = append(st.iterations, p.Iteration)
 		if p.Counted {
 			st.answers = append(st.answers, p.Answer)
@@ -201,7 +204,7 @@ func (n *Node) restore(ctx context.Context, in agents.Input, st *state) (int, er
 			}
 			st.mapped[m.target] = append(st.mapped[m.target], agents.Plain(p.Mapped[m.target]))
 		}
-		outs[p.Iteration.LoopNumber] = restoreOutputs(p.Outputs)
+		outs[p.Iteration.LoopNumber] = o
 	}
 	if len(st.past) > n.maxPastLoops {
 		st.past = st.past[len(st.past)-n.maxPastLoops:]
