@@ -99,7 +99,7 @@ func (n *Node) notePass(in agents.Input, st *state, outs *agents.Outputs) {
 		return
 	}
 	rec := savedPass{Iteration: st.iterations[i], Entry: st.past[len(st.past)-1], Outputs: saveOutputs(outs)}
-	rec.Iteration.Response = "" // the outputs hold it: restore derives it again
+	rec.Iteration.Response = ""   // the outputs hold it: restore derives it again
 	if len(failures(outs)) == 0 { // recordPass counted it
 		rec.Counted, rec.Answer, rec.Best = true, st.answers[len(st.answers)-1], st.bests[len(st.bests)-1]
 	}
