@@ -214,6 +214,16 @@ func (c *Config) String(key, def string) string {
 	return v.Value
 }
 
+// TextOrNumber is [Config.String] for a key whose values are words or numbers
+// (jitter: full | 0.1); the schema records it as either.
+func (c *Config) TextOrNumber(key, def string) string {
+	if c.spec != nil {
+		c.record(key, "text_or_number", nilIfZero(def))
+		return def
+	}
+	return c.String(key, def)
+}
+
 // Strings reads a list of scalars; a single scalar is a one-item list.
 func (c *Config) Strings(key string) []string {
 	if c.spec != nil {

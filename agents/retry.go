@@ -295,7 +295,7 @@ func ReadRetryPolicy(c *Config, key string, def RetryPolicy) RetryPolicy {
 
 // readJitter reads jitter: full, none, or a fraction of the interval in (0, 1].
 func readJitter(rc *Config, def RetryPolicy) (Jitter, float64) {
-	v := strings.ToLower(strings.TrimSpace(rc.String("jitter", string(def.Jitter))))
+	v := strings.ToLower(strings.TrimSpace(rc.TextOrNumber("jitter", string(def.Jitter))))
 	switch Jitter(v) {
 	case JitterFull, JitterNone:
 		return Jitter(v), 0

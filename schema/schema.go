@@ -105,6 +105,8 @@ func property(path string, k *agents.KeySpec) map[string]any {
 	switch k.Kind {
 	case "string":
 		p = map[string]any{"type": "string"}
+	case "text_or_number":
+		p = map[string]any{"type": []any{"string", "number"}}
 	case "strings":
 		p = map[string]any{"anyOf": []any{
 			map[string]any{"type": "string"},
