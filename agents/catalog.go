@@ -27,3 +27,11 @@ type Catalog interface {
 	// definition is built; ok is false for an id no visible agent has.
 	Resolver() func(id string) (s Step, ok bool)
 }
+
+// MayRunner is an agent that may run, at run time, agents of its workflow
+// chosen then (path_executor): MayRun lists every id it could run. The
+// load-time template name check counts them as possibly run after it; unlike
+// a [Referrer]'s, they are not warned about as running twice.
+type MayRunner interface {
+	MayRun() []string
+}
