@@ -116,14 +116,14 @@ func (p *PathExecutor) Run(ctx context.Context, in agents.Input) (agents.Output,
 	case CommitNext:
 		f.ids = f.ids[:1]
 	default:
-		return agents.Output{}, fmt.Errorf("path_source %q holds the decision %q, which names no path to run (only commit_next, commit_path and shortlist can be executed)", f.variant, f.decision)
+		return agents.Output{}, fmt.Errorf("%s holds the decision %q, which names no path to run (only commit_next, commit_path and shortlist can be executed)", p.where(f), f.decision)
 	}
 	steps, err := p.steps(in, f)
 	if err != nil {
 		return agents.Output{}, err
 	}
 	if len(steps) == 0 {
-		return agents.Output{}, fmt.Errorf("path_source %q gives no agent to run (it gave %s)", f.variant, strings.Join(f.ids, ", "))
+		return agents.Output{}, fmt.Errorf("%s gives no agent to run (it gave %s)", p.where(f), strings.Join(f.ids, ", "))
 	}
 	sin := in
 	if p.inputSource != "" {
@@ -160,12 +160,12 @@ func (p *PathExecutor) steps(in agents.Input, f found) ([]agents.Step, error) {
 		}
 	}
 	if len(unknown) > 0 {
-		return nil, fmt.Errorf("path_source %q names %s, which no agent of this workflow defines (defined: %s)",
-			f.variant, quoteAll(unknown), strings.Join(p.visible, ", "))
+		return nil, fmt.Errorf("%s names %s, which no agent of this workflow defines (defined: %s)",
+			p.where(f), quoteAll(unknown), strings.Join(p.visible, ", "))
 	}
 	if len(skipped) > 0 {
 		if err := in.Run.Warn(agents.Event{Node: in.Path, Agent: p.id, Type: TypePathExecutor,
-			Message: fmt.Sprintf("path_source %q names %s, which steer the workflow rather than do its work; path_executor does not run them", f.variant, quoteAll(skipped)),
+			Message: fmt.Sprintf("%s names %s, which steer the workflow rather than do its work; path_executor does not run them", p.where(f), quoteAll(skipped)),
 			Data:    map[string]any{"code": "path_control_agent"}}); err != nil {
 			return nil, err
 		}
@@ -206,6 +206,14 @@ func (p *PathExecutor) result(steps []agents.Step, out agents.Output, fail error
 		return res, fmt.Errorf("on_agent_failure is abort: %w", fail)
 	}
 	return res, nil
+}
+
+// where names the path_source and, when it differs, the variant that gave f.
+func (p *PathExecutor) where(f found) string {
+	if f.variant == p.source {
+		return fmt.Sprintf("path_source %q", p.source)
+	}
+	return fmt.Sprintf("path_source %q (found at %s)", p.source, f.variant)
 }
 
 func quoteAll(ids []string) string {
