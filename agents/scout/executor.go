@@ -146,11 +146,14 @@ func (p *PathExecutor) Run(ctx context.Context, in agents.Input) (agents.Output,
 // path they came from; control agents (and this one) are skipped with a
 // warning, as OrKa skips them.
 func (p *PathExecutor) steps(in agents.Input, f found) ([]agents.Step, error) {
-	var unknown, skipped []string
+	var unknown, skipped, repeated []string
 	steps := make([]agents.Step, 0, len(f.ids))
+	seen := make(map[string]bool, len(f.ids))
 	for _, id := range f.ids {
 		st, ok := p.resolve(id)
 		switch {
+		case seen[id]:
+			repeated = append(repeated, id)
 		case !ok:
 			unknown = append(unknown, id)
 		case id == p.id || control[st.Type]:
@@ -158,6 +161,7 @@ func (p *PathExecutor) steps(in agents.Input, f found) ([]agents.Step, error) {
 		default:
 			steps = append(steps, st)
 		}
+		seen[id] = true
 	}
 	if len(unknown) > 0 {
 		return nil, fmt.Errorf("%s names %s, which no agent of this workflow defines (defined: %s)",
@@ -167,6 +171,13 @@ func (p *PathExecutor) steps(in agents.Input, f found) ([]agents.Step, error) {
 		if err := in.Run.Warn(agents.Event{Node: in.Path, Agent: p.id, Type: TypePathExecutor,
 			Message: fmt.Sprintf("%s names %s, which steer the workflow rather than do its work; path_executor does not run them", p.where(f), quoteAll(skipped)),
 			Data:    map[string]any{"code": "path_control_agent"}}); err != nil {
+			return nil, err
+		}
+	}
+	if len(repeated) > 0 {
+		if err := in.Run.Warn(agents.Event{Node: in.Path, Agent: p.id, Type: TypePathExecutor,
+			Message: fmt.Sprintf("%s names %s more than once (a shortlist's candidates can share their first agent); each runs once", p.where(f), quoteAll(repeated)),
+			Data:    map[string]any{"code": "path_repeated_agent"}}); err != nil {
 			return nil, err
 		}
 	}

@@ -29,6 +29,7 @@ func TestPathExecutorSources(t *testing.T) {
 		{"commit_next runs only the first", `{decision: commit_next, target: [b, a]}`, "p", []string{"b"}},
 		{"commit_next with one id", `{decision: commit_next, target: a}`, "p.target", []string{"a"}},
 		{"a shortlist's node ids", `{decision: shortlist, target: [{node_id: a, path: [a, b]}, {node_id: b, path: [b]}]}`, "p", []string{"a", "b"}},
+		{"a shortlist sharing a first agent runs it once", `{decision: shortlist, target: [{node_id: a, path: [a, b]}, {node_id: a, path: [a]}]}`, "p", []string{"a"}},
 		{"candidates with paths", `[{path: [a, b]}]`, "p", []string{"a", "b"}},
 		{"JSON text", `'{"target": ["a", "b"]}'`, "p.response", []string{"a", "b"}},
 		{"a path key", `{path: [a, b]}`, "p.response.path", []string{"a", "b"}},

@@ -84,6 +84,9 @@ func findPath(view map[string]any, source string) (found, error) {
 		v = parsed(v)
 		ids, holder := agentList(v, 0)
 		if ids == nil {
+			if d := decisionOf(v); d != "" {
+				return found{variant: vr, decision: d}, nil
+			}
 			whys = append(whys, vr+": no agent list there")
 			continue
 		}
@@ -186,4 +189,22 @@ func agentList(v any, depth int) (ids []string, holder map[string]any) {
 		}
 	}
 	return nil, nil
+}
+
+// decisionOf returns the graph-scout decision of an output or decision
+// mapping with no agent list (a fallback), or "".
+func decisionOf(v any) string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return ""
+	}
+	if d, ok := m["decision"].(string); ok {
+		return d
+	}
+	if r, ok := m["response"].(map[string]any); ok {
+		if d, ok := r["decision"].(string); ok {
+			return d
+		}
+	}
+	return ""
 }

@@ -50,3 +50,7 @@ func child(t *testing.T, out agents.Output, id string) agents.Output {
 	require.True(t, ok, "no output of %s (have %v)", id, out.Children.IDs())
 	return o
 }
+
+func parse(src string) (*orchestrator.Workflow, []agents.Problem, error) {
+	return orchestrator.Parse([]byte(src), "wf.yaml", registry())
+}
