@@ -3,6 +3,7 @@ package scout
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -133,7 +134,8 @@ func parsed(v any) any {
 // agentList reads agent ids from the shapes OrKa's path executor accepts: a
 // list of ids; a list of candidates ({node_id} or {path: [...]}); a mapping
 // whose response, result or payload holds one; a decision mapping with
-// target or path; one id. holder is the mapping the list came from, if any.
+// target or path; a mapping holding such a decision deeper (a loop's
+// output); one id. holder is the mapping the list came from, if any.
 // It returns nil when v holds no list.
 func agentList(v any, depth int) (ids []string, holder map[string]any) {
 	if depth > 8 {
@@ -187,22 +189,65 @@ func agentList(v any, depth int) (ids []string, holder map[string]any) {
 				}
 			}
 		}
+		return nestedDecision(x, depth)
 	}
 	return nil, nil
 }
 
-// decisionOf returns the graph-scout decision of an output or decision
-// mapping with no agent list (a fallback), or "".
+// nestedDecision looks through the values of m, keys in sorted order, for
+// a graph-scout decision (a mapping with decision and target): a loop's
+// output holds its agents' outputs under result, and the decision among
+// them is the path.
+func nestedDecision(m map[string]any, depth int) ([]string, map[string]any) {
+	if depth > 8 {
+		return nil, nil
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		sub, ok := m[k].(map[string]any)
+		if !ok {
+			continue
+		}
+		if _, isDecision := sub["decision"].(string); isDecision {
+			if _, hasTarget := sub["target"]; hasTarget {
+				if ids, h := agentList(sub, depth+1); len(ids) > 0 {
+					return ids, h
+				}
+			}
+		}
+		if ids, h := nestedDecision(sub, depth+1); len(ids) > 0 {
+			return ids, h
+		}
+	}
+	return nil, nil
+}
+
+// decisionOf returns the graph-scout decision in an output or decision
+// mapping that holds no agent list (a fallback), looking into nested
+// mappings (keys in sorted order) as [nestedDecision] does; "" when none.
 func decisionOf(v any) string {
+	return findDecision(v, 0)
+}
+
+func findDecision(v any, depth int) string {
 	m, ok := v.(map[string]any)
-	if !ok {
+	if !ok || depth > 8 {
 		return ""
 	}
 	if d, ok := m["decision"].(string); ok {
 		return d
 	}
-	if r, ok := m["response"].(map[string]any); ok {
-		if d, ok := r["decision"].(string); ok {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if d := findDecision(m[k], depth+1); d != "" {
 			return d
 		}
 	}

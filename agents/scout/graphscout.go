@@ -66,7 +66,7 @@ var orkaScoutKeys = []string{"strict_mode", "require_critical", "important_thres
 	"safety_threshold", "max_preview_tokens", "tool_policy", "evaluation_model", "evaluation_model_name",
 	"validation_model", "validation_model_name", "provider", "model_url", "fallback_to_heuristics", "use_priors",
 	"ttl_days", "log_previews", "log_components", "brain_assisted", "brain_boost_weight",
-	"max_reasonable_cost", "path_length_penalty", "keyword_match_boost", "default_neutral_score", "temperature", "model"}
+	"max_reasonable_cost", "path_length_penalty", "keyword_match_boost", "default_neutral_score", "optimal_path_length", "temperature", "model"}
 
 // control id patterns of OrKa's graph introspection.
 var controlPatterns = []string{"validator", "classifier", "_loop", "_router", "_fork", "_join", "path_executor", "failover", "graph_scout", "graphscout"}
