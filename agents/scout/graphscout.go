@@ -18,7 +18,11 @@ import (
 // (default 50), require_terminal (prefer paths ending at a response builder,
 // default true), score_weights ({llm, heuristics, prior, cost, latency},
 // default 0.45/0.20/0.20/0.10/0.05), cost_budget_tokens (default 800) and
-// latency_budget_ms (default 1200): paths estimated over them are dropped.
+// latency_budget_ms (default 1200): paths estimated over them are dropped;
+// llm_evaluation_enabled (default false) with provider, model_url and
+// evaluation_model_name: a model rates the top k_beam candidates (its rating
+// replaces the keyword relevance), and with fallback_to_heuristics (default
+// true) a failed evaluation keeps the heuristic scores with a warning.
 // prompt (next to params), when given, is rendered and is the question the
 // paths are scored against; otherwise the input is.
 //
@@ -40,6 +44,7 @@ type GraphScout struct {
 	prompt *prompt.Template
 	p      params
 	nodes  []*node
+	eval   *evaluator // nil: heuristics only
 }
 
 var _ agents.Agent = (*GraphScout)(nil)
@@ -64,7 +69,7 @@ func DefaultWeights() map[string]float64 {
 var orkaScoutKeys = []string{"strict_mode", "require_critical", "important_threshold", "include_nice_to_have",
 	"min_success_rate", "min_domain_overlap", "max_acceptable_cost", "max_acceptable_latency", "safety_profile",
 	"safety_threshold", "max_preview_tokens", "tool_policy", "evaluation_model", "evaluation_model_name",
-	"validation_model", "validation_model_name", "provider", "model_url", "fallback_to_heuristics", "use_priors",
+	"validation_model", "validation_model_name", "provider", "model_url", "fallback_to_heuristics", "evaluation_model_name", "use_priors",
 	"ttl_days", "log_previews", "log_components", "brain_assisted", "brain_boost_weight",
 	"max_reasonable_cost", "path_length_penalty", "keyword_match_boost", "default_neutral_score", "optimal_path_length", "temperature", "model"}
 
@@ -133,7 +138,7 @@ func (g *GraphScout) readParams(pc *agents.Config) {
 		}
 	}
 	if pc.Bool("llm_evaluation_enabled", false) {
-		pc.Warnf("llm_evaluation_enabled", "llm_evaluation_enabled: cogloop's graph-scout does not ask a model yet; paths are scored by heuristics alone (OrKa's fallback_to_heuristics)")
+		g.eval = readEvaluator(g.id, pc)
 	}
 	pc.IgnoreUnread("", orkaScoutKeys...)
 }
@@ -196,6 +201,24 @@ func (g *GraphScout) Run(ctx context.Context, in agents.Input) (agents.Output, e
 	if len(top) > g.p.kBeam {
 		top = top[:g.p.kBeam]
 	}
+	var usage agents.Usage
+	evaluated := "heuristics"
+	if g.eval != nil && len(top) > 0 {
+		u, err := g.eval.evaluate(ctx, in, question, top, g.p)
+		usage = u
+		switch {
+		case err == nil:
+			evaluated = "llm"
+		case ctx.Err() != nil || agents.IsFatal(err) || !g.eval.fallback:
+			return agents.Output{Usage: usage}, fmt.Errorf("evaluate candidates: %w", err)
+		default:
+			if werr := in.Run.Warn(agents.Event{Node: in.Path, Agent: g.id, Type: TypeGraphScout,
+				Message: "graph-scout's LLM evaluation failed, scoring by heuristics (fallback_to_heuristics): " + err.Error(),
+				Data:    map[string]any{"code": "graph_scout_llm_fallback"}}); werr != nil {
+				return agents.Output{Usage: usage}, werr
+			}
+		}
+	}
 	d := decide(top, g.p, margin)
 	cands := make([]any, len(top))
 	for i, c := range top {
@@ -222,7 +245,7 @@ func (g *GraphScout) Run(ctx context.Context, in agents.Input) (agents.Output, e
 		"candidates": cands, "status": status, "input": question,
 		"result": map[string]any{"decision": d.kind, "target": d.target, "confidence": d.confidence, "reasoning": d.reasoning,
 			"candidates_evaluated": st.explored, "top_score": topScore},
-		"trace": map[string]any{"k_beam": g.p.kBeam, "max_depth": g.p.maxDepth, "commit_margin": margin,
+		"trace": map[string]any{"scored_by": evaluated, "k_beam": g.p.kBeam, "max_depth": g.p.maxDepth, "commit_margin": margin,
 			"explored": st.explored, "over_budget": st.overBudget, "kept_by_depth": kept},
 	}
 	if d.kind == Fallback {
@@ -239,7 +262,7 @@ func (g *GraphScout) Run(ctx context.Context, in agents.Input) (agents.Output, e
 	if g.prompt != nil {
 		rendered = question
 	}
-	return agents.Output{Response: m, Fields: fields, Prompt: rendered}, nil
+	return agents.Output{Response: m, Fields: fields, Prompt: rendered, Usage: usage}, nil
 }
 
 // question is the rendered prompt, else the input text (OrKa's

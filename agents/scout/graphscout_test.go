@@ -1,6 +1,7 @@
 package scout_test
 
 import (
+	"context"
 	"flag"
 	"strings"
 	"testing"
@@ -132,14 +133,74 @@ func TestGraphScoutLoadErrors(t *testing.T) {
 
 // OrKa's keys that change nothing here load with a warning that says so.
 func TestGraphScoutAcceptedKeys(t *testing.T) {
-	_, warns, err := parse(scoutWorkflow("llm_evaluation_enabled: true, evaluation_model: local_llm, provider: lm_studio, scoring_mode: boolean"))
+	_, warns, err := parse(scoutWorkflow("validation_model: local_llm, use_priors: true, scoring_mode: boolean, llm_evaluation_enabled: true"))
 	require.NoError(t, err)
 	var all []string
 	for _, p := range warns {
 		all = append(all, p.Error())
 	}
 	joined := strings.Join(all, "\n")
-	assert.Contains(t, joined, "llm_evaluation_enabled: cogloop's graph-scout does not ask a model yet")
-	assert.Contains(t, joined, "evaluation_model is accepted for OrKa compatibility and ignored")
+	assert.Contains(t, joined, "validation_model is accepted for OrKa compatibility and ignored")
+	assert.Contains(t, joined, "use_priors is accepted for OrKa compatibility and ignored")
 	assert.Contains(t, joined, "scoring_mode boolean is not implemented in cogloop")
+	assert.Contains(t, joined, "llm_evaluation_enabled without provider and evaluation_model_name: only a run's scripted models (--script) can answer")
+}
+
+// With llm_evaluation_enabled a model rates the top candidates, through the
+// run's models (so --script answers it by graph-scout's id); its rating is
+// the llm component. A reply without ratings falls back to the heuristics
+// with a warning, or fails with fallback_to_heuristics: false.
+func TestGraphScoutLLMEvaluation(t *testing.T) {
+	params := "k_beam: 3, max_depth: 2, commit_margin: 0.05, require_terminal: false, cost_budget_tokens: 5000, latency_budget_ms: 5000, llm_evaluation_enabled: true"
+	runWith := func(t *testing.T, params, reply string) (agents.Output, *agenttest.Recorder) {
+		w := load(t, scoutWorkflow(params))
+		script, err := agents.ParseScript([]byte("gs: ['"+reply+"']\n"), "script.yaml")
+		require.NoError(t, err)
+		rec := &agenttest.Recorder{}
+		out, err := w.Run(context.Background(), agents.Input{Value: "search the web", Run: &agents.Run{ID: "r", Observe: rec.Observe, Models: script}})
+		require.NoError(t, err)
+		return out, rec
+	}
+	t.Run("ratings decide", func(t *testing.T) {
+		out, _ := runWith(t, params, `{"1": 0.1, "2": 0.2, "3": 1.0}`)
+		gs := child(t, out, "gs")
+		assert.Equal(t, "llm", gs.Fields["trace"].(map[string]any)["scored_by"])
+		cands := gs.Fields["candidates"].([]any)
+		best := cands[0].(map[string]any)
+		assert.Equal(t, 1.0, best["score_components"].(map[string]any)["llm"])
+		assert.Equal(t, "commit_path", gs.Fields["decision"], gs.Fields["reasoning"])
+		assert.Equal(t, best["path"], toAny(gs.Fields["target"]))
+		assert.Contains(t, gs.Prompt, "search the web")
+	})
+	t.Run("no ratings fall back with a warning", func(t *testing.T) {
+		out, rec := runWith(t, params, `I like them all`)
+		gs := child(t, out, "gs")
+		require.False(t, gs.Failed())
+		assert.Equal(t, "heuristics", gs.Fields["trace"].(map[string]any)["scored_by"])
+		var warned bool
+		for _, e := range rec.Events() {
+			if e.Kind == agents.EventWarning && e.Data["code"] == "graph_scout_llm_fallback" {
+				warned = true
+				assert.Contains(t, e.Message, "holds no JSON object of ratings")
+			}
+		}
+		assert.True(t, warned)
+	})
+	t.Run("without fallback the agent fails", func(t *testing.T) {
+		out, _ := runWith(t, params+", fallback_to_heuristics: false", `I like them all`)
+		gs := child(t, out, "gs")
+		require.True(t, gs.Failed())
+		assert.Contains(t, gs.Err, "evaluate candidates: the evaluation reply holds no JSON object of ratings")
+	})
+}
+
+func toAny(v any) any {
+	if ss, ok := v.([]string); ok {
+		out := make([]any, len(ss))
+		for i, s := range ss {
+			out[i] = s
+		}
+		return out
+	}
+	return v
 }

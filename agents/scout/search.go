@@ -44,6 +44,7 @@ type candidate struct {
 	tokens     int
 	costUSD    float64
 	latencyMS  float64
+	rated      bool // the llm component is a model's rating
 }
 
 // ids returns the path's agent ids.
