@@ -3,7 +3,8 @@ package scout
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -202,12 +203,7 @@ func nestedDecision(m map[string]any, depth int) ([]string, map[string]any) {
 	if depth > 8 {
 		return nil, nil
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		sub, ok := m[k].(map[string]any)
 		if !ok {
 			continue
@@ -241,12 +237,7 @@ func findDecision(v any, depth int) string {
 	if d, ok := m["decision"].(string); ok {
 		return d
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if d := findDecision(m[k], depth+1); d != "" {
 			return d
 		}
