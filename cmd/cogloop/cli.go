@@ -55,7 +55,8 @@ flags (before or after the arguments):
                     every agent id in F must be defined by the workflow)
   --trace F         write every event as one JSON line to F as it happens ('-': stderr)
   --strict          every warning (load or run time) is an error
-  -v                print each agent's reply on stderr as it finishes, prefixed with its path
+  -v                print each agent's reply on stderr, prefixed with its path: token by token
+                    where the provider streams (and agent.delta events in --trace), else at its end
   -q                no run summary
   --redis URL       keep loop histories and checkpoints in Redis (default $REDIS_URL, else in memory)
   --namespace N     key namespace in the store (default "default")
@@ -64,6 +65,10 @@ flags (before or after the arguments):
   --allow-config-change  resume even though the workflow file changed
   --checkpoint-ttl D  expire the run's checkpoint after D without a save (default 168h)
   --presets DIR     add (or override) scoring presets from DIR
+
+OpenTelemetry: with OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+or OTEL_TRACES_EXPORTER=otlp) set, the run is exported as spans over OTLP HTTP/protobuf
+and flushed before exit; COGLOOP_OTEL_CONTENT=1 adds prompts and replies to the spans.
 `,
 	"validate": `usage: cogloop validate WORKFLOW.yaml [flags]
 
