@@ -23,6 +23,7 @@ import (
 	"github.com/cogloop/cogloop/agents/legacy"
 	"github.com/cogloop/cogloop/agents/llm"
 	"github.com/cogloop/cogloop/agents/memories"
+	"github.com/cogloop/cogloop/agents/scout"
 	"github.com/cogloop/cogloop/agents/validate"
 	"github.com/cogloop/cogloop/flow"
 	"github.com/cogloop/cogloop/loopnode"
@@ -45,6 +46,7 @@ func newRegistry(lo legacy.Options) *agents.Registry {
 	flow.Register(r)
 	legacy.RegisterWith(r, lo)
 	checks.Register(r)
+	scout.Register(r)
 	return r
 }
 

@@ -90,6 +90,7 @@ type def struct {
 	home    *scope   // the scope that defines it
 	runBy   *def     // for an inline definition (a failover child), the agent that runs it
 	refs    []string // the ids its factory asked for with Ref: agents it runs (fork branches, routes)
+	hints   hints    // graph-scout hints (catalog.go)
 }
 
 const (
@@ -311,7 +312,7 @@ func (s *scope) readDef(c *agents.Config, fallbackID, fallbackType string) *def 
 		c.Errorf("", "missing type (one of: %s)", strings.Join(s.b.reg.Types(), ", "))
 		return nil
 	}
-	return &def{id: id, typ: typ, cfg: c, idPos: c.ValuePos("id"), deps: c.Strings("depends_on")}
+	return &def{id: id, typ: typ, cfg: c, idPos: c.ValuePos("id"), deps: c.Strings("depends_on"), hints: readHints(c, n)}
 }
 
 func (s *scope) lookup(id string) *def {
