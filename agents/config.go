@@ -189,6 +189,17 @@ func (c *Config) Node(key string) *yaml.Node {
 	return c.vals[key]
 }
 
+// Peek returns key's value node (nil when absent) without reading the key:
+// it stays unknown unless a read method asks for it, and a recording config
+// records nothing. For looking at other types' keys (a graph-scout reads every
+// agent's prompt and model as hints).
+func (c *Config) Peek(key string) *yaml.Node {
+	if c.spec != nil {
+		return nil
+	}
+	return Resolve(c.vals[key])
+}
+
 func (c *Config) scalar(key, want string) (*yaml.Node, bool) {
 	v := c.Node(key)
 	if v == nil || (v.Kind == yaml.ScalarNode && v.Tag == "!!null") {

@@ -312,7 +312,7 @@ func (s *scope) readDef(c *agents.Config, fallbackID, fallbackType string) *def 
 		c.Errorf("", "missing type (one of: %s)", strings.Join(s.b.reg.Types(), ", "))
 		return nil
 	}
-	return &def{id: id, typ: typ, cfg: c, idPos: c.ValuePos("id"), deps: c.Strings("depends_on"), hints: readHints(c, n)}
+	return &def{id: id, typ: typ, cfg: c, idPos: c.ValuePos("id"), deps: c.Strings("depends_on"), hints: readHints(c)}
 }
 
 func (s *scope) lookup(id string) *def {

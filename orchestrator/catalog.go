@@ -19,21 +19,17 @@ type hints struct {
 // readHints reads the graph-scout hints capabilities: and is_terminal: of a
 // definition (so they are accepted on every agent type and checked), and
 // notes its prompt and model text without reading them for its factory.
-func readHints(c *agents.Config, n *yaml.Node) hints {
+func readHints(c *agents.Config) hints {
 	h := hints{capabilities: c.Strings("capabilities"), terminal: c.Bool("is_terminal", false)}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		v := agents.Resolve(n.Content[i+1])
-		if v == nil || v.Kind != yaml.ScalarNode {
-			continue
+	text := func(key string) string {
+		if v := c.Peek(key); v != nil && v.Kind == yaml.ScalarNode {
+			return v.Value
 		}
-		switch n.Content[i].Value {
-		case "prompt":
-			h.prompt = v.Value
-		case "model", "llm_model":
-			if h.model == "" {
-				h.model = strings.TrimSpace(v.Value)
-			}
-		}
+		return ""
+	}
+	h.prompt = text("prompt")
+	if h.model = strings.TrimSpace(text("model")); h.model == "" {
+		h.model = strings.TrimSpace(text("llm_model"))
 	}
 	return h
 }
