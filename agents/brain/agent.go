@@ -214,7 +214,7 @@ func learn(ctx context.Context, b *Brain, p payload) (map[string]any, error) {
 	}
 	return map[string]any{"response": "Learned skill: " + s.Name, "confidence": conf(s.Confidence),
 		"internal_reasoning": fmt.Sprintf("Abstracted %d steps into transferable skill '%s'", len(s.Steps), s.Name),
-		"skill_id": s.ID, "skill_name": s.Name, "skill_steps": toAnyStrings(s.Steps), "skill_tags": toAnyStrings(s.Tags)}, nil
+		"skill_id":           s.ID, "skill_name": s.Name, "skill_steps": toAnyStrings(s.Steps), "skill_tags": toAnyStrings(s.Tags)}, nil
 }
 
 func recall(ctx context.Context, b *Brain, p payload) (map[string]any, error) {
@@ -265,7 +265,7 @@ func feedback(ctx context.Context, b *Brain, p payload) (map[string]any, error) 
 	}
 	return map[string]any{"response": fmt.Sprintf("Recorded %s transfer for skill '%s'.", word, name), "confidence": conf(c),
 		"internal_reasoning": fmt.Sprintf("Transfer feedback recorded. Skill now has %d transfer(s).", n),
-		"skill_id": id, "skill_name": name, "transfer_count": n, "transfer_success": success}, nil
+		"skill_id":           id, "skill_name": name, "transfer_count": n, "transfer_success": success}, nil
 }
 
 func skillFields(s *Skill, resp, reasoning string) map[string]any {

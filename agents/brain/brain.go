@@ -128,7 +128,7 @@ func (b *Brain) Learn(ctx context.Context, steps []string, c Context, success bo
 	}
 	s := &Skill{ID: skillID(Procedural, name), Name: name, Type: Procedural, Steps: steps,
 		Description: fmt.Sprintf("%s procedure in %d steps: %s", c.domain(), len(steps), strings.Join(steps, ", ")),
-		Tags: tags(c.domain(), steps), Domain: c.domain(), Task: c.Task,
+		Tags:        tags(c.domain(), steps), Domain: c.domain(), Task: c.Task,
 		Confidence: min(0.7, 0.5+quality*0.2), SuccessRate: 1}
 	return b.reinforce(ctx, s, success)
 }
@@ -204,9 +204,9 @@ func (b *Brain) Feedback(ctx context.Context, id string, c Context, success bool
 
 // Candidate is a recalled skill with its scores.
 type Candidate struct {
-	Skill                                      *Skill
+	Skill                                    *Skill
 	Structural, Semantic, Transfer, Combined float64
-	Reasoning                                  string
+	Reasoning                                string
 }
 
 // Recall returns the skills that apply to c, best first: at most topK with a
@@ -265,7 +265,7 @@ func (b *Brain) RecordEpisode(ctx context.Context, e *Episode) (*Episode, error)
 
 // EpisodeMatch is a recalled episode with its scores.
 type EpisodeMatch struct {
-	Episode                                              *Episode
+	Episode                                           *Episode
 	Semantic, Recency, DomainScore, Outcome, Combined float64
 }
 

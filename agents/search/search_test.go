@@ -272,4 +272,3 @@ agents:
 	require.Len(t, wf.Warnings, 1)
 	assert.Contains(t, wf.Warnings[0].Error(), "params is accepted for OrKa compatibility and ignored")
 }
-
