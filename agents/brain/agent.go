@@ -184,7 +184,7 @@ func (p payload) context(taskDef string) Context {
 	return Context{Domain: p.str("general", "domain"), Task: p.str(taskDef, "task"), Input: p.str("", "input_description")}
 }
 
-func conf(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+func conf(f float64) string { return strconv.FormatFloat(round(f), 'f', -1, 64) }
 
 func cut(s string, n int) string {
 	r := []rune(s)
