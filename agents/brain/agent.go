@@ -100,16 +100,23 @@ func (a *Agent) payloadText(in agents.Input) (string, error) {
 // payload is an operation's input.
 type payload map[string]any
 
-// parsePayload reads raw as a JSON mapping, else a YAML mapping (which also
-// reads a Python dict's repr, as Jinja renders one), else {response: raw}.
+// parsePayload reads raw as a JSON mapping, else a Python dict literal (as
+// Jinja renders a mapping), else a YAML mapping, else {response: raw}.
 func parsePayload(raw string) payload {
 	var m map[string]any
 	if json.Unmarshal([]byte(raw), &m) == nil && m != nil {
 		return m
 	}
 	t := strings.TrimSpace(raw)
-	if strings.HasPrefix(t, "{") && yaml.Unmarshal([]byte(t), &m) == nil && m != nil {
-		return m
+	if strings.HasPrefix(t, "{") {
+		if v, err := parsePython(t); err == nil {
+			if pm, ok := v.(map[string]any); ok {
+				return pm
+			}
+		}
+		if yaml.Unmarshal([]byte(t), &m) == nil && m != nil {
+			return m
+		}
 	}
 	if t == "" {
 		return payload{}

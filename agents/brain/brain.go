@@ -230,7 +230,7 @@ func (b *Brain) Recall(ctx context.Context, c Context, topK int, minScore float6
 		if len(types) > 0 && !slices.Contains(types, s.Type) {
 			continue
 		}
-		structural := 0.5*domainScore(c.domain(), s.Domain) + 0.5*jaccard(words(c.Task+" "+c.Input), words(s.Task+" "+strings.Join(s.Tags, " ")))
+		structural := 0.5*domainScore(c.domain(), s.Domain) + 0.5*shape(c.Task+" "+c.Input, s)
 		semantic := m.Similarity
 		if semantic < 0.1 && structural < 0.6 {
 			continue
@@ -392,6 +392,33 @@ func domainScore(a, b string) float64 {
 		return 0.5
 	}
 	return 0
+}
+
+// shape is how much of the task's shape a skill covers: the share of the
+// task's action verbs that start one of the skill's steps; for a task
+// without action verbs, the word overlap (Jaccard) of the task with the
+// skill's task and tags.
+func shape(task string, s *Skill) float64 {
+	tw := words(task)
+	var verbs []string
+	for _, v := range actionVerbs {
+		if tw[v] {
+			verbs = append(verbs, v)
+		}
+	}
+	if len(verbs) == 0 {
+		return jaccard(tw, words(s.Task+" "+strings.Join(s.Tags, " ")))
+	}
+	n := 0
+	for _, v := range verbs {
+		for _, st := range s.Steps {
+			if strings.HasPrefix(st, v+" ") {
+				n++
+				break
+			}
+		}
+	}
+	return float64(n) / float64(len(verbs))
 }
 
 func words(s string) map[string]bool {

@@ -16,8 +16,8 @@
 //
 // A skill's id is derived from its type and name, so learning a skill of the
 // same name again reinforces it (OrKa's record_usage) instead of adding one.
-// Recall ranks skills by OrKa's weights: structural 0.35 (domain and tag
-// overlap), semantic 0.25 (keyword overlap, [memory.Rank]), transfer 0.25
+// Recall ranks skills by OrKa's weights: structural 0.35 (the same domain, and the
+// share of the task's action verbs the skill's steps start with), semantic 0.25 (keyword overlap, [memory.Rank]), transfer 0.25
 // (the success rate of recorded transfers, 0.5 without any) and confidence
 // 0.15. Episodes rank by semantic 0.5, recency 0.2 (half-life one week),
 // domain 0.2 and outcome 0.1 (failures teach more), as in OrKa.
