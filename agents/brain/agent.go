@@ -42,7 +42,7 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 	if in.Run == nil || in.Run.Memory == nil {
 		return agents.Output{}, agents.Permanent(ErrNoStore)
 	}
-	raw, err := a.payloadText(in)
+	raw, err := in.RenderOrInput(a.Prompt)
 	if err != nil {
 		return agents.Output{}, err
 	}
@@ -79,22 +79,6 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 	delete(fields, "response")
 	fields["operation"] = a.Operation
 	return out, nil
-}
-
-func (a *Agent) payloadText(in agents.Input) (string, error) {
-	if a.Prompt == nil {
-		if m, ok := in.Value.(map[string]any); ok {
-			if v, ok := m["input"]; ok {
-				return agents.Text(v), nil
-			}
-		}
-		return agents.Text(in.Value), nil
-	}
-	s, err := in.Render(a.Prompt)
-	if err != nil {
-		return "", fmt.Errorf("render prompt: %w", err)
-	}
-	return s, nil
 }
 
 // payload is an operation's input.

@@ -2,6 +2,7 @@ package brain
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -112,24 +113,7 @@ func fmtKey(k any) string {
 	if s, ok := k.(string); ok {
 		return s
 	}
-	return toText(k)
-}
-
-func toText(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case int:
-		return strconv.Itoa(x)
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	}
-	return ""
+	return fmt.Sprint(k)
 }
 
 func (p *pyParser) list(depth int, end byte) (any, error) {

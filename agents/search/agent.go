@@ -47,7 +47,7 @@ var _ agents.Agent = (*Agent)(nil)
 // Run searches for the rendered prompt. A run with models (--script) asks the
 // model of the agent's id instead of the web.
 func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error) {
-	query, err := a.query(in)
+	query, err := in.RenderOrInput(a.Prompt)
 	if err != nil {
 		return agents.Output{}, err
 	}
@@ -110,22 +110,6 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 	out.Fields = map[string]any{"results": hits, "result": append([]any(nil), snippets...),
 		"query": query, "num_results": len(results)}
 	return out, nil
-}
-
-func (a *Agent) query(in agents.Input) (string, error) {
-	if a.Prompt == nil {
-		if m, ok := in.Value.(map[string]any); ok {
-			if v, ok := m["input"]; ok {
-				return agents.Text(v), nil
-			}
-		}
-		return agents.Text(in.Value), nil
-	}
-	s, err := in.Render(a.Prompt)
-	if err != nil {
-		return "", fmt.Errorf("render prompt: %w", err)
-	}
-	return s, nil
 }
 
 // ParseReply reads a scripted reply as search results: a JSON or YAML list
