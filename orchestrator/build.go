@@ -18,8 +18,14 @@ type builder struct {
 	file  string
 	reg   *agents.Registry
 	probs *agents.Problems
-	lines [][]byte
+	lines map[string][][]byte // each file's lines, for template positions
 	opts  options
+	// refs.go: the files being built, outermost first (reference cycles), and
+	// every file referenced with workflow_ref, for the digest.
+	stack    []string
+	sources  []Source
+	refBytes int64 // bytes and YAML nodes of the referenced files so far
+	refNodes int
 	// pricing is the file's table: the base (built-in, or WithPricing) with
 	// the top-level orchestrator's pricing: on top.
 	pricing agents.Pricing
@@ -629,8 +635,8 @@ func (b *builder) templatePos(file string, n *yaml.Node, line, col int) agents.P
 	case yaml.LiteralStyle, yaml.FoldedStyle:
 		fl := n.Line + line // the template's first line is the one after the indicator
 		indent := 0
-		if fl-1 < len(b.lines) {
-			l := b.lines[fl-1]
+		if lines := b.lines[file]; fl-1 < len(lines) {
+			l := lines[fl-1]
 			for indent < len(l) && (l[indent] == ' ' || l[indent] == '\t') {
 				indent++
 			}
