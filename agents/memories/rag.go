@@ -157,8 +157,13 @@ func (o Options) ragFactory(b agents.Builder, c *agents.Config) (agents.Agent, e
 	lo := llm.Options{Getenv: o.Getenv, HTTPClient: o.HTTPClient, Sleep: o.Sleep}
 	mc := c
 	if lc := c.Map("llm_config"); lc != nil {
-		mc = lc
 		defer lc.Done()
+		if c.Recording() {
+			// Both places take the model keys: record them in both.
+			lo.Answerer(lc, r.id, tmpl, sys, llm.OpenAI, DefaultRAGModel)
+		} else {
+			mc = lc
+		}
 	}
 	r.answer = lo.Answerer(mc, r.id, tmpl, sys, llm.OpenAI, DefaultRAGModel)
 	r.timeout = c.Duration("timeout", DefaultRAGTimeout)
