@@ -28,6 +28,9 @@ commands:
   validate WORKFLOW.yaml        check a workflow without running it
   history --loop ID             print a loop's persisted past_loops
   presets [NAME]                list scoring presets
+  schema                        print the JSON Schema of workflow files
+  init [DIR]                    write a runnable starter workflow
+  eval WORKFLOW --dataset F     run a workflow over a JSONL dataset and score it
   version                       print the version
   help [COMMAND]                print a command's help
 
@@ -38,6 +41,7 @@ Exit codes: 0 ok, 1 failed run, 2 bad usage or invalid workflow,
 
 // helps are each command's help text.
 var helps = map[string]string{
+	"schema": schemaHelp, "init": initHelp, "eval": evalHelp, // schema.go, init.go, eval.go
 	"run": `usage: cogloop run WORKFLOW.yaml [INPUT|-] [flags]
 
 Runs the workflow on INPUT. INPUT '-', or no INPUT while stdin is not a
@@ -142,6 +146,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdHistory(ctx, args[1:], stdout, stderr)
 	case "presets":
 		return cmdPresets(args[1:], stdout, stderr)
+	case "schema", "init", "eval":
+		return runSchemaCommands(ctx, cmd, args[1:], stdout, stderr)
 	case "version":
 		if len(args) > 1 {
 			return usageError(stderr, "version", fmt.Errorf("version takes no arguments, got %q", args[1]))

@@ -272,6 +272,9 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	printWarnings(stderr, wf.Warnings)
+	for _, p := range wf.Notes {
+		fmt.Fprintf(stderr, "note: %s\n", p.Error())
+	}
 	fmt.Fprintf(stdout, "%s: ok (workflow %q)\n", pos[0], wf.ID())
 	return exitOK
 }
