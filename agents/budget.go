@@ -88,13 +88,18 @@ type budgetTree struct {
 	pricing Pricing
 	journal BudgetJournal // nil: nothing outlives the run
 
-	foldOnce sync.Once
-	folded   map[string]Price // pricing by ASCII-lower-cased name; nil when a name is not ASCII
+	foldMu sync.Mutex
+	folded map[string]foldedPrice // model name → what pricing.Price found for it
 }
 
-// cost is pricing.Cost, with the case-insensitive lookup of a name that is
-// not in the table as written done in an index made once per run instead of
-// a scan of the table per call.
+// foldedPrice is a memoised case-insensitive price lookup.
+type foldedPrice struct {
+	price Price
+	ok    bool
+}
+
+// cost is pricing.Cost; a model name not in the table as written is looked
+// up case-insensitively (a scan of the table) once per run, not per call.
 func (t *budgetTree) cost(model string, u Usage) (float64, bool) {
 	if model == "" {
 		return 0, true
@@ -102,38 +107,20 @@ func (t *budgetTree) cost(model string, u Usage) (float64, bool) {
 	if pr, ok := t.pricing[model]; ok {
 		return pr.Cost(u), true
 	}
-	t.foldOnce.Do(func() { t.folded = foldedPricing(t.pricing) })
-	if t.folded == nil || !isASCII(model) {
-		return t.pricing.Cost(model, u)
+	t.foldMu.Lock()
+	f, seen := t.folded[model]
+	if !seen {
+		f.price, f.ok = t.pricing.Price(model)
+		if t.folded == nil {
+			t.folded = map[string]foldedPrice{}
+		}
+		t.folded[model] = f
 	}
-	pr, ok := t.folded[strings.ToLower(model)]
-	if !ok {
+	t.foldMu.Unlock()
+	if !f.ok {
 		return 0, false
 	}
-	return pr.Cost(u), true
-}
-
-// foldedPricing indexes p by lower-cased name: for ASCII names the same
-// matches as strings.EqualFold. nil when a name is not ASCII (Unicode case
-// folding is wider than lower-casing).
-func foldedPricing(p Pricing) map[string]Price {
-	out := make(map[string]Price, len(p))
-	for name, pr := range p {
-		if !isASCII(name) {
-			return nil
-		}
-		out[strings.ToLower(name)] = pr
-	}
-	return out
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
+	return f.price.Cost(u), true
 }
 
 // NewBudget returns the root scope of a run, limited by l (a zero Limit
