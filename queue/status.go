@@ -96,9 +96,12 @@ func (c *Client) status(info *asynq.TaskInfo) (*Status, error) {
 		st.Record = &r
 	}
 	if st.State == Running {
-		st.Worker = c.workerOf(info.ID)
-		if st.Worker == "" && st.Record != nil {
+		// The record names the worker as the run starts; asynq's list of
+		// servers is refreshed every 5 s only.
+		if st.Record != nil && st.Record.State == StateRunning {
 			st.Worker = st.Record.Worker
+		} else {
+			st.Worker = c.workerOf(info.ID)
 		}
 	}
 	return st, nil
