@@ -34,11 +34,14 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	script := fs.String("script", "", "")
 	presets := fs.String("presets", "", "")
 	shutdown := fs.Duration("shutdown-timeout", queue.DefaultShutdownTimeout, "")
+	poll := fs.Duration("poll-interval", time.Second, "")
 	quiet := fs.Bool("q", false, "")
 	pos, err := parseInterspersed(fs, args)
 	switch {
 	case err != nil:
 		return usageError(stderr, "worker", err)
+	case *poll <= 0:
+		return usageError(stderr, "worker", fmt.Errorf("--poll-interval must be positive, got %s", *poll))
 	case len(pos) > 0:
 		return usageError(stderr, "worker", fmt.Errorf("worker takes no arguments, got %q", pos[0]))
 	case *conc <= 0:
@@ -55,8 +58,8 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		level = slog.LevelWarn
 	}
 	o := queue.Options{Redis: redisFlag(*redisURL), Concurrency: *conc, Queues: qs, ShutdownTimeout: *shutdown,
-		LoadOptions: loadOptions(*presets, false),
-		Logger:      slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}
+		PollInterval: *poll, LoadOptions: loadOptions(*presets, false),
+		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}
 	if *script != "" {
 		data, err := readFileCapped(*script, "--script", maxScriptBytes, "split the replies or shorten them")
 		if err != nil {

@@ -18,6 +18,7 @@ flags:
   --script F             answer every LLM call from the scripted replies in F (use cycle: for many runs)
   --presets DIR          add (or override) scoring presets from DIR
   --shutdown-timeout D   how long a drain waits for running passes (default 30s)
+  --poll-interval D      how often an idle worker looks for runs and due retries (default 1s)
   -q                     no line per run
 `
 	submitHelp = `usage: cogloop submit WORKFLOW.yaml [INPUT] [flags]
