@@ -24,19 +24,9 @@ import (
 // worker processes, and what the queue adds to one run compared with the
 // same run in process.
 
-const queueWF = `orchestrator: {id: refine, agents: [improve, final]}
-agents:
-  - id: improve
-    type: loop
-    max_loops: 3
-    score_threshold: 0.99
-    internal_workflow:
-      orchestrator: {id: inner, agents: [writer, scorer]}
-      agents:
-        - {id: writer, type: openai-answer, model: m, prompt: "improve {{ get_input() }} pass {{ loop_number }}"}
-        - {id: scorer, type: openai-answer, model: m, prompt: "rate {{ get_input() }} pass {{ loop_number }}"}
-  - {id: final, type: openai-answer, model: m, prompt: "final {{ input }}"}
-`
+// queueWF is the queue tests' workflow: a 3-pass loop of two agents and a
+// final agent.
+const queueWF = "../queue/testdata/refine.yaml"
 
 // Each model call waits 20 ms: a run is 7 calls, 120 ms of model time.
 const queueScript = `writer: {cycle: [{text: draft, delay: 20ms}]}
@@ -64,10 +54,11 @@ func scenarioQueue(rep *report, cfg config) error {
 	if out, err := build.CombinedOutput(); err != nil {
 		return fmt.Errorf("build cogloop: %v\n%s", err, out)
 	}
-	wfPath, scriptPath := filepath.Join(dir, "wf.yaml"), filepath.Join(dir, "replies.yaml")
-	if err := os.WriteFile(wfPath, []byte(queueWF), 0o600); err != nil {
+	source, err := os.ReadFile(queueWF)
+	if err != nil {
 		return err
 	}
+	scriptPath := filepath.Join(dir, "replies.yaml")
 	if err := os.WriteFile(scriptPath, []byte(queueScript), 0o600); err != nil {
 		return err
 	}
@@ -78,7 +69,7 @@ func scenarioQueue(rep *report, cfg config) error {
 		return err
 	}
 	defer c.Close()
-	wf := queue.Source("wf.yaml", []byte(queueWF))
+	wf := queue.Source(queueWF, source)
 
 	// One run at a time: in process, in process with checkpoints in
 	// Redis, and through the queue to one idle worker.
@@ -86,7 +77,7 @@ func scenarioQueue(rep *report, cfg config) error {
 	if cfg.quick {
 		seq = 5
 	}
-	inProc, inProcCP, err := inProcessRuns(ctx, url, seq)
+	inProc, inProcCP, err := inProcessRuns(ctx, url, source, seq)
 	if err != nil {
 		return err
 	}
@@ -183,8 +174,8 @@ func scenarioQueue(rep *report, cfg config) error {
 
 // inProcessRuns times n sequential runs in process, without and with
 // checkpoints in Redis; the mean per run in ms.
-func inProcessRuns(ctx context.Context, url string, n int) (plain, withCP float64, err error) {
-	wf, err := cogloop.Parse([]byte(queueWF), "wf.yaml")
+func inProcessRuns(ctx context.Context, url string, source []byte, n int) (plain, withCP float64, err error) {
+	wf, err := cogloop.Parse(source, queueWF)
 	if err != nil {
 		return 0, 0, err
 	}

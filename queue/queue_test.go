@@ -21,21 +21,15 @@ import (
 	"github.com/cogloop/cogloop/queue"
 )
 
-// loopWF runs a 3-pass loop of writer and scorer, then a custom "shout"
-// agent (registered by the test, as a Go program embedding a worker would).
-const loopWF = `orchestrator: {id: refine, agents: [improve, final]}
-agents:
-  - id: improve
-    type: loop
-    max_loops: 3
-    score_threshold: 0.99
-    internal_workflow:
-      orchestrator: {id: inner, agents: [writer, scorer]}
-      agents:
-        - {id: writer, type: openai-answer, model: m, prompt: "improve {{ get_input() }} pass {{ loop_number }}"}
-        - {id: scorer, type: openai-answer, model: m, prompt: "rate {{ get_input() }} pass {{ loop_number }}"}
-  - {id: final, type: shout}
-`
+// loopWF is testdata/refine.yaml with a custom "shout" agent (registered by
+// the test, as a Go program embedding a worker would) as the final agent.
+var loopWF = func() string {
+	data, err := os.ReadFile("testdata/refine.yaml")
+	if err != nil {
+		panic(err)
+	}
+	return strings.Replace(string(data), `{id: final, type: openai-answer, model: gpt-test, prompt: "final {{ input }}"}`, `{id: final, type: shout}`, 1)
+}()
 
 func registry() *agents.Registry {
 	reg := cogloop.NewRegistry()

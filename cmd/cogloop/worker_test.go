@@ -23,22 +23,8 @@ import (
 	"github.com/cogloop/cogloop/queue"
 )
 
-// queueWF: a 3-pass loop of two OpenAI agents, then a final one; every
-// prompt names the run's input and the pass, so the fake API counts the
-// calls of each run and pass.
-const queueWF = `orchestrator: {id: refine, agents: [improve, final]}
-agents:
-  - id: improve
-    type: loop
-    max_loops: 3
-    score_threshold: 0.99
-    internal_workflow:
-      orchestrator: {id: inner, agents: [writer, scorer]}
-      agents:
-        - {id: writer, type: openai-answer, model: gpt-test, prompt: "improve {{ get_input() }} pass {{ loop_number }}"}
-        - {id: scorer, type: openai-answer, model: gpt-test, prompt: "rate {{ get_input() }} pass {{ loop_number }}"}
-  - {id: final, type: openai-answer, model: gpt-test, prompt: "final {{ input }}"}
-`
+// queueWF is a 3-pass loop whose prompts name the run's input and pass.
+const queueWF = "../../queue/testdata/refine.yaml"
 
 // fakeOpenAI speaks OpenAI's chat completions, answers after latency and
 // counts calls by prompt.
@@ -112,7 +98,7 @@ func TestWorkersSurviveAKilledWorker(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-test")
 	t.Setenv("OPENAI_BASE_URL", api.URL+"/v1")
 	dir := t.TempDir()
-	wf := writeFile(t, dir, "refine.yaml", queueWF)
+	wf := queueWF
 	var lines []string
 	for i := 1; i <= 100; i++ {
 		lines = append(lines, fmt.Sprintf("%q", fmt.Sprintf("doc-%d", i)))
