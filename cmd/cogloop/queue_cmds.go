@@ -299,7 +299,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 				q.Queue, q.Queued, q.Running, q.Retrying, q.Scheduled, q.Done, q.Archived)
 		}
 		for _, w := range ws {
-			fmt.Fprintf(stdout, "worker %s (%s): %d of %d busy\n", w.Name, strings.Join(w.Queues, ","), len(w.Running), w.Concurrency)
+			fmt.Fprintf(stdout, "worker %s (%s): %d of %d busy at its last heartbeat (every 5 s)\n", w.Name, strings.Join(w.Queues, ","), len(w.Running), w.Concurrency)
 		}
 		if len(qs) == 0 {
 			fmt.Fprintln(stdout, "no queues yet: submit a run with 'cogloop submit'")
