@@ -30,7 +30,7 @@ func (e *permanentError) Is(target error) bool { return target == asynq.SkipRetr
 
 // drainedError hands a run back to the queue when its worker drains; it is
 // not a failure.
-type drainedError struct{ passes int }
+type drainedError struct{}
 
 func (e drainedError) Error() string {
 	return "the worker drained (shutting down): the run goes back to the queue and resumes from its last completed pass"
