@@ -32,6 +32,9 @@ commands:
   submit WORKFLOW.yaml [INPUT]  queue a run (--dataset F.jsonl: one per line)
   status [RUN...]               where queued runs are
   result RUN                    a queued run's result (--wait)
+  schema                        print the JSON Schema of workflow files
+  init [DIR]                    write a runnable starter workflow
+  eval WORKFLOW --dataset F     run a workflow over a JSONL dataset and score it
   version                       print the version
   help [COMMAND]                print a command's help
 
@@ -42,6 +45,7 @@ Exit codes: 0 ok, 1 failed run, 2 bad usage or invalid workflow,
 
 // helps are each command's help text.
 var helps = map[string]string{
+	"schema": schemaHelp, "init": initHelp, "eval": evalHelp, // schema.go, init.go, eval.go
 	"run": `usage: cogloop run WORKFLOW.yaml [INPUT|-] [flags]
 
 Runs the workflow on INPUT. INPUT '-', or no INPUT while stdin is not a
@@ -59,7 +63,8 @@ flags (before or after the arguments):
                     every agent id in F must be defined by the workflow)
   --trace F         write every event as one JSON line to F as it happens ('-': stderr)
   --strict          every warning (load or run time) is an error
-  -v                print each agent's reply on stderr as it finishes, prefixed with its path
+  -v                print each agent's reply on stderr, prefixed with its path: token by token
+                    where the provider streams (and agent.delta events in --trace), else at its end
   -q                no run summary
   --redis URL       keep loop histories and checkpoints in Redis (default $REDIS_URL, else in memory)
   --namespace N     key namespace in the store (default "default")
@@ -68,6 +73,10 @@ flags (before or after the arguments):
   --allow-config-change  resume even though the workflow file changed
   --checkpoint-ttl D  expire the run's checkpoint after D without a save (default 168h)
   --presets DIR     add (or override) scoring presets from DIR
+
+OpenTelemetry: with OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+or OTEL_TRACES_EXPORTER=otlp) set, the run is exported as spans over OTLP HTTP/protobuf
+and flushed before exit; COGLOOP_OTEL_CONTENT=1 adds prompts and replies to the spans.
 `,
 	"validate": `usage: cogloop validate WORKFLOW.yaml [flags]
 
@@ -153,6 +162,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdStatus(ctx, args[1:], stdout, stderr)
 	case "result":
 		return cmdResult(ctx, args[1:], stdout, stderr)
+	case "schema", "init", "eval":
+		return runSchemaCommands(ctx, cmd, args[1:], stdout, stderr)
 	case "version":
 		if len(args) > 1 {
 			return usageError(stderr, "version", fmt.Errorf("version takes no arguments, got %q", args[1]))

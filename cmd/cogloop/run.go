@@ -88,7 +88,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	// From here on, stderr is the console: the progress line (on a terminal)
 	// is cleared before anything else is written.
-	con := newConsole(stderr, isTerminal(stderr) && !f.quiet, terminalWidth(stderr))
+	// With -v the replies stream onto stderr line by line: no progress line.
+	con := newConsole(stderr, isTerminal(stderr) && !f.quiet && !f.verbose, terminalWidth(stderr))
 	defer con.Done()
 	stderr = con
 
@@ -133,12 +134,21 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		observers = append(observers, warningPrinter(stderr))
 	}
 	if f.verbose {
-		observers = append(observers, replyPrinter(stderr))
+		observers = append(observers, newLivePrinter(stderr).Observe)
+		opts = append(opts, cogloop.WithDeltas())
 	}
 	opts = append(opts, cogloop.WithObserver(fanOut(observers)))
 
+	tracing, err := startTracing(ctx, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "cogloop: %v\n", err)
+		return exitUsage
+	}
+	opts = append(opts, tracing.options()...)
+
 	res, runErr := wf.Run(ctx, input, opts...)
 	con.Done()
+	tracing.stop()
 	if tr != nil {
 		if err := tr.Close(); err != nil {
 			fmt.Fprintf(stderr, "cogloop: %v\n", err)
@@ -214,25 +224,6 @@ func warningPrinter(w io.Writer) agents.Observer {
 	}
 }
 
-// replyPrinter prints each agent's reply as it finishes (-v), every line
-// prefixed with the agent's path.
-func replyPrinter(w io.Writer) agents.Observer {
-	return func(e agents.Event) {
-		if e.Kind != agents.EventAgentEnd || e.Type == "loop" {
-			return
-		}
-		text := e.Response
-		if e.Error != "" {
-			text = "error: " + e.Error
-		}
-		var b strings.Builder
-		for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-			b.WriteString(e.Node + "│ " + line + "\n")
-		}
-		io.WriteString(w, b.String())
-	}
-}
-
 func fanOut(obs []agents.Observer) agents.Observer {
 	return func(e agents.Event) {
 		for _, o := range obs {
@@ -271,6 +262,9 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	printWarnings(stderr, wf.Warnings)
+	for _, p := range wf.Notes {
+		fmt.Fprintf(stderr, "note: %s\n", p.Error())
+	}
 	fmt.Fprintf(stdout, "%s: ok (workflow %q)\n", pos[0], wf.ID())
 	return exitOK
 }
