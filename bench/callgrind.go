@@ -11,7 +11,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cloudwego/eino/compose"
+
 	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/agents"
 )
 
 // Instruction counts: -callgrind runs each workload in a child process of this
@@ -47,13 +50,13 @@ func cgWorkloads() []cgWorkload {
 			}, nil
 		}
 	}
-	einoRun := func(build func() (func() error, error)) func() (func() (int, error), error) {
+	einoRun := func(build func(agents.ModelSource, int) (compose.Runnable[string, string], error)) func() (func() (int, error), error) {
 		return func() (func() (int, error), error) {
-			run, err := build()
+			g, err := build(newModels(0), loops)
 			if err != nil {
 				return nil, err
 			}
-			return func() (int, error) { return loops, run() }, nil
+			return func() (int, error) { _, err := g.Invoke(ctx, task); return loops, err }, nil
 		}
 	}
 	return []cgWorkload{
@@ -70,21 +73,9 @@ func cgWorkloads() []cgWorkload {
 		}},
 		{"loop", loopRun(loopWorkflow(loops, false, modelSpec{}), "loop.yaml", "improvement_loop")},
 		{"2node-cogloop", loopRun(twoNodeLoop(loops), "two.yaml", "loop")},
-		{"2node-eino", einoRun(func() (func() error, error) {
-			g, err := einoTwoNode(newModels(0), loops)
-			if err != nil {
-				return nil, err
-			}
-			return func() error { _, err := g.Invoke(ctx, task); return err }, nil
-		})},
+		{"2node-eino", einoRun(einoTwoNode)},
 		{"forkjoin-cogloop", loopRun(forkJoinLoop(loops), "forkjoin.yaml", "loop")},
-		{"forkjoin-eino", einoRun(func() (func() error, error) {
-			g, err := einoForkJoin(newModels(0), loops)
-			if err != nil {
-				return nil, err
-			}
-			return func() error { _, err := g.Invoke(ctx, task); return err }, nil
-		})},
+		{"forkjoin-eino", einoRun(einoForkJoin)},
 	}
 }
 
