@@ -12,6 +12,7 @@ import (
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/memory"
+	"github.com/cogloop/cogloop/records"
 )
 
 type runFlags struct {
@@ -25,6 +26,8 @@ type runFlags struct {
 	presets           string
 	strict            bool
 	verbose, quiet    bool
+	recordDir, report string
+	noRecord          bool
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -45,6 +48,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.strict, "strict", false, "")
 	fs.BoolVar(&f.verbose, "v", false, "")
 	fs.BoolVar(&f.quiet, "q", false, "")
+	fs.StringVar(&f.recordDir, "record-dir", "", "")
+	fs.BoolVar(&f.noRecord, "no-record", false, "")
+	fs.StringVar(&f.report, "report", "", "")
 	usageErr := func(err error) int { return usageError(stderr, "run", err) }
 	pos, err := parseInterspersed(fs, args)
 	switch {
@@ -64,6 +70,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return usageErr(fmt.Errorf("--resume %w", errNeedsRedis))
 	case len(pos) == 2 && f.inputFile != "":
 		return usageErr(errors.New("give the input as an argument or with --input-file, not both"))
+	case f.noRecord && f.recordDir != "":
+		return usageErr(errors.New("--no-record and --record-dir contradict each other; pick one"))
 	}
 
 	wf, err := cogloop.Load(pos[0], loadOptions(f.presets, f.strict)...)
@@ -101,24 +109,33 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		defer store.Close()
 		opts = append(opts, cogloop.WithMemory(store))
 	}
+	runID := f.runID
+	if runID == "" {
+		runID = cogloop.NewRunID()
+	}
 	switch {
 	case f.resume != "":
+		runID = f.resume
 		opts = append(opts, cogloop.WithResume(f.resume, f.allowChange))
 	case f.runID != "" || store != nil:
-		id := f.runID
-		if id == "" {
-			id = cogloop.NewRunID()
-		}
+		id := runID
 		opts = append(opts, cogloop.WithRunID(id), cogloop.WithCheckpoints())
 		if !f.quiet && (!f.json || isTerminal(con.w)) {
 			fmt.Fprintf(stderr, "cogloop: run %s (resume with --resume %s)\n", id, id)
 		}
+	default:
+		opts = append(opts, cogloop.WithRunID(runID))
+	}
+	rec, recObservers, err := startRecording(f, runID, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "cogloop: %v\n", err)
+		return exitFailure
 	}
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var observers []agents.Observer
-	var tr *trace
+	var tr *records.Writer
 	if f.trace != "" {
 		tr, err = newTrace(f.trace, stderr, cancel)
 		if err != nil {
@@ -127,6 +144,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		observers = append(observers, tr.Observe)
 	}
+	observers = append(observers, recObservers...)
 	limits := &loopLimits{}
 	observers = append(observers, con.Observe, limits.Observe)
 	if f.trace != "-" { // with --trace -, the warnings are trace lines on stderr already
@@ -145,6 +163,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			if runErr == nil {
 				runErr = err
 			}
+		}
+	}
+	if err := rec.finish(runID, stderr); err != nil {
+		fmt.Fprintf(stderr, "cogloop: %v\n", err)
+		if runErr == nil {
+			runErr = err
 		}
 	}
 	code := exitOK
