@@ -12,6 +12,7 @@ require (
 	github.com/stretchr/testify v1.12.1
 	github.com/tmc/langchaingo v0.1.14
 	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/net v0.43.0
 	golang.org/x/sync v0.24.0
 	golang.org/x/term v0.47.0
 )
