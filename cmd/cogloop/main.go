@@ -2,6 +2,7 @@
 //
 //	cogloop run WORKFLOW.yaml [INPUT|-] [--json] [--script F] [--trace F] [--strict] [-v|-q]
 //	cogloop validate WORKFLOW.yaml [--strict]
+//	cogloop runs | show RUN | report RUN -o FILE.html
 //	cogloop history | presets | version | help [COMMAND]
 //
 // Exit codes: 0 ok, 1 failed run, 2 bad usage or invalid workflow, 130 after
