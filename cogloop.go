@@ -131,6 +131,11 @@ func Parse(data []byte, name string, opts ...LoadOption) (*Workflow, error) {
 	}
 	wf, warnings, err := orchestrator.Parse(data, name, o.reg, popts...)
 	if err != nil {
+		var le *agents.LoadError
+		if errors.As(err, &le) && len(le.Warnings) == 0 {
+			// A user fixing the errors sees the doubtful things too, at once.
+			le.Warnings = warnings
+		}
 		return nil, err
 	}
 	sum := sha256.Sum256(data)

@@ -102,6 +102,9 @@ func (ps *Problems) Err() error {
 // LoadError is a workflow that cannot be built: every problem found, in file order.
 type LoadError struct {
 	Problems []Problem
+	// Warnings are the doubtful things found with the errors, shown after
+	// them (Error prefixes each with "warning: ").
+	Warnings []Problem
 }
 
 func (e *LoadError) Error() string {
@@ -113,6 +116,10 @@ func (e *LoadError) Error() string {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
+		b.WriteString(p.Error())
+	}
+	for _, p := range e.Warnings {
+		b.WriteString("\nwarning: ")
 		b.WriteString(p.Error())
 	}
 	return b.String()

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"net"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -94,5 +95,6 @@ agents:
 	assert.Equal(t, 1, code, errs)
 	assert.Empty(t, out)
 	assert.Contains(t, errs, `cogloop: run failed: a loop stopped with stop_reason error; first error: l › iteration 1: stop_when until "previous_outputs.a.response.nosuchmethod()" at `+wf+`:7:16 cannot be evaluated`)
-	assert.Contains(t, errs, "\nl: 1/5 passes · 0.10 · stopped: error · best pass 1\n")
+	assert.True(t, strings.HasPrefix(errs, "l: 1/5 passes · 0.10 · stopped: error · best pass 1\n"), errs)
+	assert.Contains(t, lastLine(errs), "cogloop: run failed:", "the failure is the last line")
 }

@@ -100,7 +100,8 @@ agents:
 	assert.Equal(t, 1, code, errs)
 	assert.Empty(t, out)
 	assert.Contains(t, errs, "a loop stopped with stop_reason error")
-	assert.Contains(t, errs, "\nl: 1/3 passes · 0.10 → (cut short) · stopped: error · best pass 1\n")
+	assert.True(t, strings.HasPrefix(errs, "l: 1/3 passes · 0.10 → (cut short) · stopped: error · best pass 1\n"), errs)
+	assert.Contains(t, lastLine(errs), "cogloop: run failed:", "the failure is the last line")
 	assert.Contains(t, errs, "\nerror: l › iteration 2: feedback: append joins text")
 }
 
@@ -227,4 +228,10 @@ func TestSignalCauseSetsTheExitCode(t *testing.T) {
 		assert.Empty(t, out.String())
 		assert.Contains(t, errb.String(), "cogloop: run failed")
 	}
+}
+
+// lastLine is the last non-empty line of s.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
 }

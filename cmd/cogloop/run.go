@@ -174,9 +174,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	code := exitOK
 	if runErr != nil {
 		code = exitFailure
-		fmt.Fprintf(stderr, "cogloop: %v\n", runErr)
+	}
+	// The failure is the last line on stderr, after the summary, where the
+	// eye lands (as go test ends with FAIL).
+	fail := func() {
+		if runErr != nil {
+			fmt.Fprintf(stderr, "cogloop: %v\n", runErr)
+		}
 	}
 	if res == nil {
+		fail()
 		return exitCode(ctx, code)
 	}
 	if f.json {
@@ -184,6 +191,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "cogloop: write output: %v\n", err)
 			return exitFailure
 		}
+		fail()
 		return exitCode(ctx, code)
 	}
 	if code == exitOK {
@@ -192,6 +200,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !f.quiet {
 		writeSummary(stderr, res, limits)
 	}
+	fail()
 	return exitCode(ctx, code)
 }
 
