@@ -157,19 +157,22 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	res, runErr := wf.Run(ctx, input, opts...)
 	con.Done()
+	// A trace or report that could not be written fails the run: printed
+	// last as the run's error, or now when the run failed already.
+	later := func(err error) {
+		if runErr == nil {
+			runErr = err
+			return
+		}
+		fmt.Fprintf(stderr, "cogloop: %v\n", err)
+	}
 	if tr != nil {
 		if err := tr.Close(); err != nil {
-			fmt.Fprintf(stderr, "cogloop: %v\n", err)
-			if runErr == nil {
-				runErr = err
-			}
+			later(err)
 		}
 	}
 	if err := rec.finish(runID, stderr); err != nil {
-		fmt.Fprintf(stderr, "cogloop: %v\n", err)
-		if runErr == nil {
-			runErr = err
-		}
+		later(err)
 	}
 	code := exitOK
 	if runErr != nil {
