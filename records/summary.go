@@ -1,6 +1,7 @@
 package records
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
@@ -169,15 +170,24 @@ func Summarize(events []agents.Event) Summary {
 			if e.Usage != nil {
 				s.Usage = *e.Usage
 			}
-			s.Usage.Cost = num(e.Data["cost"])
+			var d struct {
+				Cost float64 `json:"cost"`
+			}
+			decode(e.Data, &d)
+			s.Usage.Cost = d.Cost
 		case agents.EventLoopStart:
-			if i, ok := open[e.Node]; ok && !s.Loops[i].Ended && intOf(e.Data["resumed_after"]) > 0 {
+			var d struct {
+				MaxLoops     int     `json:"max_loops"`
+				Threshold    float64 `json:"threshold"`
+				ResumedAfter int     `json:"resumed_after"`
+			}
+			decode(e.Data, &d)
+			if i, ok := open[e.Node]; ok && !s.Loops[i].Ended && d.ResumedAfter > 0 {
 				continue // a resumed run goes on with the loop of the record's first part
 			}
 			open[e.Node] = len(s.Loops)
-			s.Loops = append(s.Loops, Loop{ID: e.Agent, Path: e.Node,
-				Shape: shape(e.Node), MaxLoops: intOf(e.Data["max_loops"]), Threshold: num(e.Data["threshold"]),
-				Passes: []Pass{}})
+			s.Loops = append(s.Loops, Loop{ID: e.Agent, Path: e.Node, Shape: shape(e.Node), MaxLoops: d.MaxLoops,
+				Threshold: d.Threshold, Passes: []Pass{}})
 		case agents.EventLoopIteration:
 			if i, ok := open[e.Node]; ok {
 				s.Loops[i].iteration(e)
@@ -241,40 +251,40 @@ func (l *Loop) pass(n int) *Pass {
 	return &l.Passes[len(l.Passes)-1]
 }
 
+// iterationData is the data of a loop.iteration event.
+type iterationData struct {
+	LoopNumber   int               `json:"loop_number"`
+	Completed    bool              `json:"completed"`
+	Score        float64           `json:"score"`
+	ScoreFound   bool              `json:"score_found"`
+	Best         float64           `json:"best"`
+	Stop         bool              `json:"stop"`
+	Usage        agents.Usage      `json:"usage"`
+	Conditions   []Condition       `json:"conditions"`
+	FailedAgents []string          `json:"failed_agents"`
+	Lessons      map[string]string `json:"lessons"`
+}
+
 func (l *Loop) iteration(e agents.Event) {
-	d := e.Data
-	p := l.pass(intOf(d["loop_number"]))
-	p.Completed = d["completed"] == true
-	p.Score, p.ScoreFound, p.Best = num(d["score"]), d["score_found"] == true, num(d["best"])
-	p.Stop, p.Error, p.Duration = d["stop"] == true, e.Error, e.Duration
-	p.Usage = usage(d["usage"])
-	for _, c := range list(d["conditions"]) {
-		m, _ := c.(map[string]any)
-		kind, _ := m["kind"].(string)
-		detail, _ := m["detail"].(string)
-		p.Conditions = append(p.Conditions, Condition{Kind: kind, Fired: m["fired"] == true, Detail: detail})
-	}
-	for _, a := range list(d["failed_agents"]) {
-		if id, ok := a.(string); ok {
-			p.FailedAgents = append(p.FailedAgents, id)
-		}
-	}
-	if m, ok := d["lessons"].(map[string]any); ok {
-		for k, v := range m {
-			text, _ := v.(string)
-			switch k {
-			case "insights":
-				p.Lessons.Insights = text
-			case "improvements":
-				p.Lessons.Improvements = text
-			case "mistakes":
-				p.Lessons.Mistakes = text
-			default:
-				if p.Lessons.Other == nil {
-					p.Lessons.Other = map[string]string{}
-				}
-				p.Lessons.Other[k] = text
+	var d iterationData
+	decode(e.Data, &d)
+	p := l.pass(d.LoopNumber)
+	p.Completed, p.Score, p.ScoreFound, p.Best, p.Stop = d.Completed, d.Score, d.ScoreFound, d.Best, d.Stop
+	p.Error, p.Duration, p.Usage, p.FailedAgents = e.Error, e.Duration, d.Usage, d.FailedAgents
+	p.Conditions = append(p.Conditions, d.Conditions...)
+	for k, text := range d.Lessons {
+		switch k {
+		case "insights":
+			p.Lessons.Insights = text
+		case "improvements":
+			p.Lessons.Improvements = text
+		case "mistakes":
+			p.Lessons.Mistakes = text
+		default:
+			if p.Lessons.Other == nil {
+				p.Lessons.Other = map[string]string{}
 			}
+			p.Lessons.Other[k] = text
 		}
 	}
 	if p.Completed {
@@ -287,13 +297,18 @@ func (l *Loop) iteration(e agents.Event) {
 }
 
 func (l *Loop) end(e agents.Event) {
-	d := e.Data
-	l.Ended = true
-	l.StopReason, _ = d["stop_reason"].(string)
-	l.Error = e.Error
-	l.LoopsCompleted = intOf(d["loops_completed"])
-	l.FinalScore, l.BestScore, l.BestIteration = num(d["final_score"]), num(d["best_score"]), intOf(d["best_iteration"])
-	l.Usage = usage(d["usage"])
+	var d struct {
+		StopReason     string       `json:"stop_reason"`
+		LoopsCompleted int          `json:"loops_completed"`
+		FinalScore     float64      `json:"final_score"`
+		BestScore      float64      `json:"best_score"`
+		BestIteration  int          `json:"best_iteration"`
+		Usage          agents.Usage `json:"usage"`
+	}
+	decode(e.Data, &d)
+	l.Ended, l.Error = true, e.Error
+	l.StopReason, l.LoopsCompleted, l.Usage = d.StopReason, d.LoopsCompleted, d.Usage
+	l.FinalScore, l.BestScore, l.BestIteration = d.FinalScore, d.BestScore, d.BestIteration
 }
 
 // passOf splits an agent path at its last "iteration N" part: the loop's path
@@ -325,27 +340,12 @@ func shape(path string) string {
 	return strings.Join(out, agents.PathSep)
 }
 
-func list(v any) []any {
-	l, _ := v.([]any)
-	return l
-}
-
-func num(v any) float64 {
-	switch n := v.(type) {
-	case float64:
-		return n
-	case int:
-		return float64(n)
-	case int64:
-		return float64(n)
+// decode reads an event's data into the typed v, the same from a record
+// file (numbers are float64) or from a live run (ints): through JSON. Data
+// of another shape leaves v's fields zero.
+func decode(data map[string]any, v any) {
+	b, err := json.Marshal(data)
+	if err == nil {
+		_ = json.Unmarshal(b, v)
 	}
-	return 0
-}
-
-func intOf(v any) int { return int(num(v)) }
-
-func usage(v any) agents.Usage {
-	m, _ := v.(map[string]any)
-	return agents.Usage{PromptTokens: intOf(m["prompt_tokens"]), CompletionTokens: intOf(m["completion_tokens"]),
-		Cost: num(m["cost"])}
 }
