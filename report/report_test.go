@@ -18,9 +18,9 @@ import (
 	"github.com/cogloop/cogloop/report"
 )
 
-// summary runs the workflow at wf with the scripted replies in script and
-// summarises its events as a record would.
-func summary(t *testing.T, wf, script, input string) records.Summary {
+// events runs the workflow at wf with the scripted replies in script and
+// returns its events; summary summarises them as a record would.
+func events(t *testing.T, wf, script, input string) []agents.Event {
 	t.Helper()
 	w, err := cogloop.Load(wf)
 	require.NoError(t, err)
@@ -30,7 +30,11 @@ func summary(t *testing.T, wf, script, input string) records.Summary {
 	require.NoError(t, err)
 	var buf records.Buffer
 	_, _ = w.Run(context.Background(), input, cogloop.WithModels(sc), cogloop.WithObserver(buf.Observe))
-	return records.Summarize(buf.Events())
+	return buf.Events()
+}
+
+func summary(t *testing.T, wf, script, input string) records.Summary {
+	return records.Summarize(events(t, wf, script, input))
 }
 
 func render(t *testing.T, s records.Summary) (*html.Node, string) {
@@ -124,8 +128,7 @@ func TestIncompleteRecordSaysSo(t *testing.T) {
 
 	var full bytes.Buffer
 	w := records.NewWriter(&full, "buffer", nil)
-	w2 := summaryEvents(t)
-	for _, e := range w2[:10] {
+	for _, e := range events(t, "../examples/quality/workflow.yaml", "../examples/quality/replies.yaml", "x")[:10] {
 		w.Observe(e)
 	}
 	rec, err := records.Read(bytes.NewReader(full.Bytes()[:full.Len()-7]))
@@ -137,18 +140,4 @@ func TestIncompleteRecordSaysSo(t *testing.T) {
 	status := htmltest.All(doc, func(n *html.Node) bool { return htmltest.Attr(n, "id") == "status" })
 	require.Len(t, status, 1)
 	assert.Equal(t, "incomplete", htmltest.Text(status[0]))
-}
-
-func summaryEvents(t *testing.T) []agents.Event {
-	t.Helper()
-	w, err := cogloop.Load("../examples/quality/workflow.yaml")
-	require.NoError(t, err)
-	data, err := os.ReadFile("../examples/quality/replies.yaml")
-	require.NoError(t, err)
-	sc, err := agents.ParseScript(data, "replies.yaml")
-	require.NoError(t, err)
-	var buf records.Buffer
-	_, err = w.Run(context.Background(), "x", cogloop.WithModels(sc), cogloop.WithObserver(buf.Observe))
-	require.NoError(t, err)
-	return buf.Events()
 }
