@@ -305,3 +305,29 @@ func TestWriterKeepsFirstError(t *testing.T) {
 type failing struct{}
 
 func (failing) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+// A resumed run appends to the record: its loop goes on with the first part's
+// passes, also when the first part's loop had ended before the process died.
+func TestResumedLoopContinues(t *testing.T) {
+	start := func(resumed int) agents.Event {
+		return agents.Event{Kind: agents.EventLoopStart, Node: "l", Agent: "l", Data: map[string]any{"max_loops": 3, "resumed_after": resumed}}
+	}
+	pass := func(n int) agents.Event {
+		return agents.Event{Kind: agents.EventLoopIteration, Node: "l", Data: map[string]any{"loop_number": n, "completed": true, "score": 0.1 * float64(n), "score_found": true}}
+	}
+	end := agents.Event{Kind: agents.EventLoopEnd, Node: "l", Data: map[string]any{"stop_reason": "max_loops", "loops_completed": 3}}
+	for name, evs := range map[string][]agents.Event{
+		"killed in pass 3":   {start(0), pass(1), pass(2), start(2), pass(3), end},
+		"killed after l end": {start(0), pass(1), pass(2), pass(3), end, start(3), end},
+	} {
+		s := records.Summarize(evs)
+		require.Len(t, s.Loops, 1, name)
+		l := s.Loops[0]
+		assert.True(t, l.Ended, name)
+		assert.Equal(t, "max_loops", l.StopReason, name)
+		require.Len(t, l.Passes, 3, name)
+		for i, p := range l.Passes {
+			assert.Equal(t, i+1, p.Number, name)
+		}
+	}
+}

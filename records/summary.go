@@ -182,8 +182,11 @@ func Summarize(events []agents.Event) Summary {
 				ResumedAfter int     `json:"resumed_after"`
 			}
 			decode(e.Data, &d)
-			if i, ok := open[e.Node]; ok && !s.Loops[i].Ended && d.ResumedAfter > 0 {
-				continue // a resumed run goes on with the loop of the record's first part
+			if i, ok := open[e.Node]; ok && d.ResumedAfter > 0 {
+				// A resumed run goes on with the loop of the record's first
+				// part (which may have ended just before the process died).
+				s.Loops[i].Ended = false
+				continue
 			}
 			open[e.Node] = len(s.Loops)
 			s.Loops = append(s.Loops, Loop{ID: e.Agent, Path: e.Node, Shape: shape(e.Node), MaxLoops: d.MaxLoops,
