@@ -157,6 +157,7 @@ type runOptions struct {
 	resume      bool
 	allowChange bool
 	cpTTL       time.Duration
+	tracing     tracingOptions
 }
 
 // WithMemory keeps loop histories (persist_across_runs), memories and checkpoints
@@ -285,9 +286,10 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 		}
 		o.store = store
 	}
-	col := &collector{next: o.observe}
+	col := &collector{next: o.tracing.observer(ctx, o.observe)}
 	run := &agents.Run{ID: o.runID, Observe: col.observe, Models: o.models, Memory: o.store,
-		MaxTotalIterations: w.wf.MaxTotalIterations, Strict: w.wf.Strict}
+		MaxTotalIterations: w.wf.MaxTotalIterations, Strict: w.wf.Strict,
+		Deltas: o.tracing.deltas, ModelCalls: o.tracing.tp != nil}
 	if o.checkpoints {
 		cp, err := w.checkpoint(ctx, o)
 		if err != nil {

@@ -79,6 +79,12 @@ type Run struct {
 	// Strict turns run-time warnings into errors (--strict, strict: true on the
 	// orchestrator): [Run.Warn] returns them.
 	Strict bool
+	// Deltas asks LLM agents to stream replies where the provider can, and to
+	// emit [EventAgentDelta] events as the text arrives (cogloop run -v).
+	Deltas bool
+	// ModelCalls asks LLM agents to emit an [EventModelCall] event per model
+	// call (the OpenTelemetry spans are built from them).
+	ModelCalls bool
 
 	locals sync.Map
 }

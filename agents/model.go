@@ -30,6 +30,10 @@ type Request struct {
 	Temperature float64
 	// MaxTokens caps the completion; 0 leaves it to the provider.
 	MaxTokens int
+	// OnDelta, when set, asks the model to stream: it is called with each piece
+	// of the reply as it arrives, in order, from the calling goroutine. Models
+	// that cannot stream ignore it and return the whole reply.
+	OnDelta func(text string)
 }
 
 // Reply is a model's answer.

@@ -83,6 +83,12 @@ func (m *Scripted) Generate(ctx context.Context, req Request) (Reply, error) {
 		return Reply{}, &CallError{Status: r.Status, RetryAfter: r.RetryAfter,
 			Err: fmt.Errorf("scripted reply %d of agent %q is an error: %s", i+1, m.agent, r.Err)}
 	}
+	if req.OnDelta != nil {
+		// Streams word by word, as a provider would in chunks.
+		for _, w := range strings.SplitAfter(r.Text, " ") {
+			req.OnDelta(w)
+		}
+	}
 	return Reply{Text: r.Text, Usage: r.Usage}, nil
 }
 

@@ -144,7 +144,20 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 		if err != nil {
 			return err
 		}
-		rep, err := model.Generate(ctx, req)
+		call := req
+		var ds *deltas
+		if in.Run != nil && in.Run.Deltas {
+			ds = newDeltas(in, a.ID, attempt, r.Secrets)
+			call.OnDelta = ds.write
+		}
+		began := time.Now()
+		rep, err := model.Generate(ctx, call)
+		if ds != nil {
+			ds.close()
+		}
+		if in.Run != nil && in.Run.ModelCalls {
+			a.reportCall(in, model, call, attempt, time.Since(began), rep, err, r.Secrets)
+		}
 		counted := rep.Usage
 		if counted == (agents.Usage{}) && err == nil {
 			// No usage reported: the budget counts an estimate instead, so a

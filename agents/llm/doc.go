@@ -75,6 +75,21 @@
 // reads as an empty success. (langchaingo's Ollama client also ignores a stream
 // cut short, so a partial Ollama reply can pass as complete.)
 //
+// # Streaming and model-call events
+//
+// When the run asks for deltas ([agents.Run].Deltas: cogloop run -v,
+// cogloop.WithDeltas) each call is made with langchaingo's streaming callback
+// (OpenAI SSE, Ollama NDJSON, Anthropic events) and the text is emitted as
+// [agents.EventAgentDelta] events as it arrives: coalesced (at most one per
+// 50 ms or 256 bytes), scrubbed of the run's secrets, with the last
+// len(longest secret)-1 bytes held back until the next chunk or the end so
+// that a key split across chunks never leaks. The pieces of an attempt
+// concatenate to its reply; usage is still read from the final chunk. The
+// scripted model streams word by word. Otherwise calls do not stream. When the
+// run asks for model calls ([agents.Run].ModelCalls: a tracer provider is set)
+// each attempt ends with an [agents.EventModelCall] event (provider, model,
+// duration, usage, error), from which package telemetry builds the GenAI spans.
+//
 // # Secrets
 //
 // API keys are [agents.Secret] values, read from the environment at the first

@@ -434,6 +434,12 @@ func (m *Model) Generate(ctx context.Context, req agents.Request) (agents.Reply,
 			opts = append(opts, openai.WithLegacyMaxTokensField())
 		}
 	}
+	if req.OnDelta != nil {
+		opts = append(opts, llms.WithStreamingFunc(func(_ context.Context, chunk []byte) error {
+			req.OnDelta(string(chunk))
+			return nil
+		}))
+	}
 	ex := &exchange{}
 	resp, err := client.GenerateContent(context.WithValue(ctx, exchangeKey{}, ex), msgs, opts...)
 	if err == nil {

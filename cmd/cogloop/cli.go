@@ -58,7 +58,8 @@ flags (before or after the arguments):
                     every agent id in F must be defined by the workflow)
   --trace F         write every event as one JSON line to F as it happens ('-': stderr)
   --strict          every warning (load or run time) is an error
-  -v                print each agent's reply on stderr as it finishes, prefixed with its path
+  -v                print each agent's reply on stderr, prefixed with its path: token by token
+                    where the provider streams (and agent.delta events in --trace), else at its end
   -q                no run summary
   --redis URL       keep loop histories and checkpoints in Redis (default $REDIS_URL, else in memory)
   --namespace N     key namespace in the store (default "default")
@@ -72,6 +73,10 @@ flags (before or after the arguments):
                     pruned past 200 MB in all, $COGLOOP_RECORD_MAX_BYTES to change it)
   --no-record       write no run record
   --report F.html   write the run's HTML report to F.html
+
+OpenTelemetry: with OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+or OTEL_TRACES_EXPORTER=otlp) set, the run is exported as spans over OTLP HTTP/protobuf
+and flushed before exit; COGLOOP_OTEL_CONTENT=1 adds prompts and replies to the spans.
 `,
 	"validate": `usage: cogloop validate WORKFLOW.yaml [flags]
 

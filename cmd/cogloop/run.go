@@ -96,7 +96,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	// From here on, stderr is the console: the progress line (on a terminal)
 	// is cleared before anything else is written.
-	con := newConsole(stderr, isTerminal(stderr) && !f.quiet, terminalWidth(stderr))
+	// With -v the replies stream onto stderr line by line: no progress line.
+	con := newConsole(stderr, isTerminal(stderr) && !f.quiet && !f.verbose, terminalWidth(stderr))
 	defer con.Done()
 	stderr = con
 
@@ -151,12 +152,21 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		observers = append(observers, warningPrinter(stderr))
 	}
 	if f.verbose {
-		observers = append(observers, replyPrinter(stderr))
+		observers = append(observers, newLivePrinter(stderr).Observe)
+		opts = append(opts, cogloop.WithDeltas())
 	}
 	opts = append(opts, cogloop.WithObserver(fanOut(observers)))
 
+	tracing, err := startTracing(ctx, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "cogloop: %v\n", err)
+		return exitUsage
+	}
+	opts = append(opts, tracing.options()...)
+
 	res, runErr := wf.Run(ctx, input, opts...)
 	con.Done()
+	tracing.stop()
 	// A trace or report that could not be written fails the run: printed
 	// last as the run's error, or now when the run failed already.
 	later := func(err error) {
@@ -248,25 +258,6 @@ func warningPrinter(w io.Writer) agents.Observer {
 		if e.Kind == agents.EventWarning {
 			fmt.Fprintf(w, "warning: %s: %s\n", e.Node, e.Message)
 		}
-	}
-}
-
-// replyPrinter prints each agent's reply as it finishes (-v), every line
-// prefixed with the agent's path.
-func replyPrinter(w io.Writer) agents.Observer {
-	return func(e agents.Event) {
-		if e.Kind != agents.EventAgentEnd || e.Type == "loop" {
-			return
-		}
-		text := e.Response
-		if e.Error != "" {
-			text = "error: " + e.Error
-		}
-		var b strings.Builder
-		for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-			b.WriteString(e.Node + "│ " + line + "\n")
-		}
-		io.WriteString(w, b.String())
 	}
 }
 

@@ -1,0 +1,45 @@
+package llm
+
+import (
+	"time"
+
+	"github.com/cogloop/cogloop/agents"
+)
+
+// reportCall emits the model.call event of one attempt (asked for by
+// Run.ModelCalls): provider, model, duration, usage, error, and the prompt and
+// reply scrubbed as the run scrubs them.
+func (a *Agent) reportCall(in agents.Input, model agents.Model, req agents.Request, attempt int,
+	took time.Duration, rep agents.Reply, err error, secrets []agents.Secret) {
+	name := req.Model
+	if name == "" {
+		name = a.pricedModel()
+	}
+	if m, ok := model.(*Model); ok && name == "" {
+		name, _ = m.modelName("")
+	}
+	e := agents.Event{Kind: agents.EventModelCall, Node: in.Path, Agent: a.ID, Attempt: attempt, Duration: took,
+		Prompt:   in.Run.Scrub(req.Prompt, secrets...),
+		Response: in.Run.Scrub(rep.Text, secrets...),
+		Data:     map[string]any{"provider": providerName(model), "model": name}}
+	if rep.Usage != (agents.Usage{}) {
+		u := rep.Usage
+		e.Usage = &u
+	}
+	if err != nil {
+		e.Error = in.Run.Scrub(err.Error(), secrets...)
+	}
+	in.Run.Emit(e)
+}
+
+// providerName names the provider behind model for telemetry: the provider of
+// a langchaingo model, "scripted" for scripted replies, else "unknown".
+func providerName(model agents.Model) string {
+	switch m := model.(type) {
+	case *Model:
+		return string(m.Provider())
+	case *agents.Scripted:
+		return "scripted"
+	}
+	return "unknown"
+}

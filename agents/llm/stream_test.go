@@ -1,0 +1,162 @@
+package llm_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/llm"
+)
+
+const streamKey = "sk-stream-canary-0123456789"
+
+// The reply arrives in pieces, the key split across three of them.
+var streamPieces = []string{"Hel", "lo, the key is sk-st", "ream-canary-0123", "456789 and ", "more ", "text."}
+
+const streamReply = "Hello, the key is [REDACTED:OPENAI_API_KEY] and more text."
+
+// openAISSE answers a streaming chat request as OpenAI does: one
+// chat.completion.chunk per piece, a last chunk with the usage, then [DONE].
+func openAISSE(w http.ResponseWriter, pieces []string, promptTokens, completionTokens int) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	chunk := func(v any) {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		w.(http.Flusher).Flush()
+	}
+	for _, p := range pieces {
+		chunk(map[string]any{"id": "c1", "object": "chat.completion.chunk", "created": 1700000000, "model": "gpt-test",
+			"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"content": p}}}})
+	}
+	chunk(map[string]any{"id": "c1", "object": "chat.completion.chunk", "created": 1700000000, "model": "gpt-test",
+		"choices": []any{map[string]any{"index": 0, "delta": map[string]any{}, "finish_reason": "stop"}}})
+	chunk(map[string]any{"id": "c1", "object": "chat.completion.chunk", "created": 1700000000, "model": "gpt-test",
+		"choices": []any{}, "usage": map[string]any{"prompt_tokens": promptTokens, "completion_tokens": completionTokens,
+			"total_tokens": promptTokens + completionTokens}})
+	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// ollamaNDJSON answers a streaming /api/chat request: one line per piece,
+// then the done line with the counts.
+func ollamaNDJSON(w http.ResponseWriter, pieces []string, promptEval, eval int) {
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	for _, p := range pieces {
+		fmt.Fprintf(w, `{"model":"llama3","created_at":"2024-01-01T00:00:00Z","message":{"role":"assistant","content":%q},"done":false}`+"\n", p)
+		w.(http.Flusher).Flush()
+	}
+	fmt.Fprintf(w, `{"model":"llama3","created_at":"2024-01-01T00:00:00Z","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","prompt_eval_count":%d,"eval_count":%d}`+"\n", promptEval, eval)
+}
+
+func streamRun(rec *recorder, deltas bool) agents.Input {
+	in := input(nil)
+	in.Run = &agents.Run{ID: "run-1", Observe: rec.Observe, Deltas: deltas, ModelCalls: true}
+	return in
+}
+
+// deltaText is the concatenated agent.delta text, checking the events' order
+// fields on the way.
+func deltaText(t *testing.T, rec *recorder) (string, int) {
+	t.Helper()
+	var b strings.Builder
+	n := 0
+	for _, e := range rec.Events() {
+		if e.Kind == agents.EventAgentDelta {
+			assert.Equal(t, "x", e.Node)
+			assert.Equal(t, 1, e.Attempt)
+			assert.NotEmpty(t, e.Response)
+			b.WriteString(e.Response)
+			n++
+		}
+	}
+	return b.String(), n
+}
+
+func TestStreamingProviders(t *testing.T) {
+	cases := []struct {
+		name    string
+		agent   string
+		respond respondFunc
+		// streamed reports whether the request asked for a stream.
+		streamed func(body map[string]any) bool
+		provider string
+	}{
+		{
+			name:  "openai SSE",
+			agent: "type: openai-answer\nmodel: gpt-test\n",
+			respond: func(_ int, w http.ResponseWriter, _ *http.Request, body map[string]any) {
+				if body["stream"] == true {
+					openAISSE(w, streamPieces, 9, 5)
+					return
+				}
+				chatOK(w, strings.Join(streamPieces, ""), 9, 5)
+			},
+			streamed: func(body map[string]any) bool {
+				opts, _ := body["stream_options"].(map[string]any)
+				return body["stream"] == true && opts["include_usage"] == true
+			},
+			provider: "openai",
+		},
+		{
+			name:  "ollama NDJSON",
+			agent: "type: local_llm\nprovider: ollama\nmodel: llama3\napi_key_env: OPENAI_API_KEY\n",
+			respond: func(_ int, w http.ResponseWriter, _ *http.Request, body map[string]any) {
+				if body["stream"] == true {
+					ollamaNDJSON(w, streamPieces, 9, 5)
+					return
+				}
+				ollamaOK(w, map[string]any{"stream": false}, strings.Join(streamPieces, ""), 9, 5)
+			},
+			streamed: func(body map[string]any) bool { return body["stream"] == true },
+			provider: "ollama",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newServer(t, tc.respond)
+			a := mustBuild(t, llm.Options{Getenv: env("OPENAI_API_KEY", streamKey)},
+				"id: x\n"+tc.agent+"model_url: "+srv.URL+"\nprompt: hi\n")
+
+			rec := &recorder{}
+			out, err := a.Run(context.Background(), streamRun(rec, true))
+			require.NoError(t, err)
+			require.Len(t, srv.Requests(), 1)
+			assert.True(t, tc.streamed(srv.Requests()[0].Body), "asked for a stream: %s", srv.Requests()[0].Raw)
+			text, n := deltaText(t, rec)
+			assert.Equal(t, streamReply, text, "the deltas, in order, are the reply")
+			assert.Equal(t, streamReply, out.Response)
+			assert.GreaterOrEqual(t, n, 1)
+			assert.Equal(t, agents.Usage{PromptTokens: 9, CompletionTokens: 5}, agents.Usage{
+				PromptTokens: out.Usage.PromptTokens, CompletionTokens: out.Usage.CompletionTokens}, "usage still counted")
+			assert.NotContains(t, rec.JSON(t), streamKey)
+			var calls []agents.Event
+			for _, e := range rec.Events() {
+				if e.Kind == agents.EventModelCall {
+					calls = append(calls, e)
+				}
+			}
+			require.Len(t, calls, 1)
+			assert.Equal(t, tc.provider, calls[0].Data["provider"])
+			require.NotNil(t, calls[0].Usage)
+			assert.Equal(t, 5, calls[0].Usage.CompletionTokens)
+
+			// Nobody asks for deltas: the request is the non-streaming one, and
+			// no delta is emitted.
+			rec = &recorder{}
+			out, err = a.Run(context.Background(), streamRun(rec, false))
+			require.NoError(t, err)
+			require.Len(t, srv.Requests(), 2)
+			_, set := srv.Requests()[1].Body["stream"]
+			assert.False(t, set && srv.Requests()[1].Body["stream"] != false, srv.Requests()[1].Raw)
+			_, n = deltaText(t, rec)
+			assert.Zero(t, n)
+			assert.Equal(t, streamReply, out.Response)
+		})
+	}
+}
