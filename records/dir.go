@@ -54,7 +54,8 @@ func (d Dir) Create(id string, appendTo bool, onErr func(error)) (w *Writer, rep
 	if err := CheckID(id); err != nil {
 		return nil, false, err
 	}
-	if err := os.MkdirAll(d.Path, 0o755); err != nil {
+	// Records hold prompts and replies: only their owner reads them.
+	if err := os.MkdirAll(d.Path, 0o700); err != nil {
 		return nil, false, fmt.Errorf("create record directory: %w", err)
 	}
 	path := d.File(id)
@@ -64,7 +65,7 @@ func (d Dir) Create(id string, appendTo bool, onErr func(error)) (w *Writer, rep
 	} else if _, err := os.Stat(path); err == nil {
 		replaced = true
 	}
-	f, err := os.OpenFile(path, flags, 0o644)
+	f, err := os.OpenFile(path, flags, 0o600)
 	if err != nil {
 		return nil, false, fmt.Errorf("create run record: %w", err)
 	}
