@@ -331,3 +331,16 @@ func TestResumedLoopContinues(t *testing.T) {
 		}
 	}
 }
+
+// Without run.end, a record's tokens are its model calls' (the hostile replies
+// of the report tests carry usage: 623 tokens in all).
+func TestIncompleteRecordCountsItsCalls(t *testing.T) {
+	var buf records.Buffer
+	runWith(t, "../examples/quality/workflow.yaml", "../report/testdata/hostile.yaml", "x", buf.Observe)
+	evs := buf.Events()
+	full := records.Summarize(evs)
+	require.Equal(t, 623, full.Usage.Total())
+	cut := records.Summarize(evs[:len(evs)-1])
+	assert.Equal(t, records.StatusIncomplete, cut.Status)
+	assert.Equal(t, full.Usage, cut.Usage, "every model call is recorded before run.end")
+}

@@ -60,6 +60,10 @@ type Loop struct {
 	Passes []Pass `json:"passes"`
 }
 
+// Nested reports a loop run inside another loop's pass (its usage is part
+// of that loop's).
+func (l Loop) Nested() bool { return l.Shape != l.Path }
+
 // Result is the loop as a run's result reports it (the CLI's summary line
 // reads it).
 func (l Loop) Result() cogloop.LoopResult {
@@ -224,14 +228,21 @@ func Summarize(events []agents.Event) Summary {
 		if !s.Started.IsZero() {
 			s.Duration = last.Sub(s.Started)
 		}
-		for _, l := range s.Loops {
-			if strings.Contains(l.Path, agents.PathSep) {
-				continue
+		// No run.end to say the total: sum the model calls recorded (the
+		// agents that rendered a prompt; a fork's or a loop's usage is its
+		// calls' again).
+		add := func(cs []Call) {
+			for _, c := range cs {
+				if c.Prompt != "" {
+					s.Usage = s.Usage.Add(c.Usage)
+				}
 			}
-			s.Usage = s.Usage.Add(l.Usage)
 		}
-		for _, c := range s.Agents {
-			s.Usage = s.Usage.Add(c.Usage)
+		add(s.Agents)
+		for _, l := range s.Loops {
+			for _, p := range l.Passes {
+				add(p.Agents)
+			}
 		}
 	} else {
 		for _, e := range events {

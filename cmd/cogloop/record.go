@@ -170,8 +170,8 @@ func writeRuns(w io.Writer, list []records.Summary) {
 	for _, s := range list {
 		var stops, bests []string
 		for _, l := range s.Loops {
-			if strings.Contains(l.Path, agents.PathSep) {
-				continue // nested loops: the outer loop speaks for them
+			if l.Nested() {
+				continue // the outer loop speaks for its nested loops
 			}
 			stop := l.StopReason
 			if stop == "" {
