@@ -194,11 +194,15 @@ func (d Dir) Read(name string) (*Record, error) {
 	return ReadFile(path)
 }
 
-// List summarises every record, newest first.
-func (d Dir) List() ([]Summary, error) {
+// List summarises the newest limit records (all when limit is 0), newest
+// first; it reads only those.
+func (d Dir) List(limit int) ([]Summary, error) {
 	es, err := d.entries()
 	if err != nil {
 		return nil, err
+	}
+	if limit > 0 && len(es) > limit {
+		es = es[len(es)-limit:]
 	}
 	out := make([]Summary, 0, len(es))
 	for i := len(es) - 1; i >= 0; i-- {

@@ -284,7 +284,7 @@ func TestListNewestFirst(t *testing.T) {
 		at := time.Now().Add(time.Duration(i-2) * time.Hour)
 		require.NoError(t, os.Chtimes(d.File(id), at, at))
 	}
-	list, err := d.List()
+	list, err := d.List(0)
 	require.NoError(t, err)
 	require.Len(t, list, 2)
 	assert.Equal(t, "b", list[0].RunID)
@@ -343,4 +343,22 @@ func TestIncompleteRecordCountsItsCalls(t *testing.T) {
 	cut := records.Summarize(evs[:len(evs)-1])
 	assert.Equal(t, records.StatusIncomplete, cut.Status)
 	assert.Equal(t, full.Usage, cut.Usage, "every model call is recorded before run.end")
+}
+
+func TestListReadsTheNewestOnly(t *testing.T) {
+	d := records.Dir{Path: t.TempDir()}
+	// An older record that cannot be opened (a dangling link): List(1) must
+	// not open it, List(0) does.
+	require.NoError(t, os.Symlink(filepath.Join(d.Path, "gone"), d.File("old")))
+	w, _, err := d.Create("new", false, nil)
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	future := time.Now().Add(time.Hour)
+	require.NoError(t, os.Chtimes(d.File("new"), future, future))
+	_, err = d.List(0)
+	require.Error(t, err)
+	list, err := d.List(1)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.Equal(t, "new", list[0].RunID)
 }

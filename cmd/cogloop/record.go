@@ -141,13 +141,10 @@ func cmdRuns(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "runs", err)
 	}
-	list, err := d.List()
+	list, err := d.List(limit)
 	if err != nil {
 		fmt.Fprintf(stderr, "cogloop runs: %v\n", err)
 		return exitFailure
-	}
-	if limit > 0 && len(list) > limit {
-		list = list[:limit]
 	}
 	if asJSON {
 		if err := encodeJSON(stdout, list); err != nil {
@@ -188,10 +185,21 @@ func writeRuns(w io.Writer, list []records.Summary) {
 		if !s.Started.IsZero() {
 			started = s.Started.Local().Format("2006-01-02 15:04:05")
 		}
-		tw.row(s.RunID, s.Workflow, started, shortDuration(s.Duration), s.Status, orDash(strings.Join(stops, ",")),
-			orDash(strings.Join(bests, ",")), humanize.Comma(int64(s.Usage.Total())), costText(s.Usage.Cost))
+		tw.row(s.RunID, s.Workflow, started, shortDuration(s.Duration), s.Status, firstFew(stops),
+			firstFew(bests), humanize.Comma(int64(s.Usage.Total())), costText(s.Usage.Cost))
 	}
 	tw.flush()
+}
+
+// maxListed is how many loops a row of `cogloop runs` names.
+const maxListed = 3
+
+// firstFew joins the first maxListed of ss and counts the rest: "a,b,c +2".
+func firstFew(ss []string) string {
+	if len(ss) <= maxListed {
+		return orDash(strings.Join(ss, ","))
+	}
+	return fmt.Sprintf("%s +%d", strings.Join(ss[:maxListed], ","), len(ss)-maxListed)
 }
 
 func cmdShow(args []string, stdout, stderr io.Writer) int {

@@ -26,7 +26,7 @@ const (
 // recordIDs lists the run ids recorded in dir.
 func recordIDs(t *testing.T, dir string) []string {
 	t.Helper()
-	list, err := records.Dir{Path: dir}.List()
+	list, err := records.Dir{Path: dir}.List(0)
 	require.NoError(t, err)
 	ids := make([]string, len(list))
 	for i, s := range list {
@@ -244,4 +244,10 @@ func TestReportCommandAndRunReport(t *testing.T) {
 	code, _, errs = runCLI(t, "run", hello, "x", "--script", helloScript, "--report", filepath.Join(t.TempDir(), "no", "such", "r.html"))
 	assert.Equal(t, exitFailure, code, "a report that cannot be written fails the command")
 	assert.Contains(t, errs, "cogloop: write report: open ")
+}
+
+func TestFirstFew(t *testing.T) {
+	assert.Equal(t, "–", firstFew(nil))
+	assert.Equal(t, "a,b,c", firstFew([]string{"a", "b", "c"}))
+	assert.Equal(t, "a,b,c +2", firstFew([]string{"a", "b", "c", "d", "e"}))
 }
