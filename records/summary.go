@@ -58,6 +58,16 @@ type Loop struct {
 	// Ended reports that the record holds the loop's loop.end event.
 	Ended  bool   `json:"ended"`
 	Passes []Pass `json:"passes"`
+	// Checks are the check: before conditions evaluated ahead of passes.
+	Checks []Check `json:"checks"`
+}
+
+// Check is the evaluation of a loop's check: before conditions ahead of pass
+// Before; Stop reports that they ended the loop there.
+type Check struct {
+	Before     int         `json:"before_pass"`
+	Conditions []Condition `json:"conditions"`
+	Stop       bool        `json:"stop"`
 }
 
 // Nested reports a loop run inside another loop's pass (its usage is part
@@ -194,10 +204,20 @@ func Summarize(events []agents.Event) Summary {
 			}
 			open[e.Node] = len(s.Loops)
 			s.Loops = append(s.Loops, Loop{ID: e.Agent, Path: e.Node, Shape: shape(e.Node), MaxLoops: d.MaxLoops,
-				Threshold: d.Threshold, Passes: []Pass{}})
+				Threshold: d.Threshold, Passes: []Pass{}, Checks: []Check{}})
 		case agents.EventLoopIteration:
 			if i, ok := open[e.Node]; ok {
 				s.Loops[i].iteration(e)
+			}
+		case agents.EventLoopCheck:
+			if i, ok := open[e.Node]; ok {
+				var d struct {
+					Before     int         `json:"before_iteration"`
+					Conditions []Condition `json:"conditions"`
+					Stop       bool        `json:"stop"`
+				}
+				decode(e.Data, &d)
+				s.Loops[i].Checks = append(s.Loops[i].Checks, Check{Before: d.Before, Conditions: d.Conditions, Stop: d.Stop})
 			}
 		case agents.EventLoopEnd:
 			if i, ok := open[e.Node]; ok {

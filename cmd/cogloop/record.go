@@ -317,11 +317,7 @@ func writeShow(w io.Writer, s records.Summary) {
 			}
 			var conds []string
 			for _, c := range p.Conditions {
-				state := "no"
-				if c.Fired {
-					state = "fired"
-				}
-				conds = append(conds, c.Kind+": "+state)
+				conds = append(conds, condText(c))
 			}
 			var errs []string
 			for _, a := range p.FailedAgents {
@@ -334,7 +330,26 @@ func writeShow(w io.Writer, s records.Summary) {
 				humanize.Comma(int64(p.Usage.Total())), orDash(strings.Join(errs, "; ")))
 		}
 		tw.flush()
+		for _, c := range l.Checks {
+			var conds []string
+			for _, k := range c.Conditions {
+				conds = append(conds, condText(k))
+			}
+			stop := ""
+			if c.Stop {
+				stop = " · the loop stopped here"
+			}
+			fmt.Fprintf(w, "checked before pass %d: %s%s\n", c.Before, orDash(strings.Join(conds, ", ")), stop)
+		}
 	}
+}
+
+// condText is "kind: fired" or "kind: no".
+func condText(c records.Condition) string {
+	if c.Fired {
+		return c.Kind + ": fired"
+	}
+	return c.Kind + ": no"
 }
 
 // table is a text table with aligned columns.

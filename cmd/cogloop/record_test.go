@@ -251,3 +251,23 @@ func TestFirstFew(t *testing.T) {
 	assert.Equal(t, "a,b,c", firstFew([]string{"a", "b", "c"}))
 	assert.Equal(t, "a,b,c +2", firstFew([]string{"a", "b", "c", "d", "e"}))
 }
+
+// A check: before condition that stops a loop ahead of a pass is shown.
+func TestShowBeforeCheck(t *testing.T) {
+	t.Setenv(envRecordDir, t.TempDir())
+	const dir = "../../loopnode/testdata/before/"
+	code, _, errs := runCLI(t, "run", dir+"workflow.yaml", "--input-file", dir+"input.txt", "--json-input",
+		"--script", dir+"replies.yaml", "--run-id", "before")
+	require.Equal(t, exitOK, code, errs)
+	code, out, errs := runCLI(t, "show", "before")
+	require.Equal(t, exitOK, code, errs)
+	assert.Contains(t, out, "l: 0/5 passes · stopped: condition\n")
+	assert.Contains(t, out, "checked before pass 1: while: fired · the loop stopped here\n")
+
+	page := filepath.Join(t.TempDir(), "r.html")
+	code, _, errs = runCLI(t, "report", "before", "-o", page)
+	require.Equal(t, exitOK, code, errs)
+	html, err := os.ReadFile(page)
+	require.NoError(t, err)
+	assert.Contains(t, string(html), `Checked before pass 1: <span class="cond fired">while: fired · input.budget &gt; 0 is false</span> <b>the loop stopped here</b>`)
+}
