@@ -23,6 +23,7 @@ import (
 	"github.com/cogloop/cogloop/agents/legacy"
 	"github.com/cogloop/cogloop/agents/llm"
 	"github.com/cogloop/cogloop/agents/memories"
+	"github.com/cogloop/cogloop/agents/scout"
 	"github.com/cogloop/cogloop/agents/validate"
 	"github.com/cogloop/cogloop/flow"
 	"github.com/cogloop/cogloop/loopnode"
@@ -45,6 +46,7 @@ func newRegistry(lo legacy.Options) *agents.Registry {
 	flow.Register(r)
 	legacy.RegisterWith(r, lo)
 	checks.Register(r)
+	scout.Register(r)
 	return r
 }
 
@@ -54,7 +56,12 @@ type Workflow struct {
 	// Warnings are the load problems that did not stop the workflow from building
 	// (OrKa keys cogloop ignores, labels that do nothing, ...).
 	Warnings []agents.Problem
-	// Digest is the SHA-256 of the workflow source, hex.
+	// Notes are advice `cogloop validate` shows (a loop without an explicit
+	// max_loops); under strict mode they are load errors.
+	Notes []agents.Problem
+	// Digest is the SHA-256 of the workflow source, hex; with workflow_ref
+	// files it covers each referenced file too, so a resume notices a change
+	// in any of them.
 	Digest string
 }
 
@@ -138,8 +145,25 @@ func Parse(data []byte, name string, opts ...LoadOption) (*Workflow, error) {
 		}
 		return nil, err
 	}
-	sum := sha256.Sum256(data)
-	return &Workflow{wf: wf, Warnings: warnings, Digest: hex.EncodeToString(sum[:])}, nil
+	return &Workflow{wf: wf, Warnings: warnings, Notes: wf.Notes, Digest: digest(data, wf.Sources)}, nil
+}
+
+// digest is the SHA-256 of the workflow source; a workflow without
+// referenced files keeps the digest of its bytes alone (so checkpoints taken
+// before workflow_ref existed still resume), otherwise each referenced file's
+// name and contents are hashed after it.
+func digest(data []byte, sources []orchestrator.Source) string {
+	if len(sources) == 0 {
+		sum := sha256.Sum256(data)
+		return hex.EncodeToString(sum[:])
+	}
+	h := sha256.New()
+	h.Write(data)
+	for _, s := range sources {
+		fmt.Fprintf(h, "\x00%s\x00%d\x00", s.Name, len(s.Data))
+		h.Write(s.Data)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // ID is the orchestrator id.

@@ -8,6 +8,7 @@ require (
 	github.com/mattn/go-runewidth v0.0.31
 	github.com/nikolalohinski/gonja/v2 v2.9.1
 	github.com/redis/go-redis/v9 v9.23.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/sirupsen/logrus v1.9.3
 	github.com/stretchr/testify v1.12.1
 	github.com/tmc/langchaingo v0.1.14

@@ -25,6 +25,7 @@ type Config struct {
 	known map[string]bool
 	what  string
 	done  bool
+	spec  *Spec // recording mode (spec.go)
 }
 
 // NewConfig reads node, which must be a mapping; what names it in messages
@@ -164,6 +165,10 @@ func (c *Config) Warnf(key, format string, args ...any) {
 
 // Has reports whether key is present (and marks it known).
 func (c *Config) Has(key string) bool {
+	if c.spec != nil {
+		c.record(key, "any", nil)
+		return true
+	}
 	c.known[key] = true
 	_, ok := c.vals[key]
 	return ok
@@ -176,8 +181,23 @@ func (c *Config) Known(key string) bool { return c.known[key] }
 
 // Node returns key's value node (aliases resolved), or nil; the key becomes known.
 func (c *Config) Node(key string) *yaml.Node {
+	if c.spec != nil {
+		c.record(key, "any", nil)
+		return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	}
 	c.known[key] = true
 	return c.vals[key]
+}
+
+// Peek returns key's value node (nil when absent) without reading the key:
+// it stays unknown unless a read method asks for it, and a recording config
+// records nothing. For looking at other types' keys (a graph-scout reads every
+// agent's prompt and model as hints).
+func (c *Config) Peek(key string) *yaml.Node {
+	if c.spec != nil {
+		return nil
+	}
+	return Resolve(c.vals[key])
 }
 
 func (c *Config) scalar(key, want string) (*yaml.Node, bool) {
@@ -194,6 +214,10 @@ func (c *Config) scalar(key, want string) (*yaml.Node, bool) {
 
 // String reads a scalar as text.
 func (c *Config) String(key, def string) string {
+	if c.spec != nil {
+		c.record(key, "string", nilIfZero(def))
+		return def
+	}
 	v, ok := c.scalar(key, "text")
 	if !ok {
 		return def
@@ -201,8 +225,22 @@ func (c *Config) String(key, def string) string {
 	return v.Value
 }
 
+// TextOrNumber is [Config.String] for a key whose values are words or numbers
+// (jitter: full | 0.1); the schema records it as either.
+func (c *Config) TextOrNumber(key, def string) string {
+	if c.spec != nil {
+		c.record(key, "text_or_number", nilIfZero(def))
+		return def
+	}
+	return c.String(key, def)
+}
+
 // Strings reads a list of scalars; a single scalar is a one-item list.
 func (c *Config) Strings(key string) []string {
+	if c.spec != nil {
+		c.record(key, "strings", nil)
+		return nil
+	}
 	v := c.Node(key)
 	if v == nil || v.Tag == "!!null" {
 		return nil
@@ -228,6 +266,10 @@ func (c *Config) Strings(key string) []string {
 
 // Int reads an integer within [min, max].
 func (c *Config) Int(key string, def, min, max int) int {
+	if c.spec != nil {
+		c.record(key, "int", def).rangeOf(float64(min), float64(max))
+		return def
+	}
 	v, ok := c.scalar(key, "a whole number")
 	if !ok {
 		return def
@@ -250,6 +292,14 @@ func (c *Config) Int(key string, def, min, max int) int {
 
 // Float reads a number within [min, max].
 func (c *Config) Float(key string, def, min, max float64) float64 {
+	if c.spec != nil {
+		var d any
+		if !math.IsNaN(def) && !math.IsInf(def, 0) {
+			d = def
+		}
+		c.record(key, "float", d).rangeOf(min, max)
+		return def
+	}
 	v, ok := c.scalar(key, "a number")
 	if !ok {
 		return def
@@ -268,6 +318,10 @@ func (c *Config) Float(key string, def, min, max float64) float64 {
 
 // Bool reads true/false (also yes/no, on/off).
 func (c *Config) Bool(key string, def bool) bool {
+	if c.spec != nil {
+		c.record(key, "bool", def)
+		return def
+	}
 	v, ok := c.scalar(key, "true or false")
 	if !ok {
 		return def
@@ -285,6 +339,14 @@ func (c *Config) Bool(key string, def bool) bool {
 // Duration reads a duration: a number is seconds; text is a Go duration ("1m30s")
 // or an ISO-8601 one ("PT5S"). Negative durations are errors.
 func (c *Config) Duration(key string, def time.Duration) time.Duration {
+	if c.spec != nil {
+		var d any
+		if def > 0 {
+			d = def.String()
+		}
+		c.record(key, "duration", d)
+		return def
+	}
 	v, ok := c.scalar(key, "a duration")
 	if !ok {
 		return def
@@ -300,6 +362,9 @@ func (c *Config) Duration(key string, def time.Duration) time.Duration {
 // Map returns key's value as a nested Config, or nil when absent. The nested
 // config's unknown keys are checked when its own Done is called.
 func (c *Config) Map(key string) *Config {
+	if c.spec != nil {
+		return c.recordMap(key)
+	}
 	v := c.Node(key)
 	if v == nil || (v.Kind == yaml.ScalarNode && v.Tag == "!!null") {
 		return nil
@@ -310,6 +375,10 @@ func (c *Config) Map(key string) *Config {
 // Decode decodes key's value into out with yaml.v3 rules, recording a problem with
 // the value's position on failure. It reports whether the key was present and decoded.
 func (c *Config) Decode(key string, out any) bool {
+	if c.spec != nil {
+		c.record(key, "any", nil)
+		return false
+	}
 	v := c.Node(key)
 	if v == nil {
 		return false
@@ -323,6 +392,12 @@ func (c *Config) Decode(key string, out any) bool {
 
 // Accept marks keys as known without reading them.
 func (c *Config) Accept(keys ...string) {
+	if c.spec != nil {
+		for _, k := range keys {
+			c.record(k, "any", nil)
+		}
+		return
+	}
 	for _, k := range keys {
 		c.known[k] = true
 	}
@@ -336,6 +411,10 @@ func (c *Config) Ignore(keys ...string) { c.IgnoreBecause("", keys...) }
 // IgnoreBecause is [Config.Ignore] with the reason the keys have no effect
 // ("without an embedder"), added to the warning.
 func (c *Config) IgnoreBecause(reason string, keys ...string) {
+	if c.spec != nil {
+		c.recordIgnored(reason, keys)
+		return
+	}
 	for _, k := range keys {
 		c.known[k] = true
 		if _, ok := c.vals[k]; !ok {
@@ -364,6 +443,9 @@ func (c *Config) IgnoreUnread(reason string, keys ...string) {
 // method asked for loads with a warning, except one a small edit away from a
 // known key, which is a typo and stays an error with did-you-mean.
 func (c *Config) DoneLenient(reason string) {
+	if c.spec != nil {
+		c.spec.Open, c.spec.OpenReason = true, reason
+	}
 	for _, k := range c.order {
 		if !c.known[k] && c.closest(k) == "" {
 			c.IgnoreBecause(reason, k)

@@ -14,6 +14,9 @@ import (
 // Every key of c becomes known on c: the derived Config reports unknown keys
 // itself when its Done is called.
 func (c *Config) Derived(set map[string]*yaml.Node) *Config {
+	if c.spec != nil { // recording: the other factory's keys are c's
+		return newRecording(c.what, c.probs, c.spec)
+	}
 	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	if n := Resolve(c.node); n != nil {
 		m.Line, m.Column = n.Line, n.Column

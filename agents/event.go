@@ -11,6 +11,9 @@ const (
 	EventAgentRetry    = "agent.retry"
 	EventLoopStart     = "loop.start"
 	EventLoopIteration = "loop.iteration"
+	// EventLoopPassStart comes before each pass of a loop: loop_number,
+	// max_loops and input_preview (the pass's input, truncated).
+	EventLoopPassStart = "loop.pass.start"
 	EventLoopCheck     = "loop.check"
 	EventLoopEnd       = "loop.end"
 	EventBranchStart   = "branch.start"

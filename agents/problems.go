@@ -30,6 +30,9 @@ type Problem struct {
 	Pos     Pos
 	Msg     string
 	Warning bool
+	// Note marks advice that only `validate` shows (a loop without an explicit
+	// cap); under strict mode a note is an error.
+	Note bool
 }
 
 func (p Problem) Error() string {
@@ -56,6 +59,11 @@ func (ps *Problems) Warnf(pos Pos, format string, args ...any) {
 	ps.add(Problem{Pos: pos, Msg: fmt.Sprintf(format, args...), Warning: true})
 }
 
+// Notef records a note at pos: advice validate shows, an error under strict mode.
+func (ps *Problems) Notef(pos Pos, format string, args ...any) {
+	ps.add(Problem{Pos: pos, Msg: fmt.Sprintf(format, args...), Note: true})
+}
+
 func (ps *Problems) add(p Problem) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
@@ -63,17 +71,24 @@ func (ps *Problems) add(p Problem) {
 }
 
 // Warnings returns the warnings in file order.
-func (ps *Problems) Warnings() []Problem { return ps.filter(true) }
+func (ps *Problems) Warnings() []Problem {
+	return ps.filter(func(p Problem) bool { return p.Warning && !p.Note })
+}
 
 // Errors returns the errors in file order.
-func (ps *Problems) Errors() []Problem { return ps.filter(false) }
+func (ps *Problems) Errors() []Problem {
+	return ps.filter(func(p Problem) bool { return !p.Warning && !p.Note })
+}
 
-func (ps *Problems) filter(warning bool) []Problem {
+// Notes returns the notes in file order.
+func (ps *Problems) Notes() []Problem { return ps.filter(func(p Problem) bool { return p.Note }) }
+
+func (ps *Problems) filter(keep func(Problem) bool) []Problem {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	var out []Problem
 	for _, p := range ps.list {
-		if p.Warning == warning {
+		if keep(p) {
 			out = append(out, p)
 		}
 	}

@@ -35,6 +35,9 @@ type Jitter string
 const (
 	JitterNone Jitter = "none" // wait exactly the computed interval
 	JitterFull Jitter = "full" // wait a uniform random time in [0, interval) ("full jitter")
+	// JitterFraction: wait the interval ± RetryPolicy.JitterFraction of it
+	// (YAML jitter: 0.1 is ±10 %).
+	JitterFraction Jitter = "fraction"
 )
 
 // ErrorClass is what kind of failure an error is, for deciding whether to retry.
@@ -67,6 +70,10 @@ const DefaultRetryAfterCap = time.Minute
 //	retry: {type: exponential, count: 3, interval: 500ms, max_interval: 30s,
 //	        jitter: full, on: [rate_limit, server_error, timeout]}
 //
+// on: also takes HTTP statuses (on: [429, 503]); jitter: also takes a fraction
+// (jitter: 0.1 waits the interval ±10 %); minimum_interval is a floor under
+// every wait.
+//
 // Use [ReadRetryPolicy] to read it with positions and [Retrier] to run calls under it.
 type RetryPolicy struct {
 	Type RetryType
@@ -77,9 +84,17 @@ type RetryPolicy struct {
 	// MaxInterval caps every wait, a server's Retry-After included; 0 means no cap
 	// on computed waits and [DefaultRetryAfterCap] on Retry-After.
 	MaxInterval time.Duration
+	// MinInterval is a floor under every wait, after jitter; 0 means none.
+	MinInterval time.Duration
 	Jitter      Jitter
+	// JitterFraction is the ± share of the interval under [JitterFraction]
+	// jitter, in (0, 1].
+	JitterFraction float64
 	// On lists the error classes that are retried.
 	On []ErrorClass
+	// OnStatus lists HTTP statuses (400-599) that are retried whatever their
+	// class; a fatal error is never retried.
+	OnStatus []int
 }
 
 // DefaultLLMRetry is the policy of LLM agents: exponential backoff from 500ms to
@@ -124,8 +139,23 @@ func (p RetryPolicy) Validate() error {
 	}
 	switch p.Jitter {
 	case JitterNone, JitterFull, "":
+	case JitterFraction:
+		if !(p.JitterFraction > 0 && p.JitterFraction <= 1) {
+			errs = append(errs, fmt.Errorf("retry jitter fraction %g: want a number in (0, 1]", p.JitterFraction))
+		}
 	default:
-		errs = append(errs, fmt.Errorf("retry jitter %q: want full or none", p.Jitter))
+		errs = append(errs, fmt.Errorf("retry jitter %q: want full, none or a fraction in (0, 1]", p.Jitter))
+	}
+	if p.MinInterval < 0 {
+		errs = append(errs, errors.New("retry minimum_interval must not be negative"))
+	}
+	if p.MaxInterval > 0 && p.MinInterval > p.MaxInterval {
+		errs = append(errs, fmt.Errorf("retry minimum_interval %s is longer than max_interval %s", p.MinInterval, p.MaxInterval))
+	}
+	for _, st := range p.OnStatus {
+		if st < 400 || st > 599 {
+			errs = append(errs, fmt.Errorf("retry on %d: an HTTP status to retry is 400-599", st))
+		}
 	}
 	if p.Count < 0 {
 		errs = append(errs, fmt.Errorf("retry count %d is negative", p.Count))
@@ -161,6 +191,27 @@ func (p RetryPolicy) Retries(c ErrorClass) bool {
 	for _, o := range p.On {
 		if o == c || o == ClassError {
 			return true
+		}
+	}
+	return false
+}
+
+// RetriesErr reports whether p retries err: its class ([Retries]), or the
+// HTTP status of a [CallError] in its chain when OnStatus lists it (a fatal
+// error excepted).
+func (p RetryPolicy) RetriesErr(err error) bool {
+	if p.Retries(Classify(err)) {
+		return true
+	}
+	if p.Type == RetryNone || p.Count <= 0 || len(p.OnStatus) == 0 || IsFatal(err) || errors.Is(err, context.Canceled) {
+		return false
+	}
+	var ce *CallError
+	if errors.As(err, &ce) && ce.Status != 0 {
+		for _, st := range p.OnStatus {
+			if st == ce.Status {
+				return true
+			}
 		}
 	}
 	return false
@@ -219,25 +270,18 @@ func ReadRetryPolicy(c *Config, key string, def RetryPolicy) RetryPolicy {
 	p.Count = rc.Int("count", def.Count, 0, 100)
 	p.Interval = rc.Duration("interval", def.Interval)
 	p.MaxInterval = rc.Duration("max_interval", def.MaxInterval)
+	p.MinInterval = rc.Duration("minimum_interval", def.MinInterval)
 	if rc.Has("jitter") {
-		p.Jitter = Jitter(strings.ToLower(rc.String("jitter", string(def.Jitter))))
-		if p.Jitter != JitterFull && p.Jitter != JitterNone {
-			rc.Errorf("jitter", "jitter must be full or none, not %q", p.Jitter)
-		}
+		p.Jitter, p.JitterFraction = readJitter(rc, def)
 	}
 	if rc.Has("on") {
-		p.On = nil
-		for _, s := range rc.Strings("on") {
-			cl := ErrorClass(strings.ToLower(strings.TrimSpace(s)))
-			if !retryableClass(cl) {
-				rc.Errorf("on", "on: %q is not an error class (want timeout, rate_limit, server_error or error)", s)
-				continue
-			}
-			p.On = append(p.On, cl)
-		}
+		p.On, p.OnStatus = readRetryOn(rc)
 	}
 	if p.MaxInterval > 0 && p.Interval > p.MaxInterval {
 		rc.Errorf("max_interval", "max_interval %s is shorter than interval %s", p.MaxInterval, p.Interval)
+	}
+	if p.MaxInterval > 0 && p.MinInterval > p.MaxInterval {
+		rc.Errorf("minimum_interval", "minimum_interval %s is longer than max_interval %s", p.MinInterval, p.MaxInterval)
 	}
 	rc.Done()
 	if p.Type == RetryNone {
@@ -247,6 +291,59 @@ func ReadRetryPolicy(c *Config, key string, def RetryPolicy) RetryPolicy {
 		return def
 	}
 	return p
+}
+
+// readJitter reads jitter: full, none, or a fraction of the interval in (0, 1].
+func readJitter(rc *Config, def RetryPolicy) (Jitter, float64) {
+	v := strings.ToLower(strings.TrimSpace(rc.TextOrNumber("jitter", string(def.Jitter))))
+	switch Jitter(v) {
+	case JitterFull, JitterNone:
+		return Jitter(v), 0
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		if f > 0 && f <= 1 {
+			return JitterFraction, f
+		}
+		rc.Errorf("jitter", "jitter %s is out of range: a fraction of the interval is above 0 and at most 1 (0.1 = ±10 %%)", v)
+		return def.Jitter, def.JitterFraction
+	}
+	rc.Errorf("jitter", "jitter must be full, none or a fraction such as 0.1 (±10 %%), not %q", v)
+	return def.Jitter, def.JitterFraction
+}
+
+// readRetryOn reads on: error classes and HTTP statuses (400-599).
+func readRetryOn(rc *Config) ([]ErrorClass, []int) {
+	var classes []ErrorClass
+	var statuses []int
+	n := Resolve(rc.Node("on"))
+	items := []*yaml.Node{n}
+	if n != nil && n.Kind == yaml.SequenceNode {
+		items = n.Content
+	}
+	for _, it := range items {
+		it = Resolve(it)
+		if it == nil || it.Kind != yaml.ScalarNode {
+			rc.Problems().Errorf(rc.PosOf(it), "%s: on: list error classes (timeout, rate_limit, server_error, error) or HTTP statuses (429, 503), not %s", rc.What(), KindName(it))
+			continue
+		}
+		s := strings.TrimSpace(it.Value)
+		if st, err := strconv.Atoi(s); err == nil {
+			if st < 400 || st > 599 {
+				rc.Problems().Errorf(rc.PosOf(it), "%s: on: %d is not an HTTP error status (400-599)", rc.What(), st)
+				continue
+			}
+			statuses = append(statuses, st)
+			continue
+		}
+		cl := ErrorClass(strings.ToLower(s))
+		if !retryableClass(cl) {
+			rc.Problems().Errorf(rc.PosOf(it), "%s: on: %q is not an error class or HTTP status (want timeout, rate_limit, server_error, error, or a status such as 429 or 503)", rc.What(), s)
+			continue
+		}
+		classes = append(classes, cl)
+	}
+	rc.Accept("on")
+	return classes, statuses
 }
 
 // CallError is a failed call with what a retry policy needs to know about it:
@@ -443,7 +540,7 @@ func (r *Retrier) Do(ctx context.Context, in Input, agent string, fn func(ctx co
 			return err
 		}
 		class := Classify(err)
-		if attempt > p.Count || !p.Retries(class) {
+		if attempt > p.Count || !p.RetriesErr(err) {
 			if attempt > 1 {
 				return fmt.Errorf("gave up after %d attempts: %w", attempt, err)
 			}
@@ -473,7 +570,7 @@ func (r *Retrier) Do(ctx context.Context, in Input, agent string, fn func(ctx co
 
 func (r *Retrier) wait(n int, err error) time.Duration {
 	d := r.Policy.Backoff(n)
-	if r.Policy.Jitter == JitterFull && d > 0 {
+	if (r.Policy.Jitter == JitterFull || r.Policy.Jitter == JitterFraction) && d > 0 {
 		rnd := rand.Float64
 		if r.Rand != nil {
 			rnd = r.Rand
@@ -482,8 +579,17 @@ func (r *Retrier) wait(n int, err error) time.Duration {
 		if f < 0 || f >= 1 {
 			f = 0
 		}
-		d = time.Duration(f * float64(d))
+		if r.Policy.Jitter == JitterFull {
+			d = time.Duration(f * float64(d))
+		} else {
+			// ±JitterFraction: f in [0,1) maps to [-fraction, +fraction).
+			d = time.Duration(float64(d) * (1 + r.Policy.JitterFraction*(2*f-1)))
+			if r.Policy.MaxInterval > 0 && d > r.Policy.MaxInterval {
+				d = r.Policy.MaxInterval
+			}
+		}
 	}
+	d = max(d, r.Policy.MinInterval)
 	if ra := RetryAfter(err); ra > 0 {
 		limit := r.Policy.MaxInterval
 		if limit <= 0 {

@@ -384,7 +384,7 @@ func TestReadRetryPolicyProblems(t *testing.T) {
 	for _, s := range []string{
 		`wf.yaml:2:3: agent "a": retry: type must be none, fixed or exponential, not "linear"`,
 		`wf.yaml:3:3:`, `"half"`,
-		`wf.yaml:4:3:`, `"flaky" is not an error class`,
+		`wf.yaml:4:20:`, `"flaky" is not an error class`,
 		`wf.yaml:6:3:`, `max_interval 1s is shorter than interval 5s`,
 		`wf.yaml:7:3:`, `unknown key "cuont" (did you mean "count"?)`,
 	} {

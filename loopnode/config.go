@@ -23,6 +23,9 @@ func Register(r *agents.Registry) {
 // New builds a loop from its definition (the registry's factory for type: loop).
 func New(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 	n := &Node{id: idOf(c)}
+	if !c.Has("max_loops") && !c.Has("max_iterations") {
+		c.Problems().Notef(c.Pos(), "%s: no max_loops: the loop runs at most 5 passes (OrKa's default); write max_loops: N (or max_iterations) to say so — strict mode requires it", c.What())
+	}
 	n.maxLoops = c.Int("max_loops", 5, 1, 1000)
 	if c.Has("max_iterations") {
 		if c.Has("max_loops") {
@@ -37,6 +40,16 @@ func New(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 		c.Errorf("timeout", "timeout must be at most 24h, not %s", n.timeout)
 	}
 	n.delay = c.Duration("delay", 0)
+	n.iterTimeout = c.Duration("iteration_timeout", 0)
+	switch {
+	case c.Has("iteration_timeout") && n.iterTimeout <= 0:
+		c.Errorf("iteration_timeout", "iteration_timeout must be above zero (e.g. 30s): it bounds the time of one pass")
+	case n.iterTimeout > maxTimeout:
+		c.Errorf("iteration_timeout", "iteration_timeout must be at most 24h, not %s", n.iterTimeout)
+	case n.timeout > 0 && n.iterTimeout > n.timeout:
+		c.Warnf("iteration_timeout", "iteration_timeout %s is longer than the loop's timeout %s, so it never applies", n.iterTimeout, n.timeout)
+	}
+	n.maxLength = c.Int("max_length", DefaultMaxLength, 1, 1<<20)
 	n.feedback = readFeedback(c)
 	n.inputs = readInputMappings(c)
 	n.outputs = readOutputMappings(c)
@@ -44,8 +57,10 @@ func New(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 	case "last":
 	case "best":
 		n.best = true
+	case "last_successful":
+		n.lastSuccessful = true
 	default:
-		c.Errorf("return", "return must be last or best, not %q", r)
+		c.Errorf("return", "return must be last, best or last_successful, not %q", r)
 	}
 	n.stop = readStopWhen(c, n.threshold)
 	n.stopOnError, n.maxFailed = readErrorPolicy(c)
@@ -70,8 +85,17 @@ func New(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 	}
 	n.metas = buildMetadata(b, c)
 
-	if iw := c.Node("internal_workflow"); iw == nil {
-		c.Errorf("", "missing internal_workflow: the workflow each iteration runs ({orchestrator: {...}, agents: [...]})")
+	n.vars = readVars(c, n.reservedVars())
+	n.updates = readUpdates(c, n.varNames())
+	n.declared = readDeclaredInputs(c)
+	n.declaredOuts = readDeclaredOutputs(c, n)
+	checkVarMappings(c, n)
+	n.kind = n.loopKind()
+
+	if c.Has("workflow_ref") {
+		n.inner = buildRef(b, c)
+	} else if iw := c.Node("internal_workflow"); iw == nil {
+		c.Errorf("", "missing internal_workflow: the workflow each iteration runs ({orchestrator: {...}, agents: [...]}), or workflow_ref: FILE")
 	} else {
 		inner, err := b.Workflow(iw, "loop "+strconv.Quote(n.id)+": internal_workflow")
 		if err != nil {
@@ -114,6 +138,32 @@ func (n *Node) checkRefs(c *agents.Config) {
 	} else if from != nil && from.Kind == yaml.ScalarNode {
 		check("score_from", from.Value, c.PosOf(from))
 	}
+}
+
+// fileBuilder is the builder's ability to build a workflow from another file.
+type fileBuilder interface {
+	WorkflowFile(path string, pos agents.Pos, what string) (agents.Agent, error)
+}
+
+// buildRef reads workflow_ref: the internal workflow from another file,
+// relative to this one, built by the same builder.
+func buildRef(b agents.Builder, c *agents.Config) agents.Agent {
+	if c.Has("internal_workflow") {
+		c.Errorf("workflow_ref", "give internal_workflow or workflow_ref, not both")
+		return nil
+	}
+	path := c.String("workflow_ref", "")
+	fb, ok := b.(fileBuilder)
+	if !ok {
+		c.Errorf("workflow_ref", "workflow_ref needs a builder that reads files; this one cannot (use internal_workflow)")
+		return nil
+	}
+	inner, err := fb.WorkflowFile(path, c.ValuePos("workflow_ref"), "loop "+strconv.Quote(idOf(c))+": workflow_ref")
+	if err != nil {
+		c.Errorf("workflow_ref", "%v", err)
+		return nil
+	}
+	return inner
 }
 
 func idOf(c *agents.Config) string { return c.String("id", "") }

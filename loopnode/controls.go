@@ -44,6 +44,7 @@ type inputMapping struct {
 type outputMapping struct {
 	node, out string
 	builtin   string
+	varName   string // a loop variable (vars:), after the pass's update
 	target    string
 	take      string
 	pos       agents.Pos
@@ -120,6 +121,10 @@ func readOutputMappings(c *agents.Config) []outputMapping {
 			om.node, om.out = src.String("node", ""), src.String("output", "response")
 			om.pos = src.ValuePos("node")
 			om.builtin = src.String("builtin", "")
+			om.varName = src.String("var", "")
+			if om.varName != "" {
+				om.pos = src.ValuePos("var")
+			}
 			src.Accept("type", "name")
 			if t := src.String("type", ""); t == "builtin" {
 				om.builtin = src.String("name", "")
@@ -127,8 +132,10 @@ func readOutputMappings(c *agents.Config) []outputMapping {
 			switch {
 			case om.builtin != "" && om.builtin != builtinIterationCount:
 				src.Errorf("builtin", "unknown builtin %q (known: %s)", om.builtin, builtinIterationCount)
-			case om.builtin == "" && om.node == "":
-				src.Errorf("", "source needs node (and output) or builtin: iteration_count")
+			case om.varName != "" && (om.node != "" || om.builtin != ""):
+				src.Errorf("var", "source is one of node, builtin or var, not several")
+			case om.builtin == "" && om.node == "" && om.varName == "":
+				src.Errorf("", "source needs node (and output), builtin: iteration_count or var: NAME")
 			}
 			src.Done()
 		}
@@ -198,6 +205,12 @@ func (n *Node) iterationVars(in agents.Input, st *state, loop int, task any, par
 		vars[n.id+"_"+camel(k)] = v
 	}
 	vars["score"] = st.score
+	for k, v := range n.varsOf(st) {
+		vars[k] = v
+	}
+	for _, d := range n.declared {
+		vars[d.name] = st.bound[d.name]
+	}
 	for _, m := range n.inputs {
 		if m.iterations == iterFirst && loop != 1 || m.iterations == iterSubsequent && loop == 1 {
 			continue
@@ -256,6 +269,8 @@ func (n *Node) recordMappings(st *state, outs *agents.Outputs, loop int) {
 		var v any
 		if m.builtin == builtinIterationCount {
 			v = loop
+		} else if m.varName != "" {
+			v = n.varsOf(st)[m.varName]
 		} else if o, ok := outs.Get(m.node); ok {
 			v, _ = fieldOf(o, m.out)
 		}

@@ -42,13 +42,18 @@ func TestLoopControlConfigErrors(t *testing.T) {
 		{"two kinds in one condition", "    stop_when: [{until: \"true\", while: \"true\"}]\n", []string{"a condition has one kind"}},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := cogloop.Parse([]byte(controlsHead+tc.body+controlsInner), "wf.yaml")
-			require.Error(t, err)
-			for _, w := range tc.want {
-				assert.Contains(t, err.Error(), w)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { assertLoadErrors(t, tc.body, tc.want) })
+	}
+}
+
+// assertLoadErrors loads a loop with body added to its keys and checks the
+// load error holds every want.
+func assertLoadErrors(t *testing.T, body string, want []string) {
+	t.Helper()
+	_, err := cogloop.Parse([]byte(controlsHead+body+controlsInner), "wf.yaml")
+	require.Error(t, err)
+	for _, w := range want {
+		assert.Contains(t, err.Error(), w)
 	}
 }
 

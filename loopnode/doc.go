@@ -19,6 +19,18 @@
 // The internal workflow is built through the [agents.Builder] the registry hands
 // the factory, so this package never imports the orchestrator; a loop inside an
 // internal workflow nests with its own counters and history.
+// workflow_ref takes the internal workflow from another file through the same
+// builder (an optional WorkflowFile method found by type assertion).
+//
+// # State, interface and per-pass limits
+//
+// vars/update carry loop state between passes (vars.go): the updates run
+// after each completed pass, in order, and the values reach prompts,
+// conditions, output_mappings (source: {var}), the output's vars and the
+// checkpoint head. inputs/outputs declare the loop's interface (iface.go).
+// iteration_timeout cuts a pass short; on_error and max_failed_passes decide
+// what follows. Each pass emits loop.pass.start before and loop.iteration
+// after it.
 //
 // # Persistence
 //

@@ -88,7 +88,7 @@ func failedAgents(fs []failure) []any {
 // agent; a resumed loop counts the passes of its checkpoint too.
 func failedRun(its []iteration) int {
 	n := 0
-	for i := len(its) - 1; i >= 0 && len(its[i].Errors) > 0 && !its[i].Cut; i-- {
+	for i := len(its) - 1; i >= 0 && len(its[i].Errors) > 0 && (!its[i].Cut || its[i].TimedOut); i-- {
 		n++
 	}
 	return n

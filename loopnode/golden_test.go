@@ -59,10 +59,13 @@ func transcript(t *testing.T, name string, opts ...cogloop.RunOption) (*cogloop.
 			if e.Error != "" {
 				fmt.Fprintf(&b, "-- error\n%s\n", firstLine(e.Error))
 			}
-		case agents.EventLoopStart, agents.EventLoopIteration, agents.EventLoopEnd:
+		case agents.EventLoopStart, agents.EventLoopPassStart, agents.EventLoopIteration, agents.EventLoopEnd:
 			fmt.Fprintf(&b, "== %s %s %s\n", e.Kind, e.Node, compact(e.Data))
 		case agents.EventWarning:
 			fmt.Fprintf(&b, "== warning %s: %s\n", e.Node, e.Message)
+		case agents.EventAgentRetry:
+			// wait_ms is jittered: the transcript shows what decides the retry.
+			fmt.Fprintf(&b, "== retry %s attempt=%d class=%v status=%v next_attempt=%v\n", e.Node, e.Attempt, e.Data["class"], e.Data["status"], e.Data["next_attempt"])
 		}
 	}
 	if res != nil {

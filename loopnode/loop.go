@@ -50,11 +50,30 @@ type Node struct {
 
 	stopOnError bool // on_error: stop
 	maxFailed   int  // max_failed_passes
+
+	// issue 17 (round 2 of the loop controls)
+	iterTimeout    time.Duration   // iteration_timeout: the time one pass may take; 0 none
+	vars           []loopVar       // vars: loop state variables
+	updates        []varUpdate     // update: their templates, in order
+	declared       []declaredInput // inputs: the declared loop interface
+	declaredOuts   []string        // outputs: names the output carries
+	maxLength      int             // max_length: iterations[i].response is cut to it
+	lastSuccessful bool            // return: last_successful
+	kind           string          // the loop kind events name (threshold, until, while, ...)
 }
 
 var _ agents.Agent = (*Node)(nil)
 
-var errLoopTimeout = errors.New("loop timeout")
+var (
+	errLoopTimeout = errors.New("loop timeout")
+	errPassTimeout = errors.New("iteration_timeout")
+)
+
+// DefaultMaxLength bounds iterations[i].response without max_length.
+const DefaultMaxLength = 2000
+
+// previewLength bounds the previews in loop.pass.start and loop.iteration.
+const previewLength = 200
 
 // DefaultMaxTotalIterations bounds the iterations of all loops of one run
 // together, so nested loops cannot multiply into runaway cost.
@@ -69,6 +88,7 @@ const StopBudget = "budget"
 // iteration is what the output reports for one pass.
 type iteration struct {
 	LoopNumber  int           `json:"loop_number"`
+	Response    string        `json:"response,omitempty"` // the pass's answer, cut to max_length
 	Score       float64       `json:"score"`
 	ScoreFound  bool          `json:"score_found"`
 	ScoreSource string        `json:"score_source,omitempty"`
@@ -79,6 +99,9 @@ type iteration struct {
 	// fatal error, a feedback or persistence error): it is not counted in
 	// loops_completed and has no score.
 	Cut bool `json:"cut_short,omitempty"`
+	// TimedOut marks a pass cut short by iteration_timeout: on_error decides
+	// what follows, and it counts as a failed pass for max_failed_passes.
+	TimedOut bool `json:"timed_out,omitempty"`
 	// Errors are the pass's failed agents (or, for a cut pass, what cut it).
 	Errors []agentError `json:"errors,omitempty"`
 }
@@ -122,6 +145,7 @@ func lessonsValue(x cognition.Extraction) map[string]any {
 func (it iteration) Map() map[string]any {
 	m := map[string]any{
 		"loop_number": it.LoopNumber,
+		"response":    it.Response,
 		"completed":   !it.Cut,
 		"score":       it.Score,
 		"score_found": it.ScoreFound,
@@ -141,6 +165,9 @@ func (it iteration) Map() map[string]any {
 	}
 	if it.ScoreSource != "" {
 		m["score_source"] = it.ScoreSource
+	}
+	if it.TimedOut {
+		m["timed_out"] = true
 	}
 	if len(it.Warnings) > 0 {
 		ws := make([]any, len(it.Warnings))
@@ -173,6 +200,10 @@ type state struct {
 	stablePrev map[string]string // stable_output: last output per agent
 	stableNext map[string]string // ... this iteration's
 	mapped     map[string][]any  // output mappings' value per iteration
+	vars       map[string]any    // loop state variables (vars:/update:); nil before the first update
+	bound      map[string]any    // declared inputs (inputs:) bound at the start
+	lastOK     *agents.Outputs   // return: last_successful: the last pass whose answer agent did not fail
+	lastOKPass int
 
 	// checkpointing (persist.go)
 	input0     any              // the loop's input before feedback
@@ -202,6 +233,13 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 	if err != nil {
 		return agents.Output{}, err
 	}
+	if st.bound, err = n.bindInputs(task); err != nil {
+		err = agents.AtPath(in.Path, err)
+		st.reason, st.errText = StopError, err.Error()
+		in.Run.Emit(agents.Event{Kind: agents.EventLoopEnd, Node: in.Path, Agent: n.id, Type: "loop", Error: st.errText,
+			Data: map[string]any{"loops_completed": 0, "stop_reason": st.reason}})
+		return n.output(in, st, 0), err
+	}
 	in.Run.Emit(agents.Event{Kind: agents.EventLoopStart, Node: in.Path, Agent: n.id, Type: "loop",
 		Data: map[string]any{"max_loops": n.maxLoops, "threshold": n.threshold, "resumed_after": loops, "history": len(st.past)}})
 
@@ -216,7 +254,7 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 			st.reason = n.ctxReason(ctx)
 			break
 		}
-		if n.checkBefore(in, st, loops+1) {
+		if n.checkBefore(ctx, in, st, loops+1) {
 			break
 		}
 		if !n.takeIteration(in) {
@@ -283,12 +321,19 @@ func (n *Node) takeIteration(in agents.Input) bool {
 
 // checkBefore evaluates the check: before conditions ahead of iteration next; it
 // reports whether the loop stops.
-func (n *Node) checkBefore(in agents.Input, st *state, next int) bool {
+// Under feedback, the conditions see the input pass next will get.
+func (n *Node) checkBefore(_ context.Context, in agents.Input, st *state, next int) bool {
 	if n.stop == nil || !n.stop.hasBefore() {
 		return false
 	}
+	input := st.input
+	if next > 1 && n.feedback != feedbackNone {
+		if v, err := n.nextInput(st.input, st); err == nil {
+			input = v
+		}
+	}
 	env := &condEnv{outputs: st.last, st: st, score: st.score, evaluated: st.last != nil}
-	env.data = n.condData(in, st, next, st.last)
+	env.data = n.condData(in, st, next, st.last, input)
 	var rs []condResult
 	fired, reason, err := n.stop.eval(env, true, &rs)
 	if err != nil {
@@ -314,7 +359,7 @@ func resultsValue(rs []condResult) []any {
 // condData is what condition expressions see: the iteration's outputs as
 // previous_outputs (a JSON object in a response also shows its keys), the loop
 // variables, score, best_score and past_loops.
-func (n *Node) condData(in agents.Input, st *state, loop int, outs *agents.Outputs) prompt.Data {
+func (n *Node) condData(in agents.Input, st *state, loop int, outs *agents.Outputs, input any) prompt.Data {
 	prev := make(map[string]any, outs.Len())
 	outs.Each(func(id string, o agents.Output) bool {
 		m := o.Map()
@@ -326,11 +371,11 @@ func (n *Node) condData(in agents.Input, st *state, loop int, outs *agents.Outpu
 		prev[id] = m
 		return true
 	})
-	vars := n.iterationVars(in, st, loop, st.input, nil)
+	vars := n.iterationVars(in, st, loop, input, nil)
 	vars["score"] = st.score
 	vars["best_score"] = st.best
 	vars["past_loops"] = pastLoopsValue(st.past)
-	return prompt.Data{Input: st.input, Previous: prev, PreviousOrder: outs.IDs(), LoopNumber: loop, Vars: vars}
+	return prompt.Data{Input: input, Previous: prev, PreviousOrder: outs.IDs(), LoopNumber: loop, Vars: vars}
 }
 
 // iterate runs pass number loop; it reports whether the loop must stop and
@@ -346,6 +391,14 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 		}
 		st.input = next
 	}
+	in.Run.Emit(agents.Event{Kind: agents.EventLoopPassStart, Node: in.Path, Agent: n.id, Type: "loop",
+		Data: map[string]any{"loop_number": loop, "max_loops": n.maxLoops, "input_preview": agents.Truncate(pyStr(st.input), previewLength)}})
+	passCtx := ctx
+	if n.iterTimeout > 0 {
+		var cancel context.CancelFunc
+		passCtx, cancel = context.WithTimeoutCause(ctx, n.iterTimeout, errPassTimeout)
+		defer cancel()
+	}
 	meta := dynamicMetadata(n.metas, st.past)
 	prev := make(map[string]any, len(parent)+1)
 	for k, v := range parent {
@@ -359,7 +412,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 		"scoring_context":     n.scoringCtx,
 		"past_loops_metadata": meta,
 	}
-	out, err := n.inner.Run(ctx, agents.Input{
+	out, err := n.inner.Run(passCtx, agents.Input{
 		Value:  wrapper,
 		Loop:   &agents.LoopState{Number: loop, PastLoops: st.past, Metadata: meta, Score: st.score},
 		Vars:   n.iterationVars(in, st, loop, st.input, parent),
@@ -368,6 +421,9 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 		Budget: in.Budget,
 	})
 	st.usage = st.usage.Add(out.Usage)
+	if ctx.Err() == nil && errors.Is(context.Cause(passCtx), errPassTimeout) {
+		return n.passTimedOut(in, st, iteration{LoopNumber: loop, Duration: time.Since(start), Usage: out.Usage}, path)
+	}
 	if err != nil {
 		reason := StopError
 		if ctx.Err() != nil {
@@ -380,8 +436,9 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	results := toResults(out.Children)
 	sc, lessons, judged := n.judge(ctx, results)
 	failed := failures(out.Children)
+	answer := n.answer(out.Children)
 	it := iteration{LoopNumber: loop, Score: sc.Value, ScoreFound: sc.Found, ScoreSource: sc.Source,
-		Duration: time.Since(start), Usage: out.Usage}
+		Duration: time.Since(start), Usage: out.Usage, Response: agents.Truncate(agents.Text(answer), n.maxLength)}
 	for _, f := range failed {
 		it.Errors = append(it.Errors, agentError{Agent: f.agent, Message: f.message})
 	}
@@ -412,11 +469,18 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	if st.bestIter == 0 || sc.Value > st.best {
 		st.best, st.bestIter, st.bestOuts = sc.Value, loop, out.Children
 	}
-	recordPass(st, len(failed) > 0, n.answer(out.Children))
+	recordPass(st, len(failed) > 0, answer)
+	if n.answerOK(out.Children, failed) {
+		st.lastOK, st.lastOKPass = out.Children, loop
+	}
+	uerr := n.applyUpdates(in, st, loop)
 	n.recordMappings(st, out.Children, loop)
 	n.notePass(in, st, out.Children)
 
 	stop, reason, rs, cerr := n.checkAfter(in, st, loop, sc.Value)
+	if uerr != nil && cerr == nil {
+		cerr = uerr
+	}
 	policy := n.policyStop(st, loop, failed)
 	switch {
 	case in.Budget.Exceeded():
@@ -435,7 +499,11 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	}
 	data := map[string]any{"loop_number": loop, "max_loops": n.maxLoops, "completed": true,
 		"score": sc.Value, "score_found": sc.Found, "best": st.best, "threshold": n.threshold,
-		"conditions": resultsValue(rs), "stop": stop}
+		"conditions": resultsValue(rs), "stop": stop,
+		"kind": n.kind, "answer_preview": agents.Truncate(agents.Text(answer), previewLength)}
+	if len(n.vars) > 0 {
+		data["vars"] = n.varsOf(st)
+	}
 	if len(failed) > 0 {
 		data["failed_agents"] = failedAgents(failed)
 	}
@@ -482,7 +550,7 @@ func (n *Node) checkAfter(in agents.Input, st *state, loop int, score float64) (
 			Detail: fmt.Sprintf("score %g, threshold %g", score, n.threshold)}}, nil
 	}
 	env := &condEnv{outputs: st.last, st: st, score: score, evaluated: true}
-	env.data = n.condData(in, st, loop, st.last)
+	env.data = n.condData(in, st, loop, st.last, st.input)
 	var rs []condResult
 	fired, reason, err := n.stop.eval(env, false, &rs)
 	st.stablePrev, st.stableNext = st.stableNext, map[string]string{}
@@ -532,4 +600,26 @@ func toResults(outs *agents.Outputs) []cognition.Result {
 		return true
 	})
 	return res
+}
+
+// passTimedOut records pass it as cut short by iteration_timeout. on_error
+// decides what follows: stop ends the loop with an error; continue goes on to
+// the next pass unless max_failed_passes passes in a row have failed.
+func (n *Node) passTimedOut(in agents.Input, st *state, it iteration, path string) (stop, cut bool) {
+	msg := fmt.Sprintf("%s: the pass ran over iteration_timeout %s and was cut short", path, n.iterTimeout)
+	it.Cut, it.TimedOut = true, true
+	it.Errors = []agentError{{Message: msg}}
+	st.iterations = append(st.iterations, it)
+	switch {
+	case n.stopOnError:
+		st.reason, st.errText = StopError, msg+" (on_error: stop)"
+	case failedRun(st.iterations) >= n.maxFailed:
+		st.reason = StopError
+		st.errText = fmt.Sprintf("%s: %d passes in a row failed (max_failed_passes: %d), the last: %s", in.Path, failedRun(st.iterations), n.maxFailed, msg)
+	}
+	stop = st.reason != ""
+	in.Run.Emit(agents.Event{Kind: agents.EventLoopIteration, Node: in.Path, Agent: n.id, Type: "loop",
+		Duration: it.Duration, Error: msg, Data: map[string]any{"loop_number": it.LoopNumber,
+			"max_loops": n.maxLoops, "completed": false, "timed_out": true, "stop": stop, "kind": n.kind}})
+	return stop, true
 }

@@ -71,7 +71,7 @@ func (n *Node) checkConditionNames(c *agents.Config) {
 		Defines(id string) bool
 		Queue() []string
 	})
-	vars := keysOf(n.condData(agents.Input{}, &state{}, 1, nil).Vars)
+	vars := keysOf(n.condData(agents.Input{}, &state{}, 1, nil, nil).Vars)
 	vars = append(vars, "loop_number")
 	for _, m := range n.inputs {
 		vars = append(vars, m.target)

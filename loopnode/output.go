@@ -12,6 +12,9 @@ func (n *Node) output(in agents.Input, st *state, completed int) agents.Output {
 	if n.best && st.bestOuts != nil {
 		final = st.bestOuts
 	}
+	if n.lastSuccessful && st.lastOK != nil {
+		final = st.lastOK
+	}
 	result := map[string]any{}
 	final.Each(func(id string, o agents.Output) bool {
 		result[id] = o.Map()
@@ -35,8 +38,21 @@ func (n *Node) output(in agents.Input, st *state, completed int) agents.Output {
 		"count":           completed,
 		"usage":           usageValue(st.usage),
 	}
-	if len(n.outputs) > 0 {
-		fields["outputs"] = n.mappedOutputs(st)
+	if len(n.outputs) > 0 || len(n.declaredOuts) > 0 {
+		outs := n.mappedOutputs(st)
+		vars := n.varsOf(st)
+		for _, name := range n.declaredOuts {
+			if _, ok := outs[name]; !ok {
+				outs[name] = vars[name]
+			}
+		}
+		fields["outputs"] = outs
+	}
+	if len(n.vars) > 0 {
+		fields["vars"] = n.varsOf(st)
+	}
+	if n.lastSuccessful {
+		fields["returned_iteration"] = st.lastOKPass
 	}
 	if st.errText != "" {
 		fields["error"] = st.errText
@@ -47,6 +63,16 @@ func (n *Node) output(in agents.Input, st *state, completed int) agents.Output {
 		Usage:    st.usage,
 		Children: final,
 	}
+}
+
+// answerOK: the pass's answer agent (output_agent, else every agent) did not
+// fail — what return: last_successful keeps.
+func (n *Node) answerOK(outs *agents.Outputs, failed []failure) bool {
+	if n.outputAgent != "" {
+		o, ok := outs.Get(n.outputAgent)
+		return ok && !o.Failed()
+	}
+	return len(failed) == 0
 }
 
 // answer picks the loop's answer text from an iteration: output_agent's response,

@@ -34,16 +34,18 @@ import (
 
 // savedHead is the part of a loop's checkpoint rewritten after every pass.
 type savedHead struct {
-	Loops     int          `json:"loops"`
-	LastPass  int          `json:"last_pass,omitempty"` // the pass whose outputs are the last ones
-	Score     float64      `json:"score"`
-	BestScore float64      `json:"best"`
-	BestIter  int          `json:"best_iteration"`
-	Usage     agents.Usage `json:"usage"`
-	Reason    string       `json:"stop_reason,omitempty"`
-	ErrText   string       `json:"error,omitempty"`
-	Stable    []string     `json:"stable,omitempty"` // agents stable_output compares next
-	Ended     time.Time    `json:"ended"`            // when the last pass ended: the delay counts from it
+	Loops     int            `json:"loops"`
+	LastPass  int            `json:"last_pass,omitempty"` // the pass whose outputs are the last ones
+	Score     float64        `json:"score"`
+	BestScore float64        `json:"best"`
+	BestIter  int            `json:"best_iteration"`
+	Usage     agents.Usage   `json:"usage"`
+	Reason    string         `json:"stop_reason,omitempty"`
+	ErrText   string         `json:"error,omitempty"`
+	Stable    []string       `json:"stable,omitempty"`  // agents stable_output compares next
+	Ended     time.Time      `json:"ended"`             // when the last pass ended: the delay counts from it
+	Vars      map[string]any `json:"vars,omitempty"`    // loop state variables after the last pass
+	LastOK    int            `json:"last_ok,omitempty"` // return: last_successful: the pass it returns
 }
 
 // savedStart is written once per loop run.
@@ -97,6 +99,7 @@ func (n *Node) notePass(in agents.Input, st *state, outs *agents.Outputs) {
 		return
 	}
 	rec := savedPass{Iteration: st.iterations[i], Entry: st.past[len(st.past)-1], Outputs: saveOutputs(outs)}
+	rec.Iteration.Response = ""   // the outputs hold it: restore derives it again
 	if len(failures(outs)) == 0 { // recordPass counted it
 		rec.Counted, rec.Answer, rec.Best = true, st.answers[len(st.answers)-1], st.bests[len(st.bests)-1]
 	}
@@ -121,7 +124,8 @@ func (n *Node) save(ctx context.Context, in agents.Input, st *state, loops int) 
 	}
 	key := checkpointKey(in, n.id)
 	head := savedHead{Loops: loops, LastPass: st.lastPass, Score: st.score, BestScore: st.best, BestIter: st.bestIter,
-		Usage: st.usage, Reason: st.reason, ErrText: st.errText, Stable: slices.Sorted(maps.Keys(st.stablePrev)), Ended: time.Now()}
+		Usage: st.usage, Reason: st.reason, ErrText: st.errText, Stable: slices.Sorted(maps.Keys(st.stablePrev)), Ended: time.Now(),
+		Vars: st.vars, LastOK: st.lastOKPass}
 	states := map[string]any{key: head}
 	if !st.startSaved {
 		states[key+"#start"] = savedStart{Input: st.input0, Start: st.start, Past: st.past0}
@@ -187,6 +191,8 @@ func (n *Node) restore(ctx context.Context, in agents.Input, st *state) (int, er
 	outs := map[int]*agents.Outputs{}
 	for _, p := range passes {
 		st.past = append(st.past, agents.Plain(p.Entry).(map[string]any))
+		o := restoreOutputs(p.Outputs)
+		p.Iteration.Response = agents.Truncate(agents.Text(n.answer(o)), n.maxLength)
 		st.iterations = append(st.iterations, p.Iteration)
 		if p.Counted {
 			st.answers = append(st.answers, p.Answer)
@@ -198,7 +204,7 @@ func (n *Node) restore(ctx context.Context, in agents.Input, st *state) (int, er
 			}
 			st.mapped[m.target] = append(st.mapped[m.target], agents.Plain(p.Mapped[m.target]))
 		}
-		outs[p.Iteration.LoopNumber] = restoreOutputs(p.Outputs)
+		outs[p.Iteration.LoopNumber] = o
 	}
 	if len(st.past) > n.maxPastLoops {
 		st.past = st.past[len(st.past)-n.maxPastLoops:]
@@ -216,6 +222,10 @@ func (n *Node) restore(ctx context.Context, in agents.Input, st *state) (int, er
 	st.score, st.best, st.bestIter, st.usage = head.Score, head.BestScore, head.BestIter, head.Usage
 	st.reason, st.errText, st.lastPass = head.Reason, head.ErrText, head.LastPass
 	st.last, st.bestOuts = outs[head.LastPass], outs[head.BestIter]
+	st.lastOK, st.lastOKPass = outs[head.LastOK], head.LastOK
+	if head.Vars != nil {
+		st.vars, _ = agents.Plain(head.Vars).(map[string]any)
+	}
 	for _, id := range head.Stable {
 		if o, ok := st.last.Get(id); ok {
 			st.stablePrev[id] = stableText(o)

@@ -20,7 +20,7 @@ import (
 
 // resumeLoop uses everything a checkpoint must carry: feedback append (the
 // input grows), output mappings, return: best, stable_output, stagnation,
-// loop variables and persisted history.
+// loop variables (Loom's and vars:/update:) and persisted history.
 const resumeLoop = `orchestrator: {id: resume, agents: [l]}
 agents:
   - id: l
@@ -34,13 +34,15 @@ agents:
         - {stable_output: {of: w, threshold: 0.999}}
         - {stagnation: {repeats: 3}}
         - {score: {threshold: 0.99}}
+    vars: {seen: 0, trail: []}
+    update: {seen: "{{ seen + 1 }}", trail: "{{ trail + [loop_number] }}"}
     output_mappings:
       - {target: all, source: {node: w}, take: all}
       - {target: best, source: {node: w}, take: best}
     internal_workflow:
       orchestrator: {id: inner, agents: [w]}
       agents:
-        - {id: w, type: openai-answer, model: m, prompt: "{{ get_input() }} | {{ loop_result }} | {{ get_past_loops() | length }}"}
+        - {id: w, type: openai-answer, model: m, prompt: "{{ seen }}/{{ trail | length }} {{ get_input() }} | {{ loop_result }} | {{ get_past_loops() | length }}"}
 `
 
 // promptModels answers from a hash of the prompt (the same from pass 4 on), so an interrupted and
@@ -105,6 +107,7 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 	passes := want.Fields["loops_completed"].(int)
 	require.Greater(t, passes, 2, "the workflow must run several passes to test anything")
 	require.Equal(t, "stable_output", want.Fields["stop_reason"])
+	require.Equal(t, passes, want.Fields["vars"].(map[string]any)["seen"], "the variables count the passes")
 
 	for k := 1; k <= passes; k++ {
 		t.Run(fmt.Sprintf("cancel_in_pass_%d", k), func(t *testing.T) {

@@ -115,7 +115,9 @@ agents:
 		if budget > 0 {
 			require.LessOrEqual(t, res.Usage.Total(), budget, "seed %d: the loop's budget holds", seed)
 		}
-		if len(conds) > 1 {
+		if len(conds) > 1 && reason != "timeout" {
+			// (a timeout of a few milliseconds may end the loop before the
+			// first check)
 			require.Positive(t, checks, "seed %d: check: before conditions are evaluated", seed)
 		}
 		if reason != "timeout" && reason != "error" {

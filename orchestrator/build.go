@@ -18,8 +18,14 @@ type builder struct {
 	file  string
 	reg   *agents.Registry
 	probs *agents.Problems
-	lines [][]byte
+	lines map[string][][]byte // each file's lines, for template positions
 	opts  options
+	// refs.go: the files being built, outermost first (reference cycles), and
+	// every file referenced with workflow_ref, for the digest.
+	stack    []string
+	sources  []Source
+	refBytes int64 // bytes and YAML nodes of the referenced files so far
+	refNodes int
 	// pricing is the file's table: the base (built-in, or WithPricing) with
 	// the top-level orchestrator's pricing: on top.
 	pricing agents.Pricing
@@ -37,6 +43,20 @@ type builder struct {
 	scopes []*scope
 	tmpls  []tmplUse
 	cur    *def
+	// recording is spec mode (spec.go): configs record the keys read, and
+	// nested workflows, references and inline agents are not built.
+	recording bool
+	spec      *agents.Spec
+}
+
+// config reads node, or records a spec in recording mode.
+func (b *builder) config(node *yaml.Node, what string) *agents.Config {
+	if b.recording {
+		c, spec := agents.NewRecordingConfig(what, b.probs)
+		b.spec = spec
+		return c
+	}
+	return agents.NewConfig(b.file, node, what, b.probs)
 }
 
 // modelUse is the first agent found calling a model.
@@ -70,6 +90,7 @@ type def struct {
 	home    *scope   // the scope that defines it
 	runBy   *def     // for an inline definition (a failover child), the agent that runs it
 	refs    []string // the ids its factory asked for with Ref: agents it runs (fork branches, routes)
+	hints   hints    // graph-scout hints (catalog.go)
 }
 
 const (
@@ -81,7 +102,7 @@ const (
 // workflow builds the workflow in node; parent is the enclosing scope for nested
 // workflows (nil at top level).
 func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflow {
-	c := agents.NewConfig(b.file, node, what, b.probs)
+	c := b.config(node, what)
 	s := &scope{b: b, parent: parent, defs: map[string]*def{}, owner: b.cur}
 	b.scopes = append(b.scopes, s)
 	if parent != nil {
@@ -272,21 +293,26 @@ func (s *scope) newDef(n *yaml.Node, fallbackID string) *def {
 			}
 		}
 	}
-	c := agents.NewConfig(s.b.file, n, what, s.b.probs)
+	c := s.b.config(n, what)
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil
 	}
+	return s.readDef(c, fallbackID, "")
+}
+
+// readDef reads the keys every definition has.
+func (s *scope) readDef(c *agents.Config, fallbackID, fallbackType string) *def {
 	id := strings.TrimSpace(c.String("id", fallbackID))
 	if id == "" {
 		c.Errorf("", "missing id: every agent needs a unique id")
 		return nil
 	}
-	typ := c.String("type", "")
+	typ := c.String("type", fallbackType)
 	if typ == "" {
 		c.Errorf("", "missing type (one of: %s)", strings.Join(s.b.reg.Types(), ", "))
 		return nil
 	}
-	return &def{id: id, typ: typ, cfg: c, idPos: c.ValuePos("id"), deps: c.Strings("depends_on")}
+	return &def{id: id, typ: typ, cfg: c, idPos: c.ValuePos("id"), deps: c.Strings("depends_on"), hints: readHints(c)}
 }
 
 func (s *scope) lookup(id string) *def {
@@ -519,6 +545,9 @@ func (sb *scopeBuilder) NoteBudget(l agents.Limit) { sb.s.b.budgets = append(sb.
 func (sb *scopeBuilder) Presets() *scoring.Catalog { return sb.s.presets }
 
 func (sb *scopeBuilder) Workflow(node *yaml.Node, what string) (agents.Agent, error) {
+	if sb.s.b.recording {
+		return nil, nil
+	}
 	n := agents.Resolve(node)
 	if n == nil {
 		return nil, errors.New("the workflow is empty")
@@ -527,6 +556,9 @@ func (sb *scopeBuilder) Workflow(node *yaml.Node, what string) (agents.Agent, er
 }
 
 func (sb *scopeBuilder) Inline(node *yaml.Node) (agents.Agent, error) {
+	if sb.s.b.recording {
+		return nil, nil
+	}
 	d := sb.s.newDef(agents.Resolve(node), "")
 	if d == nil {
 		return nil, nil
@@ -535,6 +567,9 @@ func (sb *scopeBuilder) Inline(node *yaml.Node) (agents.Agent, error) {
 }
 
 func (sb *scopeBuilder) Ref(id string, pos agents.Pos) (agents.Agent, error) {
+	if sb.s.b.recording {
+		return nil, nil
+	}
 	d := sb.s.lookup(id)
 	if d == nil {
 		sb.s.b.probs.Errorf(pos, "%q names no agent of this workflow%s", id, sb.s.suggest(id))
@@ -550,6 +585,10 @@ func (sb *scopeBuilder) Ref(id string, pos agents.Pos) (agents.Agent, error) {
 // Template parses the template and notes it for the name checks at the end
 // of the load (names.go).
 func (sb *scopeBuilder) Template(c *agents.Config, key string) *prompt.Template {
+	if c.Recording() {
+		c.String(key, "")
+		return nil
+	}
 	t := sb.parseTemplate(c, key)
 	if t != nil {
 		sb.s.b.noteTemplate(c, key, c.Node(key), t)
@@ -593,8 +632,8 @@ func (b *builder) templatePos(file string, n *yaml.Node, line, col int) agents.P
 	case yaml.LiteralStyle, yaml.FoldedStyle:
 		fl := n.Line + line // the template's first line is the one after the indicator
 		indent := 0
-		if fl-1 < len(b.lines) {
-			l := b.lines[fl-1]
+		if lines := b.lines[file]; fl-1 < len(lines) {
+			l := lines[fl-1]
 			for indent < len(l) && (l[indent] == ' ' || l[indent] == '\t') {
 				indent++
 			}

@@ -9,8 +9,10 @@
 // abilities let them shape the run without the orchestrator knowing their types:
 // an [agents.Exposer] (a fork) has its children's outputs recorded after its own,
 // an [agents.Director] (a router) has the agents it chose run right after it. At
-// load time the builder answers [agents.Typer] and [agents.Definer] for factories
-// that refer to other agents, and warns when a queued agent is also run by an
+// load time the builder answers [agents.Typer], [agents.Definer] and
+// [agents.Catalog] (descriptions of the visible agents, with the graph-scout
+// hints capabilities and is_terminal read on every definition, and a resolver
+// for ids chosen at run time) for factories that refer to other agents, and warns when a queued agent is also run by an
 // [agents.Referrer] (a fork's branch agent, a router's route), where it would run
 // twice.
 //

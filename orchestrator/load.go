@@ -102,16 +102,19 @@ func Parse(data []byte, file string, reg *agents.Registry, opts ...Option) (*Wor
 		return nil, nil, err
 	}
 	probs := &agents.Problems{}
-	b := &builder{file: file, reg: reg, probs: probs, lines: bytes.Split(data, []byte("\n")), opts: o}
+	b := &builder{file: file, reg: reg, probs: probs, opts: o,
+		lines: map[string][][]byte{file: bytes.Split(data, []byte("\n"))}, stack: []string{absPath(file)}}
 	w := b.workflow(agents.Resolve(doc), "workflow", nil)
 	w.all = b.ids
+	w.Sources = b.sources
 	warnings := probs.Warnings()
+	w.Notes = probs.Notes()
 	if o.strict || w.Strict {
-		// Strict: every warning is an error, reported with the others.
-		for _, p := range warnings {
+		// Strict: every warning and note is an error, reported with the others.
+		for _, p := range append(warnings, w.Notes...) {
 			probs.Errorf(p.Pos, "%s (an error under strict mode)", p.Msg)
 		}
-		warnings = nil
+		warnings, w.Notes = nil, nil
 		w.Strict = true
 	}
 	if err := probs.Err(); err != nil {

@@ -183,17 +183,22 @@ func (b *builder) runs() *runIndex {
 
 // refsOf lists the agents d runs by id (a fork's branches, a router's
 // routes): those its factory asked the builder for, and those it lists as an
-// [agents.Referrer].
+// [agents.Referrer] or may run as an [agents.MayRunner].
 func refsOf(d *def) []string {
 	if d == nil || d.home == nil {
 		return nil
 	}
 	refs := d.refs
+	var more []string
 	if rf, ok := d.agent.(agents.Referrer); ok {
-		for _, id := range rf.Refs() {
-			if !slices.Contains(refs, id) {
-				refs = append(slices.Clip(refs), id)
-			}
+		more = rf.Refs()
+	}
+	if mr, ok := d.agent.(agents.MayRunner); ok {
+		more = append(slices.Clip(more), mr.MayRun()...)
+	}
+	for _, id := range more {
+		if !slices.Contains(refs, id) {
+			refs = append(slices.Clip(refs), id)
 		}
 	}
 	return refs

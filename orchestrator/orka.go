@@ -15,9 +15,10 @@ import (
 var orkaTopLevel = []string{"meta", "name", "description", "llm", "test_inputs"}
 
 // orkaAgentKeys are keys OrKa's agents take as keyword arguments and never
-// read (graph-scout hints, OrKa's own bookkeeping): on an agent type that does
-// not read them itself they load with a warning.
-var orkaAgentKeys = []string{"capabilities", "is_terminal", "memory_preset", "config",
+// read (OrKa's own bookkeeping): on an agent type that does not read them
+// itself they load with a warning. The graph-scout hints capabilities and
+// is_terminal are read on every definition (catalog.go).
+var orkaAgentKeys = []string{"memory_preset", "config",
 	"metadata", "parse_json", "params", "input", "embed_content", "group", "custom_weights"}
 
 // maxAgentTimeout bounds timeout: on agents the builder times.

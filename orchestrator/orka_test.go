@@ -66,8 +66,6 @@ agents:
 		"wf.yaml:4:1: workflow: llm is accepted",
 		"wf.yaml:5:1: workflow: test_inputs is accepted",
 		"wf.yaml:6:23: workflow: orchestrator: mode is accepted for OrKa compatibility and ignored: it has no effect (cogloop runs the agents list in order",
-		`wf.yaml:14:5: agent "a": capabilities is accepted`,
-		`wf.yaml:15:5: agent "a": is_terminal is accepted`,
 		`wf.yaml:16:5: agent "a": memory_preset is accepted`,
 		`wf.yaml:17:5: agent "a": metadata is accepted`,
 		`wf.yaml:18:5: agent "a": parse_json is accepted`,
@@ -78,11 +76,14 @@ agents:
 	} {
 		assert.Contains(t, all, want)
 	}
-	assert.Len(t, got, 15, all)
+	// capabilities and is_terminal are graph-scout hints, read on every agent.
+	assert.NotContains(t, all, "capabilities")
+	assert.NotContains(t, all, "is_terminal")
+	assert.Len(t, got, 13, all)
 
 	_, _, err = Parse([]byte(src), "wf.yaml", orkaRegistry(), WithStrict())
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "15 problems")
+	assert.Contains(t, err.Error(), "13 problems")
 	assert.Contains(t, err.Error(), "wf.yaml:1:1: workflow: meta is accepted for OrKa compatibility and ignored (an error under strict mode)")
 
 	_, _, err = Parse([]byte(strings.Replace(src, "is_terminal", "is_termnal", 1)), "wf.yaml", orkaRegistry())
@@ -120,4 +121,18 @@ agents:
 	_, _, err = Parse([]byte(strings.Replace(src, "timeout: 1ms", "timeout: 25h", 1)), "wf.yaml", orkaRegistry())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `wf.yaml:3:25: agent "f": timeout must be at most 24h`)
+}
+
+// The graph-scout hints are checked like any key: a bad value is an error
+// with its position.
+func TestGraphScoutHintsChecked(t *testing.T) {
+	src := `orchestrator: {id: w, agents: [a]}
+agents:
+  - {id: a, type: echo, prompt: hi, is_terminal: maybe, capabilities: {x: 1}}
+`
+	_, _, err := Parse([]byte(src), "wf.yaml", orkaRegistry())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `wf.yaml:3:`)
+	assert.Contains(t, err.Error(), `is_terminal must be true or false, not "maybe"`)
+	assert.Contains(t, err.Error(), `capabilities must be a list of text, not a mapping`)
 }

@@ -131,7 +131,7 @@ agents:
 	for _, want := range []string{
 		`wf.yaml:3:34: agent "a": retry: interval: duration "-1s" is negative`,
 		`wf.yaml:4:34: agent "b": retry: interval: cannot read "soon" as a duration`,
-		`wf.yaml:5:44: agent "c": retry: on: "oops" is not an error class`,
+		`wf.yaml:5:49: agent "c": retry: on: "oops" is not an error class`,
 		`wf.yaml:6:71: agent "d": retry: max_interval: duration "-2" is negative`,
 	} {
 		assert.Contains(t, err.Error(), want)

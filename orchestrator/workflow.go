@@ -16,7 +16,14 @@ type Workflow struct {
 	MaxTotalIterations int
 	// Strict is the orchestrator's strict: true: load warnings are errors and
 	// run-time warnings fail the run ([agents.Run.Strict]).
-	Strict  bool
+	Strict bool
+	// Notes (top level only) are the load's advice that only validate shows
+	// (a loop without an explicit max_loops); under strict mode they are errors.
+	Notes []agents.Problem
+	// Sources (top level only) are the files the workflow references
+	// (workflow_ref), in load order, with their contents: the digest a
+	// resume compares covers them.
+	Sources []Source
 	steps   []step
 	seq     agents.Sequence
 	defined []string

@@ -91,7 +91,9 @@ func TestRecordIsTraceFormat(t *testing.T) {
 	d := records.Dir{Path: t.TempDir()}
 	w, _, err := d.Create("r1", false, nil)
 	require.NoError(t, err)
+	n := 0
 	runWith(t, "../examples/quality/workflow.yaml", "../examples/quality/replies.yaml", "x", func(e agents.Event) {
+		n++
 		tw.Observe(e)
 		w.Observe(e)
 	})
@@ -99,7 +101,8 @@ func TestRecordIsTraceFormat(t *testing.T) {
 	got, err := os.ReadFile(d.File("r1"))
 	require.NoError(t, err)
 	assert.Equal(t, trace.String(), string(got))
-	assert.Equal(t, 23, bytes.Count(got, []byte("\n")), "one line per event")
+	assert.Equal(t, n, bytes.Count(got, []byte("\n")), "one line per event")
+	assert.Greater(t, n, 20)
 }
 
 // Killed at any byte, a record reads as the whole events before the cut and

@@ -31,6 +31,9 @@ commands:
   runs                          list the recorded runs
   show RUN                      print a recorded run: summary and passes
   report RUN -o FILE.html       write a recorded run as an HTML report
+  schema                        print the JSON Schema of workflow files
+  init [DIR]                    write a runnable starter workflow
+  eval WORKFLOW --dataset F     run a workflow over a JSONL dataset and score it
   version                       print the version
   help [COMMAND]                print a command's help
 
@@ -41,6 +44,7 @@ Exit codes: 0 ok, 1 failed run, 2 bad usage or invalid workflow,
 
 // helps are each command's help text.
 var helps = map[string]string{
+	"schema": schemaHelp, "init": initHelp, "eval": evalHelp, // schema.go, init.go, eval.go
 	"run": `usage: cogloop run WORKFLOW.yaml [INPUT|-] [flags]
 
 Runs the workflow on INPUT. INPUT '-', or no INPUT while stdin is not a
@@ -159,6 +163,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdShow(args[1:], stdout, stderr)
 	case "report":
 		return cmdReport(args[1:], stdout, stderr)
+	case "schema", "init", "eval":
+		return runSchemaCommands(ctx, cmd, args[1:], stdout, stderr)
 	case "version":
 		if len(args) > 1 {
 			return usageError(stderr, "version", fmt.Errorf("version takes no arguments, got %q", args[1]))

@@ -18,9 +18,8 @@ import (
 )
 
 const (
-	qualityWF     = "../../examples/quality/workflow.yaml"
-	qualityScript = "../../examples/quality/replies.yaml"
-	qualityLine   = "improvement_loop: 3/5 passes · 0.42 → 0.71 → 0.90 · stopped: threshold (0.90 ≥ 0.85) · best pass 3"
+	qualityWF   = "../../examples/quality/workflow.yaml"
+	qualityLine = "improvement_loop: 3/5 passes · 0.42 → 0.71 → 0.90 · stopped: threshold (0.90 ≥ 0.85) · best pass 3"
 )
 
 // recordIDs lists the run ids recorded in dir.

@@ -12,7 +12,6 @@ import (
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/memory"
-	"github.com/cogloop/cogloop/records"
 )
 
 type runFlags struct {
@@ -136,7 +135,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var observers []agents.Observer
-	var tr *records.Writer
+	var tr *trace
 	if f.trace != "" {
 		tr, err = newTrace(f.trace, stderr, cancel)
 		if err != nil {
@@ -299,6 +298,9 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	printWarnings(stderr, wf.Warnings)
+	for _, p := range wf.Notes {
+		fmt.Fprintf(stderr, "note: %s\n", p.Error())
+	}
 	fmt.Fprintf(stdout, "%s: ok (workflow %q)\n", pos[0], wf.ID())
 	return exitOK
 }

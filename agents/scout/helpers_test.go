@@ -1,0 +1,56 @@
+package scout_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/scout"
+	"github.com/cogloop/cogloop/orchestrator"
+)
+
+func registry() *agents.Registry {
+	r := agenttest.Registry()
+	scout.Register(r)
+	r.MustRegister("loop", func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+		c.Accept("internal_workflow")
+		return agents.Func(func(context.Context, agents.Input) (agents.Output, error) { return agents.Output{}, nil }), nil
+	})
+	return r
+}
+
+func load(t *testing.T, src string) *orchestrator.Workflow {
+	t.Helper()
+	w, _, err := orchestrator.Parse([]byte(src), "wf.yaml", registry())
+	require.NoError(t, err)
+	return w
+}
+
+func loadErr(t *testing.T, src string) string {
+	t.Helper()
+	_, _, err := orchestrator.Parse([]byte(src), "wf.yaml", registry())
+	require.Error(t, err)
+	return err.Error()
+}
+
+// run runs w on input and returns its outputs and events.
+func run(t *testing.T, w *orchestrator.Workflow, input any) (agents.Output, *agenttest.Recorder, error) {
+	t.Helper()
+	rec := &agenttest.Recorder{}
+	out, err := w.Run(context.Background(), agents.Input{Value: input, Run: &agents.Run{ID: "r", Observe: rec.Observe}})
+	return out, rec, err
+}
+
+func child(t *testing.T, out agents.Output, id string) agents.Output {
+	t.Helper()
+	o, ok := out.Children.Get(id)
+	require.True(t, ok, "no output of %s (have %v)", id, out.Children.IDs())
+	return o
+}
+
+func parse(src string) (*orchestrator.Workflow, []agents.Problem, error) {
+	return orchestrator.Parse([]byte(src), "wf.yaml", registry())
+}
