@@ -63,8 +63,11 @@ func tokens(u agents.Usage) string {
 }
 
 func cost(u agents.Usage) string {
-	if u.Cost == 0 {
+	switch {
+	case u.Cost == 0:
 		return "–"
+	case u.Cost < 0.0001:
+		return fmt.Sprintf("$%.6f", u.Cost) // a cheap call is not $0.0000
 	}
 	return fmt.Sprintf("$%.4f", u.Cost)
 }
