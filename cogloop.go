@@ -19,11 +19,13 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/brain"
 	"github.com/cogloop/cogloop/agents/checks"
 	"github.com/cogloop/cogloop/agents/legacy"
 	"github.com/cogloop/cogloop/agents/llm"
 	"github.com/cogloop/cogloop/agents/memories"
 	"github.com/cogloop/cogloop/agents/scout"
+	"github.com/cogloop/cogloop/agents/search"
 	"github.com/cogloop/cogloop/agents/validate"
 	"github.com/cogloop/cogloop/flow"
 	"github.com/cogloop/cogloop/loopnode"
@@ -47,6 +49,8 @@ func newRegistry(lo legacy.Options) *agents.Registry {
 	legacy.RegisterWith(r, lo)
 	checks.Register(r)
 	scout.Register(r)
+	search.Register(r)
+	brain.Register(r)
 	return r
 }
 

@@ -15,9 +15,7 @@ import (
 // in this tree, and which. They run like the others, but a failure is logged,
 // not reported; once such a file passes, the test fails until its entry is
 // removed, so the list cannot go stale.
-var orkaPending = map[string]string{
-	"path_executor_demo": "the duckduckgo agent type (issue 16 item 3, the search helper)",
-}
+var orkaPending = map[string]string{}
 
 // TestOrKaCorpus runs every OrKa workflow file in testdata/orka/ (copied
 // unchanged from OrKa's repository, see testdata/orka/NOTICE) offline with its

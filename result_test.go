@@ -59,6 +59,21 @@ agents:
 	assert.ElementsMatch(t, []string{"l", "final", "writer", "critic"}, wf.AgentIDs())
 }
 
+// A failover's inline children are agents of the file too (a --script
+// answers them).
+func TestAgentIDsIncludeFailoverChildren(t *testing.T) {
+	wf, err := cogloop.Parse([]byte(`orchestrator: {id: w, agents: [f]}
+agents:
+  - id: f
+    type: failover
+    children:
+      - {id: first, type: scripted, prompt: x, responses: [a]}
+      - {id: second, type: duckduckgo, prompt: x}
+`), "wf.yaml")
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"f", "first", "second"}, wf.AgentIDs())
+}
+
 // A loop in a fork branch is listed once (the fork also records it next to
 // itself), and a loop nested in a loop's internal workflow is found too.
 func TestLoopsInForksAndLoops(t *testing.T) {

@@ -18,6 +18,25 @@ func (in Input) Data() prompt.Data {
 	return d
 }
 
+// RenderOrInput renders t for this call, as [Input.Render]; a nil t gives the
+// input text instead (inside a loop, the task text), as OrKa's nodes without
+// a prompt read their input.
+func (in Input) RenderOrInput(t *prompt.Template) (string, error) {
+	if t == nil {
+		if m, ok := in.Value.(map[string]any); ok {
+			if v, ok := m["input"]; ok {
+				return Text(v), nil
+			}
+		}
+		return Text(in.Value), nil
+	}
+	s, err := in.Render(t)
+	if err != nil {
+		return "", fmt.Errorf("render prompt: %w", err)
+	}
+	return s, nil
+}
+
 // Render renders t for this call. A nil template renders "".
 //
 // A variable the template reads (unguarded: no "is defined", no default)

@@ -150,3 +150,10 @@ func checkName(what, s string) error {
 	}
 	return nil
 }
+
+// BrainID is the memory id of one item of a brain (kind "skill" or
+// "episode"; skills of every type, recipes, anti-patterns and paths
+// included): "<kind>:<escaped id>". Brain items are memories of the brain's
+// namespace, so their storage keys are [Keyspace.Key]'s, like every other
+// memory's.
+func BrainID(kind, id string) string { return kind + ":" + escapeID(id) }

@@ -100,3 +100,12 @@ func TestLoopKeys(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"cogloop:default:loop:a%20b:past_loops", "cogloop:default:loop:a%20b:past_loop_ids"}, keys)
 }
+
+func TestBrainIDEscapes(t *testing.T) {
+	if got := memory.BrainID("skill", "a:b c"); got != "skill:a%3Ab%20c" {
+		t.Fatalf("BrainID = %q", got)
+	}
+	if memory.BrainID("skill", "a:b") == memory.BrainID("skill:a", "b") {
+		t.Fatal("two items share an id")
+	}
+}

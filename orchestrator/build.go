@@ -563,6 +563,10 @@ func (sb *scopeBuilder) Inline(node *yaml.Node) (agents.Agent, error) {
 	if d == nil {
 		return nil, nil
 	}
+	if d.id != "" {
+		// A failover's children are defined here: a --script answers them too.
+		sb.s.b.ids = append(sb.s.b.ids, d.id)
+	}
 	return sb.s.construct(d), nil
 }
 

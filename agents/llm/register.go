@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/prompt"
 )
 
 // DefaultTimeout bounds an LLM agent's call, retries included, when the agent
@@ -89,109 +90,131 @@ func (o Options) llmFactory(t typeSpec) agents.Factory {
 		}
 		a.Prompt = b.Template(c, "prompt")
 		a.System = b.Template(c, "system_prompt")
-
-		// OrKa nests provider, model, model_url (and more) under params; the
-		// top level wins when both are given.
-		params := c.Map("params")
-		from := func(key string) *agents.Config {
-			if params != nil && !c.Has(key) && params.Has(key) {
-				return params
-			}
-			return c
-		}
-
-		var prov Provider
-		if pc := from("provider"); pc.Has("provider") {
-			p, err := ParseProvider(pc.String("provider", ""))
-			switch {
-			case err != nil:
-				pc.Errorf("provider", "%v", err)
-			case t.allowed != nil && !slices.Contains(t.allowed, p):
-				pc.Errorf("provider", "%s takes provider %s, not %q (type llm takes any provider)", t.name, joinProviders(t.allowed), p)
-			default:
-				prov = p
-			}
-		} else if t.defProvider != "" {
-			prov = t.defProvider
-		} else {
-			allowed := t.allowed
-			if allowed == nil {
-				allowed = Providers
-			}
-			c.Errorf("", "provider is required (%s)", joinProviders(allowed))
-		}
-
-		a.ModelName = from("model").String("model", t.defModel)
-
-		var rawURL string
-		urlCfg, urlKey := from("model_url"), "model_url"
-		if !urlCfg.Has("model_url") {
-			if uc := from("url"); uc.Has("url") {
-				urlCfg, urlKey = uc, "url"
-			}
-		} else if urlCfg.Has("url") {
-			urlCfg.Errorf("url", "url is an alias of model_url: give one of them")
-		}
-		rawURL = urlCfg.String(urlKey, "")
-
-		a.Temperature = from("temperature").Float("temperature", DefaultTemperature, 0, 2)
-		a.MaxTokens = from("max_tokens").Int("max_tokens", 0, 0, 10_000_000)
-		a.Timeout = from("timeout").Duration("timeout", DefaultTimeout)
-
-		if t.kind == Classification {
-			oc, key := from("options"), "options"
-			if !oc.Has("options") {
-				if cc := from("categories"); cc.Has("categories") {
-					oc, key = cc, "categories"
-				}
-			}
-			for _, s := range oc.Strings(key) {
-				if s = strings.TrimSpace(s); s != "" && !slices.Contains(a.Options, s) {
-					a.Options = append(a.Options, s)
-				}
-			}
-			if len(a.Options) == 0 {
-				oc.Warnf(key, "no options (or categories): the agent can only answer %s (as in OrKa, the model is told to); give the list of classes to choose from", NotClassified)
-			}
-		}
-
-		for _, sc := range []*agents.Config{c, params} {
-			if sc != nil && sc.Has("structured_output") {
-				sc.Warnf("structured_output", "structured_output is not supported yet: the reply is used as text (a JSON {response, confidence, internal_reasoning} envelope is still unwrapped)")
-			}
-		}
-		c.Ignore(orkaIgnored...)
-
-		mc := Config{Provider: prov, Model: a.ModelName, URL: rawURL, Getenv: o.Getenv, HTTPClient: o.HTTPClient}
-		if c.Has("api_key") {
-			mc.APIKey = agents.NewSecret(c.String("api_key", ""))
-			c.Warnf("api_key", "an API key in a workflow file is a secret in plain text; prefer the environment (%s), or name a variable with api_key_env", keyVarHint(prov))
-		}
-		mc.APIKeyEnv = strings.TrimSpace(c.String("api_key_env", ""))
-
-		a.Retry = o.retrier(c)
-		if params != nil {
-			params.DoneLenient("(OrKa passes params on to the model call and drops the ones it does not know)")
-		}
-
-		if prov == "" {
-			return a, nil
-		}
-		if a.ModelName == "" && prov != OpenAI {
-			c.Errorf("", "model is required for provider %s", prov)
-		}
-		m, err := NewModel(mc)
-		if err != nil {
-			if rawURL != "" {
-				urlCfg.Errorf(urlKey, "%v", err)
-			} else {
-				from("provider").Errorf("provider", "%v", err)
-			}
-			return a, nil
-		}
-		a.Model = m
+		o.readModel(c, a, t)
 		return a, nil
 	}
+}
+
+// Answerer builds an answer agent for an agent type that asks a model as one
+// part of its work (rag): c's model keys (provider, model, model_url,
+// temperature, max_tokens, timeout, api_key, api_key_env, retry, params) are
+// read as an LLM agent's, with provider defProvider and model defModel when c
+// names none; tmpl and system are its prompts. Like every LLM agent it is
+// answered by the run's models (--script) under its id.
+func (o Options) Answerer(c *agents.Config, id string, tmpl, system *prompt.Template, defProvider Provider, defModel string) *Agent {
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = DefaultHTTPClient()
+	}
+	a := &Agent{ID: id, Kind: Answer, UseRunModels: true, Prompt: tmpl, System: system}
+	o.readModel(c, a, typeSpec{kind: Answer, defProvider: defProvider, defModel: defModel})
+	return a
+}
+
+// readModel reads an LLM agent's model keys from c into a.
+func (o Options) readModel(c *agents.Config, a *Agent, t typeSpec) {
+	// OrKa nests provider, model, model_url (and more) under params; the
+	// top level wins when both are given.
+	params := c.Map("params")
+	from := func(key string) *agents.Config {
+		if params != nil && !c.Has(key) && params.Has(key) {
+			return params
+		}
+		return c
+	}
+
+	var prov Provider
+	if pc := from("provider"); pc.Has("provider") {
+		p, err := ParseProvider(pc.String("provider", ""))
+		switch {
+		case err != nil:
+			pc.Errorf("provider", "%v", err)
+		case t.allowed != nil && !slices.Contains(t.allowed, p):
+			pc.Errorf("provider", "%s takes provider %s, not %q (type llm takes any provider)", t.name, joinProviders(t.allowed), p)
+		default:
+			prov = p
+		}
+	} else if t.defProvider != "" {
+		prov = t.defProvider
+	} else {
+		allowed := t.allowed
+		if allowed == nil {
+			allowed = Providers
+		}
+		c.Errorf("", "provider is required (%s)", joinProviders(allowed))
+	}
+
+	a.ModelName = from("model").String("model", t.defModel)
+
+	var rawURL string
+	urlCfg, urlKey := from("model_url"), "model_url"
+	if !urlCfg.Has("model_url") {
+		if uc := from("url"); uc.Has("url") {
+			urlCfg, urlKey = uc, "url"
+		}
+	} else if urlCfg.Has("url") {
+		urlCfg.Errorf("url", "url is an alias of model_url: give one of them")
+	}
+	rawURL = urlCfg.String(urlKey, "")
+
+	a.Temperature = from("temperature").Float("temperature", DefaultTemperature, 0, 2)
+	a.MaxTokens = from("max_tokens").Int("max_tokens", 0, 0, 10_000_000)
+	a.Timeout = from("timeout").Duration("timeout", DefaultTimeout)
+
+	if t.kind == Classification {
+		oc, key := from("options"), "options"
+		if !oc.Has("options") {
+			if cc := from("categories"); cc.Has("categories") {
+				oc, key = cc, "categories"
+			}
+		}
+		for _, s := range oc.Strings(key) {
+			if s = strings.TrimSpace(s); s != "" && !slices.Contains(a.Options, s) {
+				a.Options = append(a.Options, s)
+			}
+		}
+		if len(a.Options) == 0 {
+			oc.Warnf(key, "no options (or categories): the agent can only answer %s (as in OrKa, the model is told to); give the list of classes to choose from", NotClassified)
+		}
+	}
+
+	for _, sc := range []*agents.Config{c, params} {
+		if sc != nil && sc.Has("structured_output") {
+			sc.Warnf("structured_output", "structured_output is not supported yet: the reply is used as text (a JSON {response, confidence, internal_reasoning} envelope is still unwrapped)")
+		}
+	}
+	c.Ignore(orkaIgnored...)
+
+	mc := Config{Provider: prov, Model: a.ModelName, URL: rawURL, Getenv: o.Getenv, HTTPClient: o.HTTPClient}
+	if c.Has("api_key") {
+		mc.APIKey = agents.NewSecret(c.String("api_key", ""))
+		c.Warnf("api_key", "an API key in a workflow file is a secret in plain text; prefer the environment (%s), or name a variable with api_key_env", keyVarHint(prov))
+	}
+	mc.APIKeyEnv = strings.TrimSpace(c.String("api_key_env", ""))
+
+	a.Retry = o.retrier(c)
+	if params != nil {
+		params.DoneLenient("(OrKa passes params on to the model call and drops the ones it does not know)")
+	}
+
+	if prov == "" {
+		return
+	}
+	if a.ModelName == "" && prov != OpenAI {
+		c.Errorf("", "model is required for provider %s", prov)
+	}
+	m, err := NewModel(mc)
+	if err != nil {
+		if rawURL != "" {
+			urlCfg.Errorf(urlKey, "%v", err)
+		} else {
+			from("provider").Errorf("provider", "%v", err)
+		}
+		return
+	}
+	a.Model = m
 }
 
 func keyVarHint(p Provider) string {

@@ -56,21 +56,7 @@ func storeOf(in agents.Input) (memory.Store, error) {
 
 // text renders the agent's prompt; without one it is the input text, as OrKa's
 // memory nodes fall back to the input (inside a loop, the task text).
-func (cm *common) text(in agents.Input) (string, error) {
-	if cm.prompt == nil {
-		if m, ok := in.Value.(map[string]any); ok {
-			if v, ok := m["input"]; ok {
-				return agents.Text(v), nil
-			}
-		}
-		return agents.Text(in.Value), nil
-	}
-	s, err := in.Render(cm.prompt)
-	if err != nil {
-		return "", fmt.Errorf("render prompt: %w", err)
-	}
-	return s, nil
-}
+func (cm *common) text(in agents.Input) (string, error) { return in.RenderOrInput(cm.prompt) }
 
 // Secrets returns the embedder's API keys ([agents.SecretUser]).
 func (cm *common) Secrets() []agents.Secret {

@@ -1,6 +1,8 @@
 // Package memories owns the memory agent type (type: memory): OrKa's memory
-// reader and writer, chosen by config.operation (read, the default, or write).
-// [Register] adds the type to an [agents.Registry]; the agents keep their
+// reader and writer, chosen by config.operation (read, the default, or write),
+// and the rag type ([RAG]: retrieve from a namespace, then answer through an
+// agents/llm model, [llm.Options.Answerer]).
+// [Register] adds the types to an [agents.Registry]; the agents keep their
 // memories in the run's [memory.Store] ([agents.Run.Memory]), so they work the
 // same on the in-memory store and on Redis.
 //

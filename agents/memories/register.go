@@ -52,7 +52,7 @@ type Options struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
-// Register adds the memory agent type to r.
+// Register adds the memory and rag agent types to r.
 func Register(r *agents.Registry) { RegisterWith(r, Options{}) }
 
 // RegisterWith is [Register] with explicit dependencies.
@@ -67,6 +67,7 @@ func RegisterWith(r *agents.Registry, o Options) {
 		o.Now = time.Now
 	}
 	r.MustRegister("memory", o.factory)
+	r.MustRegister("rag", o.ragFactory)
 }
 
 // Operations of config.operation.
