@@ -69,7 +69,39 @@ func (d Dir) Create(id string, appendTo bool, onErr func(error)) (w *Writer, rep
 	if err != nil {
 		return nil, false, fmt.Errorf("create run record: %w", err)
 	}
+	if appendTo {
+		if err := endLine(f, path); err != nil {
+			f.Close()
+			return nil, false, err
+		}
+	}
 	return NewWriter(f, "run record "+path, onErr).owning(f), replaced, nil
+}
+
+// endLine ends the line a killed run left unfinished at the end of the
+// record at path (open for appending as f), so that the events appended next
+// start a line of their own; the cut line is skipped when read.
+func endLine(f *os.File, path string) error {
+	r, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("append to run record: %w", err)
+	}
+	defer r.Close()
+	info, err := r.Stat()
+	if err != nil || info.Size() == 0 {
+		return err
+	}
+	last := make([]byte, 1)
+	if _, err := r.ReadAt(last, info.Size()-1); err != nil {
+		return fmt.Errorf("append to run record: %w", err)
+	}
+	if last[0] == '\n' {
+		return nil
+	}
+	if _, err := f.Write([]byte{'\n'}); err != nil {
+		return fmt.Errorf("append to run record: %w", err)
+	}
+	return nil
 }
 
 // entry is one record file.

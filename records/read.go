@@ -30,6 +30,9 @@ type Record struct {
 	// Problem says why an incomplete record stops where it does ("" when the
 	// run simply has not ended: killed, or still running).
 	Problem string
+	// Skipped names the lines that were not events and were left out: the
+	// line a killed run was writing, when a resumed run went on after it.
+	Skipped []string
 }
 
 // ReadFile reads the record at path. A record cut short reads as far as its
@@ -62,8 +65,8 @@ func Read(r io.Reader) (*Record, error) {
 			}
 			var e agents.Event
 			if jerr := json.Unmarshal(line, &e); jerr != nil || e.Kind == "" {
-				rec.Problem = fmt.Sprintf("line %d is not an event", n)
-				break
+				rec.Skipped = append(rec.Skipped, fmt.Sprintf("line %d is not an event (cut short by a killed run?) and is left out", n))
+				continue
 			}
 			rec.Events = append(rec.Events, e)
 		}
@@ -116,6 +119,6 @@ func (r *Record) Summarize() Summary {
 	if !r.Complete {
 		s.Status = StatusIncomplete
 	}
-	s.Problem = r.Problem
+	s.Problem, s.Skipped = r.Problem, r.Skipped
 	return s
 }

@@ -365,3 +365,33 @@ func TestListReadsTheNewestOnly(t *testing.T) {
 	require.Len(t, list, 1)
 	assert.Equal(t, "new", list[0].RunID)
 }
+
+// A run killed in the middle of a line, then resumed: the resumed run's
+// events start a line of their own, the cut line is left out and named, and
+// the record is complete.
+func TestResumeAfterCutLine(t *testing.T) {
+	d := records.Dir{Path: t.TempDir()}
+	w, _, err := d.Create("k", false, nil)
+	require.NoError(t, err)
+	w.Observe(agents.Event{Kind: agents.EventRunStart, Run: "k"})
+	w.Observe(agents.Event{Kind: agents.EventAgentStart, Node: "a"})
+	require.NoError(t, w.Close())
+	data, err := os.ReadFile(d.File("k"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(d.File("k"), data[:len(data)-10], 0o600)) // killed mid-line
+
+	w, _, err = d.Create("k", true, nil)
+	require.NoError(t, err)
+	w.Observe(agents.Event{Kind: agents.EventRunStart, Run: "k"})
+	w.Observe(agents.Event{Kind: agents.EventRunEnd, Run: "k", Data: map[string]any{"status": "ok"}})
+	require.NoError(t, w.Close())
+
+	rec, err := d.Read("k")
+	require.NoError(t, err)
+	assert.True(t, rec.Complete)
+	assert.Len(t, rec.Events, 3)
+	assert.Equal(t, []string{"line 2 is not an event (cut short by a killed run?) and is left out"}, rec.Skipped)
+	s := rec.Summarize()
+	assert.Equal(t, "ok", s.Status)
+	assert.Equal(t, rec.Skipped, s.Skipped)
+}

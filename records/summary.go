@@ -19,9 +19,11 @@ type Summary struct {
 	RunID    string `json:"run_id"`
 	Workflow string `json:"workflow"`
 	// Status is ok, failed, or incomplete (see Problem).
-	Status   string        `json:"status"`
-	Complete bool          `json:"complete"`
-	Problem  string        `json:"problem,omitempty"`
+	Status   string `json:"status"`
+	Complete bool   `json:"complete"`
+	Problem  string `json:"problem,omitempty"`
+	// Skipped names lines of the record that were not events.
+	Skipped  []string      `json:"skipped_lines,omitempty"`
 	Started  time.Time     `json:"started"`
 	Duration time.Duration `json:"duration_ns"`
 	// Error is the error that stopped the run, if one did.

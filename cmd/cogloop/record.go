@@ -296,6 +296,9 @@ func writeShow(w io.Writer, s records.Summary) {
 		}
 		fmt.Fprintf(w, "incomplete record: %s\n", why)
 	}
+	for _, sk := range s.Skipped {
+		fmt.Fprintf(w, "note: %s\n", sk)
+	}
 	if s.Error != "" {
 		fmt.Fprintf(w, "error: %s\n", s.Error)
 	}
