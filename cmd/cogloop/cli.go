@@ -31,6 +31,10 @@ commands:
   runs                          list the recorded runs
   show RUN                      print a recorded run: summary and passes
   report RUN -o FILE.html       write a recorded run as an HTML report
+  worker                        run queued runs (Redis, asynq)
+  submit WORKFLOW.yaml [INPUT]  queue a run (--dataset F.jsonl: one per line)
+  status [RUN...]               where queued runs are
+  result RUN                    a queued run's result (--wait)
   schema                        print the JSON Schema of workflow files
   init [DIR]                    write a runnable starter workflow
   eval WORKFLOW --dataset F     run a workflow over a JSONL dataset and score it
@@ -119,6 +123,10 @@ flags:
 
 Prints the module version, the VCS revision it was built from and the Go version.
 `,
+	"worker": workerHelp,
+	"submit": submitHelp,
+	"status": statusHelp,
+	"result": resultHelp,
 	"help": `usage: cogloop help [COMMAND]
 
 Prints the help of COMMAND, or the list of commands.
@@ -163,6 +171,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdShow(args[1:], stdout, stderr)
 	case "report":
 		return cmdReport(args[1:], stdout, stderr)
+	case "worker":
+		return cmdWorker(ctx, args[1:], stdout, stderr)
+	case "submit":
+		return cmdSubmit(ctx, args[1:], stdout, stderr)
+	case "status":
+		return cmdStatus(ctx, args[1:], stdout, stderr)
+	case "result":
+		return cmdResult(ctx, args[1:], stdout, stderr)
 	case "schema", "init", "eval":
 		return runSchemaCommands(ctx, cmd, args[1:], stdout, stderr)
 	case "version":
