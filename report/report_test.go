@@ -13,7 +13,7 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
-	"github.com/cogloop/cogloop/internal/htmltest"
+	"github.com/cogloop/cogloop/internal/htmlnode"
 	"github.com/cogloop/cogloop/records"
 	"github.com/cogloop/cogloop/report"
 )
@@ -41,7 +41,7 @@ func render(t *testing.T, s records.Summary) (*html.Node, string) {
 	t.Helper()
 	var b bytes.Buffer
 	require.NoError(t, report.Write(&b, s))
-	doc, err := htmltest.Parse(strings.NewReader(b.String()))
+	doc, err := htmlnode.Parse(strings.NewReader(b.String()))
 	require.NoError(t, err)
 	return doc, b.String()
 }
@@ -50,12 +50,12 @@ func render(t *testing.T, s records.Summary) (*html.Node, string) {
 func chartPoints(t *testing.T, doc *html.Node, shape string) [][]*html.Node {
 	t.Helper()
 	var out [][]*html.Node
-	for _, svg := range htmltest.All(doc, htmltest.Tag("svg")) {
-		if htmltest.Attr(svg, "data-loop") != shape {
+	for _, svg := range htmlnode.All(doc, htmlnode.Tag("svg")) {
+		if htmlnode.Attr(svg, "data-loop") != shape {
 			continue
 		}
-		for _, g := range htmltest.All(svg, htmltest.Class("g", "series")) {
-			out = append(out, htmltest.All(g, htmltest.Class("circle", "pass")))
+		for _, g := range htmlnode.All(svg, htmlnode.Class("g", "series")) {
+			out = append(out, htmlnode.All(g, htmlnode.Class("circle", "pass")))
 		}
 		return out
 	}
@@ -67,16 +67,16 @@ func TestHostileRepliesAreText(t *testing.T) {
 	s := summary(t, "../examples/quality/workflow.yaml", "testdata/hostile.yaml", "Explain recursion")
 	doc, page := render(t, s)
 	for _, tag := range []string{"script", "img", "iframe", "a"} {
-		assert.Empty(t, htmltest.All(doc, htmltest.Tag(tag)), "a reply made a <%s> element", tag)
+		assert.Empty(t, htmlnode.All(doc, htmlnode.Tag(tag)), "a reply made a <%s> element", tag)
 	}
-	svgs := htmltest.All(doc, htmltest.Tag("svg"))
+	svgs := htmlnode.All(doc, htmlnode.Tag("svg"))
 	require.Len(t, svgs, 1, "only the chart is an <svg>; the final answer's <svg onload> is text")
-	assert.Contains(t, htmltest.Text(doc), "<script>alert(1)</script><img src=x onerror=alert(2)>")
+	assert.Contains(t, htmlnode.Text(doc), "<script>alert(1)</script><img src=x onerror=alert(2)>")
 	assert.Contains(t, page, "&lt;script&gt;alert(1)&lt;/script&gt;")
-	answer := htmltest.All(doc, func(n *html.Node) bool { return htmltest.Attr(n, "id") == "answer" })
+	answer := htmlnode.All(doc, func(n *html.Node) bool { return htmlnode.Attr(n, "id") == "answer" })
 	require.Len(t, answer, 1)
-	assert.Equal(t, `<svg onload=alert(3)><a href="javascript:alert(4)">dolls</a>`, htmltest.Text(answer[0]))
-	assert.Empty(t, htmltest.All(doc, func(n *html.Node) bool { return htmltest.Attr(n, "id") == "injected" }))
+	assert.Equal(t, `<svg onload=alert(3)><a href="javascript:alert(4)">dolls</a>`, htmlnode.Text(answer[0]))
+	assert.Empty(t, htmlnode.All(doc, func(n *html.Node) bool { return htmlnode.Attr(n, "id") == "injected" }))
 }
 
 func TestChartHasOnePointPerPass(t *testing.T) {
@@ -86,22 +86,22 @@ func TestChartHasOnePointPerPass(t *testing.T) {
 	require.Len(t, series, 1)
 	require.Len(t, series[0], 4, "4 passes")
 	for i, c := range series[0] {
-		assert.Equal(t, []string{"1", "2", "3", "4"}[i], htmltest.Attr(c, "data-pass"))
-		assert.Equal(t, i == 1, htmltest.HasClass(c, "failed"), "pass %d: only pass 2 (improver failed) is failed", i+1)
-		assert.Equal(t, i == 3, htmltest.HasClass(c, "best"), "pass %d: pass 4 is best", i+1)
+		assert.Equal(t, []string{"1", "2", "3", "4"}[i], htmlnode.Attr(c, "data-pass"))
+		assert.Equal(t, i == 1, htmlnode.HasClass(c, "failed"), "pass %d: only pass 2 (improver failed) is failed", i+1)
+		assert.Equal(t, i == 3, htmlnode.HasClass(c, "best"), "pass %d: pass 4 is best", i+1)
 	}
-	th := htmltest.All(doc, htmltest.Class("line", "threshold"))
+	th := htmlnode.All(doc, htmlnode.Class("line", "threshold"))
 	require.Len(t, th, 1)
-	assert.Equal(t, "threshold 0.85", strings.TrimSpace(htmltest.Text(th[0])))
+	assert.Equal(t, "threshold 0.85", strings.TrimSpace(htmlnode.Text(th[0])))
 	// 0.85 of the 0..1 axis: y = top + height·0.15 = 14 + 192·0.15.
-	assert.Equal(t, "42.8", htmltest.Attr(th[0], "y1"))
+	assert.Equal(t, "42.8", htmlnode.Attr(th[0], "y1"))
 
-	rows := htmltest.All(doc, htmltest.Class("tr", "failed"))
+	rows := htmlnode.All(doc, htmlnode.Class("tr", "failed"))
 	require.Len(t, rows, 1)
-	assert.Equal(t, "2", htmltest.Attr(rows[0], "data-pass"))
-	assert.Contains(t, htmltest.Text(rows[0]), "agent improver failed")
+	assert.Equal(t, "2", htmlnode.Attr(rows[0], "data-pass"))
+	assert.Contains(t, htmlnode.Text(rows[0]), "agent improver failed")
 
-	text := htmltest.Text(doc)
+	text := htmlnode.Text(doc)
 	assert.Contains(t, text, "use a picture from everyday life.", "pass 1's improvement lesson")
 	assert.Contains(t, text, "abstract <iframe src=x></iframe>.", "pass 1's mistake lesson, as text")
 	assert.Contains(t, text, "score: fired · score 0.9, threshold 0.85")
@@ -118,13 +118,13 @@ func TestNestedLoopHasOneLinePerRun(t *testing.T) {
 	require.Len(t, inner, 2, "one line per run of the nested loop")
 	assert.Len(t, inner[0], 2)
 	assert.Len(t, inner[1], 1, "the second run met its threshold at pass 1")
-	assert.Len(t, htmltest.All(doc, htmltest.Tag("polyline")), 3)
+	assert.Len(t, htmlnode.All(doc, htmlnode.Tag("polyline")), 3)
 }
 
 func TestIncompleteRecordSaysSo(t *testing.T) {
 	s := summary(t, "../examples/quality/workflow.yaml", "../examples/quality/replies.yaml", "x")
 	doc, _ := render(t, s)
-	assert.Empty(t, htmltest.All(doc, func(n *html.Node) bool { return htmltest.Attr(n, "id") == "incomplete" }))
+	assert.Empty(t, htmlnode.All(doc, func(n *html.Node) bool { return htmlnode.Attr(n, "id") == "incomplete" }))
 
 	var full bytes.Buffer
 	w := records.NewWriter(&full, "buffer", nil)
@@ -134,10 +134,10 @@ func TestIncompleteRecordSaysSo(t *testing.T) {
 	rec, err := records.Read(bytes.NewReader(full.Bytes()[:full.Len()-7]))
 	require.NoError(t, err)
 	doc, _ = render(t, rec.Summarize())
-	banner := htmltest.All(doc, func(n *html.Node) bool { return htmltest.Attr(n, "id") == "incomplete" })
+	banner := htmlnode.All(doc, func(n *html.Node) bool { return htmlnode.Attr(n, "id") == "incomplete" })
 	require.Len(t, banner, 1)
-	assert.Contains(t, htmltest.Text(banner[0]), "line 10 is cut short")
-	status := htmltest.All(doc, func(n *html.Node) bool { return htmltest.Attr(n, "id") == "status" })
+	assert.Contains(t, htmlnode.Text(banner[0]), "line 10 is cut short")
+	status := htmlnode.All(doc, func(n *html.Node) bool { return htmlnode.Attr(n, "id") == "status" })
 	require.Len(t, status, 1)
-	assert.Equal(t, "incomplete", htmltest.Text(status[0]))
+	assert.Equal(t, "incomplete", htmlnode.Text(status[0]))
 }

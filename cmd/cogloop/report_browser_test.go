@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
 
-	"github.com/cogloop/cogloop/internal/htmltest"
+	"github.com/cogloop/cogloop/internal/htmlnode"
 )
 
 // chromium finds the browser: under CI=true a missing one fails the test.
@@ -76,26 +76,26 @@ func TestReportInChromium(t *testing.T) {
 	assert.Equal(t, 2400, img.Bounds().Dy())
 
 	dom := headless(t, browser, url, "--dump-dom")
-	doc, err := htmltest.Parse(bytes.NewReader(dom))
+	doc, err := htmlnode.Parse(bytes.NewReader(dom))
 	require.NoError(t, err)
 	for _, tag := range []string{"script", "img", "iframe", "a"} {
-		assert.Empty(t, htmltest.All(doc, htmltest.Tag(tag)), "a reply made a <%s> element", tag)
+		assert.Empty(t, htmlnode.All(doc, htmlnode.Tag(tag)), "a reply made a <%s> element", tag)
 	}
-	assert.Empty(t, htmltest.All(doc, func(n *html.Node) bool { return htmltest.Attr(n, "id") == "injected" }))
-	assert.Contains(t, htmltest.Text(doc), "<script>alert(1)</script><img src=x onerror=alert(2)>", "the reply, as text")
+	assert.Empty(t, htmlnode.All(doc, func(n *html.Node) bool { return htmlnode.Attr(n, "id") == "injected" }))
+	assert.Contains(t, htmlnode.Text(doc), "<script>alert(1)</script><img src=x onerror=alert(2)>", "the reply, as text")
 
-	svgs := htmltest.All(doc, htmltest.Tag("svg"))
+	svgs := htmlnode.All(doc, htmlnode.Tag("svg"))
 	require.Len(t, svgs, 1, "one chart; the answer's <svg onload> is text")
-	assert.Equal(t, "improvement_loop", htmltest.Attr(svgs[0], "data-loop"))
-	points := htmltest.All(svgs[0], htmltest.Class("circle", "pass"))
+	assert.Equal(t, "improvement_loop", htmlnode.Attr(svgs[0], "data-loop"))
+	points := htmlnode.All(svgs[0], htmlnode.Class("circle", "pass"))
 	require.Len(t, points, 4, "one point per pass")
 	for i, p := range points {
-		assert.Equal(t, []string{"1", "2", "3", "4"}[i], htmltest.Attr(p, "data-pass"))
-		assert.Equal(t, i == 1, htmltest.HasClass(p, "failed"), "pass %d", i+1)
-		assert.Equal(t, i == 3, htmltest.HasClass(p, "best"), "pass %d", i+1)
+		assert.Equal(t, []string{"1", "2", "3", "4"}[i], htmlnode.Attr(p, "data-pass"))
+		assert.Equal(t, i == 1, htmlnode.HasClass(p, "failed"), "pass %d", i+1)
+		assert.Equal(t, i == 3, htmlnode.HasClass(p, "best"), "pass %d", i+1)
 	}
-	require.Len(t, htmltest.All(svgs[0], htmltest.Class("line", "threshold")), 1)
-	status := htmltest.All(doc, func(n *html.Node) bool { return htmltest.Attr(n, "id") == "status" })
+	require.Len(t, htmlnode.All(svgs[0], htmlnode.Class("line", "threshold")), 1)
+	status := htmlnode.All(doc, func(n *html.Node) bool { return htmlnode.Attr(n, "id") == "status" })
 	require.Len(t, status, 1)
-	assert.Equal(t, "ok", htmltest.Text(status[0]))
+	assert.Equal(t, "ok", htmlnode.Text(status[0]))
 }
