@@ -128,6 +128,27 @@ func usageValue(u agents.Usage) map[string]any {
 	return m
 }
 
+// lessonsValue is a pass's extracted lessons for its loop.iteration event (run
+// records and reports show them): the categories that found something, nil
+// when none did.
+func lessonsValue(x cognition.Extraction) map[string]any {
+	m := map[string]any{}
+	for k, v := range map[string]string{"insights": x.Insights, "improvements": x.Improvements, "mistakes": x.Mistakes} {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	for k, v := range x.Other {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
 func (it iteration) Map() map[string]any {
 	m := map[string]any{
 		"loop_number": it.LoopNumber,
@@ -492,6 +513,12 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	}
 	if len(failed) > 0 {
 		data["failed_agents"] = failedAgents(failed)
+	}
+	if l := lessonsValue(lessons); l != nil {
+		data["lessons"] = l
+	}
+	if out.Usage != (agents.Usage{}) {
+		data["usage"] = usageValue(out.Usage)
 	}
 	in.Run.Emit(agents.Event{Kind: agents.EventLoopIteration, Node: in.Path, Agent: n.id, Type: "loop",
 		Duration: it.Duration, Data: data})
