@@ -2,80 +2,213 @@ package agents
 
 import (
 	"encoding/json"
+	"sort"
 	"strconv"
+	"sync"
 )
 
 // Outputs is the ordered record of the agents already run in a workflow: what
 // templates see as previous_outputs. It is persistent: [Outputs.With] returns a new
-// value and never changes the receiver, so a snapshot handed to an agent or a
+// value and never changes what the receiver shows, so a snapshot handed to an agent or a
 // branch stays as it was. The zero value and nil are empty.
+//
+// A snapshot is a prefix of a shared append-only log: extending the newest
+// snapshot of a log appends in place (O(1)), extending an older one (a second
+// fork branch, the next loop pass) copies its prefix into a new log. Lookups go
+// through the log's index of positions by id.
 type Outputs struct {
-	ids  []string
-	outs map[string]Output
+	log *outLog
+	n   int // records of log this snapshot sees
+}
+
+// outLog is the shared record log behind snapshots. Records below any
+// snapshot's n never change; mu guards the slice header and the index.
+type outLog struct {
+	mu   sync.RWMutex
+	recs []*outRec
+	pos  map[string][]int // positions of each id's records, ascending
+}
+
+// outRec is one recorded output.
+type outRec struct {
+	id       string
+	out      Output
+	first    bool // the first record of id in the log
+	distinct int  // distinct ids in the log up to and including this record
+	lastNew  int  // position of the latest first record up to and including this one
+
+	mapOnce sync.Once
+	m       map[string]any // out.Map(), built once for templates
+}
+
+// outMap is the record's output as templates see it, built once: records never
+// change, and templates cannot change the maps they are handed.
+func (r *outRec) outMap() map[string]any {
+	r.mapOnce.Do(func() { r.m = r.out.Map() })
+	return r.m
+}
+
+// add appends a record; the caller holds mu or owns l alone.
+func (l *outLog) add(id string, out Output) {
+	i := len(l.recs)
+	r := &outRec{id: id, out: out}
+	ps, seen := l.pos[id]
+	r.first = !seen
+	if i > 0 {
+		prev := l.recs[i-1]
+		r.distinct, r.lastNew = prev.distinct, prev.lastNew
+	}
+	if r.first {
+		r.distinct++
+		r.lastNew = i
+	}
+	l.pos[id] = append(ps, i)
+	l.recs = append(l.recs, r)
+}
+
+// view returns the records this snapshot sees, and the log's index.
+func (p *Outputs) view() ([]*outRec, map[string][]int) {
+	if p == nil || p.log == nil || p.n == 0 {
+		return nil, nil
+	}
+	p.log.mu.RLock()
+	recs, pos := p.log.recs[:p.n], p.log.pos
+	p.log.mu.RUnlock()
+	return recs, pos
+}
+
+// latest returns the newest record of id below n.
+func (p *Outputs) latest(id string) (*outRec, bool) {
+	if p == nil || p.log == nil || p.n == 0 {
+		return nil, false
+	}
+	l := p.log
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	ps := l.pos[id]
+	k := sort.SearchInts(ps, p.n) // first position ≥ n
+	if k == 0 {
+		return nil, false
+	}
+	return l.recs[ps[k-1]], true
 }
 
 // With returns the outputs with id set to out. A repeated id keeps its first
 // position and takes the new output, as OrKa's later log entries overwrite earlier ones.
 func (p *Outputs) With(id string, out Output) *Outputs {
-	n := &Outputs{outs: make(map[string]Output, p.Len()+1)}
-	if p != nil {
-		n.ids = make([]string, len(p.ids), len(p.ids)+1)
-		copy(n.ids, p.ids)
-		for k, v := range p.outs {
-			n.outs[k] = v
+	if p != nil && p.log != nil {
+		l := p.log
+		l.mu.Lock()
+		if len(l.recs) == p.n { // the newest snapshot: extend in place
+			l.add(id, out)
+			l.mu.Unlock()
+			return &Outputs{log: l, n: p.n + 1}
 		}
+		l.mu.Unlock()
 	}
-	if _, ok := n.outs[id]; !ok {
-		n.ids = append(n.ids, id)
+	l := p.copyLog(1)
+	l.add(id, out)
+	return &Outputs{log: l, n: len(l.recs)}
+}
+
+// copyLog returns a new log holding this snapshot's records, with room for
+// extra more.
+func (p *Outputs) copyLog(extra int) *outLog {
+	recs, _ := p.view()
+	l := &outLog{recs: make([]*outRec, 0, len(recs)+extra), pos: make(map[string][]int, len(recs)+extra)}
+	for _, r := range recs {
+		l.add(r.id, r.out)
 	}
-	n.outs[id] = out
+	return l
+}
+
+// record sets id to out in place, as [Outputs.With] does on a copy; only for
+// Outputs nobody else holds yet.
+func (p *Outputs) record(id string, out Output) {
+	*p = *p.With(id, out)
+}
+
+// WithAll returns p with every output of qs recorded in order, as [Outputs.With]
+// would one by one. Neither p nor qs change.
+func (p *Outputs) WithAll(qs ...*Outputs) *Outputs {
+	n := p
+	for _, q := range qs {
+		q.Each(func(id string, out Output) bool {
+			n = n.With(id, out)
+			return true
+		})
+	}
 	return n
 }
 
 // Get returns the output of id.
 func (p *Outputs) Get(id string) (Output, bool) {
-	if p == nil {
+	r, ok := p.latest(id)
+	if !ok {
 		return Output{}, false
 	}
-	o, ok := p.outs[id]
-	return o, ok
+	return r.out, true
 }
 
 // Len is the number of recorded agents.
 func (p *Outputs) Len() int {
-	if p == nil {
+	recs, _ := p.view()
+	if len(recs) == 0 {
 		return 0
 	}
-	return len(p.ids)
+	return recs[len(recs)-1].distinct
 }
 
 // IDs returns the agent ids in run order. The slice is a copy.
 func (p *Outputs) IDs() []string {
-	if p == nil {
+	recs, _ := p.view()
+	if len(recs) == 0 {
 		return nil
 	}
-	return append([]string(nil), p.ids...)
+	ids := make([]string, 0, recs[len(recs)-1].distinct)
+	for _, r := range recs {
+		if r.first {
+			ids = append(ids, r.id)
+		}
+	}
+	return ids
 }
 
-// Each calls fn for every output in run order until fn returns false.
-func (p *Outputs) Each(fn func(id string, out Output) bool) {
-	if p == nil {
+// each calls fn for the newest record of every id in run order (of first
+// records) until fn returns false.
+func (p *Outputs) each(fn func(r *outRec) bool) {
+	recs, _ := p.view()
+	if len(recs) == 0 {
 		return
 	}
-	for _, id := range p.ids {
-		if !fn(id, p.outs[id]) {
+	repeats := recs[len(recs)-1].distinct != len(recs)
+	for _, r := range recs {
+		if !r.first {
+			continue
+		}
+		if repeats {
+			r, _ = p.latest(r.id)
+		}
+		if !fn(r) {
 			return
 		}
 	}
 }
 
+// Each calls fn for every output in run order until fn returns false.
+func (p *Outputs) Each(fn func(id string, out Output) bool) {
+	p.each(func(r *outRec) bool { return fn(r.id, r.out) })
+}
+
 // Last returns the most recently recorded output.
 func (p *Outputs) Last() (string, Output, bool) {
-	if p.Len() == 0 {
+	recs, _ := p.view()
+	if len(recs) == 0 {
 		return "", Output{}, false
 	}
-	id := p.ids[len(p.ids)-1]
-	return id, p.outs[id], true
+	id := recs[recs[len(recs)-1].lastNew].id
+	r, _ := p.latest(id)
+	return id, r.out, true
 }
 
 // Map returns the outputs as templates see them: agent id → [Output.Map].
@@ -85,6 +218,26 @@ func (p *Outputs) Map() map[string]any {
 		m[id] = out.Map()
 		return true
 	})
+	return m
+}
+
+// templateMap is [Outputs.Map] for templates, with each output's map built
+// once and shared: all outputs, or those of ids present.
+func (p *Outputs) templateMap(ids []string, all bool) map[string]any {
+	if all {
+		m := make(map[string]any, p.Len())
+		p.each(func(r *outRec) bool {
+			m[r.id] = r.outMap()
+			return true
+		})
+		return m
+	}
+	m := make(map[string]any, len(ids))
+	for _, id := range ids {
+		if r, ok := p.latest(id); ok {
+			m[id] = r.outMap()
+		}
+	}
 	return m
 }
 

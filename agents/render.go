@@ -18,6 +18,24 @@ func (in Input) Data() prompt.Data {
 	return d
 }
 
+// templateData is [Input.Data] for rendering t: previous_outputs holds only
+// the outputs t reads (all of them when it may read any, see
+// [prompt.Template.Outputs]), as maps built once per recorded output.
+func (in Input) templateData(t *prompt.Template) prompt.Data {
+	ids, all := t.Outputs()
+	d := prompt.Data{Input: in.Value, Vars: in.Vars}
+	if all {
+		d.Previous, d.PreviousOrder = in.Previous.templateMap(nil, true), in.Previous.IDs()
+	} else {
+		d.Previous = in.Previous.templateMap(ids, false)
+	}
+	if in.Loop != nil {
+		d.LoopNumber = in.Loop.Number
+		d.PastLoopsMetadata = in.Loop.Metadata
+	}
+	return d
+}
+
 // RenderOrInput renders t for this call, as [Input.Render]; a nil t gives the
 // input text instead (inside a loop, the task text), as OrKa's nodes without
 // a prompt read their input.
@@ -53,7 +71,7 @@ func (in Input) Render(t *prompt.Template) (string, error) {
 	if t.Plain() { // reads no name: no data to build
 		return t.Render(prompt.Data{})
 	}
-	d := in.Data()
+	d := in.templateData(t)
 	if err := in.warnUndefined(t, d); err != nil {
 		return "", err
 	}

@@ -162,10 +162,11 @@ var _ Agent = Sequence{}
 // run order; Response and Prompt are the last successful step's; Usage sums
 // every step's. On an error the output holds what was recorded so far.
 func (q Sequence) Run(ctx context.Context, in Input) (Output, error) {
-	// own holds this run's records; it is private until returned, so it grows in
-	// place. A step's previous outputs are in.Previous plus own, copied only
-	// when a step needs them (not after the last one).
-	own := &Outputs{ids: make([]string, 0, len(q.Steps)), outs: make(map[string]Output, len(q.Steps))}
+	// own holds this run's records; prev is in.Previous plus them, what each
+	// step sees. Both extend in place while they are the newest snapshot of
+	// their log, so a step costs O(1) however many ran before it.
+	own := &Outputs{}
+	prev := in.Previous // in.Previous plus own; extending it appends in place
 	var usage Usage
 	var lastResponse any
 	var lastPrompt string
@@ -191,7 +192,7 @@ func (q Sequence) Run(ctx context.Context, in Input) (Output, error) {
 			return result(), AtPath(in.Path, err)
 		}
 		sin := in
-		sin.Previous = in.Previous.WithAll(own)
+		sin.Previous = prev
 		out, fail, stop := runStep(ctx, s, sin)
 		if stop != nil {
 			return result(), stop
@@ -209,9 +210,11 @@ func (q Sequence) Run(ctx context.Context, in Input) (Output, error) {
 		}
 		usage = usage.Add(out.Usage)
 		own.record(s.ID, out)
+		prev = prev.With(s.ID, out)
 		if e, ok := s.Agent.(Exposer); ok && e.ExposesChildren() {
 			out.Children.Each(func(id string, o Output) bool {
 				own.record(id, o)
+				prev = prev.With(id, o)
 				return true
 			})
 		}
@@ -227,47 +230,4 @@ func (q Sequence) Run(ctx context.Context, in Input) (Output, error) {
 	return result(), nil
 }
 
-// record sets id to out in place, as [Outputs.With] does on a copy; only for
-// Outputs nobody else holds yet.
-func (p *Outputs) record(id string, out Output) {
-	if p.outs == nil {
-		p.outs = make(map[string]Output, 4)
-	}
-	if _, ok := p.outs[id]; !ok {
-		p.ids = append(p.ids, id)
-	}
-	p.outs[id] = out
-}
-
 var errTooManyInserted = fmt.Errorf("routes inserted more than %d agents in one run; a route probably leads back to its router", MaxInserted)
-
-// WithAll returns p with every output of qs recorded in order, as [Outputs.With]
-// would one by one. Neither p nor qs change.
-func (p *Outputs) WithAll(qs ...*Outputs) *Outputs {
-	size := 0
-	for _, q := range qs {
-		size += q.Len()
-	}
-	if size == 0 {
-		return p
-	}
-	n := &Outputs{ids: make([]string, 0, p.Len()+size), outs: make(map[string]Output, p.Len()+size)}
-	if p != nil {
-		n.ids = append(n.ids, p.ids...)
-		for k, v := range p.outs {
-			n.outs[k] = v
-		}
-	}
-	for _, q := range qs {
-		if q == nil {
-			continue
-		}
-		for _, id := range q.ids {
-			if _, ok := n.outs[id]; !ok {
-				n.ids = append(n.ids, id)
-			}
-			n.outs[id] = q.outs[id]
-		}
-	}
-	return n
-}

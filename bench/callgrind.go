@@ -59,6 +59,19 @@ func cgWorkloads() []cgWorkload {
 			return func() (int, error) { _, err := g.Invoke(ctx, task); return loops, err }, nil
 		}
 	}
+	chainRun := func(n int) func() (func() (int, error), error) {
+		return func() (func() (int, error), error) {
+			wf, err := parse(chainWorkflow(n), "chain.yaml")
+			if err != nil {
+				return nil, err
+			}
+			m := newModels(0)
+			return func() (int, error) {
+				res, err := wf.Run(ctx, task, cogloop.WithModels(m))
+				return 1, check(res, err, "", 0)
+			}, nil
+		}
+	}
 	return []cgWorkload{
 		{"step", func() (func() (int, error), error) {
 			wf, err := parse(sequentialWorkflow(modelSpec{}), "steps.yaml")
@@ -76,6 +89,9 @@ func cgWorkloads() []cgWorkload {
 		{"2node-eino", einoRun(einoTwoNode)},
 		{"forkjoin-cogloop", loopRun(forkJoinLoop(loops), "forkjoin.yaml", "loop")},
 		{"forkjoin-eino", einoRun(einoForkJoin)},
+		{"chain3", chainRun(3)},
+		{"chain10", chainRun(10)},
+		{"chain30", chainRun(30)},
 	}
 }
 
@@ -216,6 +232,9 @@ func scenarioCallgrind(rep *report, cfg config) error {
 		{"2node-eino", "per iteration, 2-node loop, eino", 10},
 		{"forkjoin-cogloop", "per iteration, fork/join loop, cogloop", 10},
 		{"forkjoin-eino", "per iteration, fork/join loop, eino", 10},
+		{"chain3", "per pass of 3 chained agents", 1},
+		{"chain10", "per pass of 10 chained agents", 1},
+		{"chain30", "per pass of 30 chained agents", 1},
 	}
 	only := func(string) bool { return true }
 	if cgOnly != "" {

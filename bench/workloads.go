@@ -219,6 +219,28 @@ func sequentialWorkflow(m modelSpec) []byte {
 	return []byte("orchestrator: {id: steps, strategy: sequential, agents: [improver, critic, scorer]}\nagents:\n" + threeAgents(m, 2))
 }
 
+// chainWorkflow runs n agents in order, each improving the previous one's
+// response: one pass whose cost, as a function of n, issue 18 asks to be linear.
+func chainWorkflow(n int) []byte {
+	var b strings.Builder
+	b.WriteString("orchestrator: {id: chain, strategy: sequential, agents: [")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "a%d", i)
+	}
+	b.WriteString("]}\nagents:\n")
+	for i := range n {
+		prompt := "Improve the answer to: {{ input }}"
+		if i > 0 {
+			prompt = fmt.Sprintf("Improve this draft of the answer to {{ input }}:\n{{ previous_outputs.a%d.response }}", i-1)
+		}
+		b.WriteString(agentDef(fmt.Sprintf("a%d", i), prompt, modelSpec{}, 2))
+	}
+	return []byte(b.String())
+}
+
 // loopWorkflow is a loop of the three agents with score and lesson extraction
 // (default past_loops metadata), running maxLoops iterations.
 func loopWorkflow(maxLoops int, persist bool, m modelSpec) []byte {

@@ -53,6 +53,10 @@ type analysis struct {
 	names []Name
 	// free are the variable names of names, each once, unguarded ones only.
 	free []string
+	// outputs are the agent ids the template reads from previous_outputs, each
+	// once; allOutputs is set when it may read others too (see Template.Outputs).
+	outputs    []string
+	allOutputs bool
 }
 
 // outputFuncs are the helpers whose first argument is an agent id.
@@ -71,6 +75,7 @@ func (t *Template) Names() []Name {
 func (t *Template) analyze() *analysis {
 	a := &t.an
 	a.once.Do(func() {
+		a.allOutputs = true
 		if t.plain || t.tpl == nil {
 			return
 		}
@@ -87,8 +92,47 @@ func (t *Template) analyze() *analysis {
 				a.free = append(a.free, n.Name)
 			}
 		}
+		a.outputs, a.allOutputs = readOutputs(a.names)
 	})
 	return a
+}
+
+// Outputs returns the agent ids t reads from previous_outputs, each once, and
+// whether it may read other entries too: when it calls a function (helpers
+// such as get_fork_responses read every output), or uses previous_outputs
+// other than as previous_outputs.<id>, ['<id>'] or .get('<id>') (a loop over
+// it, a filter on it, an alias, a dynamic key). Rendering t with a
+// previous_outputs holding only ids (those present) then gives what the full
+// mapping gives, unless all is set.
+func (t *Template) Outputs() (ids []string, all bool) {
+	a := t.analyze()
+	return a.outputs, a.allOutputs
+}
+
+// readOutputs is Template.Outputs over names. Without function calls every
+// NameOutput comes with the previous_outputs variable it is read from, so as
+// many outputs as variables means no other use of previous_outputs.
+func readOutputs(names []Name) (ids []string, all bool) {
+	vars, outs := 0, 0
+	seen := map[string]bool{}
+	for _, n := range names {
+		switch {
+		case n.Kind == NameFunc:
+			return nil, true
+		case n.Kind == NameVar && n.Name == "previous_outputs":
+			vars++
+		case n.Kind == NameOutput:
+			outs++
+			if !seen[n.Name] {
+				seen[n.Name] = true
+				ids = append(ids, n.Name)
+			}
+		}
+	}
+	if vars != outs {
+		return nil, true
+	}
+	return ids, false
 }
 
 // Names lists the names the expression reads (see [Template.Names]); positions

@@ -145,3 +145,30 @@ func TestClosest(t *testing.T) {
 		assert.Equal(t, want, closest(name, cands), name)
 	}
 }
+
+func TestTemplateOutputs(t *testing.T) {
+	cases := []struct {
+		src  string
+		ids  []string
+		all  bool
+		note string
+	}{
+		{"{{ input }}", nil, false, "reads none"},
+		{"{{ previous_outputs.a.response }} {{ previous_outputs['b'] }} {{ previous_outputs.get('c') }} {{ previous_outputs.a }}", []string{"a", "b", "c"}, false, "static ids"},
+		{"{% if previous_outputs.a is defined %}{{ previous_outputs.a | default('x') }}{% endif %}", []string{"a"}, false, "guarded"},
+		{"{{ previous_outputs }}", nil, true, "the whole mapping"},
+		{"{% for k, v in previous_outputs.items() %}{{ k }}{% endfor %}", nil, true, "a loop over it"},
+		{"{{ previous_outputs | length }} {{ previous_outputs.a }}", nil, true, "a filter on it"},
+		{"{{ previous_outputs[name] }}", nil, true, "a dynamic key"},
+		{"{% set p = previous_outputs %}{{ p.a }}", nil, true, "an alias"},
+		{"{{ get_agent_response('a') }}", nil, true, "a helper"},
+		{"{{ previous_outputs.a }} {{ get_input() }}", nil, true, "any function call"},
+	}
+	for _, c := range cases {
+		tpl, err := Parse("t", c.src, Options{})
+		require.NoError(t, err, c.src)
+		ids, all := tpl.Outputs()
+		assert.Equal(t, c.all, all, "%s: %s", c.note, c.src)
+		assert.Equal(t, c.ids, ids, "%s: %s", c.note, c.src)
+	}
+}

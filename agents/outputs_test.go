@@ -1,0 +1,76 @@
+package agents_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cogloop/cogloop/agents"
+)
+
+func TestOutputsSnapshotsStayAsTheyWere(t *testing.T) {
+	base := (*agents.Outputs)(nil).With("a", agents.Output{Response: 1})
+	newer := base.With("b", agents.Output{Response: 2}) // extends base's log in place
+	other := base.With("c", agents.Output{Response: 3}) // base is no longer the newest: a copy
+	again := newer.With("a", agents.Output{Response: 4})
+
+	assert.Equal(t, []string{"a"}, base.IDs())
+	assert.Equal(t, 1, base.Len())
+	assert.Equal(t, []string{"a", "b"}, newer.IDs())
+	assert.Equal(t, []string{"a", "c"}, other.IDs())
+	_, ok := newer.Get("c")
+	assert.False(t, ok, "a sibling's record is not seen")
+	_, ok = other.Get("b")
+	assert.False(t, ok)
+
+	assert.Equal(t, []string{"a", "b"}, again.IDs(), "a repeated id keeps its place")
+	assert.Equal(t, 2, again.Len())
+	a, _ := again.Get("a")
+	assert.Equal(t, 4, a.Response, "and takes the new output")
+	a, _ = newer.Get("a")
+	assert.Equal(t, 1, a.Response, "older snapshots keep the old one")
+	id, last, ok := again.Last()
+	assert.True(t, ok)
+	assert.Equal(t, "b", id, "Last is the last id in run order")
+	assert.Equal(t, 2, last.Response)
+	var seen []any
+	again.Each(func(id string, o agents.Output) bool { seen = append(seen, id, o.Response); return true })
+	assert.Equal(t, []any{"a", 4, "b", 2}, seen)
+	assert.Equal(t, map[string]any{"a": map[string]any{"response": 4}, "b": map[string]any{"response": 2}}, again.Map())
+}
+
+func TestOutputsConcurrentBranchesExtendOneSnapshot(t *testing.T) {
+	base := (*agents.Outputs)(nil).With("start", agents.Output{Response: 0})
+	const branches = 8
+	got := make([]*agents.Outputs, branches)
+	var wg sync.WaitGroup
+	for i := range branches {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := base
+			for j := range 5 {
+				p = p.With(fmt.Sprintf("b%d_%d", i, j), agents.Output{Response: i*10 + j})
+				_ = p.Map()
+			}
+			got[i] = p
+		}()
+	}
+	wg.Wait()
+	for i, p := range got {
+		require.Equal(t, 6, p.Len())
+		ids := p.IDs()
+		assert.Equal(t, "start", ids[0])
+		for j := range 5 {
+			o, ok := p.Get(fmt.Sprintf("b%d_%d", i, j))
+			require.True(t, ok)
+			assert.Equal(t, i*10+j, o.Response)
+		}
+		_, ok := p.Get(fmt.Sprintf("b%d_0", (i+1)%branches))
+		assert.False(t, ok, "branch %d sees only its own records", i)
+	}
+	assert.Equal(t, 1, base.Len())
+}
