@@ -2,7 +2,6 @@ package agents
 
 import (
 	"encoding/json"
-	"sort"
 	"strconv"
 	"sync"
 )
@@ -26,7 +25,7 @@ type Outputs struct {
 type outLog struct {
 	mu   sync.RWMutex
 	recs []*outRec
-	pos  map[string][]int // positions of each id's records, ascending
+	last map[string]int // position of each id's newest record
 }
 
 // outRec is one recorded output.
@@ -34,6 +33,7 @@ type outRec struct {
 	id       string
 	out      Output
 	first    bool // the first record of id in the log
+	prevSame int  // position of the record of id before this one, -1 if none
 	distinct int  // distinct ids in the log up to and including this record
 	lastNew  int  // position of the latest first record up to and including this one
 
@@ -51,9 +51,12 @@ func (r *outRec) outMap() map[string]any {
 // add appends a record; the caller holds mu or owns l alone.
 func (l *outLog) add(id string, out Output) {
 	i := len(l.recs)
-	r := &outRec{id: id, out: out}
-	ps, seen := l.pos[id]
-	r.first = !seen
+	r := &outRec{id: id, out: out, prevSame: -1}
+	if j, seen := l.last[id]; seen {
+		r.prevSame = j
+	} else {
+		r.first = true
+	}
 	if i > 0 {
 		prev := l.recs[i-1]
 		r.distinct, r.lastNew = prev.distinct, prev.lastNew
@@ -62,19 +65,19 @@ func (l *outLog) add(id string, out Output) {
 		r.distinct++
 		r.lastNew = i
 	}
-	l.pos[id] = append(ps, i)
+	l.last[id] = i
 	l.recs = append(l.recs, r)
 }
 
-// view returns the records this snapshot sees, and the log's index.
-func (p *Outputs) view() ([]*outRec, map[string][]int) {
+// view returns the records this snapshot sees.
+func (p *Outputs) view() []*outRec {
 	if p == nil || p.log == nil || p.n == 0 {
-		return nil, nil
+		return nil
 	}
 	p.log.mu.RLock()
-	recs, pos := p.log.recs[:p.n], p.log.pos
+	recs := p.log.recs[:p.n]
 	p.log.mu.RUnlock()
-	return recs, pos
+	return recs
 }
 
 // latest returns the newest record of id below n.
@@ -85,12 +88,15 @@ func (p *Outputs) latest(id string) (*outRec, bool) {
 	l := p.log
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	ps := l.pos[id]
-	k := sort.SearchInts(ps, p.n) // first position ≥ n
-	if k == 0 {
+	i, ok := l.last[id]
+	for ok && i >= p.n { // recorded after this snapshot: follow the chain back
+		i = l.recs[i].prevSame
+		ok = i >= 0
+	}
+	if !ok {
 		return nil, false
 	}
-	return l.recs[ps[k-1]], true
+	return l.recs[i], true
 }
 
 // With returns the outputs with id set to out. A repeated id keeps its first
@@ -114,8 +120,8 @@ func (p *Outputs) With(id string, out Output) *Outputs {
 // copyLog returns a new log holding this snapshot's records, with room for
 // extra more.
 func (p *Outputs) copyLog(extra int) *outLog {
-	recs, _ := p.view()
-	l := &outLog{recs: make([]*outRec, 0, len(recs)+extra), pos: make(map[string][]int, len(recs)+extra)}
+	recs := p.view()
+	l := &outLog{recs: make([]*outRec, 0, len(recs)+extra), last: make(map[string]int, len(recs)+extra)}
 	for _, r := range recs {
 		l.add(r.id, r.out)
 	}
@@ -125,6 +131,18 @@ func (p *Outputs) copyLog(extra int) *outLog {
 // record sets id to out in place, as [Outputs.With] does on a copy; only for
 // Outputs nobody else holds yet.
 func (p *Outputs) record(id string, out Output) {
+	if p.log == nil {
+		p.log = &outLog{recs: make([]*outRec, 0, 4), last: make(map[string]int, 4)}
+	}
+	l := p.log
+	l.mu.Lock()
+	if len(l.recs) == p.n {
+		l.add(id, out)
+		l.mu.Unlock()
+		p.n++
+		return
+	}
+	l.mu.Unlock()
 	*p = *p.With(id, out)
 }
 
@@ -152,7 +170,7 @@ func (p *Outputs) Get(id string) (Output, bool) {
 
 // Len is the number of recorded agents.
 func (p *Outputs) Len() int {
-	recs, _ := p.view()
+	recs := p.view()
 	if len(recs) == 0 {
 		return 0
 	}
@@ -161,7 +179,7 @@ func (p *Outputs) Len() int {
 
 // IDs returns the agent ids in run order. The slice is a copy.
 func (p *Outputs) IDs() []string {
-	recs, _ := p.view()
+	recs := p.view()
 	if len(recs) == 0 {
 		return nil
 	}
@@ -177,7 +195,7 @@ func (p *Outputs) IDs() []string {
 // each calls fn for the newest record of every id in run order (of first
 // records) until fn returns false.
 func (p *Outputs) each(fn func(r *outRec) bool) {
-	recs, _ := p.view()
+	recs := p.view()
 	if len(recs) == 0 {
 		return
 	}
@@ -202,7 +220,7 @@ func (p *Outputs) Each(fn func(id string, out Output) bool) {
 
 // Last returns the most recently recorded output.
 func (p *Outputs) Last() (string, Output, bool) {
-	recs, _ := p.view()
+	recs := p.view()
 	if len(recs) == 0 {
 		return "", Output{}, false
 	}
