@@ -454,7 +454,7 @@ func pyFormat(e *exec.Evaluator, format string, args []any, named any) (string, 
 			arg       any
 			haveArg   bool
 			flags     string
-			width     = -1
+			width     int
 			precision = -1
 		)
 		if format[i] == '(' {

@@ -12,7 +12,7 @@ func TestMain(m *testing.M) {
 	stdin = strings.NewReader("")
 	code := m.Run()
 	if binDir != "" {
-		os.RemoveAll(binDir)
+		_ = os.RemoveAll(binDir) // a temp dir; the OS cleans it if this fails
 	}
 	os.Exit(code)
 }
