@@ -25,7 +25,7 @@ import (
 func main() {
 	quick := flag.Bool("quick", false, "one short pass of every scenario (N ≤ 1,000); writes no results.md unless -out is given")
 	out := flag.String("out", "", "write the markdown report here (default: results.md for a full run of every scenario; nothing with -quick or -run)")
-	runRE := flag.String("run", "", "run only the scenarios whose name matches this regexp: cpu, profile, eino, latency, forkjoin, redis, validate, checkpoint, concurrent")
+	runRE := flag.String("run", "", "run only the scenarios whose name matches this regexp: cpu, profile, eino, latency, forkjoin, redis, validate, checkpoint, concurrent, queue")
 	cpuprofile := flag.String("cpuprofile", "", "keep the CPU profile of the per-iteration scenario in this file, and that of validate in FILE.validate (default: temporary files)")
 	serve := flag.Bool("serve-openai", false, "internal: serve the loopback OpenAI-compatible model (child process)")
 	flag.Parse()
@@ -73,6 +73,7 @@ func run(cfg config, only *regexp.Regexp, out string) int {
 		{"validate", scenarioValidate},
 		{"checkpoint", scenarioCheckpoint},
 		{"concurrent", scenarioConcurrent},
+		{"queue", scenarioQueue},
 	}
 	failed := 0
 	for _, s := range scenarios {

@@ -28,6 +28,10 @@ commands:
   validate WORKFLOW.yaml        check a workflow without running it
   history --loop ID             print a loop's persisted past_loops
   presets [NAME]                list scoring presets
+  worker                        run queued runs (Redis, asynq)
+  submit WORKFLOW.yaml [INPUT]  queue a run (--dataset F.jsonl: one per line)
+  status [RUN...]               where queued runs are
+  result RUN                    a queued run's result (--wait)
   schema                        print the JSON Schema of workflow files
   init [DIR]                    write a runnable starter workflow
   eval WORKFLOW --dataset F     run a workflow over a JSONL dataset and score it
@@ -108,6 +112,10 @@ flags:
 
 Prints the module version, the VCS revision it was built from and the Go version.
 `,
+	"worker": workerHelp,
+	"submit": submitHelp,
+	"status": statusHelp,
+	"result": resultHelp,
 	"help": `usage: cogloop help [COMMAND]
 
 Prints the help of COMMAND, or the list of commands.
@@ -146,6 +154,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdHistory(ctx, args[1:], stdout, stderr)
 	case "presets":
 		return cmdPresets(args[1:], stdout, stderr)
+	case "worker":
+		return cmdWorker(ctx, args[1:], stdout, stderr)
+	case "submit":
+		return cmdSubmit(ctx, args[1:], stdout, stderr)
+	case "status":
+		return cmdStatus(ctx, args[1:], stdout, stderr)
+	case "result":
+		return cmdResult(ctx, args[1:], stdout, stderr)
 	case "schema", "init", "eval":
 		return runSchemaCommands(ctx, cmd, args[1:], stdout, stderr)
 	case "version":

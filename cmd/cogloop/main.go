@@ -3,6 +3,7 @@
 //	cogloop run WORKFLOW.yaml [INPUT|-] [--json] [--script F] [--trace F] [--strict] [-v|-q]
 //	cogloop validate WORKFLOW.yaml [--strict]
 //	cogloop history | presets | version | help [COMMAND]
+//	cogloop worker | submit WORKFLOW.yaml [INPUT] | status [RUN...] | result RUN   (Redis queue, package queue)
 //
 // Exit codes: 0 ok, 1 failed run, 2 bad usage or invalid workflow, 130 after
 // SIGINT (a second SIGINT exits at once), 143 after SIGTERM.

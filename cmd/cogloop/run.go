@@ -199,21 +199,11 @@ func exitCode(ctx context.Context, code int) int {
 }
 
 func writeJSON(w io.Writer, res *cogloop.Result) error {
-	outputs := map[string]any{}
-	res.Outputs.Each(func(id string, o agents.Output) bool {
-		outputs[id] = o.Map()
-		return true
-	})
-	errs := res.Errors
-	if errs == nil {
-		errs = []cogloop.RunError{}
-	}
-	warnings := res.Warnings
-	if warnings == nil {
-		warnings = []cogloop.RunWarning{}
-	}
-	doc := map[string]any{"run_id": res.RunID, "status": res.Status, "errors": errs, "warnings": warnings,
-		"output": res.Response, "outputs": outputs}
+	return writeDocument(w, res.Document())
+}
+
+// writeDocument prints a JSON document indented, without HTML escaping.
+func writeDocument(w io.Writer, doc any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

@@ -1,0 +1,422 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/queue"
+)
+
+// redisFlag is --redis, else $REDIS_URL.
+func redisFlag(v string) string {
+	if v != "" {
+		return v
+	}
+	return os.Getenv("REDIS_URL")
+}
+
+func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("worker", stderr)
+	redisURL := fs.String("redis", "", "")
+	conc := fs.Int("concurrency", queue.DefaultConcurrency, "")
+	queues := fs.String("queues", queue.DefaultQueue, "")
+	script := fs.String("script", "", "")
+	presets := fs.String("presets", "", "")
+	shutdown := fs.Duration("shutdown-timeout", queue.DefaultShutdownTimeout, "")
+	poll := fs.Duration("poll-interval", time.Second, "")
+	quiet := fs.Bool("q", false, "")
+	pos, err := parseInterspersed(fs, args)
+	switch {
+	case err != nil:
+		return usageError(stderr, "worker", err)
+	case *poll <= 0:
+		return usageError(stderr, "worker", fmt.Errorf("--poll-interval must be positive, got %s", *poll))
+	case len(pos) > 0:
+		return usageError(stderr, "worker", fmt.Errorf("worker takes no arguments, got %q", pos[0]))
+	case *conc <= 0:
+		return usageError(stderr, "worker", fmt.Errorf("--concurrency must be positive, got %d", *conc))
+	case *shutdown <= 0:
+		return usageError(stderr, "worker", fmt.Errorf("--shutdown-timeout must be positive, got %s", *shutdown))
+	}
+	qs, err := parseQueues(*queues)
+	if err != nil {
+		return usageError(stderr, "worker", err)
+	}
+	level := slog.LevelInfo
+	if *quiet {
+		level = slog.LevelWarn
+	}
+	o := queue.Options{Redis: redisFlag(*redisURL), Concurrency: *conc, Queues: qs, ShutdownTimeout: *shutdown,
+		PollInterval: *poll, LoadOptions: loadOptions(*presets, false),
+		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}
+	if *script != "" {
+		data, err := readFileCapped(*script, "--script", maxScriptBytes, "split the replies or shorten them")
+		if err != nil {
+			return usageError(stderr, "worker", err)
+		}
+		s, err := agents.ParseScript(data, *script)
+		if err != nil {
+			fmt.Fprintf(stderr, "cogloop worker: %v\n", err)
+			return exitUsage
+		}
+		o.Models = s
+	}
+	w, err := queue.NewWorker(o)
+	if err != nil {
+		return usageError(stderr, "worker", err)
+	}
+	ready := func() {
+		fmt.Fprintf(stderr, "cogloop worker: ready %s queues=%s concurrency=%d\n", w.Name(), *queues, *conc)
+	}
+	if err := w.Run(ctx, ready); err != nil {
+		fmt.Fprintf(stderr, "cogloop worker: %v\n", err)
+		return exitFailure
+	}
+	fmt.Fprintf(stderr, "cogloop worker: %s drained\n", w.Name())
+	return exitCode(ctx, exitOK)
+}
+
+// parseQueues reads q1,q2:3 into queue priorities (default 1).
+func parseQueues(s string) (map[string]int, error) {
+	out := map[string]int{}
+	for _, part := range strings.Split(s, ",") {
+		name, prio, found := strings.Cut(strings.TrimSpace(part), ":")
+		n := 1
+		if found {
+			var err error
+			if n, err = strconv.Atoi(prio); err != nil || n <= 0 {
+				return nil, fmt.Errorf("--queues: priority of %q must be a positive integer, got %q", name, prio)
+			}
+		}
+		if name == "" {
+			return nil, fmt.Errorf("--queues: empty queue name in %q", s)
+		}
+		out[name] = n
+	}
+	return out, nil
+}
+
+type submitFlags struct {
+	redis, queue, runID, dataset, namespace string
+	jsonInput, shared, strict, wait         bool
+	maxRetry                                int
+	retention, timeout, cpTTL               time.Duration
+}
+
+func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var f submitFlags
+	fs := newFlagSet("submit", stderr)
+	fs.StringVar(&f.redis, "redis", "", "")
+	fs.StringVar(&f.queue, "queue", queue.DefaultQueue, "")
+	fs.StringVar(&f.runID, "run-id", "", "")
+	fs.StringVar(&f.dataset, "dataset", "", "")
+	fs.StringVar(&f.namespace, "namespace", "", "")
+	fs.BoolVar(&f.jsonInput, "json-input", false, "")
+	fs.BoolVar(&f.shared, "shared", false, "")
+	fs.BoolVar(&f.strict, "strict", false, "")
+	fs.BoolVar(&f.wait, "wait", false, "")
+	fs.IntVar(&f.maxRetry, "max-retry", queue.DefaultMaxRetry, "")
+	fs.DurationVar(&f.retention, "retention", queue.DefaultRetention, "")
+	fs.DurationVar(&f.timeout, "timeout", queue.DefaultTimeout, "")
+	fs.DurationVar(&f.cpTTL, "checkpoint-ttl", 0, "")
+	usageErr := func(err error) int { return usageError(stderr, "submit", err) }
+	pos, err := parseInterspersed(fs, args)
+	switch {
+	case err != nil:
+		return usageErr(err)
+	case len(pos) == 0:
+		return usageErr(errors.New("submit needs a workflow file"))
+	case len(pos) > 2:
+		return usageErr(fmt.Errorf("submit takes a workflow file and one input, got %d arguments (quote the input)", len(pos)))
+	case f.dataset != "" && len(pos) == 2:
+		return usageErr(errors.New("give the input as an argument or with --dataset, not both"))
+	case f.maxRetry < 0 || f.retention <= 0 || f.timeout <= 0 || f.cpTTL < 0:
+		return usageErr(errors.New("--max-retry must not be negative; --retention and --timeout must be positive"))
+	}
+	var wf queue.Workflow
+	if f.shared {
+		wf, err = queue.SharedFile(pos[0])
+	} else {
+		wf, err = queue.File(pos[0])
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	type job struct {
+		id    string
+		input any
+	}
+	var jobs []job
+	if f.dataset != "" {
+		prefix := f.runID
+		if prefix == "" {
+			prefix = cogloop.NewRunID()
+		}
+		inputs, lines, err := readDataset(f.dataset)
+		if err != nil {
+			return usageErr(err)
+		}
+		for i, in := range inputs {
+			jobs = append(jobs, job{fmt.Sprintf("%s-%d", prefix, lines[i]), in})
+		}
+	} else {
+		in, err := readInput(pos[1:], runFlags{jsonInput: f.jsonInput})
+		if err != nil {
+			return usageErr(err)
+		}
+		jobs = append(jobs, job{f.runID, in})
+	}
+	c, err := queue.NewClient(redisFlag(f.redis))
+	if err != nil {
+		return usageErr(err)
+	}
+	defer c.Close()
+	opts := []queue.Option{queue.Queue(f.queue), queue.Namespace(f.namespace), queue.MaxRetry(f.maxRetry),
+		queue.Retention(f.retention), queue.Timeout(f.timeout), queue.CheckpointTTL(f.cpTTL)}
+	if f.strict {
+		opts = append(opts, queue.Strict())
+	}
+	code := exitOK
+	var ids []string
+	for _, j := range jobs {
+		o := opts
+		if j.id != "" {
+			o = append(o[:len(o):len(o)], queue.RunID(j.id))
+		}
+		id, err := queue.Enqueue(ctx, c, wf, j.input, o...)
+		var le *agents.LoadError
+		switch {
+		case errors.As(err, &le):
+			fmt.Fprintln(stderr, err)
+			return exitUsage
+		case err != nil:
+			fmt.Fprintf(stderr, "cogloop submit: %v\n", err)
+			code = exitFailure
+			continue
+		}
+		fmt.Fprintln(stdout, id)
+		ids = append(ids, id)
+	}
+	if !f.wait {
+		return code
+	}
+	if len(ids) == 1 && f.dataset == "" {
+		return printResult(ctx, c, ids[0], true, stdout, stderr)
+	}
+	failed := 0
+	for _, id := range ids {
+		st, err := c.Wait(ctx, id, 200*time.Millisecond)
+		if err != nil {
+			fmt.Fprintf(stderr, "cogloop submit: %v\n", err)
+			return exitCode(ctx, exitFailure)
+		}
+		if !runOK(st) {
+			failed++
+		}
+	}
+	fmt.Fprintf(stderr, "cogloop submit: %d runs ended: %d ok, %d failed\n", len(ids), len(ids)-failed, failed)
+	if failed > 0 {
+		code = exitFailure
+	}
+	return code
+}
+
+// readDataset reads one JSON input per non-empty line, with the line numbers.
+func readDataset(path string) ([]any, []int, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--dataset: %w", err)
+	}
+	defer fh.Close()
+	sc := bufio.NewScanner(fh)
+	sc.Buffer(make([]byte, 64<<10), maxInputBytes+1)
+	var inputs []any
+	var lines []int
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		dec := json.NewDecoder(strings.NewReader(line))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return nil, nil, fmt.Errorf("--dataset %s:%d: the line is not a JSON value (each line is one run's input, e.g. \"text\" or {\"k\": 1}): %v", path, n, err)
+		}
+		inputs = append(inputs, agents.Plain(v))
+		lines = append(lines, n)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, fmt.Errorf("--dataset %s: %w (a line may be at most 1 MiB)", path, err)
+	}
+	if len(inputs) == 0 {
+		return nil, nil, fmt.Errorf("--dataset %s has no runs (no non-empty line)", path)
+	}
+	return inputs, lines, nil
+}
+
+func runOK(st *queue.Status) bool {
+	return st.State == queue.Done && st.Record != nil && st.Record.State == queue.StateDone
+}
+
+func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("status", stderr)
+	redisURL := fs.String("redis", "", "")
+	asJSON := fs.Bool("json", false, "")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return usageError(stderr, "status", err)
+	}
+	c, err := queue.NewClient(redisFlag(*redisURL))
+	if err != nil {
+		return usageError(stderr, "status", err)
+	}
+	defer c.Close()
+	if len(pos) == 0 {
+		qs, ws, err := c.Overview(ctx)
+		if err != nil {
+			fmt.Fprintf(stderr, "cogloop status: %v\n", err)
+			return exitFailure
+		}
+		if *asJSON {
+			_ = writeDocument(stdout, map[string]any{"queues": qs, "workers": ws})
+			return exitOK
+		}
+		for _, q := range qs {
+			fmt.Fprintf(stdout, "queue %s: %d queued, %d running, %d retrying, %d scheduled, %d done, %d archived\n",
+				q.Queue, q.Queued, q.Running, q.Retrying, q.Scheduled, q.Done, q.Archived)
+		}
+		for _, w := range ws {
+			fmt.Fprintf(stdout, "worker %s (%s): %d of %d busy at its last heartbeat (every 5 s)\n", w.Name, strings.Join(w.Queues, ","), len(w.Running), w.Concurrency)
+		}
+		if len(qs) == 0 {
+			fmt.Fprintln(stdout, "no queues yet: submit a run with 'cogloop submit'")
+		}
+		return exitOK
+	}
+	code := exitOK
+	var all []*queue.Status
+	for _, id := range pos {
+		st, err := c.Status(ctx, id)
+		if err != nil {
+			fmt.Fprintf(stderr, "cogloop status: %v\n", err)
+			code = exitFailure
+			continue
+		}
+		all = append(all, st)
+		if !*asJSON {
+			fmt.Fprintln(stdout, statusLine(st))
+		}
+	}
+	if *asJSON {
+		_ = writeDocument(stdout, all)
+	}
+	return code
+}
+
+// statusLine says where a run is in one line.
+func statusLine(st *queue.Status) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s", st.RunID, st.State)
+	r := st.Record
+	switch st.State {
+	case queue.Running:
+		fmt.Fprintf(&b, " on %s", st.Worker)
+		if st.Orphaned {
+			b.WriteString(" (orphaned: the worker stopped heartbeating; asynq re-delivers the run about 60 s after)")
+		}
+	case queue.Retrying:
+		fmt.Fprintf(&b, " at %s after: %s", st.NextAt.Format(time.TimeOnly), st.LastError)
+	case queue.Archived:
+		msg := st.LastError
+		if r != nil && r.Error != "" {
+			msg = r.Error
+		}
+		fmt.Fprintf(&b, " (failed, not retried): %s", msg)
+	case queue.Done:
+		if r != nil && r.State == queue.StateFailed {
+			fmt.Fprintf(&b, " (failed): %s", r.Error)
+		} else if r != nil {
+			fmt.Fprintf(&b, " (ok) on %s", r.Worker)
+		}
+	}
+	if r != nil {
+		fmt.Fprintf(&b, "; attempt %d", r.Attempt)
+		for _, l := range r.Loops {
+			fmt.Fprintf(&b, "; loop %s pass %d of %d", l.Path, l.Pass, l.Max)
+			if at := r.Attempts[len(r.Attempts)-1]; at.ResumedAfter[l.Path] > 0 {
+				fmt.Fprintf(&b, " (resumed after %d)", at.ResumedAfter[l.Path])
+			}
+		}
+	}
+	fmt.Fprintf(&b, " [queue %s, %d of %d retries used]", st.Queue, st.Retried, st.MaxRetry)
+	return b.String()
+}
+
+func cmdResult(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("result", stderr)
+	redisURL := fs.String("redis", "", "")
+	wait := fs.Bool("wait", false, "")
+	pos, err := parseInterspersed(fs, args)
+	switch {
+	case err != nil:
+		return usageError(stderr, "result", err)
+	case len(pos) != 1:
+		return usageError(stderr, "result", errors.New("result takes one run id"))
+	}
+	c, err := queue.NewClient(redisFlag(*redisURL))
+	if err != nil {
+		return usageError(stderr, "result", err)
+	}
+	defer c.Close()
+	return printResult(ctx, c, pos[0], *wait, stdout, stderr)
+}
+
+// printResult prints the run's JSON document; exit 0 for an ok run.
+func printResult(ctx context.Context, c *queue.Client, id string, wait bool, stdout, stderr io.Writer) int {
+	var st *queue.Status
+	var err error
+	if wait {
+		st, err = c.Wait(ctx, id, 200*time.Millisecond)
+	} else {
+		st, err = c.Status(ctx, id)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "cogloop result: %v\n", err)
+		return exitCode(ctx, exitFailure)
+	}
+	if !st.Final() {
+		fmt.Fprintf(stderr, "cogloop result: %s; wait for it with --wait\n", statusLine(st))
+		return exitFailure
+	}
+	if st.Record == nil || len(st.Record.Result) == 0 {
+		fmt.Fprintf(stderr, "cogloop result: %s: the run has no result\n", statusLine(st))
+		return exitFailure
+	}
+	var doc any
+	if err := json.Unmarshal(st.Record.Result, &doc); err != nil {
+		fmt.Fprintf(stderr, "cogloop result: run %s: %v\n", id, err)
+		return exitFailure
+	}
+	if err := writeDocument(stdout, doc); err != nil {
+		fmt.Fprintf(stderr, "cogloop result: %v\n", err)
+		return exitFailure
+	}
+	if !runOK(st) {
+		fmt.Fprintf(stderr, "cogloop result: run %s failed: %s\n", id, st.Record.Error)
+		return exitFailure
+	}
+	return exitOK
+}
