@@ -2,6 +2,7 @@ package cognition
 
 import (
 	"context"
+	"github.com/cogloop/cogloop/internal/values"
 	"math"
 	"reflect"
 	"strings"
@@ -28,7 +29,7 @@ func (r *scoreRun) agreement(ctx context.Context, emb Embedder) (Score, bool) {
 			}
 			continue
 		}
-		m, ok := asMap(res.Value)
+		m, ok := values.AsMap(res.Value)
 		if !ok {
 			continue
 		}

@@ -3,6 +3,7 @@ package cognition
 import (
 	"errors"
 	"fmt"
+	"github.com/cogloop/cogloop/internal/values"
 	"strings"
 	"unicode/utf8"
 )
@@ -257,7 +258,7 @@ func extractTexts(sc *scan, res Result) []*scanText {
 	if s, ok := res.Value.(string); ok {
 		return []*scanText{sc.text(res.ID, "", s)}
 	}
-	m, ok := asMap(res.Value)
+	m, ok := values.AsMap(res.Value)
 	if !ok {
 		return nil
 	}

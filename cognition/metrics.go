@@ -2,6 +2,7 @@ package cognition
 
 import (
 	"encoding/json"
+	"github.com/cogloop/cogloop/internal/values"
 	"strings"
 )
 
@@ -29,7 +30,7 @@ func Metric(results []Result, key string) (any, bool) {
 		return nil, false
 	}
 	for _, res := range dedupe(results) {
-		m, ok := asMap(res.Value)
+		m, ok := values.AsMap(res.Value)
 		if !ok {
 			continue
 		}
@@ -41,7 +42,7 @@ func Metric(results []Result, key string) (any, bool) {
 			if !ok {
 				continue
 			}
-			if nm, ok := asMap(nested); ok {
+			if nm, ok := values.AsMap(nested); ok {
 				if v, ok := nm[key]; ok {
 					return v, true
 				}

@@ -65,26 +65,6 @@ func find(results []Result, id string) int {
 	return -1
 }
 
-// asMap returns v as a map[string]any when it is a map with string keys.
-func asMap(v any) (map[string]any, bool) {
-	switch m := v.(type) {
-	case map[string]any:
-		return m, m != nil
-	case nil:
-		return nil, false
-	}
-	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Map || rv.Type().Key().Kind() != reflect.String || rv.IsNil() {
-		return nil, false
-	}
-	out := make(map[string]any, rv.Len())
-	it := rv.MapRange()
-	for it.Next() {
-		out[it.Key().String()] = it.Value().Interface()
-	}
-	return out, true
-}
-
 // textOf is cogloop's deterministic counterpart of Python's str(): strings as
 // they are, numbers in their shortest form, nil as "", and mappings and lists as
 // compact JSON with sorted keys (OrKa scans the Python repr of a mapping; the

@@ -1,6 +1,7 @@
 package cognition
 
 import (
+	"github.com/cogloop/cogloop/internal/values"
 	"strconv"
 	"strings"
 )
@@ -46,7 +47,7 @@ func (r *scoreRun) jsonPath(st strategy) (Score, bool) {
 			}
 			return Score{}, false
 		}
-		m, ok := asMap(res.Value)
+		m, ok := values.AsMap(res.Value)
 		if !ok {
 			return Score{}, false
 		}
@@ -116,7 +117,7 @@ func (r *scoreRun) walk(v any, keys []string) (any, bool) {
 			}
 			v = obj
 		}
-		if m, ok := asMap(v); ok {
+		if m, ok := values.AsMap(v); ok {
 			if v, ok = m[k]; !ok {
 				return nil, false
 			}
