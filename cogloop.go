@@ -350,19 +350,28 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 	if err != nil {
 		end.Error = err.Error()
 	}
-	run.Emit(end)
 	res := &Result{RunID: o.runID, Response: out.Response, Outputs: out.Children, Usage: out.Usage, BudgetExceeded: exceeded}
 	col.mu.Lock()
 	res.Errors, res.Warnings = col.errors, col.warnings
 	loopErr := col.loopErr
 	col.mu.Unlock()
-	res.Status = StatusOK
+	runErr := res.outcome(err, w.wf.ID, loopErr)
+	// run.end carries the outcome, so a run record (the event stream) says it.
+	end.Data["status"] = res.Status
+	run.Emit(end)
+	return res, runErr
+}
+
+// outcome sets r.Status from the run's error, its final agent and its loops,
+// and returns the error Run returns.
+func (r *Result) outcome(err error, workflow string, loopErr bool) error {
+	r.Status = StatusOK
 	if err != nil {
-		res.Status = StatusFailed
-		return res, fmt.Errorf("%w: workflow %q: %w", ErrRunFailed, w.wf.ID, err)
+		r.Status = StatusFailed
+		return fmt.Errorf("%w: workflow %q: %w", ErrRunFailed, workflow, err)
 	}
 	cause := ""
-	if id, last, ok := res.Outputs.Last(); !ok {
+	if id, last, ok := r.Outputs.Last(); !ok {
 		cause = "the workflow ran no agent"
 	} else if last.Failed() {
 		cause = fmt.Sprintf("final agent %q failed", id)
@@ -370,13 +379,13 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 		cause = "a loop stopped with stop_reason error"
 	}
 	if cause == "" {
-		return res, nil
+		return nil
 	}
-	res.Status = StatusFailed
-	if len(res.Errors) > 0 {
-		return res, fmt.Errorf("%w: %s; first error: %w", ErrRunFailed, cause, res.Errors[0])
+	r.Status = StatusFailed
+	if len(r.Errors) > 0 {
+		return fmt.Errorf("%w: %s; first error: %w", ErrRunFailed, cause, r.Errors[0])
 	}
-	return res, fmt.Errorf("%w: %s", ErrRunFailed, cause)
+	return fmt.Errorf("%w: %s", ErrRunFailed, cause)
 }
 
 // checkpoint prepares checkpointing for a run, loading the saved state on a resume.

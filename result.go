@@ -256,3 +256,13 @@ func lastPart(path, fallback string) string {
 	}
 	return fallback
 }
+
+// CollectEvents replays a run's events (a run record, a trace) and returns the
+// errors and warnings the run's [Result] reports, by the same rules.
+func CollectEvents(events []agents.Event) ([]RunError, []RunWarning) {
+	c := &collector{}
+	for _, e := range events {
+		c.observe(e)
+	}
+	return c.errors, c.warnings
+}

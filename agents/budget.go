@@ -87,6 +87,40 @@ type budgetTree struct {
 	mu      sync.Mutex
 	pricing Pricing
 	journal BudgetJournal // nil: nothing outlives the run
+
+	foldMu sync.Mutex
+	folded map[string]foldedPrice // model name → what pricing.Price found for it
+}
+
+// foldedPrice is a memoised case-insensitive price lookup.
+type foldedPrice struct {
+	price Price
+	ok    bool
+}
+
+// cost is pricing.Cost; a model name not in the table as written is looked
+// up case-insensitively (a scan of the table) once per run, not per call.
+func (t *budgetTree) cost(model string, u Usage) (float64, bool) {
+	if model == "" {
+		return 0, true
+	}
+	if pr, ok := t.pricing[model]; ok {
+		return pr.Cost(u), true
+	}
+	t.foldMu.Lock()
+	f, seen := t.folded[model]
+	if !seen {
+		f.price, f.ok = t.pricing.Price(model)
+		if t.folded == nil {
+			t.folded = map[string]foldedPrice{}
+		}
+		t.folded[model] = f
+	}
+	t.foldMu.Unlock()
+	if !f.ok {
+		return 0, false
+	}
+	return f.price.Cost(u), true
 }
 
 // NewBudget returns the root scope of a run, limited by l (a zero Limit
@@ -164,7 +198,7 @@ func (b *Budget) Reserve(model string, worst Usage) (*Reservation, error) {
 	if b == nil {
 		return &Reservation{model: model, worst: worst}, nil
 	}
-	cost, priced := b.tree.pricing.Cost(model, worst)
+	cost, priced := b.tree.cost(model, worst)
 	worst.Cost = cost
 	b.tree.mu.Lock()
 	defer b.tree.mu.Unlock()
@@ -227,7 +261,7 @@ func (r *Reservation) Settle(actual Usage) Usage {
 		actual.Cost = 0
 		return actual
 	}
-	actual.Cost, _ = r.b.tree.pricing.Cost(r.model, actual)
+	actual.Cost, _ = r.b.tree.cost(r.model, actual)
 	r.b.tree.mu.Lock()
 	defer r.b.tree.mu.Unlock()
 	if r.settled {

@@ -113,6 +113,13 @@ func TestCostLimitsAndPrices(t *testing.T) {
 	require.NoError(t, err, "no model (scripted replies) is free")
 	assert.Zero(t, r.Settle(agents.Usage{PromptTokens: 1000}).Cost)
 
+	// Unicode case folding: the Kelvin sign folds to k (the table is not
+	// ASCII, so no lower-cased index is used).
+	kelvin := agents.NewBudget(agents.Limit{MaxCost: 1}, agents.Pricing{"\u212Aelvin": {Prompt: 1}})
+	r, err = kelvin.Reserve("kelvin", worst)
+	require.NoError(t, err)
+	assert.InDelta(t, 0.01, r.Settle(worst).Cost, 1e-12)
+
 	tokensOnly := agents.NewBudget(agents.Limit{MaxTokens: 1000}, testPricing)
 	r, err = tokensOnly.Reserve("unpriced", agents.Usage{PromptTokens: 1})
 	require.NoError(t, err, "a token limit needs no price")

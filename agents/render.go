@@ -50,6 +50,9 @@ func (in Input) Render(t *prompt.Template) (string, error) {
 	if t == nil {
 		return "", nil
 	}
+	if t.Plain() { // reads no name: no data to build
+		return t.Render(prompt.Data{})
+	}
 	d := in.Data()
 	if err := in.warnUndefined(t, d); err != nil {
 		return "", err

@@ -25,19 +25,29 @@ import (
 func main() {
 	quick := flag.Bool("quick", false, "one short pass of every scenario (N ≤ 1,000); writes no results.md unless -out is given")
 	out := flag.String("out", "", "write the markdown report here (default: results.md for a full run of every scenario; nothing with -quick or -run)")
-	runRE := flag.String("run", "", "run only the scenarios whose name matches this regexp: cpu, profile, eino, latency, forkjoin, redis, validate, checkpoint, concurrent, queue")
+	runRE := flag.String("run", "", "run only the scenarios whose name matches this regexp: cpu, profile, eino, latency, forkjoin, redis, validate, checkpoint, concurrent, queue, callgrind (callgrind runs only when named, or with -callgrind)")
 	cpuprofile := flag.String("cpuprofile", "", "keep the CPU profile of the per-iteration scenario in this file, and that of validate in FILE.validate (default: temporary files)")
+	cg := flag.Bool("callgrind", false, "report instruction counts per unit (valgrind --tool=callgrind, two repetition counts per workload) instead of the other scenarios, unless -run names them")
+	cgChild := flag.String("callgrind-child", "", "internal: run this workload -n times (the process callgrind measures)")
+	flag.StringVar(&cgOnly, "workloads", "", "with -callgrind: measure only the workloads whose name matches this regexp (step, loop, 2node-cogloop, 2node-eino, forkjoin-cogloop, forkjoin-eino, validate)")
+	cgN := flag.Int("n", 1, "internal: repetitions for -callgrind-child")
 	serve := flag.Bool("serve-openai", false, "internal: serve the loopback OpenAI-compatible model (child process)")
 	flag.Parse()
 	if *serve {
 		serveOpenAI()
 		return
 	}
+	if *cgChild != "" {
+		os.Exit(callgrindChild(*cgChild, *cgN))
+	}
 	cfg := fullConfig()
 	if *quick {
 		cfg = quickConfig()
 	}
 	cfg.profile = *cpuprofile
+	if *cg && *runRE == "" {
+		*runRE = "^callgrind$"
+	}
 	if *out == "" && !*quick && *runRE == "" {
 		*out = "results.md" // only a full run of the whole suite replaces the committed report
 	}
@@ -74,11 +84,12 @@ func run(cfg config, only *regexp.Regexp, out string) int {
 		{"checkpoint", scenarioCheckpoint},
 		{"concurrent", scenarioConcurrent},
 		{"queue", scenarioQueue},
+		{"callgrind", scenarioCallgrind},
 	}
 	failed := 0
 	for _, s := range scenarios {
-		if only != nil && !only.MatchString(s.name) {
-			continue
+		if only != nil && !only.MatchString(s.name) || only == nil && s.name == "callgrind" {
+			continue // callgrind (minutes under valgrind) runs only when asked for
 		}
 		t0 := time.Now()
 		fmt.Fprintf(os.Stderr, "== %s ", s.name)

@@ -22,6 +22,7 @@ import (
 	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/memory/redis"
 	"github.com/cogloop/cogloop/memory/redis/redistest"
+	"github.com/cogloop/cogloop/records"
 )
 
 // killBudget binds: ten calls fit, a redo of pass 3 may not.
@@ -70,6 +71,8 @@ func TestKillNineInPass3(t *testing.T) {
 	dir := t.TempDir()
 	wf := filepath.Join(dir, "wf.yaml")
 	require.NoError(t, os.WriteFile(wf, fmt.Appendf(nil, chaosWorkflow, killBudget), 0o600))
+	runs := records.Dir{Path: filepath.Join(dir, "runs")}
+	t.Setenv("COGLOOP_RECORD_DIR", runs.Path) // the processes record there, not in the source tree
 	for trial := 1; trial <= 20; trial++ {
 		r := rand.New(rand.NewSource(int64(trial)))
 		delay := []string{"0s", "1ms", "3ms"}[r.Intn(3)]
@@ -104,6 +107,19 @@ func TestKillNineInPass3(t *testing.T) {
 
 			second := readTrace(t, trace)
 			assert.LessOrEqual(t, spent(first)+spent(second), killBudget, "the budget holds across the kill")
+
+			// The killed run's record goes on with the resumed run: one loop, its
+			// passes in order once each.
+			rec, err := runs.Read("k")
+			require.NoError(t, err)
+			require.True(t, rec.Complete, rec.Problem)
+			sum := rec.Summarize()
+			assert.Equal(t, "ok", sum.Status)
+			require.Len(t, sum.Loops, 1)
+			for i, p := range sum.Loops[0].Passes {
+				assert.Equal(t, i+1, p.Number)
+			}
+			assert.GreaterOrEqual(t, len(sum.Loops[0].Passes), int(loop["loops_completed"].(float64)))
 		})
 	}
 }

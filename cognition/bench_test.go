@@ -54,3 +54,20 @@ func BenchmarkExtract(b *testing.B) {
 		e.Extract(results)
 	}
 }
+
+// BenchmarkFindScan is a pattern that no literal starts (a whole-text scan)
+// on a 1 KB text whose literal occurs only near its end.
+func BenchmarkFindScan(b *testing.B) {
+	p, err := Compile(`(\d+\.?\d*)\s*out\s*of\s*10`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := strings.Repeat("Further discussion of the topic adds context, 12 claims in 3 parts. ", 15) + "I rate it 7 out of 10."
+	if v, ok, _ := p.Find(text); !ok || v != "7" {
+		b.Fatalf("Find = %q, %v", v, ok)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		p.Find(text)
+	}
+}

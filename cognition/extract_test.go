@@ -245,7 +245,7 @@ func TestNewExtractorErrors(t *testing.T) {
 
 func TestExtractCatastrophicPatternWarns(t *testing.T) {
 	e := newExtractor(t, ExtractConfig{
-		Patterns: ExtractPatterns{Mistakes: []string{`((a+)+)$`}, Insights: []string{`insight:\s*(.+?)(?:\n|$)`}},
+		Patterns: ExtractPatterns{Mistakes: []string{`((a+)+)(?=$)`}, Insights: []string{`insight:\s*(.+?)(?:\n|$)`}},
 		Limits:   Limits{MatchTimeout: 50 * time.Millisecond},
 	})
 	long := strings.Repeat("a", 50000) + "!"

@@ -95,16 +95,23 @@ type PatternOptions struct {
 //     one, the expression is run anchored (\G) only where one occurs instead of
 //     being tried at every position. A scan finds the leftmost match at or after
 //     a position and no match starts elsewhere, so the matches are the same.
+//
 //   - OrKa's line idiom "(.+?)(?:\n|$)" at the very end of the expression runs
 //     as the equivalent "(.[^\n]*)(?:\n|$)", which regexp2 does without
 //     backtracking at each character.
 //
-// Both are checked against the expression as written by differential tests
+//   - An expression without anchored attempts (a whole-text scan) that Go's
+//     regexp runs with the same matches is also compiled for it, and runs
+//     there on the texts where the two engines agree (see re2.go): linear
+//     time, no []rune copy, no allocation per match.
+//
+// All are checked against the expression as written by differential tests
 // and a fuzz target.
 type Pattern struct {
 	expr     string
 	re       *regexp2.Regexp
 	anchored *regexp2.Regexp // \G(?:expr): one attempt at the start position; nil without a prefix prefilter
+	re2      *re2Pattern     // the same expression on Go's regexp, for the texts it fits; nil: regexp2 only
 	pre      prefilter
 	hasPre   bool
 	group    int // regexp2 group number of Python's group 1; 0 when there is none
@@ -163,6 +170,7 @@ func compile(expr string, o PatternOptions, analysis bool) (p *Pattern, err erro
 	if !analysis {
 		return p, nil
 	}
+	re2src := src
 	a := analyze(src, o.IgnoreCase)
 	if a.fast != "" {
 		// An equivalent expression with the same groups; if it does not compile
@@ -184,6 +192,12 @@ func compile(expr string, o PatternOptions, analysis bool) (p *Pattern, err erro
 				p.pre.prefix = false
 			}
 		}
+	}
+	if p.anchored == nil {
+		// regexp2's anchored attempts at literal occurrences beat RE2's
+		// (whose backtracker clears a table the size of the rest of the text
+		// per attempt); a whole-text scan is cheaper on RE2.
+		p.re2 = compileRE2(re2src, o)
 	}
 	return p, nil
 }
@@ -237,12 +251,15 @@ func (p *Pattern) Find(text string) (value string, ok bool, err error) {
 	if err != nil || !ok {
 		return "", false, err
 	}
-	return string(t.r[start:end]), true, nil
+	return string(t.runes()[start:end]), true, nil
 }
 
 // first finds the first match in t and returns the rune span of its value. sc,
 // when not nil, is the call whose budget every engine run is checked against.
 func (p *Pattern) first(t *scanText, sc *scan) (start, end int, ok bool, err error) {
+	if p.re2.fits(t) {
+		return p.firstRE2(t, sc)
+	}
 	var lc litCursor
 	m, err := p.find(t, 0, &lc, sc)
 	if err != nil || m == nil {
@@ -260,6 +277,9 @@ func (p *Pattern) first(t *scanText, sc *scan) (start, end int, ok bool, err err
 func (p *Pattern) each(t *scanText, sc *scan, fn func(start, end int) bool) (truncated bool, err error) {
 	if p.group == 0 {
 		return false, nil
+	}
+	if p.re2.fits(t) {
+		return p.eachRE2(t, sc, fn)
 	}
 	var lc litCursor
 	for n, pos := 0, 0; ; n++ {

@@ -93,7 +93,7 @@ func TestOrkaExamplePatternsCompile(t *testing.T) {
 }
 
 func TestPatternTimeout(t *testing.T) {
-	p, err := CompileOptions(`(a+)+$`, PatternOptions{Limits: Limits{MatchTimeout: 20 * time.Millisecond}})
+	p, err := CompileOptions(`(a+)+(?=$)`, PatternOptions{Limits: Limits{MatchTimeout: 20 * time.Millisecond}})
 	require.NoError(t, err)
 	long := strings.Repeat("a", 50000) + "!"
 	_, ok, err := p.Find(long)
@@ -102,7 +102,7 @@ func TestPatternTimeout(t *testing.T) {
 	assert.True(t, errors.Is(err, ErrMatchTimeout))
 	var me *MatchError
 	require.ErrorAs(t, err, &me)
-	assert.Equal(t, `(a+)+$`, me.Pattern)
+	assert.Equal(t, `(a+)+(?=$)`, me.Pattern)
 	assert.Equal(t, strings.Repeat("a", excerptLen)+"…", me.Excerpt)
 	assert.Equal(t, 50001, me.Len)
 	assert.Less(t, len(err.Error()), 250)
@@ -126,4 +126,23 @@ func TestNilPattern(t *testing.T) {
 	assert.NoError(t, err)
 	assert.False(t, p.HasGroup())
 	assert.Equal(t, "", p.String())
+}
+
+// TestRE2PathRunsInLinearTime: an expression RE2 can run finds on RE2 what
+// regexp2 would find with unlimited time, where regexp2 times out.
+func TestRE2PathRunsInLinearTime(t *testing.T) {
+	p, err := CompileOptions(`(a+)+$`, PatternOptions{Limits: Limits{MatchTimeout: 20 * time.Millisecond}})
+	require.NoError(t, err)
+	require.NotNil(t, p.re2)
+	_, ok, err := p.Find(strings.Repeat("a", 50000) + "!")
+	require.NoError(t, err)
+	assert.False(t, ok)
+	v, ok, err := p.Find(strings.Repeat("a", 50) + "!" + strings.Repeat("a", 30))
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, strings.Repeat("a", 30), v)
+
+	// A text ending with a newline goes to regexp2 ($ differs), which times out.
+	_, _, err = p.Find(strings.Repeat("a", 50000) + "!\n")
+	assert.ErrorIs(t, err, ErrMatchTimeout)
 }

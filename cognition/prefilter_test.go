@@ -144,6 +144,7 @@ func differentialPatterns(t testing.TB) []string {
 		`(?:insight|finding)s?[:\s]+(.+?)(?:\n|$)`, `note:\s*(\S+)`, `(?>ab|a)c`, `(a)|b`, `(?:(a)|b)+c`,
 		`\$(\d+)`, `(\d+)\s*(?:%|percent)`, `^(.+?)(?:\n|$)`, `(?:^|\n)- (.+?)(?:\n|$)`, `ß(.)`, `Σ(.)`,
 		``, `\s*`, `(?:)`, `^`, `$`, `(a*)*b`, `(|a)+b`, `.`, `(?s).`, `\n`, `(?i)İ(.)`, `(?i)\x{212A}ey`,
+		`(\d+)/10$`, `(\w+)\s*$`, `(?P<n>\d+)%`, `\b(\w+)\b`, `(\S+)\s+it`, `([a-z]+)\n`, `(\d)(?:\n|$)`,
 	)
 	for _, dir := range []string{"../examples", "../configs", "../testdata/orka", "../agents/validate/testdata/orka"} {
 		exprs = append(exprs, yamlPatterns(t, dir)...)
@@ -224,6 +225,10 @@ func differentialTexts() []string {
 		strings.Repeat("show ", 200) + "shows it at the end", strings.Repeat("shows x\n", 300),
 		strings.Repeat("0.", 500) + "0.75", strings.Repeat("needs\n", 100) + "needs a real example here",
 		"The data shows a rise\nand reveals more\nit needs work\nmissing pieces\nwould improve clarity\nfails to cite\n",
+		// where RE2 and regexp2 differ: \v in \s, Unicode digits, spaces and
+		// letters in \d \s \w \b, $ before a final newline
+		"SCORE:\v0.5\nshows\vit all\n", "SCORE:\u20030.7 shows\u2003this", "٣/10 and 3/10; ٣ out of 10", "über_wörd key: ü9",
+		"insight: one\ninsight: two\n", "x 7/10\n", "shows it\v\n", "Ärger shows ÄRGER\n",
 	}
 	for i := range 4 {
 		texts = append(texts, strings.Repeat("Further discussion adds context. ", 30*(i+1))+"The report provides a balanced view.\nSCORE: 0.7")
@@ -276,7 +281,7 @@ func TestPrefilterDifferential(t *testing.T) {
 			short = append(short, text)
 		}
 	}
-	analysed := 0
+	analysed, onRE2 := 0, 0
 	patterns := differentialPatterns(t)
 	for i, expr := range append(patterns, quadraticPatterns...) {
 		for j, o := range differentialOptions {
@@ -295,6 +300,9 @@ func TestPrefilterDifferential(t *testing.T) {
 			if fast.hasPre || fast.re != plain.re {
 				analysed++
 			}
+			if fast.re2 != nil {
+				onRE2++
+			}
 			for _, text := range texts {
 				wantFirst, wantAll, wantTrunc := scanAll(plain, text)
 				gotFirst, gotAll, gotTrunc := scanAll(fast, text)
@@ -309,6 +317,7 @@ func TestPrefilterDifferential(t *testing.T) {
 		}
 	}
 	assert.Greater(t, analysed, 200, "most patterns take the analysed path")
+	assert.Greater(t, onRE2, 100, "the patterns without anchored attempts mostly have an RE2 form")
 }
 
 // TestPrefilterEachMatchesFindNextMatch checks the plain iteration against
@@ -502,4 +511,24 @@ func TestNonASCIIPositions(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"Ünïcode välue", "second"}, got)
 	assert.True(t, utf8.ValidString(tx.searchable(true)))
+}
+
+// TestLowerText: lowerText is unicode.ToLower rune by rune, on every text of
+// the differential corpus and on every rune.
+func TestLowerText(t *testing.T) {
+	var all strings.Builder
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if utf8.ValidRune(r) {
+			all.WriteRune(r)
+		}
+	}
+	for _, s := range append(differentialTexts(), all.String()) {
+		if !utf8.ValidString(s) {
+			s = string([]rune(s))
+		}
+		want := strings.Map(unicode.ToLower, s)
+		got, lowA := lowerText(s, isASCII(s))
+		require.Equal(t, want, got)
+		assert.Equal(t, isASCII(want), lowA)
+	}
 }

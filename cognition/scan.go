@@ -24,6 +24,7 @@ type scanText struct {
 	cut   bool
 	noted bool // the cut was reported
 	ascii bool // s is ASCII: rune index == byte offset
+	vt    int8 // s has a vertical tab: 0 not looked, 1 no, 2 yes
 
 	r     []rune // s as runes, for regexp2
 	lower string // s lower-cased rune by rune with unicode.ToLower
@@ -101,6 +102,18 @@ func (t *scanText) label() string {
 		return fmt.Sprintf("agent %q", t.agent)
 	}
 	return fmt.Sprintf("agent %q %s", t.agent, t.field)
+}
+
+// hasVT reports whether s has a vertical tab (\v), which .NET's \s matches
+// and RE2's does not.
+func (t *scanText) hasVT() bool {
+	if t.vt == 0 {
+		t.vt = 1
+		if strings.IndexByte(t.s, '\v') >= 0 {
+			t.vt = 2
+		}
+	}
+	return t.vt == 2
 }
 
 func (t *scanText) runes() []rune {
@@ -207,15 +220,24 @@ func lowerText(s string, ascii bool) (string, bool) {
 		}
 		return string(b), true
 	}
-	var b strings.Builder
-	b.Grow(len(s))
+	b := make([]byte, 0, len(s)+8)
 	lowA := true
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf { // unicode.ToLower's ASCII case, inline
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b = append(b, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
 		r = unicode.ToLower(r)
 		lowA = lowA && r < utf8.RuneSelf
-		b.WriteRune(r)
+		b = utf8.AppendRune(b, r)
+		i += size
 	}
-	return b.String(), lowA
+	return string(b), lowA
 }
 
 // scan holds the per-call state of a Score or Extract call: the regex budget and

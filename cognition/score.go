@@ -168,7 +168,7 @@ func (r *scoreRun) match(p *Pattern, t *scanText) (Score, bool) {
 	if !ok {
 		return Score{}, false
 	}
-	runes := t.r
+	runes := t.runes()
 	capture := string(runes[start:end])
 	rd := captureScore(runes, start, end, r.s.scale)
 	if rd == nil {

@@ -167,7 +167,7 @@ func TestScorePathStrategies(t *testing.T) {
 // TestPassBudgetIsShared: the score and lesson patterns of one pass share one
 // budget; once it is spent the rest are skipped with one warning.
 func TestPassBudgetIsShared(t *testing.T) {
-	s := newScorer(t, ScoreConfig{ExtractionPattern: `(a+)+$`, Limits: Limits{MatchTimeout: 10 * time.Millisecond}})
+	s := newScorer(t, ScoreConfig{ExtractionPattern: `(a+)+(?=$)`, Limits: Limits{MatchTimeout: 10 * time.Millisecond}})
 	e, err := NewExtractor(ExtractConfig{Patterns: ExtractPatterns{Insights: []string{`insight:\s*(.+)`}}})
 	require.NoError(t, err)
 	long := strings.Repeat("a", 50000) + "!"

@@ -387,7 +387,7 @@ func TestDeprecatedKeysNote(t *testing.T) {
 
 func TestScoreCatastrophicPatternWarns(t *testing.T) {
 	s := newScorer(t, ScoreConfig{Strategies: []Strategy{{Type: StrategyPattern, Patterns: []string{
-		`(a+)+$`, `SCORE:\s*([0-9.]+)`,
+		`(a+)+(?=$)`, `SCORE:\s*([0-9.]+)`,
 	}}}})
 	long := strings.Repeat("a", 50000) + "!"
 	got := s.Score([]Result{{"evil", long}, {"b", resp("SCORE: 0.5")}})
@@ -395,7 +395,7 @@ func TestScoreCatastrophicPatternWarns(t *testing.T) {
 	assert.Equal(t, "b", got.Source)
 	assert.InDelta(t, 0.5, got.Value, 1e-9)
 	require.Len(t, got.Warnings, 1)
-	assert.Contains(t, got.Warnings[0].Message, `agent "evil": pattern "(a+)+$"`)
+	assert.Contains(t, got.Warnings[0].Message, `agent "evil": pattern "(a+)+(?=$)"`)
 	assert.Contains(t, got.Warnings[0].Message, "regex match timed out after 100ms")
 	assert.NotContains(t, got.Warnings[0].Message, strings.Repeat("a", excerptLen+1))
 	assert.Less(t, len(got.Warnings[0].Message), 300)
@@ -403,7 +403,7 @@ func TestScoreCatastrophicPatternWarns(t *testing.T) {
 
 func TestScoreBudget(t *testing.T) {
 	s := newScorer(t, ScoreConfig{
-		ExtractionPattern: `(a+)+$`,
+		ExtractionPattern: `(a+)+(?=$)`,
 		Limits:            Limits{MatchTimeout: 10 * time.Millisecond, Budget: time.Nanosecond},
 	})
 	long := strings.Repeat("a", 50000) + "!"

@@ -646,11 +646,17 @@ const Tolerance = 1e-9
 // and the best score after it. A pass in which an agent failed is left out: its
 // (empty or error) answer and unchanged best say nothing about progress, so an
 // agent failing every call never reads as stagnation.
-func recordPass(st *state, failed bool, answer any) {
+// The answer is hashed only when hash is set (a condition compares answers);
+// otherwise the pass keeps an empty key.
+func recordPass(st *state, failed, hash bool, answer any) {
 	if failed {
 		return
 	}
-	st.answers = append(st.answers, answerKey(answer))
+	key := ""
+	if hash {
+		key = answerKey(answer)
+	}
+	st.answers = append(st.answers, key)
 	st.bests = append(st.bests, st.best)
 }
 
@@ -682,6 +688,23 @@ func (c *condition) stagnant(env *condEnv) (bool, string) {
 // normalizeAnswer folds whitespace and case, for stagnation's "same answer".
 func normalizeAnswer(v any) string {
 	return strings.ToLower(strings.Join(strings.Fields(agents.Text(v)), " "))
+}
+
+// comparesAnswers reports whether the tree has a stagnation leaf with
+// repeats, the only reader of the passes' answers. A nil tree has none.
+func (c *condition) comparesAnswers() bool {
+	if c == nil {
+		return false
+	}
+	if c.kind == condStagnation && c.repeats > 0 {
+		return true
+	}
+	for _, ch := range c.children {
+		if ch.comparesAnswers() {
+			return true
+		}
+	}
+	return false
 }
 
 // hasBefore reports whether any leaf is checked before iterations.

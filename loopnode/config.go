@@ -63,6 +63,7 @@ func New(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 		c.Errorf("return", "return must be last, best or last_successful, not %q", r)
 	}
 	n.stop = readStopWhen(c, n.threshold)
+	n.sameAnswer = n.stop.comparesAnswers()
 	n.stopOnError, n.maxFailed = readErrorPolicy(c)
 	if n.budget, n.budgeted = agents.ReadBudget(b, c, "budget"); n.budgeted {
 		n.budget.Name = "loop " + strconv.Quote(n.id)

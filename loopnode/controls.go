@@ -192,17 +192,11 @@ func (n *Node) iterationVars(in agents.Input, st *state, loop int, task any, par
 	if st.last != nil {
 		result = n.answer(st.last)
 	}
-	loopVars := map[string]any{
-		"loop_index":      loop - 1,
-		"loop_count":      loop,
-		"loop_result":     result,
-		"loop_start_time": st.start.Format(time.RFC3339Nano),
-	}
-	for k, v := range loopVars {
-		vars[k] = v
-		vars[camel(k)] = v
-		vars[n.id+"_"+k] = v
-		vars[n.id+"_"+camel(k)] = v
+	values := [len(loopVarNames)]any{loop - 1, loop, result, st.start.Format(time.RFC3339Nano)}
+	for i, names := range n.loopVarNames() {
+		for _, name := range names {
+			vars[name] = values[i]
+		}
 	}
 	vars["score"] = st.score
 	for k, v := range n.varsOf(st) {
@@ -225,6 +219,22 @@ func (n *Node) iterationVars(in agents.Input, st *state, loop int, task any, par
 		}
 	}
 	return vars
+}
+
+// loopVarNames are Loom's loop variables; the values of iterationVars are in
+// this order.
+var loopVarNames = [...]string{"loop_index", "loop_count", "loop_result", "loop_start_time"}
+
+// loopVarNames returns, for each of loopVarNames, the four names it is bound
+// under: as is, camel-cased, and both prefixed with the loop id. They are made
+// once per node.
+func (n *Node) loopVarNames() *[len(loopVarNames)][4]string {
+	n.loopNamesOnce.Do(func() {
+		for i, k := range loopVarNames {
+			n.loopNames[i] = [4]string{k, camel(k), n.id + "_" + k, n.id + "_" + camel(k)}
+		}
+	})
+	return &n.loopNames
 }
 
 func camel(s string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
@@ -36,14 +37,20 @@ type Node struct {
 	persistent   bool
 	historyTTL   time.Duration // history_ttl: expiry of the persisted history; 0 never
 
-	stop     *condition // stop_when; nil means the score threshold alone
-	feedback string
-	inputs   []inputMapping
-	outputs  []outputMapping
-	best     bool // return: best
-	delay    time.Duration
-	budget   agents.Limit // budget: on the loop
-	budgeted bool
+	stop *condition // stop_when; nil means the score threshold alone
+	// sameAnswer: stop_when compares answers (stagnation's repeats), so each
+	// pass's answer is normalised and hashed; without it nothing reads them.
+	sameAnswer bool
+
+	loopNamesOnce sync.Once
+	loopNames     [len(loopVarNames)][4]string // see loopVarNames
+	feedback      string
+	inputs        []inputMapping
+	outputs       []outputMapping
+	best          bool // return: best
+	delay         time.Duration
+	budget        agents.Limit // budget: on the loop
+	budgeted      bool
 
 	regexBudget  time.Duration // regex_budget: the regex time of one pass's score and lesson patterns
 	scoreMatters bool          // a pass without a score is worth a warning
@@ -117,6 +124,27 @@ func usageValue(u agents.Usage) map[string]any {
 	m := map[string]any{"prompt_tokens": u.PromptTokens, "completion_tokens": u.CompletionTokens}
 	if u.Cost > 0 {
 		m["cost"] = u.Cost
+	}
+	return m
+}
+
+// lessonsValue is a pass's extracted lessons for its loop.iteration event (run
+// records and reports show them): the categories that found something, nil
+// when none did.
+func lessonsValue(x cognition.Extraction) map[string]any {
+	m := map[string]any{}
+	for k, v := range map[string]string{"insights": x.Insights, "improvements": x.Improvements, "mistakes": x.Mistakes} {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	for k, v := range x.Other {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	if len(m) == 0 {
+		return nil
 	}
 	return m
 }
@@ -448,7 +476,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	if st.bestIter == 0 || sc.Value > st.best {
 		st.best, st.bestIter, st.bestOuts = sc.Value, loop, out.Children
 	}
-	recordPass(st, len(failed) > 0, answer)
+	recordPass(st, len(failed) > 0, n.sameAnswer, answer)
 	if n.answerOK(out.Children, failed) {
 		st.lastOK, st.lastOKPass = out.Children, loop
 	}
@@ -485,6 +513,12 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	}
 	if len(failed) > 0 {
 		data["failed_agents"] = failedAgents(failed)
+	}
+	if l := lessonsValue(lessons); l != nil {
+		data["lessons"] = l
+	}
+	if out.Usage != (agents.Usage{}) {
+		data["usage"] = usageValue(out.Usage)
 	}
 	in.Run.Emit(agents.Event{Kind: agents.EventLoopIteration, Node: in.Path, Agent: n.id, Type: "loop",
 		Duration: it.Duration, Data: data})

@@ -706,14 +706,17 @@ func truncate(text, length, suffix *exec.Value) (string, error) {
 	if len(s) <= n {
 		return s, nil // no more characters than bytes
 	}
+	keep := max(n-utf8.RuneCountInString(sfx), 0)
+	if isASCII(s[:n+1]) {
+		return s[:keep] + sfx, nil // the first n+1 characters are bytes
+	}
 	if !utf8.ValidString(s) {
 		rs := []rune(s) // invalid bytes become U+FFFD, one character each
 		if len(rs) <= n {
 			return s, nil
 		}
-		return string(rs[:max(n-utf8.RuneCountInString(sfx), 0)]) + sfx, nil
+		return string(rs[:keep]) + sfx, nil
 	}
-	keep := max(n-utf8.RuneCountInString(sfx), 0)
 	cut, count := len(s), 0
 	for i := range s {
 		if count == keep {

@@ -152,6 +152,10 @@ func singleExpression(root *nodes.Template) *nodes.Output {
 // Name is the name the template was parsed with.
 func (t *Template) Name() string { return t.name }
 
+// Plain reports whether the template has no tags: it renders to its text
+// whatever the data.
+func (t *Template) Plain() bool { return t.plain }
+
 // Source is the template text.
 func (t *Template) Source() string { return t.src }
 

@@ -280,20 +280,31 @@ func (m *Model) keyEnv() string {
 	return ""
 }
 
-func (m *Model) apiKey() (agents.Secret, error) {
+// foundKey is the key apiKey returns when there is one, zero otherwise,
+// without building apiKey's error (Secrets asks on every call).
+func (m *Model) foundKey() agents.Secret {
 	if !m.cfg.APIKey.IsZero() {
-		return m.cfg.APIKey, nil
+		return m.cfg.APIKey
 	}
-	env := m.keyEnv()
-	if env != "" {
+	if env := m.keyEnv(); env != "" {
 		if v := m.cfg.Getenv(env); v != "" {
-			return agents.NewNamedSecret(env, v), nil
+			return agents.NewNamedSecret(env, v)
 		}
 	}
 	if m.cfg.Provider == GoogleAI && m.cfg.APIKeyEnv == "" {
 		if v := m.cfg.Getenv(EnvGeminiKey); v != "" {
-			return agents.NewNamedSecret(EnvGeminiKey, v), nil
+			return agents.NewNamedSecret(EnvGeminiKey, v)
 		}
+	}
+	return agents.Secret{}
+}
+
+func (m *Model) apiKey() (agents.Secret, error) {
+	if k := m.foundKey(); !k.IsZero() {
+		return k, nil
+	}
+	env := m.keyEnv()
+	if m.cfg.Provider == GoogleAI && m.cfg.APIKeyEnv == "" {
 		return agents.Secret{}, agents.Fatal(fmt.Errorf("no API key for %s", m.cfg.Provider),
 			fmt.Sprintf("set the environment variable %s (or %s)", EnvGoogleKey, EnvGeminiKey))
 	}
@@ -347,7 +358,7 @@ func (m *Model) Secrets() []agents.Secret {
 			out = append(out, k)
 		}
 	}
-	if k, err := m.apiKey(); err == nil && !k.IsZero() {
+	if k := m.foundKey(); !k.IsZero() {
 		out = append(out, k)
 	}
 	return out

@@ -28,6 +28,9 @@ commands:
   validate WORKFLOW.yaml        check a workflow without running it
   history --loop ID             print a loop's persisted past_loops
   presets [NAME]                list scoring presets
+  runs                          list the recorded runs
+  show RUN                      print a recorded run: summary and passes
+  report RUN -o FILE.html       write a recorded run as an HTML report
   worker                        run queued runs (Redis, asynq)
   submit WORKFLOW.yaml [INPUT]  queue a run (--dataset F.jsonl: one per line)
   status [RUN...]               where queued runs are
@@ -73,6 +76,11 @@ flags (before or after the arguments):
   --allow-config-change  resume even though the workflow file changed
   --checkpoint-ttl D  expire the run's checkpoint after D without a save (default 168h)
   --presets DIR     add (or override) scoring presets from DIR
+  --record-dir DIR  write the run record (every event, as --trace) to DIR/<run id>.jsonl
+                    (default $COGLOOP_RECORD_DIR, else .cogloop/runs; oldest records are
+                    pruned past 200 MB in all, $COGLOOP_RECORD_MAX_BYTES to change it)
+  --no-record       write no run record
+  --report F.html   write the run's HTML report to F.html
 
 OpenTelemetry: with OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
 or OTEL_TRACES_EXPORTER=otlp) set, the run is exported as spans over OTLP HTTP/protobuf
@@ -108,6 +116,9 @@ flags:
   --presets DIR     add (or override) presets from DIR
   --json            print as JSON
 `,
+	"runs":   helpRuns,
+	"show":   helpShow,
+	"report": helpReport,
 	"version": `usage: cogloop version
 
 Prints the module version, the VCS revision it was built from and the Go version.
@@ -154,6 +165,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdHistory(ctx, args[1:], stdout, stderr)
 	case "presets":
 		return cmdPresets(args[1:], stdout, stderr)
+	case "runs":
+		return cmdRuns(args[1:], stdout, stderr)
+	case "show":
+		return cmdShow(args[1:], stdout, stderr)
+	case "report":
+		return cmdReport(args[1:], stdout, stderr)
 	case "worker":
 		return cmdWorker(ctx, args[1:], stdout, stderr)
 	case "submit":

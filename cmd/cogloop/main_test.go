@@ -10,7 +10,15 @@ func TestMain(m *testing.M) {
 	// A test's stdin is whatever go test got; runs without INPUT read an
 	// empty stdin instead, unless a test sets its own.
 	stdin = strings.NewReader("")
+	// Runs record into a directory of the test run, not the source tree; a
+	// test that looks at records sets its own.
+	recs, err := os.MkdirTemp("", "cogloop-records-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv(envRecordDir, recs)
 	code := m.Run()
+	os.RemoveAll(recs)
 	if binDir != "" {
 		_ = os.RemoveAll(binDir) // a temp dir; the OS cleans it if this fails
 	}

@@ -25,6 +25,8 @@ type runFlags struct {
 	presets           string
 	strict            bool
 	verbose, quiet    bool
+	recordDir, report string
+	noRecord          bool
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -45,6 +47,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.strict, "strict", false, "")
 	fs.BoolVar(&f.verbose, "v", false, "")
 	fs.BoolVar(&f.quiet, "q", false, "")
+	fs.StringVar(&f.recordDir, "record-dir", "", "")
+	fs.BoolVar(&f.noRecord, "no-record", false, "")
+	fs.StringVar(&f.report, "report", "", "")
 	usageErr := func(err error) int { return usageError(stderr, "run", err) }
 	pos, err := parseInterspersed(fs, args)
 	switch {
@@ -64,6 +69,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return usageErr(fmt.Errorf("--resume %w", errNeedsRedis))
 	case len(pos) == 2 && f.inputFile != "":
 		return usageErr(errors.New("give the input as an argument or with --input-file, not both"))
+	case f.noRecord && f.recordDir != "":
+		return usageErr(errors.New("--no-record and --record-dir contradict each other; pick one"))
 	}
 
 	wf, err := cogloop.Load(pos[0], loadOptions(f.presets, f.strict)...)
@@ -102,18 +109,27 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
 		opts = append(opts, cogloop.WithMemory(store))
 	}
+	runID := f.runID
+	if runID == "" {
+		runID = cogloop.NewRunID()
+	}
 	switch {
 	case f.resume != "":
+		runID = f.resume
 		opts = append(opts, cogloop.WithResume(f.resume, f.allowChange))
 	case f.runID != "" || store != nil:
-		id := f.runID
-		if id == "" {
-			id = cogloop.NewRunID()
-		}
+		id := runID
 		opts = append(opts, cogloop.WithRunID(id), cogloop.WithCheckpoints())
 		if !f.quiet && (!f.json || isTerminal(con.w)) {
 			fmt.Fprintf(stderr, "cogloop: run %s (resume with --resume %s)\n", id, id)
 		}
+	default:
+		opts = append(opts, cogloop.WithRunID(runID))
+	}
+	rec, recObservers, err := startRecording(f, runID, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "cogloop: %v\n", err)
+		return exitFailure
 	}
 
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -128,6 +144,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		observers = append(observers, tr.Observe)
 	}
+	observers = append(observers, recObservers...)
 	limits := &loopLimits{}
 	observers = append(observers, con.Observe, limits.Observe)
 	if f.trace != "-" { // with --trace -, the warnings are trace lines on stderr already
@@ -149,13 +166,22 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	res, runErr := wf.Run(ctx, input, opts...)
 	con.Done()
 	tracing.stop()
+	// A trace or report that could not be written fails the run: printed
+	// last as the run's error, or now when the run failed already.
+	later := func(err error) {
+		if runErr == nil {
+			runErr = err
+			return
+		}
+		fmt.Fprintf(stderr, "cogloop: %v\n", err)
+	}
 	if tr != nil {
 		if err := tr.Close(); err != nil {
-			fmt.Fprintf(stderr, "cogloop: %v\n", err)
-			if runErr == nil {
-				runErr = err
-			}
+			later(err)
 		}
+	}
+	if err := rec.finish(runID, stderr); err != nil {
+		later(err)
 	}
 	code := exitOK
 	if runErr != nil {

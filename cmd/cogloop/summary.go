@@ -52,17 +52,35 @@ const maxScores = 8
 // writeSummary writes the run summary: one line per loop, the first error of
 // each failed agent, and the warnings counted by kind.
 func writeSummary(w io.Writer, res *cogloop.Result, limits *loopLimits) {
+	var loops []loopSummary
 	for _, l := range res.Loops() {
-		fmt.Fprintln(w, loopLine(l, res.Errors, limits))
+		lim, known := limits.get(l.Path)
+		loops = append(loops, loopSummary{res: l, lim: lim, known: known})
+	}
+	writeSummaryLines(w, loops, res.Errors, res.Warnings)
+}
+
+// loopSummary is a loop's result and, when known, its limits.
+type loopSummary struct {
+	res   cogloop.LoopResult
+	lim   loopLimit
+	known bool
+}
+
+// writeSummaryLines writes the summary of a run (cogloop run) or of its
+// record (cogloop show).
+func writeSummaryLines(w io.Writer, loops []loopSummary, errs []cogloop.RunError, warnings []cogloop.RunWarning) {
+	for _, l := range loops {
+		fmt.Fprintln(w, loopLine(l, errs))
 	}
 	seen := map[string]bool{}
-	for _, e := range res.Errors {
+	for _, e := range errs {
 		if seen[e.Agent] {
 			continue
 		}
 		seen[e.Agent] = true
 		n := 0
-		for _, o := range res.Errors {
+		for _, o := range errs {
 			if o.Agent == e.Agent {
 				n++
 			}
@@ -73,15 +91,15 @@ func writeSummary(w io.Writer, res *cogloop.Result, limits *loopLimits) {
 		}
 		fmt.Fprintf(w, "error: %s: %s%s\n", e.Path, e.Message, more)
 	}
-	if len(res.Warnings) > 0 {
-		fmt.Fprintf(w, "%s: %s\n", plural(len(res.Warnings), "warning"), warningCounts(res.Warnings))
+	if len(warnings) > 0 {
+		fmt.Fprintf(w, "%s: %s\n", plural(len(warnings), "warning"), warningCounts(warnings))
 	}
 }
 
 // loopLine is `improve: 3/5 passes · 0.42 → 0.71 → 0.90 · stopped: threshold
 // (0.90 ≥ 0.85) · best pass 3 · 2 agent errors · 1,840 tokens · $0.0031`.
-func loopLine(l cogloop.LoopResult, errs []cogloop.RunError, limits *loopLimits) string {
-	lim, known := limits.get(l.Path)
+func loopLine(ls loopSummary, errs []cogloop.RunError) string {
+	l, lim, known := ls.res, ls.lim, ls.known
 	parts := []string{}
 	passes := fmt.Sprintf("%d passes", l.LoopsCompleted)
 	if l.LoopsCompleted == 1 {

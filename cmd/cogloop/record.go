@@ -1,0 +1,451 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/dustin/go-humanize"
+
+	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/records"
+	"github.com/cogloop/cogloop/report"
+)
+
+// Environment of run records.
+const (
+	envRecordDir = "COGLOOP_RECORD_DIR"
+	// envRecordMax bounds the record directory in bytes (tests set it small).
+	envRecordMax = "COGLOOP_RECORD_MAX_BYTES"
+)
+
+// recordDir is the record directory from --record-dir, else
+// $COGLOOP_RECORD_DIR, else .cogloop/runs, with its size cap.
+func recordDir(flagDir string) (records.Dir, error) {
+	d := records.Dir{Path: flagDir, MaxBytes: records.DefaultMaxBytes}
+	if d.Path == "" {
+		d.Path = os.Getenv(envRecordDir)
+	}
+	if d.Path == "" {
+		d.Path = records.DefaultDir
+	}
+	if v := os.Getenv(envRecordMax); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			return d, fmt.Errorf("%s=%q: want a positive number of bytes", envRecordMax, v)
+		}
+		d.MaxBytes = n
+	}
+	return d, nil
+}
+
+// recording writes a run's record and, with --report, keeps its events for
+// the report.
+type recording struct {
+	dir    records.Dir
+	w      *records.Writer
+	buf    *records.Buffer
+	report string
+}
+
+// startRecording opens the run's record (unless --no-record) and the event
+// buffer of --report; observers are what the run must send events to.
+func startRecording(f runFlags, runID string, stderr io.Writer) (*recording, []agents.Observer, error) {
+	r := &recording{report: f.report}
+	var obs []agents.Observer
+	if !f.noRecord {
+		d, err := recordDir(f.recordDir)
+		if err != nil {
+			return nil, nil, err
+		}
+		w, replaced, err := d.Create(runID, f.resume != "", nil)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w (or run with --no-record)", err)
+		}
+		if replaced {
+			fmt.Fprintf(stderr, "warning: run record %s of an earlier run %q is replaced\n", d.File(runID), runID)
+		}
+		r.dir, r.w = d, w
+		obs = append(obs, w.Observe)
+	}
+	if f.report != "" {
+		r.buf = &records.Buffer{}
+		obs = append(obs, r.buf.Observe)
+	}
+	return r, obs, nil
+}
+
+// finish closes the record, prunes the directory and writes the report. A
+// record that could not be written is a warning; a report that could not be
+// written is an error.
+func (r *recording) finish(runID string, stderr io.Writer) error {
+	if r.w != nil {
+		if err := r.w.Close(); err != nil {
+			fmt.Fprintf(stderr, "warning: %v; the run has no complete record\n", err)
+		}
+		if _, err := r.dir.Prune(runID); err != nil {
+			fmt.Fprintf(stderr, "warning: %v\n", err)
+		}
+	}
+	if r.buf == nil {
+		return nil
+	}
+	rec := &records.Record{ID: runID, Events: r.buf.Events()}
+	if n := len(rec.Events); n > 0 {
+		rec.Complete = rec.Events[n-1].Kind == agents.EventRunEnd
+	}
+	return writeReport(r.report, rec.Summarize())
+}
+
+// writeReport writes the HTML report of s to path ('-': stdout is not
+// offered; a report is a file).
+func writeReport(path string, s records.Summary) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	if err := report.Write(f, s); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write report %s: %w", path, err)
+	}
+	return nil
+}
+
+func cmdRuns(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("runs", stderr)
+	var dirFlag string
+	var asJSON bool
+	var limit int
+	fs.StringVar(&dirFlag, "record-dir", "", "")
+	fs.BoolVar(&asJSON, "json", false, "")
+	fs.IntVar(&limit, "limit", 20, "")
+	pos, err := parseInterspersed(fs, args)
+	switch {
+	case err != nil:
+		return usageError(stderr, "runs", err)
+	case len(pos) > 0:
+		return usageError(stderr, "runs", fmt.Errorf("runs takes no arguments, got %q", pos[0]))
+	case limit < 0:
+		return usageError(stderr, "runs", fmt.Errorf("--limit must be 0 (all) or more, got %d", limit))
+	}
+	d, err := recordDir(dirFlag)
+	if err != nil {
+		return usageError(stderr, "runs", err)
+	}
+	list, err := d.List(limit)
+	if err != nil {
+		fmt.Fprintf(stderr, "cogloop runs: %v\n", err)
+		return exitFailure
+	}
+	if asJSON {
+		if err := encodeJSON(stdout, list); err != nil {
+			fmt.Fprintf(stderr, "cogloop runs: %v\n", err)
+			return exitFailure
+		}
+		return exitOK
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(stdout, "no runs recorded in %s\n", d.Path)
+		return exitOK
+	}
+	writeRuns(stdout, list)
+	return exitOK
+}
+
+// writeRuns is the table of `cogloop runs`, newest first.
+func writeRuns(w io.Writer, list []records.Summary) {
+	tw := newTable(w, "RUN", "WORKFLOW", "STARTED", "DURATION", "STATUS", "STOPPED", "BEST", "TOKENS", "COST")
+	for _, s := range list {
+		var stops, bests []string
+		for _, l := range s.Loops {
+			if l.Nested() {
+				continue // the outer loop speaks for its nested loops
+			}
+			stop := l.StopReason
+			if stop == "" {
+				stop = "(not ended)"
+			}
+			stops = append(stops, stop)
+			if l.BestIteration > 0 {
+				bests = append(bests, fmt.Sprintf("%.2f", l.BestScore))
+			} else {
+				bests = append(bests, "–")
+			}
+		}
+		started := "–"
+		if !s.Started.IsZero() {
+			started = s.Started.Local().Format("2006-01-02 15:04:05")
+		}
+		tw.row(s.RunID, s.Workflow, started, shortDuration(s.Duration), s.Status, firstFew(stops),
+			firstFew(bests), humanize.Comma(int64(s.Usage.Total())), costText(s.Usage.Cost))
+	}
+	tw.flush()
+}
+
+// maxListed is how many loops a row of `cogloop runs` names.
+const maxListed = 3
+
+// firstFew joins the first maxListed of ss and counts the rest: "a,b,c +2".
+func firstFew(ss []string) string {
+	if len(ss) <= maxListed {
+		return orDash(strings.Join(ss, ","))
+	}
+	return fmt.Sprintf("%s +%d", strings.Join(ss[:maxListed], ","), len(ss)-maxListed)
+}
+
+func cmdShow(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("show", stderr)
+	var dirFlag string
+	var asJSON bool
+	fs.StringVar(&dirFlag, "record-dir", "", "")
+	fs.BoolVar(&asJSON, "json", false, "")
+	pos, err := parseInterspersed(fs, args)
+	switch {
+	case err != nil:
+		return usageError(stderr, "show", err)
+	case len(pos) != 1:
+		return usageError(stderr, "show", errors.New("show takes one run (an id, a unique prefix of one, 'latest', or a record file)"))
+	}
+	s, code := readSummary(dirFlag, pos[0], "show", stderr)
+	if code != exitOK {
+		return code
+	}
+	if asJSON {
+		if err := encodeJSON(stdout, s); err != nil {
+			fmt.Fprintf(stderr, "cogloop show: %v\n", err)
+			return exitFailure
+		}
+		return exitOK
+	}
+	writeShow(stdout, s)
+	return exitOK
+}
+
+func cmdReport(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("report", stderr)
+	var dirFlag, out string
+	fs.StringVar(&dirFlag, "record-dir", "", "")
+	fs.StringVar(&out, "o", "", "")
+	pos, err := parseInterspersed(fs, args)
+	switch {
+	case err != nil:
+		return usageError(stderr, "report", err)
+	case len(pos) != 1:
+		return usageError(stderr, "report", errors.New("report takes one run (an id, a unique prefix of one, 'latest', or a record file)"))
+	case out == "":
+		return usageError(stderr, "report", errors.New("report needs -o FILE.html"))
+	}
+	s, code := readSummary(dirFlag, pos[0], "report", stderr)
+	if code != exitOK {
+		return code
+	}
+	if err := writeReport(out, s); err != nil {
+		fmt.Fprintf(stderr, "cogloop report: %v\n", err)
+		return exitFailure
+	}
+	fmt.Fprintf(stdout, "%s: report of run %s\n", out, s.RunID)
+	return exitOK
+}
+
+// readSummary reads the record name resolves to; a run that is not found is
+// a usage error.
+func readSummary(dirFlag, name, cmd string, stderr io.Writer) (records.Summary, int) {
+	d, err := recordDir(dirFlag)
+	if err != nil {
+		return records.Summary{}, usageError(stderr, cmd, err)
+	}
+	rec, err := d.Read(name)
+	if err != nil {
+		fmt.Fprintf(stderr, "cogloop %s: %v\n", cmd, err)
+		if errors.Is(err, records.ErrNotFound) {
+			return records.Summary{}, exitUsage
+		}
+		return records.Summary{}, exitFailure
+	}
+	return rec.Summarize(), exitOK
+}
+
+// writeShow prints a record: the run's facts, the run summary (the lines a
+// run prints on stderr), and a table of passes for each loop.
+func writeShow(w io.Writer, s records.Summary) {
+	fmt.Fprintf(w, "run %s · workflow %s · %s", s.RunID, s.Workflow, s.Status)
+	if !s.Started.IsZero() {
+		fmt.Fprintf(w, " · started %s", s.Started.Local().Format("2006-01-02 15:04:05"))
+	}
+	fmt.Fprintf(w, " · %s", shortDuration(s.Duration))
+	if t := s.Usage.Total(); t > 0 {
+		fmt.Fprintf(w, " · %s tokens", humanize.Comma(int64(t)))
+	}
+	if s.Usage.Cost > 0 {
+		fmt.Fprintf(w, " · $%.4f", s.Usage.Cost)
+	}
+	fmt.Fprintln(w)
+	if !s.Complete {
+		why := "the run did not end (killed, or still running)"
+		if s.Problem != "" {
+			why += "; " + s.Problem
+		}
+		fmt.Fprintf(w, "incomplete record: %s\n", why)
+	}
+	for _, sk := range s.Skipped {
+		fmt.Fprintf(w, "note: %s\n", sk)
+	}
+	if s.Error != "" {
+		fmt.Fprintf(w, "error: %s\n", s.Error)
+	}
+	loops := make([]loopSummary, len(s.Loops))
+	for i, l := range s.Loops {
+		loops[i] = loopSummary{res: l.Result(), lim: loopLimit{maxLoops: l.MaxLoops, threshold: l.Threshold}, known: true}
+	}
+	writeSummaryLines(w, loops, s.Errors, s.Warnings)
+	for _, l := range s.Loops {
+		fmt.Fprintf(w, "\n%s\n", l.Path)
+		tw := newTable(w, "PASS", "SCORE", "STOP CONDITIONS", "TOKENS", "ERRORS")
+		for _, p := range l.Passes {
+			score := "–"
+			switch {
+			case !p.Completed:
+				score = "cut short"
+			case p.ScoreFound:
+				score = fmt.Sprintf("%.2f", p.Score)
+			}
+			var conds []string
+			for _, c := range p.Conditions {
+				conds = append(conds, condText(c))
+			}
+			var errs []string
+			for _, a := range p.FailedAgents {
+				errs = append(errs, a+" failed")
+			}
+			if p.Error != "" {
+				errs = append(errs, firstLine(p.Error))
+			}
+			tw.row(strconv.Itoa(p.Number), score, orDash(strings.Join(conds, ", ")),
+				humanize.Comma(int64(p.Usage.Total())), orDash(strings.Join(errs, "; ")))
+		}
+		tw.flush()
+		for _, c := range l.Checks {
+			var conds []string
+			for _, k := range c.Conditions {
+				conds = append(conds, condText(k))
+			}
+			stop := ""
+			if c.Stop {
+				stop = " · the loop stopped here"
+			}
+			fmt.Fprintf(w, "checked before pass %d: %s%s\n", c.Before, orDash(strings.Join(conds, ", ")), stop)
+		}
+	}
+}
+
+// condText is "kind: fired" or "kind: no".
+func condText(c records.Condition) string {
+	if c.Fired {
+		return c.Kind + ": fired"
+	}
+	return c.Kind + ": no"
+}
+
+// table is a text table with aligned columns.
+type table struct{ tw *tabwriter.Writer }
+
+func newTable(w io.Writer, header ...string) *table {
+	t := &table{tw: tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)}
+	t.row(header...)
+	return t
+}
+
+func (t *table) row(cells ...string) {
+	for i, c := range cells {
+		cells[i] = strings.NewReplacer("\t", " ", "\n", " ").Replace(c)
+	}
+	fmt.Fprintln(t.tw, strings.Join(cells, "\t"))
+}
+
+func (t *table) flush() { t.tw.Flush() }
+
+func encodeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func shortDuration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "–"
+	case d < time.Second:
+		return d.Round(time.Microsecond).String()
+	}
+	return d.Round(10 * time.Millisecond).String()
+}
+
+func costText(c float64) string {
+	if c == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("$%.4f", c)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+const helpRuns = `usage: cogloop runs [flags]
+
+Lists the recorded runs, newest first: id, workflow, start, duration, status,
+why each top-level loop stopped, its best score, tokens and cost. Every
+'cogloop run' records its events in .cogloop/runs/<run id>.jsonl (see
+'cogloop help run').
+
+flags:
+  --record-dir DIR  the records (default $COGLOOP_RECORD_DIR, else .cogloop/runs)
+  --limit N         the newest N runs (default 20; 0: all)
+  --json            print the runs' summaries as JSON
+`
+
+const helpShow = `usage: cogloop show RUN [flags]
+
+Prints a recorded run: its summary (as 'cogloop run' prints it) and, for each
+loop, a table of its passes (score, stop-condition results, tokens, errors).
+RUN is a run id, a unique prefix of one, 'latest', or a record file. A record
+cut short (the run was killed) is shown as far as it goes and said to be
+incomplete.
+
+flags:
+  --record-dir DIR  the records (default $COGLOOP_RECORD_DIR, else .cogloop/runs)
+  --json            print the run's summary, loops, passes and agent calls as JSON
+`
+
+const helpReport = `usage: cogloop report RUN -o FILE.html [flags]
+
+Writes a recorded run as one self-contained HTML page (no network): the
+summary, a score-per-pass chart for each loop, and per pass the stop
+conditions, the lessons extracted, tokens, errors and every agent's prompt
+and reply. RUN is as for 'cogloop show'. 'cogloop run --report F.html' writes
+the same page at the end of a run.
+
+flags:
+  -o FILE.html      where to write the report (required)
+  --record-dir DIR  the records (default $COGLOOP_RECORD_DIR, else .cogloop/runs)
+`

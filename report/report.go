@@ -1,0 +1,211 @@
+package report
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/records"
+)
+
+//go:embed page.html.tmpl
+var pageSource string
+
+var page = template.Must(template.New("report").Funcs(template.FuncMap{
+	"score":    func(v float64) string { return fmt.Sprintf("%.2f", v) },
+	"tokens":   tokens,
+	"cost":     cost,
+	"duration": duration,
+	"time":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+	"pathsep":  func() string { return agents.PathSep },
+}).Parse(pageSource))
+
+// Write renders s as an HTML page to w.
+func Write(w io.Writer, s records.Summary) error {
+	if err := page.Execute(w, newView(s)); err != nil {
+		return fmt.Errorf("render report: %w", err)
+	}
+	return nil
+}
+
+// view is what the template sees.
+type view struct {
+	S      records.Summary
+	Charts []chart
+	Loops  []loopView
+}
+
+type loopView struct {
+	records.Loop
+	Anchor string
+}
+
+func newView(s records.Summary) view {
+	v := view{S: s}
+	for i, l := range s.Loops {
+		v.Loops = append(v.Loops, loopView{Loop: l, Anchor: fmt.Sprintf("loop-%d", i+1)})
+	}
+	v.Charts = charts(s.Loops)
+	return v
+}
+
+func tokens(u agents.Usage) string {
+	t := u.PromptTokens + u.CompletionTokens
+	if t == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%d (%d in, %d out)", t, u.PromptTokens, u.CompletionTokens)
+}
+
+func cost(u agents.Usage) string {
+	switch {
+	case u.Cost == 0:
+		return "–"
+	case u.Cost < 0.0001:
+		return fmt.Sprintf("$%.6f", u.Cost) // a cheap call is not $0.0000
+	}
+	return fmt.Sprintf("$%.4f", u.Cost)
+}
+
+func duration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "–"
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", d.Microseconds())
+	case d < time.Second:
+		return fmt.Sprintf("%.1fms", float64(d.Microseconds())/1000)
+	}
+	return d.Round(10 * time.Millisecond).String()
+}
+
+// Chart geometry, in SVG user units.
+const (
+	chartW, chartH     = 640, 240
+	padL, padR         = 44, 26
+	padT, padB         = 14, 34
+	plotW, plotH       = chartW - padL - padR, chartH - padT - padB
+	defaultTopOfScores = 1.0
+	// maxAxisPasses: a max_loops up to this widens the pass axis to it.
+	maxAxisPasses = 30
+)
+
+// chart is the scores of every run of one loop (one per outer pass when the
+// loop is nested in another).
+type chart struct {
+	Shape      string
+	W, H       int
+	Threshold  float64
+	ThresholdY string
+	Series     []series
+	XTicks     []tick
+	YTicks     []tick
+	X0, X1     int
+	Y0, Y1     int
+	Legend     bool
+}
+
+type series struct {
+	Path   string
+	Class  string
+	Points string // the polyline
+	Marks  []mark
+}
+
+type mark struct {
+	X, Y   string
+	Pass   int
+	Label  string
+	Failed bool
+	Best   bool
+}
+
+type tick struct {
+	Pos   string
+	Label string
+}
+
+// charts groups the loops by shape, in the order each shape first ran.
+func charts(loops []records.Loop) []chart {
+	var order []string
+	by := map[string][]records.Loop{}
+	for _, l := range loops {
+		if _, ok := by[l.Shape]; !ok {
+			order = append(order, l.Shape)
+		}
+		by[l.Shape] = append(by[l.Shape], l)
+	}
+	out := make([]chart, 0, len(order))
+	for _, shape := range order {
+		out = append(out, newChart(shape, by[shape]))
+	}
+	return out
+}
+
+func newChart(shape string, runs []records.Loop) chart {
+	c := chart{Shape: shape, W: chartW, H: chartH, X0: padL, X1: chartW - padR, Y0: padT, Y1: chartH - padB,
+		Threshold: runs[0].Threshold, Legend: len(runs) > 1}
+	passes, top := 1, defaultTopOfScores
+	for _, l := range runs {
+		if l.MaxLoops <= maxAxisPasses {
+			passes = max(passes, l.MaxLoops) // room for the passes the loop may still run
+		}
+		for _, p := range l.Passes {
+			passes = max(passes, p.Number)
+			top = max(top, p.Score)
+		}
+		top = max(top, l.Threshold)
+	}
+	top = math.Ceil(top*10) / 10
+	x := func(n int) float64 {
+		if passes == 1 {
+			return padL + plotW/2
+		}
+		return padL + float64(n-1)*plotW/float64(passes-1)
+	}
+	y := func(v float64) float64 { return padT + plotH*(1-math.Max(0, v)/top) }
+	c.ThresholdY = f1(y(c.Threshold))
+	for n := 1; n <= passes; n++ {
+		if passes <= 20 || n == 1 || n == passes || n%(passes/10) == 0 {
+			c.XTicks = append(c.XTicks, tick{Pos: f1(x(n)), Label: fmt.Sprint(n)})
+		}
+	}
+	for i := 0; i <= 4; i++ {
+		v := top * float64(i) / 4
+		c.YTicks = append(c.YTicks, tick{Pos: f1(y(v)), Label: fmt.Sprintf("%.2g", v)})
+	}
+	for i, l := range runs {
+		s := series{Path: l.Path, Class: fmt.Sprintf("s%d", i%6)}
+		var pts []string
+		for _, p := range l.Passes {
+			m := mark{X: f1(x(p.Number)), Y: f1(y(p.Score)), Pass: p.Number, Failed: p.Failed(),
+				Best: p.Number == l.BestIteration && p.Completed}
+			switch {
+			case !p.Completed:
+				m.Label = fmt.Sprintf("pass %d: cut short", p.Number)
+			case !p.ScoreFound:
+				m.Label = fmt.Sprintf("pass %d: no score", p.Number)
+			default:
+				m.Label = fmt.Sprintf("pass %d: %.2f", p.Number, p.Score)
+			}
+			if m.Failed && p.Completed {
+				m.Label += " (an agent failed)"
+			}
+			if m.Best {
+				m.Label += " · best"
+			}
+			s.Marks = append(s.Marks, m)
+			pts = append(pts, m.X+","+m.Y)
+		}
+		s.Points = strings.Join(pts, " ")
+		c.Series = append(c.Series, s)
+	}
+	return c
+}
+
+func f1(v float64) string { return fmt.Sprintf("%.1f", v) }

@@ -1,0 +1,143 @@
+package report_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/net/html"
+
+	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/internal/htmlnode"
+	"github.com/cogloop/cogloop/records"
+	"github.com/cogloop/cogloop/report"
+)
+
+// events runs the workflow at wf with the scripted replies in script and
+// returns its events; summary summarises them as a record would.
+func events(t *testing.T, wf, script, input string) []agents.Event {
+	t.Helper()
+	w, err := cogloop.Load(wf)
+	require.NoError(t, err)
+	data, err := os.ReadFile(script)
+	require.NoError(t, err)
+	sc, err := agents.ParseScript(data, script)
+	require.NoError(t, err)
+	var buf records.Buffer
+	_, _ = w.Run(context.Background(), input, cogloop.WithModels(sc), cogloop.WithObserver(buf.Observe))
+	return buf.Events()
+}
+
+func summary(t *testing.T, wf, script, input string) records.Summary {
+	return records.Summarize(events(t, wf, script, input))
+}
+
+func render(t *testing.T, s records.Summary) (*html.Node, string) {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, report.Write(&b, s))
+	doc, err := htmlnode.Parse(strings.NewReader(b.String()))
+	require.NoError(t, err)
+	return doc, b.String()
+}
+
+// chartPoints are the pass marks of the chart of loop shape, by series.
+func chartPoints(t *testing.T, doc *html.Node, shape string) [][]*html.Node {
+	t.Helper()
+	var out [][]*html.Node
+	for _, svg := range htmlnode.All(doc, htmlnode.Tag("svg")) {
+		if htmlnode.Attr(svg, "data-loop") != shape {
+			continue
+		}
+		for _, g := range htmlnode.All(svg, htmlnode.Class("g", "series")) {
+			out = append(out, htmlnode.All(g, htmlnode.Class("circle", "pass")))
+		}
+		return out
+	}
+	t.Fatalf("no chart of loop %q", shape)
+	return nil
+}
+
+func TestHostileRepliesAreText(t *testing.T) {
+	s := summary(t, "../examples/quality/workflow.yaml", "testdata/hostile.yaml", "Explain recursion")
+	doc, page := render(t, s)
+	for _, tag := range []string{"script", "img", "iframe", "a"} {
+		assert.Empty(t, htmlnode.All(doc, htmlnode.Tag(tag)), "a reply made a <%s> element", tag)
+	}
+	svgs := htmlnode.All(doc, htmlnode.Tag("svg"))
+	require.Len(t, svgs, 1, "only the chart is an <svg>; the final answer's <svg onload> is text")
+	assert.Contains(t, htmlnode.Text(doc), "<script>alert(1)</script><img src=x onerror=alert(2)>")
+	assert.Contains(t, page, "&lt;script&gt;alert(1)&lt;/script&gt;")
+	answer := htmlnode.All(doc, func(n *html.Node) bool { return htmlnode.Attr(n, "id") == "answer" })
+	require.Len(t, answer, 1)
+	assert.Equal(t, `<svg onload=alert(3)><a href="javascript:alert(4)">dolls</a>`, htmlnode.Text(answer[0]))
+	assert.Empty(t, htmlnode.All(doc, func(n *html.Node) bool { return htmlnode.Attr(n, "id") == "injected" }))
+}
+
+func TestChartHasOnePointPerPass(t *testing.T) {
+	s := summary(t, "../examples/quality/workflow.yaml", "testdata/hostile.yaml", "Explain recursion")
+	doc, _ := render(t, s)
+	series := chartPoints(t, doc, "improvement_loop")
+	require.Len(t, series, 1)
+	require.Len(t, series[0], 4, "4 passes")
+	for i, c := range series[0] {
+		assert.Equal(t, []string{"1", "2", "3", "4"}[i], htmlnode.Attr(c, "data-pass"))
+		assert.Equal(t, i == 1, htmlnode.HasClass(c, "failed"), "pass %d: only pass 2 (improver failed) is failed", i+1)
+		assert.Equal(t, i == 3, htmlnode.HasClass(c, "best"), "pass %d: pass 4 is best", i+1)
+	}
+	th := htmlnode.All(doc, htmlnode.Class("line", "threshold"))
+	require.Len(t, th, 1)
+	assert.Equal(t, "threshold 0.85", strings.TrimSpace(htmlnode.Text(th[0])))
+	// 0.85 of the 0..1 axis: y = top + height·0.15 = 14 + 192·0.15.
+	assert.Equal(t, "42.8", htmlnode.Attr(th[0], "y1"))
+
+	rows := htmlnode.All(doc, htmlnode.Class("tr", "failed"))
+	require.Len(t, rows, 1)
+	assert.Equal(t, "2", htmlnode.Attr(rows[0], "data-pass"))
+	assert.Contains(t, htmlnode.Text(rows[0]), "agent improver failed")
+
+	text := htmlnode.Text(doc)
+	assert.Contains(t, text, "use a picture from everyday life.", "pass 1's improvement lesson")
+	assert.Contains(t, text, "abstract <iframe src=x></iframe>.", "pass 1's mistake lesson, as text")
+	assert.Contains(t, text, "score: fired · score 0.9, threshold 0.85")
+	assert.Contains(t, text, "model overloaded </pre><b id=injected>bold</b>", "the error, as text")
+}
+
+func TestNestedLoopHasOneLinePerRun(t *testing.T) {
+	s := summary(t, "../loopnode/testdata/nested/workflow.yaml", "../loopnode/testdata/nested/replies.yaml", "a plan")
+	doc, _ := render(t, s)
+	outer := chartPoints(t, doc, "outer")
+	require.Len(t, outer, 1)
+	assert.Len(t, outer[0], 2)
+	inner := chartPoints(t, doc, "outer › inner")
+	require.Len(t, inner, 2, "one line per run of the nested loop")
+	assert.Len(t, inner[0], 2)
+	assert.Len(t, inner[1], 1, "the second run met its threshold at pass 1")
+	assert.Len(t, htmlnode.All(doc, htmlnode.Tag("polyline")), 3)
+}
+
+func TestIncompleteRecordSaysSo(t *testing.T) {
+	s := summary(t, "../examples/quality/workflow.yaml", "../examples/quality/replies.yaml", "x")
+	doc, _ := render(t, s)
+	assert.Empty(t, htmlnode.All(doc, func(n *html.Node) bool { return htmlnode.Attr(n, "id") == "incomplete" }))
+
+	var full bytes.Buffer
+	w := records.NewWriter(&full, "buffer", nil)
+	for _, e := range events(t, "../examples/quality/workflow.yaml", "../examples/quality/replies.yaml", "x")[:10] {
+		w.Observe(e)
+	}
+	rec, err := records.Read(bytes.NewReader(full.Bytes()[:full.Len()-7]))
+	require.NoError(t, err)
+	doc, _ = render(t, rec.Summarize())
+	banner := htmlnode.All(doc, func(n *html.Node) bool { return htmlnode.Attr(n, "id") == "incomplete" })
+	require.Len(t, banner, 1)
+	assert.Contains(t, htmlnode.Text(banner[0]), "line 10 is cut short")
+	status := htmlnode.All(doc, func(n *html.Node) bool { return htmlnode.Attr(n, "id") == "status" })
+	require.Len(t, status, 1)
+	assert.Equal(t, "incomplete", htmlnode.Text(status[0]))
+}
