@@ -106,22 +106,23 @@ func TestGonjaHasNoUnknownNodeTypes(t *testing.T) {
 	dir := strings.TrimSpace(string(out))
 	var declared []string
 	for _, sub := range []string{"nodes", filepath.Join("builtins", "control_structures")} {
-		pkgs, err := parser.ParseDir(token.NewFileSet(), filepath.Join(dir, sub), func(fi os.FileInfo) bool {
-			return !strings.HasSuffix(fi.Name(), "_test.go")
-		}, 0)
+		entries, err := os.ReadDir(filepath.Join(dir, sub))
 		require.NoError(t, err)
-		for _, p := range pkgs {
-			for _, f := range p.Files {
-				for _, d := range f.Decls {
-					g, ok := d.(*ast.GenDecl)
-					if !ok || g.Tok != token.TYPE {
-						continue
-					}
-					for _, s := range g.Specs {
-						ts := s.(*ast.TypeSpec)
-						if _, ok := ts.Type.(*ast.StructType); ok && ts.Name.IsExported() {
-							declared = append(declared, p.Name+"."+ts.Name.Name)
-						}
+		for _, e := range entries {
+			if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, sub, e.Name()), nil, 0)
+			require.NoError(t, err)
+			for _, d := range f.Decls {
+				g, ok := d.(*ast.GenDecl)
+				if !ok || g.Tok != token.TYPE {
+					continue
+				}
+				for _, s := range g.Specs {
+					ts := s.(*ast.TypeSpec)
+					if _, ok := ts.Type.(*ast.StructType); ok && ts.Name.IsExported() {
+						declared = append(declared, f.Name.Name+"."+ts.Name.Name)
 					}
 				}
 			}
