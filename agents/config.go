@@ -2,13 +2,13 @@ package agents
 
 import (
 	"fmt"
-	"github.com/cogloop/cogloop/internal/yamlnode"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/cogloop/cogloop/internal/yamlnode"
 	"go.yaml.in/yaml/v3"
 )
 

@@ -3,9 +3,10 @@ package agents
 import (
 	"errors"
 	"fmt"
-	"github.com/cogloop/cogloop/internal/loaderr"
 	"sort"
 	"sync"
+
+	"github.com/cogloop/cogloop/internal/loaderr"
 )
 
 // Pos is a position in a workflow file. Line and Col are 1-based; zero means unknown.

@@ -3,11 +3,11 @@ package agents_test
 import (
 	"context"
 	"errors"
-	"github.com/cogloop/cogloop/agents/agenttest"
 	"math"
 	"testing"
 	"time"
 
+	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 

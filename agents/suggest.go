@@ -1,8 +1,9 @@
 package agents
 
 import (
-	"github.com/cogloop/cogloop/internal/textdist"
 	"sort"
+
+	"github.com/cogloop/cogloop/internal/textdist"
 )
 
 // Closest returns the candidate nearest to name, at most two edits away, for

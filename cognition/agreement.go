@@ -2,10 +2,11 @@ package cognition
 
 import (
 	"context"
-	"github.com/cogloop/cogloop/internal/values"
 	"math"
 	"reflect"
 	"strings"
+
+	"github.com/cogloop/cogloop/internal/values"
 )
 
 // Embedder turns texts into vectors for the agreement fallback, one vector per

@@ -2,12 +2,13 @@ package cognition
 
 import (
 	"encoding/json"
-	"github.com/cogloop/cogloop/internal/values"
 	"math"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cogloop/cogloop/internal/values"
 )
 
 // BooleanScorer turns boolean evaluations ({dimension: {criterion: true|false}})

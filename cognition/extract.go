@@ -3,9 +3,10 @@ package cognition
 import (
 	"errors"
 	"fmt"
-	"github.com/cogloop/cogloop/internal/values"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cogloop/cogloop/internal/values"
 )
 
 // DefaultMaxLengthPerCategory is cognitive_extraction.max_length_per_category's default.

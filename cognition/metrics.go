@@ -2,8 +2,9 @@ package cognition
 
 import (
 	"encoding/json"
-	"github.com/cogloop/cogloop/internal/values"
 	"strings"
+
+	"github.com/cogloop/cogloop/internal/values"
 )
 
 // Secondary metric keys recorded in every past_loops entry, and their defaults.

@@ -3,8 +3,9 @@ package cognition
 import (
 	"context"
 	"fmt"
-	"github.com/cogloop/cogloop/internal/values"
 	"strings"
+
+	"github.com/cogloop/cogloop/internal/values"
 )
 
 // Score is the judgement of one iteration.

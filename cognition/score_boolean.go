@@ -1,8 +1,9 @@
 package cognition
 
 import (
-	"github.com/cogloop/cogloop/internal/values"
 	"strings"
+
+	"github.com/cogloop/cogloop/internal/values"
 )
 
 // routingKeys and routingPhrases mark results of routers and joins; with them

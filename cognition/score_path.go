@@ -1,9 +1,10 @@
 package cognition
 
 import (
-	"github.com/cogloop/cogloop/internal/values"
 	"strconv"
 	"strings"
+
+	"github.com/cogloop/cogloop/internal/values"
 )
 
 // nestedPath is the nested_path strategy: a dotted path ("scorer.response.score")

@@ -1,8 +1,9 @@
 package cognition
 
 import (
-	"github.com/cogloop/cogloop/internal/textdist"
 	"unicode/utf8"
+
+	"github.com/cogloop/cogloop/internal/textdist"
 )
 
 // MaxSimilarityText is how much of each text Similarity compares, in runes.

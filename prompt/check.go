@@ -2,11 +2,12 @@ package prompt
 
 import (
 	"fmt"
-	"github.com/cogloop/cogloop/internal/textdist"
 	"reflect"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/cogloop/cogloop/internal/textdist"
 )
 
 // Checking names: undefined functions, filters and tests are errors (the

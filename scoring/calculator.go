@@ -3,12 +3,12 @@ package scoring
 import (
 	"errors"
 	"fmt"
-	"github.com/cogloop/cogloop/internal/values"
 	"math"
 	"sort"
 	"strings"
 
 	"github.com/cogloop/cogloop/cognition"
+	"github.com/cogloop/cogloop/internal/values"
 )
 
 // Calculator turns boolean evaluations ({dimension: {criterion: verdict}})

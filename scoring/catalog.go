@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/cogloop/cogloop/internal/yamlnode"
 	"io"
 	"io/fs"
 	"math"
@@ -17,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/cogloop/cogloop/configs"
+	"github.com/cogloop/cogloop/internal/yamlnode"
 	"go.yaml.in/yaml/v3"
 )
 

@@ -3,8 +3,9 @@ package scoring
 import (
 	"errors"
 	"fmt"
-	"github.com/cogloop/cogloop/internal/loaderr"
 	"strings"
+
+	"github.com/cogloop/cogloop/internal/loaderr"
 )
 
 // Sentinel errors, wrapped by the errors of this package so callers can place
