@@ -1,9 +1,6 @@
 package agents
 
-import (
-	"encoding/json"
-	"strconv"
-)
+import "github.com/cogloop/cogloop/internal/values"
 
 // Outputs is the ordered record of the agents already run in a workflow: what
 // templates see as previous_outputs. It is persistent: [Outputs.With] returns a new
@@ -89,27 +86,6 @@ func (p *Outputs) Map() map[string]any {
 }
 
 // Text formats a response value as text: strings as they are, booleans as
-// true/false, numbers in their shortest form, anything else as compact JSON.
-func Text(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	case bool:
-		return strconv.FormatBool(x)
-	case int:
-		return strconv.Itoa(x)
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	case json.Number:
-		return x.String()
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	return string(b)
-}
+// true/false, numbers in their shortest form, anything else as compact JSON
+// without HTML escaping ([values.Text], the same rules cognition reads by).
+func Text(v any) string { return values.Text(v) }
