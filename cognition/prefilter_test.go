@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cogloop/cogloop/internal/ascii"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
@@ -527,8 +528,8 @@ func TestLowerText(t *testing.T) {
 			s = string([]rune(s))
 		}
 		want := strings.Map(unicode.ToLower, s)
-		got, lowA := lowerText(s, isASCII(s))
+		got, lowA := lowerText(s, ascii.Is(s))
 		require.Equal(t, want, got)
-		assert.Equal(t, isASCII(want), lowA)
+		assert.Equal(t, ascii.Is(want), lowA)
 	}
 }
