@@ -64,24 +64,15 @@ func writeText(b *strings.Builder, v reflect.Value, depth int) {
 	case reflect.Invalid:
 		b.WriteString("null")
 	case reflect.Map:
-		keys := v.MapKeys()
-		names := make([]string, len(keys))
-		for i, k := range keys {
-			names[i] = fmt.Sprint(k.Interface())
-		}
-		idx := make([]int, len(keys))
-		for i := range idx {
-			idx[i] = i
-		}
-		sort.SliceStable(idx, func(a, c int) bool { return names[idx[a]] < names[idx[c]] })
+		keys, names := SortedKeys(v, func(k reflect.Value) string { return fmt.Sprint(k.Interface()) })
 		b.WriteByte('{')
-		for n, i := range idx {
-			if n > 0 {
+		for i, k := range keys {
+			if i > 0 {
 				b.WriteByte(',')
 			}
 			b.WriteString(strconv.Quote(names[i]))
 			b.WriteByte(':')
-			writeText(b, v.MapIndex(keys[i]), depth+1)
+			writeText(b, v.MapIndex(k), depth+1)
 		}
 		b.WriteByte('}')
 	case reflect.Slice, reflect.Array:
@@ -114,4 +105,24 @@ func floatText(x float64) string {
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	}
 	return strconv.FormatFloat(x, 'f', -1, 64)
+}
+
+// SortedKeys returns the keys of the map m and their labels, in the order of
+// the labels (keys with equal labels keep reflect's order).
+func SortedKeys(m reflect.Value, label func(reflect.Value) string) ([]reflect.Value, []string) {
+	keys := m.MapKeys()
+	labels := make([]string, len(keys))
+	for i, k := range keys {
+		labels[i] = label(k)
+	}
+	idx := make([]int, len(keys))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, c int) bool { return labels[idx[a]] < labels[idx[c]] })
+	outK, outL := make([]reflect.Value, len(keys)), make([]string, len(keys))
+	for n, i := range idx {
+		outK[n], outL[n] = keys[i], labels[i]
+	}
+	return outK, outL
 }
