@@ -13,7 +13,7 @@ import (
 // domain and records the transfer.
 func TestOrKaBrainSkillTransfer(t *testing.T) {
 	path := filepath.Join("testdata", "orka", "brain_skill_transfer_workflow.yml")
-	wf, res, err, _ := offline(t, path, filepath.Join("testdata", "orka", "brain_skill_transfer_workflow.replies.yaml"), "Reduce late deliveries")
+	wf, res, _, err := offline(t, path, filepath.Join("testdata", "orka", "brain_skill_transfer_workflow.replies.yaml"), "Reduce late deliveries")
 	require.NotNil(t, wf)
 	require.NoError(t, err)
 	get := func(id string) map[string]any {

@@ -2,10 +2,18 @@
 // YAML file in OrKa's schema (or bytes in memory): [Load] or [Parse] builds it once,
 // and [Workflow.Run] runs it as often as you like, concurrently if you like.
 //
-// The packages below do the work: orchestrator (loading and sequential runs),
-// agents (the Agent interface, the registry, LLM agents), prompt (templates),
-// cognition (scores and lessons from model text). This package wires the built-in
-// agent types into one registry and gives them a small API.
+// The packages below do the work: orchestrator (loading, building, sequential
+// runs), agents (the Agent contract, registry, config reader, events, retries,
+// budgets, checkpoints, the scripted model), loopnode (the loop node), flow
+// (fork, join, router, failover), the agent types under agents/ (llm,
+// validate, memories, checks, legacy, scout, search, brain), prompt
+// (templates), cognition (scores and lessons from model text), scoring
+// (boolean-criteria presets), memory (histories, checkpoints, memories; a
+// Redis store in memory/redis), telemetry (OpenTelemetry), records and report
+// (run records, the HTML report) and queue (runs on a Redis queue). This
+// package wires the built-in agent types into one registry and gives them a
+// small API: [Load]/[Parse], [Workflow.Run] with [RunOption]s and [Result]
+// (queue.Enqueue queues a run for a worker).
 package cogloop
 
 import (

@@ -7,7 +7,7 @@ require (
 	github.com/dustin/go-humanize v1.0.1
 	github.com/hibiken/asynq v0.26.0
 	github.com/mattn/go-runewidth v0.0.31
-	github.com/nikolalohinski/gonja/v2 v2.9.1
+	github.com/nikolalohinski/gonja/v2 v2.9.1 // pinned exactly: prompt/ walks its unexported fields (prompt/gonja_layout_test.go)
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/sirupsen/logrus v1.9.3

@@ -38,7 +38,7 @@ func TestRedisOutageBetweenIterations(t *testing.T) {
 			srv := redistest.Start(t)
 			store, err := redis.New(context.Background(), srv.URL(), redis.Options{})
 			require.NoError(t, err)
-			defer store.Close()
+			defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
 			wf, err := cogloop.Parse([]byte(outageWorkflow), "outage.yaml")
 			require.NoError(t, err)
 

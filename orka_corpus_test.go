@@ -50,7 +50,7 @@ func orkaRun(t *testing.T, path string) (problems []string) {
 	if data, err := os.ReadFile(base + ".input.txt"); err == nil {
 		input = strings.TrimSpace(string(data))
 	}
-	wf, res, runErr, events := offline(t, path, base+".replies.yaml", input)
+	wf, res, events, runErr := offline(t, path, base+".replies.yaml", input)
 	if wf == nil {
 		return []string{"load: " + runErr.Error()}
 	}

@@ -24,13 +24,13 @@ var updateGolden = flag.Bool("update", false, "rewrite the golden transcripts in
 // offline loads path with the failing type's wait faked and runs it on input
 // with replies (the --script form) and a fresh in-memory store; it returns
 // the workflow (nil, with the error, when it does not load), the result, the
-// run error and the events.
-func offline(t *testing.T, path, replies string, input any) (*cogloop.Workflow, *cogloop.Result, error, []agents.Event) {
+// events and the run error.
+func offline(t *testing.T, path, replies string, input any) (*cogloop.Workflow, *cogloop.Result, []agents.Event, error) {
 	t.Helper()
 	sleep := &agenttest.Sleeper{}
 	wf, err := cogloop.Load(path, cogloop.WithRegistry(cogloop.NewTestRegistry(legacy.Options{Sleep: sleep.Sleep})))
 	if err != nil {
-		return nil, nil, err, nil
+		return nil, nil, nil, err
 	}
 	data, err := os.ReadFile(replies)
 	require.NoError(t, err)
@@ -41,7 +41,7 @@ func offline(t *testing.T, path, replies string, input any) (*cogloop.Workflow, 
 	rec := &agenttest.Recorder{}
 	res, runErr := wf.Run(context.Background(), input, cogloop.WithModels(script), cogloop.WithObserver(rec.Observe),
 		cogloop.WithMemory(store), cogloop.WithRunID("golden"))
-	return wf, res, runErr, rec.Events()
+	return wf, res, rec.Events(), runErr
 }
 
 var (
@@ -61,7 +61,7 @@ func TestAgentTypesGolden(t *testing.T) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			input, err := os.ReadFile(filepath.Join(dir, "input.txt"))
 			require.NoError(t, err)
-			wf, res, runErr, events := offline(t, filepath.Join(dir, "workflow.yaml"), filepath.Join(dir, "replies.yaml"), strings.TrimSpace(string(input)))
+			wf, res, events, runErr := offline(t, filepath.Join(dir, "workflow.yaml"), filepath.Join(dir, "replies.yaml"), strings.TrimSpace(string(input)))
 			require.NotNil(t, wf, "load: %v", runErr)
 			var b strings.Builder
 			for _, w := range wf.Warnings {

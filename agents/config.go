@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cogloop/cogloop/internal/yamlnode"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -84,38 +85,10 @@ func (c *Config) addMapping(n *yaml.Node, depth int) {
 }
 
 // Resolve follows alias nodes and unwraps document nodes.
-func Resolve(n *yaml.Node) *yaml.Node {
-	for i := 0; n != nil && i < 64; i++ {
-		switch n.Kind {
-		case yaml.AliasNode:
-			n = n.Alias
-		case yaml.DocumentNode:
-			if len(n.Content) == 0 {
-				return nil
-			}
-			n = n.Content[0]
-		default:
-			return n
-		}
-	}
-	return n
-}
+func Resolve(n *yaml.Node) *yaml.Node { return yamlnode.Resolve(n) }
 
 // KindName names a node's kind for messages.
-func KindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			return "null"
-		}
-		return fmt.Sprintf("%q", n.Value)
-	}
-	return "an alias"
-}
+func KindName(n *yaml.Node) string { return yamlnode.KindName(n) }
 
 // File is the file the config comes from.
 func (c *Config) File() string { return c.file }
@@ -486,26 +459,6 @@ func (c *Config) knownList() []string {
 }
 
 func (c *Config) closest(k string) string { return Closest(k, c.knownList()) }
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
 
 // Keys returns the keys present, in file order.
 func (c *Config) Keys() []string { return append([]string(nil), c.order...) }

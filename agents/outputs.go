@@ -1,9 +1,9 @@
 package agents
 
 import (
-	"encoding/json"
-	"strconv"
 	"sync"
+
+	"github.com/cogloop/cogloop/internal/values"
 )
 
 // Outputs is the ordered record of the agents already run in a workflow: what
@@ -260,27 +260,6 @@ func (p *Outputs) templateMap(ids []string, all bool) map[string]any {
 }
 
 // Text formats a response value as text: strings as they are, booleans as
-// true/false, numbers in their shortest form, anything else as compact JSON.
-func Text(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	case bool:
-		return strconv.FormatBool(x)
-	case int:
-		return strconv.Itoa(x)
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	case json.Number:
-		return x.String()
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	return string(b)
-}
+// true/false, numbers in their shortest form, anything else as compact JSON
+// without HTML escaping ([values.Text], the same rules cognition reads by).
+func Text(v any) string { return values.Text(v) }

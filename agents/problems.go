@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
+
+	"github.com/cogloop/cogloop/internal/loaderr"
 )
 
 // Pos is a position in a workflow file. Line and Col are 1-based; zero means unknown.
@@ -122,32 +123,10 @@ type LoadError struct {
 	Warnings []Problem
 }
 
-func (e *LoadError) Error() string {
-	var b strings.Builder
-	if len(e.Problems) > 1 {
-		fmt.Fprintf(&b, "%d problems:\n", len(e.Problems))
-	}
-	for i, p := range e.Problems {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(p.Error())
-	}
-	for _, p := range e.Warnings {
-		b.WriteString("\nwarning: ")
-		b.WriteString(p.Error())
-	}
-	return b.String()
-}
+func (e *LoadError) Error() string { return loaderr.Message("problems", e.Problems, e.Warnings) }
 
 // Unwrap lets errors.Is/As see each problem.
-func (e *LoadError) Unwrap() []error {
-	out := make([]error, len(e.Problems))
-	for i, p := range e.Problems {
-		out[i] = p
-	}
-	return out
-}
+func (e *LoadError) Unwrap() []error { return loaderr.Unwrap(e.Problems) }
 
 // IsLoadError reports whether err is (or wraps) a *LoadError.
 func IsLoadError(err error) bool {

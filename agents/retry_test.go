@@ -23,23 +23,6 @@ import (
 // fakeSleep records the backoff waits and returns at once.
 type fakeSleep = agenttest.Sleeper
 
-type events struct {
-	mu sync.Mutex
-	ev []agents.Event
-}
-
-func (e *events) Observe(ev agents.Event) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.ev = append(e.ev, ev)
-}
-
-func (e *events) All() []agents.Event {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return append([]agents.Event(nil), e.ev...)
-}
-
 func TestBackoff(t *testing.T) {
 	p := agents.RetryPolicy{Type: agents.RetryExponential, Count: 10, Interval: 500 * time.Millisecond, MaxInterval: 3 * time.Second}
 	want := []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 3 * time.Second, 3 * time.Second}
@@ -159,7 +142,7 @@ func TestRetryAfterIsHonouredAndCapped(t *testing.T) {
 
 func TestDoRetriesEmitsAndGivesUp(t *testing.T) {
 	secret := agents.NewSecret("sk-do-not-print-me")
-	ev := &events{}
+	ev := &agenttest.Recorder{}
 	in := agents.Input{Path: "loop › iteration 1 › scorer", Run: &agents.Run{ID: "run1", Observe: ev.Observe}}
 	sl := &fakeSleep{}
 	var logs safeBuffer
@@ -176,7 +159,7 @@ func TestDoRetriesEmitsAndGivesUp(t *testing.T) {
 	assert.Contains(t, err.Error(), "gave up after 4 attempts")
 	assert.Equal(t, agents.ClassServerError, agents.Classify(err))
 
-	got := ev.All()
+	got := ev.Events()
 	require.Len(t, got, 3)
 	for i, e := range got {
 		assert.Equal(t, agents.EventAgentRetry, e.Kind)

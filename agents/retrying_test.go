@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -31,7 +32,7 @@ func (f *flaky) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 }
 
 func TestWithRetryRetriesAnAgentAndReportsAttempts(t *testing.T) {
-	ev := &events{}
+	ev := &agenttest.Recorder{}
 	in := agents.Input{Path: "wf › fetch", Run: &agents.Run{ID: "r", Observe: ev.Observe}}
 	sl := &fakeSleep{}
 	p := agents.DefaultAgentRetry()
@@ -46,7 +47,7 @@ func TestWithRetryRetriesAnAgentAndReportsAttempts(t *testing.T) {
 	assert.Equal(t, 30, out.Usage.PromptTokens, "usage sums every attempt")
 	assert.Equal(t, []time.Duration{time.Second, 2 * time.Second}, sl.Waits(), "exponential from 1s")
 
-	got := ev.All()
+	got := ev.Events()
 	require.Len(t, got, 2, "one event per retry")
 	for i, e := range got {
 		assert.Equal(t, agents.EventAgentRetry, e.Kind)

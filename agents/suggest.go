@@ -1,6 +1,10 @@
 package agents
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/cogloop/cogloop/internal/textdist"
+)
 
 // Closest returns the candidate nearest to name, at most two edits away, for
 // a "did you mean" hint; "" when none is that close. Ties go to the candidate
@@ -13,7 +17,7 @@ func Closest(name string, candidates []string) string {
 		if len(cand) > len(name)+2 || len(name) > len(cand)+2 || cand == name {
 			continue
 		}
-		if d := editDistance(name, cand); d < bestD {
+		if d := textdist.Bounded([]rune(name), []rune(cand), 2); d < bestD {
 			best, bestD = cand, d
 		}
 	}

@@ -128,7 +128,7 @@ func resumeAndCheck(t *testing.T, wf *cogloop.Workflow, url, ns string) {
 	t.Helper()
 	store, err := redis.New(context.Background(), url, fastFail(ns))
 	require.NoError(t, err)
-	defer store.Close()
+	defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
 	resumedAfter := -1
 	res, err := wf.Run(context.Background(), "x", cogloop.WithResume("r", false), cogloop.WithMemory(store),
 		cogloop.WithModels(parseScript(t, "0s")), cogloop.WithObserver(func(e agents.Event) {

@@ -102,7 +102,7 @@ func TestKillNineInPass3(t *testing.T) {
 
 			store, err := redis.New(context.Background(), srv.URL(), redis.Options{Options: memory.Options{Namespace: ns}})
 			require.NoError(t, err)
-			defer store.Close()
+			defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
 			checkHistory(t, store, "k", past)
 
 			second := readTrace(t, trace)
@@ -130,14 +130,14 @@ func killInPass3(t *testing.T, bin, wf, script, url, ns string, at int) []agents
 	t.Helper()
 	pr, pw, err := os.Pipe()
 	require.NoError(t, err)
-	defer pr.Close()
+	defer func() { _ = pr.Close() }() // read end of a pipe
 	cmd := exec.Command(bin, "run", wf, "x", "--redis", url, "--namespace", ns, "--run-id", "k",
 		"--script", script, "--trace", "/dev/fd/3")
 	cmd.ExtraFiles = []*os.File{pw}
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	require.NoError(t, cmd.Start())
-	pw.Close()
+	require.NoError(t, pw.Close()) // the child holds its own copy
 	var events []agents.Event
 	seen := 0
 	sc := bufio.NewScanner(pr)

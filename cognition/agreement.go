@@ -5,14 +5,17 @@ import (
 	"math"
 	"reflect"
 	"strings"
+
+	"github.com/cogloop/cogloop/internal/embedding"
+	"github.com/cogloop/cogloop/internal/values"
 )
 
-// Embedder turns texts into vectors for the agreement fallback, one vector per
-// text in order (a nil or empty vector leaves that text out). It does I/O;
-// cognition calls one only from [Scorer.ScoreContext], with the caller's context.
-type Embedder interface {
-	Embed(ctx context.Context, texts []string) ([][]float64, error)
-}
+// Embedder turns a text into a vector for the agreement fallback (a nil or
+// empty vector leaves that text out). It does I/O; cognition calls one only
+// from [Scorer.ScoreContext], with the caller's context, once per text. It is
+// the same interface as memory's (one definition, in internal/embedding), so
+// one embedder serves both.
+type Embedder = embedding.Embedder
 
 // agreementFields are read, first non-empty wins, for an agent's text.
 var agreementFields = [...]string{"response", "result", "output", "content", "answer"}
@@ -28,7 +31,7 @@ func (r *scoreRun) agreement(ctx context.Context, emb Embedder) (Score, bool) {
 			}
 			continue
 		}
-		m, ok := asMap(res.Value)
+		m, ok := values.AsMap(res.Value)
 		if !ok {
 			continue
 		}
@@ -42,10 +45,18 @@ func (r *scoreRun) agreement(ctx context.Context, emb Embedder) (Score, bool) {
 	if len(texts) < 2 {
 		return Score{}, false
 	}
-	vecs, err := emb.Embed(ctx, texts)
-	if err != nil {
-		r.warn(CodeAgreement, "agreement fallback: embed: %v", err)
-		return Score{}, false
+	vecs := make([][]float64, 0, len(texts))
+	for _, text := range texts {
+		v, err := emb.Embed(ctx, text)
+		if err != nil {
+			r.warn(CodeAgreement, "agreement fallback: embed: %v", err)
+			return Score{}, false
+		}
+		f := make([]float64, len(v))
+		for i, x := range v {
+			f[i] = float64(x)
+		}
+		vecs = append(vecs, f)
 	}
 	v, ok := meanCosine(vecs)
 	if !ok {

@@ -68,6 +68,6 @@ func BenchmarkFindScan(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		p.Find(text)
+		_, _, _ = p.Find(text)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cogloop/cogloop/internal/values"
 )
 
 // BooleanScorer turns boolean evaluations ({dimension: {criterion: true|false}})
@@ -45,7 +47,7 @@ func (w Weights) Score(evals map[string]any) (float64, bool) {
 	sum := 0.0
 	for key, weight := range w {
 		dim, crit, _ := strings.Cut(key, ".")
-		if d, ok := asMap(evals[dim]); ok && Passed(d[crit]) {
+		if d, ok := values.AsMap(evals[dim]); ok && Passed(d[crit]) {
 			sum += weight
 		}
 	}
@@ -104,13 +106,13 @@ var canonicalDimensions = [...]string{"completeness", "efficiency", "safety", "c
 // completeness, efficiency, safety, coherence is a key, two such nested
 // mappings are needed; otherwise two, or one with at least two entries.
 func IsValidBooleanStructure(v any) bool {
-	data, ok := asMap(v)
+	data, ok := values.AsMap(v)
 	if !ok {
 		return false
 	}
 	dims, lastLen := 0, 0
 	for _, val := range data {
-		d, ok := asMap(val)
+		d, ok := values.AsMap(val)
 		if !ok {
 			continue
 		}

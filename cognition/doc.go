@@ -1,8 +1,10 @@
 // Package cognition turns the text of one loop iteration into judgements: the
 // iteration's score ([Scorer]), the lessons it taught ([Extractor]: insights,
 // improvements, mistakes) and OrKa's secondary metrics ([ReasoningQuality],
-// [ConvergenceTrend]). It does no I/O and imports no other cogloop package; the
-// loop node hands it an iteration as a []Result in execution order.
+// [ConvergenceTrend]). It does no I/O of its own (an [Embedder] the caller
+// passes may) and imports no other cogloop package but the leaf helpers
+// internal/values, internal/textdist and internal/embedding; the loop node
+// hands it an iteration as a []Result in execution order.
 //
 // It follows OrKa's loop node (reference/orka-loop-spec.md 1.5, 1.6, 1.9, 1.10)
 // with cogloop's decisions on OrKa's quirks (DESIGN.md, "Loop node semantics").

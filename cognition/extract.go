@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cogloop/cogloop/internal/values"
 )
 
 // DefaultMaxLengthPerCategory is cognitive_extraction.max_length_per_category's default.
@@ -257,7 +259,7 @@ func extractTexts(sc *scan, res Result) []*scanText {
 	if s, ok := res.Value.(string); ok {
 		return []*scanText{sc.text(res.ID, "", s)}
 	}
-	m, ok := asMap(res.Value)
+	m, ok := values.AsMap(res.Value)
 	if !ok {
 		return nil
 	}

@@ -3,6 +3,8 @@ package cognition
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/cogloop/cogloop/internal/values"
 )
 
 // Secondary metric keys recorded in every past_loops entry, and their defaults.
@@ -29,7 +31,7 @@ func Metric(results []Result, key string) (any, bool) {
 		return nil, false
 	}
 	for _, res := range dedupe(results) {
-		m, ok := asMap(res.Value)
+		m, ok := values.AsMap(res.Value)
 		if !ok {
 			continue
 		}
@@ -41,7 +43,7 @@ func Metric(results []Result, key string) (any, bool) {
 			if !ok {
 				continue
 			}
-			if nm, ok := asMap(nested); ok {
+			if nm, ok := values.AsMap(nested); ok {
 				if v, ok := nm[key]; ok {
 					return v, true
 				}

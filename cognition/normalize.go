@@ -193,7 +193,7 @@ func captureScore(text []rune, start, end, scale int) *reading {
 	if !ok {
 		return parseReading(c, scale)
 	}
-	if c == capture && strings.IndexAny(c, "eE") < 0 && isDigit(text[end-1]) {
+	if c == capture && !strings.ContainsAny(c, "eE") && isDigit(text[end-1]) {
 		if x, e, ok := exponentAt(text, end, c); ok {
 			v, end = x, e
 		}

@@ -2,6 +2,7 @@ package cognition
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cogloop/cogloop/internal/ascii"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
@@ -145,7 +147,7 @@ func differentialPatterns(t testing.TB) []string {
 		``, `\s*`, `(?:)`, `^`, `$`, `(a*)*b`, `(|a)+b`, `.`, `(?s).`, `\n`, `(?i)İ(.)`, `(?i)\x{212A}ey`,
 		`(\d+)/10$`, `(\w+)\s*$`, `(?P<n>\d+)%`, `\b(\w+)\b`, `(\S+)\s+it`, `([a-z]+)\n`, `(\d)(?:\n|$)`,
 	)
-	for _, dir := range []string{"../examples", "../configs", "/work/shared/reference/orka-examples"} {
+	for _, dir := range []string{"../examples", "../configs", "../testdata/orka", "../agents/validate/testdata/orka"} {
 		exprs = append(exprs, yamlPatterns(t, dir)...)
 	}
 	return exprs
@@ -158,18 +160,24 @@ var quadraticPatterns = []string{`(.+?)$`, `(?s).+?END`, `(.+?)\z`, `(?s)(.*?)$`
 // yamlPatterns returns the regexes of the workflow files under dir: the values
 // of keys that name patterns.
 func yamlPatterns(t testing.TB, dir string) []string {
+	t.Helper()
 	var out []string
-	_ = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || (filepath.Ext(path) != ".yaml" && filepath.Ext(path) != ".yml") {
+	files := 0
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || (filepath.Ext(path) != ".yaml" && filepath.Ext(path) != ".yml") {
 			return nil
 		}
+		files++
 		b, err := os.ReadFile(path)
 		if err != nil {
-			return nil
+			return err
 		}
 		var doc any
-		if yaml.Unmarshal(b, &doc) != nil {
-			return nil
+		if err := yaml.Unmarshal(b, &doc); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
 		}
 		var walk func(key string, v any)
 		walk = func(key string, v any) {
@@ -191,6 +199,12 @@ func yamlPatterns(t testing.TB, dir string) []string {
 		walk("", doc)
 		return nil
 	})
+	if err != nil {
+		t.Fatalf("reading the workflow patterns under %s: %v", dir, err)
+	}
+	if files == 0 {
+		t.Fatalf("no workflow files under %s: the patterns they hold would vanish from the test", dir)
+	}
 	return out
 }
 
@@ -514,8 +528,8 @@ func TestLowerText(t *testing.T) {
 			s = string([]rune(s))
 		}
 		want := strings.Map(unicode.ToLower, s)
-		got, lowA := lowerText(s, isASCII(s))
+		got, lowA := lowerText(s, ascii.Is(s))
 		require.Equal(t, want, got)
-		assert.Equal(t, isASCII(want), lowA)
+		assert.Equal(t, ascii.Is(want), lowA)
 	}
 }

@@ -1,14 +1,10 @@
 package cognition
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
 	"math"
-	"reflect"
-	"sort"
-	"strconv"
-	"strings"
+
+	"github.com/cogloop/cogloop/internal/values"
 )
 
 // Result is one agent's result in an iteration, in OrKa's shape: Value is a
@@ -65,113 +61,8 @@ func find(results []Result, id string) int {
 	return -1
 }
 
-// asMap returns v as a map[string]any when it is a map with string keys.
-func asMap(v any) (map[string]any, bool) {
-	switch m := v.(type) {
-	case map[string]any:
-		return m, m != nil
-	case nil:
-		return nil, false
-	}
-	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Map || rv.Type().Key().Kind() != reflect.String || rv.IsNil() {
-		return nil, false
-	}
-	out := make(map[string]any, rv.Len())
-	it := rv.MapRange()
-	for it.Next() {
-		out[it.Key().String()] = it.Value().Interface()
-	}
-	return out, true
-}
-
-// textOf is cogloop's deterministic counterpart of Python's str(): strings as
-// they are, numbers in their shortest form, nil as "", and mappings and lists as
-// compact JSON with sorted keys (OrKa scans the Python repr of a mapping; the
-// JSON form holds the same keys and values).
-func textOf(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	case bool:
-		return strconv.FormatBool(x)
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	case int:
-		return strconv.Itoa(x)
-	case json.Number:
-		return x.String()
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err == nil {
-		return strings.TrimSuffix(buf.String(), "\n")
-	}
-	var b strings.Builder
-	writeText(&b, reflect.ValueOf(v), 0)
-	return b.String()
-}
-
-// writeText renders what JSON cannot (NaN, channels, cycles): maps with sorted
-// keys and lists to a bounded depth, scalars with fmt, anything else by type.
-func writeText(b *strings.Builder, v reflect.Value, depth int) {
-	if depth > 32 {
-		b.WriteString("…")
-		return
-	}
-	for v.Kind() == reflect.Interface || v.Kind() == reflect.Pointer {
-		if v.IsNil() {
-			b.WriteString("null")
-			return
-		}
-		v = v.Elem()
-	}
-	switch v.Kind() {
-	case reflect.Invalid:
-		b.WriteString("null")
-	case reflect.Map:
-		keys := v.MapKeys()
-		names := make([]string, len(keys))
-		for i, k := range keys {
-			names[i] = fmt.Sprint(k.Interface())
-		}
-		idx := make([]int, len(keys))
-		for i := range idx {
-			idx[i] = i
-		}
-		sort.SliceStable(idx, func(a, c int) bool { return names[idx[a]] < names[idx[c]] })
-		b.WriteByte('{')
-		for n, i := range idx {
-			if n > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(strconv.Quote(names[i]))
-			b.WriteByte(':')
-			writeText(b, v.MapIndex(keys[i]), depth+1)
-		}
-		b.WriteByte('}')
-	case reflect.Slice, reflect.Array:
-		b.WriteByte('[')
-		for i := 0; i < v.Len(); i++ {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeText(b, v.Index(i), depth+1)
-		}
-		b.WriteByte(']')
-	case reflect.String:
-		b.WriteString(strconv.Quote(v.String()))
-	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
-		fmt.Fprint(b, v.Interface())
-	default:
-		fmt.Fprintf(b, "<%s>", v.Type())
-	}
-}
+// textOf is [values.Text]: cogloop's counterpart of Python's str().
+func textOf(v any) string { return values.Text(v) }
 
 // number reads a numeric result value as a score under scale: Go numbers (not
 // bool) as bare numbers, strings and json.Number as texts ([ParseScore]'s

@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cogloop/cogloop/internal/ascii"
 )
 
 // scanText is one text of an iteration prepared for regex scanning: cut to the
@@ -88,7 +90,7 @@ func (t *scanText) absent(fold bool, lit string) bool {
 // newScanText prepares s for scanning with the input cap max.
 func newScanText(agent, field, s string, max int) *scanText {
 	capped, cut := capText(s, max)
-	ascii := isASCII(capped)
+	ascii := ascii.Is(capped)
 	kept := len(capped)
 	if !ascii && !utf8.ValidString(capped) {
 		capped = string([]rune(capped))
@@ -182,23 +184,6 @@ func (t *scanText) offsets(fold bool) []int32 {
 		*table = append(offs, int32(len(s)))
 	}
 	return *table
-}
-
-func isASCII(s string) bool {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if w&0x8080808080808080 != 0 {
-			return false
-		}
-	}
-	for ; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 // lowerText lower-cases valid UTF-8 s rune by rune with unicode.ToLower, as

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/cogloop/cogloop/internal/values"
 )
 
 // Score is the judgement of one iteration.
@@ -219,7 +221,7 @@ func (r *scoreRun) highPriority() (Score, bool) {
 		if i < 0 {
 			continue
 		}
-		m, ok := asMap(r.results[i].Value)
+		m, ok := values.AsMap(r.results[i].Value)
 		if !ok {
 			continue
 		}
@@ -247,7 +249,7 @@ func (r *scoreRun) patterns(ps []*Pattern) (Score, bool) {
 				}
 				continue
 			}
-			m, ok := asMap(res.Value)
+			m, ok := values.AsMap(res.Value)
 			if !ok {
 				continue
 			}
@@ -276,7 +278,7 @@ func (r *scoreRun) agentKey(st strategy) (Score, bool) {
 		case string:
 			t = r.text(i, "", v)
 		default:
-			m, ok := asMap(v)
+			m, ok := values.AsMap(v)
 			if !ok {
 				continue
 			}
@@ -330,7 +332,7 @@ func (r *scoreRun) fieldIn(v any, key string) (any, bool) {
 	if s, ok := v.(string); ok {
 		return r.jsonField(s, key)
 	}
-	m, ok := asMap(v)
+	m, ok := values.AsMap(v)
 	if !ok {
 		return nil, false
 	}
@@ -345,7 +347,7 @@ func (r *scoreRun) fieldIn(v any, key string) (any, bool) {
 				return val, true
 			}
 		default:
-			if mm, ok := asMap(x); ok {
+			if mm, ok := values.AsMap(x); ok {
 				if val, ok := mm[key]; ok {
 					return val, true
 				}

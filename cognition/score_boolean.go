@@ -1,6 +1,10 @@
 package cognition
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/cogloop/cogloop/internal/values"
+)
 
 // routingKeys and routingPhrases mark results of routers and joins; with them
 // present, empty boolean_evaluations do not switch boolean scoring off.
@@ -17,13 +21,13 @@ func (r *scoreRun) booleanScore() (Score, bool) {
 	}
 	lister, _ := r.s.boolean.(CriteriaLister)
 	for _, res := range r.results {
-		m, ok := asMap(res.Value)
+		m, ok := values.AsMap(res.Value)
 		if !ok {
 			continue
 		}
 		evals, hasEvals := m["boolean_evaluations"]
 		if hasEvals {
-			if em, ok := asMap(evals); ok && IsValidBooleanStructure(em) {
+			if em, ok := values.AsMap(evals); ok && IsValidBooleanStructure(em) {
 				if lister != nil {
 					if provided, total := coverage(em, lister.Criteria()); total == 0 || 2*provided < total {
 						r.warn(CodeScoreSkipped, "agent %q: boolean_evaluations too sparse (%d of %d criteria): skipped", res.ID, provided, total)
@@ -53,7 +57,7 @@ func (r *scoreRun) booleanScore() (Score, bool) {
 			continue
 		}
 		var em map[string]any
-		if rm, ok := asMap(resp); ok {
+		if rm, ok := values.AsMap(resp); ok {
 			em = lowerKeys(rm)
 			ok = IsValidBooleanStructure(em)
 			if !ok {
@@ -77,15 +81,15 @@ func (r *scoreRun) booleanScore() (Score, bool) {
 func (r *scoreRun) emptyEvaluationsOnly() bool {
 	present, entries, routing := false, false, false
 	for _, res := range r.results {
-		m, ok := asMap(res.Value)
+		m, ok := values.AsMap(res.Value)
 		if !ok {
 			continue
 		}
 		if evals, ok := m["boolean_evaluations"]; ok {
 			present = true
-			if em, ok := asMap(evals); ok {
+			if em, ok := values.AsMap(evals); ok {
 				for _, c := range em {
-					if cm, ok := asMap(c); ok && len(cm) > 0 {
+					if cm, ok := values.AsMap(c); ok && len(cm) > 0 {
 						entries = true
 						break
 					}
@@ -119,7 +123,7 @@ func looksLikeRouting(m map[string]any) bool {
 func coverage(evals map[string]any, criteria []string) (provided, total int) {
 	for _, c := range criteria {
 		dim, crit, _ := strings.Cut(c, ".")
-		if d, ok := asMap(evals[dim]); ok {
+		if d, ok := values.AsMap(evals[dim]); ok {
 			if _, ok := d[crit]; ok {
 				provided++
 			}

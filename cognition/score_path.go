@@ -3,6 +3,8 @@ package cognition
 import (
 	"strconv"
 	"strings"
+
+	"github.com/cogloop/cogloop/internal/values"
 )
 
 // nestedPath is the nested_path strategy: a dotted path ("scorer.response.score")
@@ -46,7 +48,7 @@ func (r *scoreRun) jsonPath(st strategy) (Score, bool) {
 			}
 			return Score{}, false
 		}
-		m, ok := asMap(res.Value)
+		m, ok := values.AsMap(res.Value)
 		if !ok {
 			return Score{}, false
 		}
@@ -116,7 +118,7 @@ func (r *scoreRun) walk(v any, keys []string) (any, bool) {
 			}
 			v = obj
 		}
-		if m, ok := asMap(v); ok {
+		if m, ok := values.AsMap(v); ok {
 			if v, ok = m[k]; !ok {
 				return nil, false
 			}

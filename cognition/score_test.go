@@ -422,26 +422,30 @@ func TestScoreTruncatedInputWarns(t *testing.T) {
 	assert.Equal(t, []string{`agent "a" response: text of 51 bytes scanned only up to 32 bytes`}, Messages(got.Warnings))
 }
 
+// fakeEmbedder answers its i-th call with vecs[i].
 type fakeEmbedder struct {
-	vecs  [][]float64
+	vecs  [][]float32
 	err   error
 	calls int
 	texts []string
 }
 
-func (f *fakeEmbedder) Embed(ctx context.Context, texts []string) ([][]float64, error) {
+func (f *fakeEmbedder) Embed(ctx context.Context, text string) ([]float32, error) {
 	f.calls++
-	f.texts = texts
+	f.texts = append(f.texts, text)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return f.vecs, f.err
+	if f.err != nil {
+		return nil, f.err
+	}
+	return f.vecs[f.calls-1], nil
 }
 
 func TestScoreAgreementFallback(t *testing.T) {
 	results := []Result{{"a", resp("first view")}, {"b", map[string]any{"answer": "second view"}}, {"c", 0.5}}
 	t.Run("mean pairwise cosine", func(t *testing.T) {
-		emb := &fakeEmbedder{vecs: [][]float64{{1, 0}, {1, 1}}}
+		emb := &fakeEmbedder{vecs: [][]float32{{1, 0}, {1, 1}}}
 		s := newScorer(t, ScoreConfig{Strategies: []Strategy{}, AgreementFallback: true})
 		got := s.ScoreContext(context.Background(), results, emb)
 		assert.True(t, got.Found)
@@ -456,13 +460,13 @@ func TestScoreAgreementFallback(t *testing.T) {
 		assert.Empty(t, got.Strategy)
 	})
 	t.Run("off unless configured", func(t *testing.T) {
-		emb := &fakeEmbedder{vecs: [][]float64{{1, 0}, {1, 0}}}
+		emb := &fakeEmbedder{vecs: [][]float32{{1, 0}, {1, 0}}}
 		got := newScorer(t, ScoreConfig{Strategies: []Strategy{}}).ScoreContext(context.Background(), results, emb)
 		assert.False(t, got.Found)
 		assert.Zero(t, emb.calls)
 	})
 	t.Run("the guard comes first", func(t *testing.T) {
-		emb := &fakeEmbedder{vecs: [][]float64{{1, 0}, {1, 0}}}
+		emb := &fakeEmbedder{vecs: [][]float32{{1, 0}, {1, 0}}}
 		s := newScorer(t, ScoreConfig{Strategies: []Strategy{}, AgreementFallback: true})
 		got := s.ScoreContext(context.Background(), append(results, Result{"score_moderator", resp("none")}), emb)
 		assert.False(t, got.Found)
@@ -477,7 +481,7 @@ func TestScoreAgreementFallback(t *testing.T) {
 		assert.Equal(t, []string{"agreement fallback: embed: model offline"}, Messages(got.Warnings))
 	})
 	t.Run("fewer than two vectors", func(t *testing.T) {
-		emb := &fakeEmbedder{vecs: [][]float64{{1, 0}, nil}}
+		emb := &fakeEmbedder{vecs: [][]float32{{1, 0}, nil}}
 		s := newScorer(t, ScoreConfig{Strategies: []Strategy{}, AgreementFallback: true})
 		assert.False(t, s.ScoreContext(context.Background(), results, emb).Found)
 	})

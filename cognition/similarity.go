@@ -1,6 +1,10 @@
 package cognition
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/cogloop/cogloop/internal/textdist"
+)
 
 // MaxSimilarityText is how much of each text Similarity compares, in runes.
 const MaxSimilarityText = 10_000
@@ -37,7 +41,7 @@ func Similarity(a, b string, floor float64) float64 {
 	for len(ra) > 0 && len(rb) > 0 && ra[len(ra)-1] == rb[len(rb)-1] {
 		ra, rb = ra[:len(ra)-1], rb[:len(rb)-1]
 	}
-	d := bandedDistance(ra, rb, k)
+	d := textdist.Bounded(ra, rb, k)
 	if d > k {
 		d = longest // outside the band: below floor, report 0
 	}
@@ -63,58 +67,4 @@ func abs(x int) int {
 		return -x
 	}
 	return x
-}
-
-// bandedDistance is the Levenshtein distance of a and b when it is at most k,
-// else some value above k. Only cells within k of the diagonal are computed.
-func bandedDistance(a, b []rune, k int) int {
-	n, m := len(a), len(b)
-	const inf = 1 << 30
-	prev := make([]int, m+1)
-	cur := make([]int, m+1)
-	for j := range prev {
-		if j <= k {
-			prev[j] = j
-		} else {
-			prev[j] = inf
-		}
-	}
-	for i := 1; i <= n; i++ {
-		lo, hi := max(1, i-k), min(m, i+k)
-		// Only the band and its two edges are ever read: set the edges, fill the band.
-		if lo == 1 {
-			cur[0] = i
-		} else {
-			cur[lo-1] = inf
-		}
-		if hi < m {
-			cur[hi+1] = inf
-		}
-		best := inf
-		if lo == 1 {
-			best = cur[0]
-		}
-		for j := lo; j <= hi; j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			v := prev[j-1] + cost
-			if prev[j]+1 < v {
-				v = prev[j] + 1
-			}
-			if cur[j-1]+1 < v {
-				v = cur[j-1] + 1
-			}
-			cur[j] = v
-			if v < best {
-				best = v
-			}
-		}
-		if best > k {
-			return k + 1
-		}
-		prev, cur = cur, prev
-	}
-	return prev[m]
 }

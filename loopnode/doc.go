@@ -6,6 +6,27 @@
 // error of the internal workflow. Behaviour follows OrKa's loop node ([intent] of
 // shared/reference/orka-loop-spec.md §1) with the decisions of DESIGN.md.
 //
+// # Scores and stopping
+//
+// The score comes from score_extraction_config (cognition's strategies), or
+// from the agents named by score_from, read on score_scale; the regexes of
+// one pass's score and lesson patterns share regex_budget of time. The loop
+// stops when the score reaches score_threshold, after max_loops passes, on its
+// timeout, on cancellation, or when an entry of stop_when fires: a list (any
+// of it) or {any: [...]}/{all: [...]} of score, evaluator, stable_output,
+// while, until, continue_while and stagnation conditions (conditions.go).
+// Every pass's loop.iteration event lists each condition, whether it fired
+// and why; stop_reason names the one that ended the loop. delay waits
+// between passes; max_past_loops and max_length bound what past_loops keeps.
+//
+// # Budgets
+//
+// budget: on the loop limits the model calls of all its passes together
+// (tokens, cost, calls, in the run's budget tree, [agents.ReadBudget]); a call
+// that does not fit is refused and the loop ends with stop_reason budget.
+// The spending is journalled with the checkpoint, so a resumed run never
+// spends more than the budget across both processes.
+//
 // # Errors and counts
 //
 // A pass with a failed agent goes on as in OrKa (on_error: continue) unless
@@ -39,6 +60,10 @@
 // replaces its entry. With checkpoints on, the loop saves a small head after
 // every pass and one record per pass, written once (persist.go), so a resumed
 // run rebuilds its state exactly and checkpoint traffic is linear in the work.
+// Resume (cogloop run --resume, cogloop.WithResume) reads the head and the
+// records, restores the history, vars, best score and budget spent, and goes
+// on with the next pass, so completed passes are not run again (a workflow
+// whose source changed since is refused unless the caller allows it).
 // A pass that failed (an error that stopped its workflow, a history append the
 // store refused) is not checkpointed: a resume runs it again.
 //

@@ -61,7 +61,7 @@ func BenchmarkPersistedIteration(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				defer store.Close()
+				defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
 				models := delayedModels{benchModels: benchModels{
 					"improver": "It shows how a big problem splits into small ones.",
 					"critic":   "It lacks a concrete example.",

@@ -16,7 +16,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	defer store.Close()
+	defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
 
 	for i := 1; i <= 3; i++ {
 		e := memory.Entry{RunID: "run-1", LoopPath: "improve", Iteration: i,
@@ -47,7 +47,7 @@ func ExampleInMemory_Recall() {
 	if err != nil {
 		panic(err)
 	}
-	defer store.Close()
+	defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
 	for _, fact := range []string{
 		"The scorer prefers answers under 100 words",
 		"Answers with examples scored higher",

@@ -10,6 +10,8 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/cogloop/cogloop/internal/embedding"
 )
 
 // Store is everything the loop node, the memory agents and the CLI need
@@ -193,9 +195,9 @@ type Match struct {
 
 // Embedder turns text into a vector. A memory agent given one fills
 // [Memory.Vector] and [Query.Vector]; stores only keep and compare vectors.
-type Embedder interface {
-	Embed(ctx context.Context, text string) ([]float32, error)
-}
+// It is the same interface as cognition's (one definition, in
+// internal/embedding).
+type Embedder = embedding.Embedder
 
 // PrepareMemory is for [Store] implementations: it validates m and fills
 // what Remember derives, identically in every store: an empty ID becomes the

@@ -36,7 +36,7 @@ func ReadFile(path string, lim Limits) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open workflow: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only
 	data, err := io.ReadAll(io.LimitReader(f, lim.MaxBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("read workflow %s: %w", path, err)

@@ -144,8 +144,7 @@ func (r *runIndex) prefixOf(s *scope) *prefix {
 func (b *builder) runs() *runIndex {
 	r := &runIndex{sites: map[*def][]site{}, before: map[*scope]*prefix{}}
 	seen := map[*def]bool{}
-	var children func(d *def)
-	children = func(d *def) {
+	children := func(d *def) {
 		if d == nil || seen[d] {
 			return
 		}

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/cogloop/cogloop/internal/textdist"
 )
 
 // Checking names: undefined functions, filters and tests are errors (the
@@ -205,35 +207,9 @@ func closest(name string, candidates []string) string {
 		if c == name {
 			continue
 		}
-		if d := typoDistance(name, c); d < bestD {
+		if d := textdist.Typo(name, c); d < bestD {
 			best, bestD = c, d
 		}
 	}
 	return best
-}
-
-// typoDistance is the optimal string alignment distance: insertions,
-// deletions, substitutions and transpositions of adjacent bytes.
-func typoDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
 }

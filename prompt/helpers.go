@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cogloop/cogloop/internal/ascii"
 	"github.com/nikolalohinski/gonja/v2/exec"
 )
 
@@ -707,7 +708,7 @@ func truncate(text, length, suffix *exec.Value) (string, error) {
 		return s, nil // no more characters than bytes
 	}
 	keep := max(n-utf8.RuneCountInString(sfx), 0)
-	if isASCII(s[:n+1]) {
+	if ascii.Is(s[:n+1]) {
 		return s[:keep] + sfx, nil // the first n+1 characters are bytes
 	}
 	if !utf8.ValidString(s) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cogloop/cogloop/internal/ascii"
 	"github.com/nikolalohinski/gonja/v2/exec"
 )
 
@@ -264,7 +265,7 @@ func itemOp(_ *exec.Evaluator, va *exec.VarArgs, strict bool) *exec.Value {
 		switch {
 		case obj.IsString():
 			s := obj.String()
-			if !isASCII(s) {
+			if !ascii.Is(s) {
 				rs := []rune(s)
 				if i < 0 {
 					i += len(rs)
@@ -313,23 +314,6 @@ func itemOp(_ *exec.Evaluator, va *exec.VarArgs, strict bool) *exec.Value {
 	default:
 		return missing("cannot use %s as an index", typeName(key))
 	}
-}
-
-func isASCII(s string) bool {
-	i := 0
-	for ; i+8 <= len(s); i += 8 { // eight bytes at a time
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if w&0x8080808080808080 != 0 {
-			return false
-		}
-	}
-	for ; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 func typeName(v *exec.Value) string {
@@ -462,7 +446,7 @@ func pyFormat(e *exec.Evaluator, format string, args []any, named any) (string, 
 			arg       any
 			haveArg   bool
 			flags     string
-			width     = -1
+			width     int
 			precision = -1
 		)
 		if format[i] == '(' {

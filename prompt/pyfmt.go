@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cogloop/cogloop/internal/values"
 	"github.com/nikolalohinski/gonja/v2/exec"
 )
 
@@ -202,24 +203,15 @@ func writePy(b *strings.Builder, v any, quote bool, depth int) {
 		}
 		b.WriteByte(']')
 	case reflect.Map:
-		keys := rv.MapKeys()
-		labels := make([]string, len(keys))
-		for i, k := range keys {
-			labels[i] = pyRepr(k.Interface())
-		}
-		idx := make([]int, len(keys))
-		for i := range idx {
-			idx[i] = i
-		}
-		sort.Slice(idx, func(i, j int) bool { return labels[idx[i]] < labels[idx[j]] })
+		keys, labels := values.SortedKeys(rv, func(k reflect.Value) string { return pyRepr(k.Interface()) })
 		b.WriteByte('{')
-		for n, i := range idx {
-			if n > 0 {
+		for i, k := range keys {
+			if i > 0 {
 				b.WriteString(", ")
 			}
 			b.WriteString(labels[i])
 			b.WriteString(": ")
-			writePy(b, rv.MapIndex(keys[i]).Interface(), true, depth+1)
+			writePy(b, rv.MapIndex(k).Interface(), true, depth+1)
 		}
 		b.WriteByte('}')
 	case reflect.Pointer, reflect.Interface:

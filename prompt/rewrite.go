@@ -27,6 +27,8 @@ import (
 // Some of gonja's control structures keep their expressions in unexported
 // fields; the walker reaches them through reflect and unsafe.NewAt. It only
 // visits types of gonja's nodes and control_structures packages and this one.
+// gonja is pinned exactly in go.mod; gonja_layout_test.go fails when its
+// version, a node type or a field layout differs from what this walker knows.
 
 var (
 	nodeType     = reflect.TypeFor[nodes.Node]()

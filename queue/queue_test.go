@@ -101,7 +101,7 @@ func startWorker(t *testing.T, url string, m agents.ModelSource, conc int) (stop
 func client(t *testing.T, url string) *queue.Client {
 	c, err := queue.NewClient(url)
 	require.NoError(t, err)
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() { assert.NoError(t, c.Close()) })
 	return c
 }
 

@@ -128,7 +128,7 @@ func (w *Worker) Name() string { return w.name }
 // returns. ready, when not nil, is called once the worker takes runs.
 func (w *Worker) Run(ctx context.Context, ready func()) error {
 	defer w.closeStores()
-	defer w.insp.Close()
+	defer func() { _ = w.insp.Close() }() // the inspector only reads; Close releases its connection
 	// Connect first, so a wrong URL is an error here and not a log line.
 	if _, err := w.store(ctx, ""); err != nil {
 		return err

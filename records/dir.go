@@ -71,7 +71,7 @@ func (d Dir) Create(id string, appendTo bool, onErr func(error)) (w *Writer, rep
 	}
 	if appendTo {
 		if err := endLine(f, path); err != nil {
-			f.Close()
+			_ = f.Close() // the write error is the one to report
 			return nil, false, err
 		}
 	}
@@ -86,7 +86,7 @@ func endLine(f *os.File, path string) error {
 	if err != nil {
 		return fmt.Errorf("append to run record: %w", err)
 	}
-	defer r.Close()
+	defer func() { _ = r.Close() }() // read-only
 	info, err := r.Stat()
 	if err != nil || info.Size() == 0 {
 		return err

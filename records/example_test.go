@@ -13,7 +13,7 @@ import (
 // Record a run from Go, as the CLI does, then read it back.
 func Example() {
 	dir, _ := os.MkdirTemp("", "runs")
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }() // a temp dir
 	wf, err := cogloop.Load("../examples/quality/workflow.yaml")
 	if err != nil {
 		panic(err)

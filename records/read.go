@@ -42,7 +42,7 @@ func ReadFile(path string) (*Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read run record: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only
 	r, err := Read(f)
 	if err != nil {
 		return nil, fmt.Errorf("read run record %s: %w", path, err)

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"reflect"
 	"sort"
 	"strings"
 
 	"github.com/cogloop/cogloop/cognition"
+	"github.com/cogloop/cogloop/internal/values"
 )
 
 // Calculator turns boolean evaluations ({dimension: {criterion: verdict}})
@@ -152,7 +152,7 @@ func (c *Calculator) Evaluate(evals map[string]any) Evaluation {
 	sum := 0.0
 	for _, cr := range c.preset.Criteria {
 		ok := false
-		if d, isMap := asMap(evals[cr.Dimension()]); isMap {
+		if d, isMap := values.AsMap(evals[cr.Dimension()]); isMap {
 			ok = Passed(d[cr.Name()])
 		}
 		e.Criteria = append(e.Criteria, Verdict{Key: cr.Key, Weight: cr.Weight, Passed: ok})
@@ -184,31 +184,6 @@ func (c *Calculator) Evaluate(evals map[string]any) Evaluation {
 	e.Score = math.Min(1, math.Max(0, round4(sum)))
 	e.Assessment = c.preset.Assessment(e.Score)
 	return e
-}
-
-// asMap reads a map with string keys of any value type.
-func asMap(v any) (map[string]any, bool) {
-	switch m := v.(type) {
-	case map[string]any:
-		return m, m != nil
-	case map[string]bool:
-		out := make(map[string]any, len(m))
-		for k, b := range m {
-			out[k] = b
-		}
-		return out, m != nil
-	case nil:
-		return nil, false
-	}
-	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Map || rv.Type().Key().Kind() != reflect.String || rv.IsNil() {
-		return nil, false
-	}
-	out := make(map[string]any, rv.Len())
-	for it := rv.MapRange(); it.Next(); {
-		out[it.Key().String()] = it.Value().Interface()
-	}
-	return out, true
 }
 
 func round4(f float64) float64 { return math.Round(f*1e4) / 1e4 }

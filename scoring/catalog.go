@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/cogloop/cogloop/configs"
+	"github.com/cogloop/cogloop/internal/yamlnode"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -309,7 +310,7 @@ func readLimited(fsys fs.FS, name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
 		return nil, err
@@ -411,13 +412,13 @@ type field struct {
 func (r *reader) fields(n *yaml.Node, what string, allowed ...string) (map[string]field, []string) {
 	out := map[string]field{}
 	var order []string
-	n = resolve(n)
+	n = yamlnode.Resolve(n)
 	if n == nil || n.Kind != yaml.MappingNode {
-		r.errorf(n, "%s must be a mapping, not %s", what, kindName(n))
+		r.errorf(n, "%s must be a mapping, not %s", what, yamlnode.KindName(n))
 		return out, nil
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], resolve(n.Content[i+1])
+		k, v := n.Content[i], yamlnode.Resolve(n.Content[i+1])
 		if k.Value == "<<" {
 			r.errorf(k, "%s: merge keys (<<) are not supported in preset files", what)
 			continue
@@ -438,7 +439,7 @@ func (r *reader) fields(n *yaml.Node, what string, allowed ...string) (map[strin
 
 func (r *reader) text(f field, what string) (string, bool) {
 	if f.val == nil || f.val.Kind != yaml.ScalarNode || f.val.Tag == "!!null" {
-		r.errorf(f.val, "%s must be text, not %s", what, kindName(f.val))
+		r.errorf(f.val, "%s must be text, not %s", what, yamlnode.KindName(f.val))
 		return "", false
 	}
 	return strings.TrimSpace(f.val.Value), true
@@ -446,7 +447,7 @@ func (r *reader) text(f field, what string) (string, bool) {
 
 func (r *reader) number(f field, what string) (float64, bool) {
 	if f.val == nil || f.val.Kind != yaml.ScalarNode || f.val.Tag == "!!null" {
-		r.errorf(f.val, "%s must be a number, not %s", what, kindName(f.val))
+		r.errorf(f.val, "%s must be a number, not %s", what, yamlnode.KindName(f.val))
 		return 0, false
 	}
 	v, err := strconv.ParseFloat(strings.TrimSpace(f.val.Value), 64)
@@ -479,7 +480,7 @@ func (r *reader) parse(data []byte) *contextDef {
 			def.name, def.nameNode = name, f.val
 		}
 	} else {
-		r.errorf(resolve(&doc), "preset file needs a context: the name presets are looked up by (loop_convergence, quality, ...)")
+		r.errorf(yamlnode.Resolve(&doc), "preset file needs a context: the name presets are looked up by (loop_convergence, quality, ...)")
 	}
 	if f, ok := top["description"]; ok {
 		if s, ok := r.text(f, "description"); ok {
@@ -503,7 +504,7 @@ func (r *reader) parse(data []byte) *contextDef {
 	f, ok := top["presets"]
 	if !ok {
 		if def.nameNode != nil {
-			r.errorf(resolve(&doc), "context %s: presets is missing (presets: {strict: {...}, moderate: {...}, ...})", def.name)
+			r.errorf(yamlnode.Resolve(&doc), "context %s: presets is missing (presets: {strict: {...}, moderate: {...}, ...})", def.name)
 		}
 		return nil
 	}
@@ -533,14 +534,14 @@ func (r *reader) aliases(f field) []string {
 	case n != nil && n.Kind == yaml.SequenceNode:
 		items = n.Content
 	default:
-		r.errorf(n, "aliases must be a list of names, not %s", kindName(n))
+		r.errorf(n, "aliases must be a list of names, not %s", yamlnode.KindName(n))
 		return nil
 	}
 	var out []string
 	for _, it := range items {
-		it = resolve(it)
+		it = yamlnode.Resolve(it)
 		if it.Kind != yaml.ScalarNode || !validName(it.Value) {
-			r.errorf(it, "alias %s must be a lower-case name (letters, digits, _)", kindName(it))
+			r.errorf(it, "alias %s must be a lower-case name (letters, digits, _)", yamlnode.KindName(it))
 			continue
 		}
 		out = append(out, it.Value)
@@ -723,40 +724,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// resolve follows aliases and unwraps documents.
-func resolve(n *yaml.Node) *yaml.Node {
-	for i := 0; n != nil && i < 64; i++ {
-		switch n.Kind {
-		case yaml.AliasNode:
-			n = n.Alias
-		case yaml.DocumentNode:
-			if len(n.Content) == 0 {
-				return nil
-			}
-			n = n.Content[0]
-		default:
-			return n
-		}
-	}
-	return n
-}
-
-func kindName(n *yaml.Node) string {
-	switch {
-	case n == nil:
-		return "nothing"
-	case n.Kind == yaml.MappingNode:
-		return "a mapping"
-	case n.Kind == yaml.SequenceNode:
-		return "a list"
-	case n.Kind == yaml.ScalarNode && n.Tag == "!!null":
-		return "null"
-	case n.Kind == yaml.ScalarNode:
-		return strconv.Quote(n.Value)
-	}
-	return "an alias"
 }
 
 // yamlProblem turns a yaml.v3 syntax error into a positioned problem.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/cogloop/cogloop/internal/loaderr"
 )
 
 // Sentinel errors, wrapped by the errors of this package so callers can place
@@ -74,24 +76,8 @@ type LoadError struct {
 }
 
 func (e *LoadError) Error() string {
-	var b strings.Builder
-	if len(e.Problems) > 1 {
-		fmt.Fprintf(&b, "%d problems in scoring presets:\n", len(e.Problems))
-	}
-	for i, p := range e.Problems {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(p.Error())
-	}
-	return b.String()
+	return loaderr.Message[Problem]("problems in scoring presets", e.Problems, nil)
 }
 
 // Unwrap lets errors.As see each problem.
-func (e *LoadError) Unwrap() []error {
-	out := make([]error, len(e.Problems))
-	for i, p := range e.Problems {
-		out[i] = p
-	}
-	return out
-}
+func (e *LoadError) Unwrap() []error { return loaderr.Unwrap(e.Problems) }

@@ -50,12 +50,12 @@ func (p *pyParser) value(depth int) (any, error) {
 	if p.i >= len(p.s) {
 		return nil, errLiteral
 	}
-	switch c := p.s[p.i]; {
-	case c == '{':
+	switch c := p.s[p.i]; c {
+	case '{':
 		return p.dict(depth)
-	case c == '[' || c == '(':
+	case '[', '(':
 		return p.list(depth, map[byte]byte{'[': ']', '(': ')'}[c])
-	case c == '\'' || c == '"':
+	case '\'', '"':
 		return p.str()
 	}
 	start := p.i

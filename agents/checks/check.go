@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/cogloop/cogloop/agents"
 )
 
 // violation is one broken invariant.
@@ -56,7 +58,7 @@ func Check(cfg Config, data map[string]any) map[string]any {
 	graph := mapping(data["graph_structure"])
 	nodes := mapping(graph["nodes"])
 	for _, id := range keys(mapping(data["router_decisions"])) {
-		target := str(mapping(mapping(data["router_decisions"])[id])["chosen_target"])
+		target := agents.Text(mapping(mapping(data["router_decisions"])[id])["chosen_target"])
 		if target == "" {
 			add("routing", true, "Router '%s' made no target selection", id)
 			continue
@@ -67,7 +69,7 @@ func Check(cfg Config, data map[string]any) map[string]any {
 		edge := false
 		for _, e := range list(graph["edges"]) {
 			em := mapping(e)
-			if str(em["src"]) == id && str(em["dst"]) == target {
+			if agents.Text(em["src"]) == id && agents.Text(em["dst"]) == target {
 				edge = true
 				break
 			}
@@ -105,16 +107,16 @@ func Check(cfg Config, data map[string]any) map[string]any {
 	// Tool calls: an error the run went on after without handling it.
 	for _, tc := range list(data["tool_calls"]) {
 		m := mapping(tc)
-		switch str(m["status"]) {
+		switch agents.Text(m["status"]) {
 		case "error":
 			handled, _ := m["error_handled"].(bool)
 			continued, _ := m["execution_continued_after_error"].(bool)
 			if continued && !handled {
-				add("tool_errors", true, "Tool error in node '%s' was swallowed, execution continued", str(m["node_id"]))
+				add("tool_errors", true, "Tool error in node '%s' was swallowed, execution continued", agents.Text(m["node_id"]))
 			}
 		case "warning":
 			if cfg.StrictToolErrors {
-				add("tool_errors", false, "Tool warning in node '%s' (strict mode)", str(m["node_id"]))
+				add("tool_errors", false, "Tool warning in node '%s' (strict mode)", agents.Text(m["node_id"]))
 			}
 		}
 	}
@@ -142,7 +144,7 @@ func Check(cfg Config, data map[string]any) map[string]any {
 	// Loops (cogloop): a loop that stopped on an error.
 	loops := mapping(data["loops"])
 	for _, id := range keys(loops) {
-		if r := str(mapping(loops[id])["stop_reason"]); r == "error" {
+		if r := agents.Text(mapping(loops[id])["stop_reason"]); r == "error" {
 			add("loops", true, "Loop '%s' stopped on an error", id)
 		}
 	}
@@ -220,7 +222,7 @@ func facts(cfg Config, vs []violation, cycles []any) map[string]any {
 func branchSet(v any) []string {
 	var out []string
 	for _, b := range list(v) {
-		s := str(b)
+		s := agents.Text(b)
 		if l, ok := b.([]any); ok {
 			s = strings.Join(strs(l), ">")
 		}
@@ -242,21 +244,11 @@ func list(v any) []any {
 	return l
 }
 
-func str(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	}
-	return fmt.Sprint(v)
-}
-
 func strs(v any) []string {
 	l := list(v)
 	out := make([]string, 0, len(l))
 	for _, x := range l {
-		out = append(out, str(x))
+		out = append(out, agents.Text(x))
 	}
 	return out
 }

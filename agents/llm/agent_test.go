@@ -224,9 +224,9 @@ func TestFactoryProblems(t *testing.T) {
 			`wf.yaml:4:1: agent "x": temperature must be between 0 and 2, not 3`,
 			`wf.yaml:5:1: agent "x": max_tokens must be between 0 and`,
 			`wf.yaml:6:1: agent "x": timeout: cannot read "soon"`}},
-		{"unknown keys", "type: openai-answer\nprompt: p\npromt: q\nparams: {modle: m}\n", []string{
+		{"unknown keys", "type: openai-answer\nprompt: p\npromt: q\nparams: {modle: m}\n", []string{ //nolint:misspell // the typo is the input under test
 			`wf.yaml:4:1: agent "x": unknown key "promt" (did you mean "prompt"?)`,
-			`wf.yaml:5:10: agent "x": params: unknown key "modle" (did you mean "model"?)`}},
+			`wf.yaml:5:10: agent "x": params: unknown key "modle" (did you mean "model"?)`}}, //nolint:misspell // the typo is the input under test
 		{"retry", "type: openai-answer\nprompt: p\nretry: {type: sometimes}\n", []string{`wf.yaml:4:9: agent "x": retry: type must be none, fixed or exponential`}},
 		{"options on an answer agent", "type: openai-answer\nprompt: p\noptions: [a]\n", []string{`unknown key "options"`}},
 		{"scripted needs responses", "type: scripted\nprompt: p\n", []string{`wf.yaml:1:1: agent "x": responses is required`}},

@@ -206,7 +206,7 @@ func chain(err error) string {
 	var b strings.Builder
 	for err != nil {
 		b.WriteString(err.Error())
-		b.WriteString(fmt.Sprintf(" %+v %#v\n", err, err))
+		fmt.Fprintf(&b, " %+v %#v\n", err, err)
 		err = errors.Unwrap(err)
 	}
 	return b.String()

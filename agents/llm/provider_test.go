@@ -96,7 +96,8 @@ func TestTemperatureIsAlwaysSent(t *testing.T) {
 				want := 0.7
 				if temp != "" {
 					def += "temperature: " + temp + "\n"
-					fmt.Sscan(temp, &want)
+					_, err := fmt.Sscan(temp, &want)
+					require.NoError(t, err)
 				}
 				a := mustBuild(t, llm.Options{Getenv: p.env}, def)
 				_, err := a.Run(context.Background(), input(nil))

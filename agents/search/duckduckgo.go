@@ -81,7 +81,7 @@ func (d *DuckDuckGo) Search(ctx context.Context, query string, max int) ([]Resul
 		}
 		return nil, fmt.Errorf("search DuckDuckGo at %s (is the network reachable?): %w", ep, err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // read-only
 	limit := d.MaxBytes
 	if limit <= 0 {
 		limit = MaxPageBytes

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/cogloop/cogloop/internal/htmlnode"
 	"golang.org/x/net/html"
 )
 
@@ -21,8 +22,8 @@ func Parse(r io.Reader, max int) ([]Result, error) {
 	var out []Result
 	var walk func(n *html.Node) bool
 	walk = func(n *html.Node) bool {
-		if n.Type == html.ElementNode && hasClass(n, "result") {
-			if hasClass(n, "result--ad") {
+		if n.Type == html.ElementNode && htmlnode.HasClass(n, "result") {
+			if htmlnode.HasClass(n, "result--ad") {
 				return true
 			}
 			if res, ok := result(n); ok {
@@ -47,10 +48,10 @@ func result(block *html.Node) (Result, bool) {
 	if title == nil {
 		return Result{}, false
 	}
-	res := Result{Title: text(title), URL: target(attr(title, "href"))}
+	res := Result{Title: text(title), URL: target(htmlnode.Attr(title, "href"))}
 	if res.URL == "" {
 		if u := find(block, "result__url"); u != nil {
-			res.URL = target(attr(u, "href"))
+			res.URL = target(htmlnode.Attr(u, "href"))
 			if res.URL == "" {
 				res.URL = text(u)
 			}
@@ -83,28 +84,10 @@ func target(href string) string {
 	return href
 }
 
-func hasClass(n *html.Node, class string) bool {
-	for _, c := range strings.Fields(attr(n, "class")) {
-		if c == class {
-			return true
-		}
-	}
-	return false
-}
-
-func attr(n *html.Node, key string) string {
-	for _, a := range n.Attr {
-		if a.Key == key {
-			return a.Val
-		}
-	}
-	return ""
-}
-
 // find returns the first element below n (depth first) with class.
 func find(n *html.Node, class string) *html.Node {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type == html.ElementNode && hasClass(c, class) {
+		if c.Type == html.ElementNode && htmlnode.HasClass(c, class) {
 			return c
 		}
 		if f := find(c, class); f != nil {
@@ -115,17 +98,4 @@ func find(n *html.Node, class string) *html.Node {
 }
 
 // text is n's text with runs of white space made one space.
-func text(n *html.Node) string {
-	var b strings.Builder
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.TextNode {
-			b.WriteString(n.Data)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	walk(n)
-	return strings.Join(strings.Fields(b.String()), " ")
-}
+func text(n *html.Node) string { return strings.Join(strings.Fields(htmlnode.Text(n)), " ") }

@@ -600,16 +600,12 @@ func TestProviderIsCalledWithoutRunModels(t *testing.T) {
 	assert.Equal(t, agents.Usage{PromptTokens: 50, CompletionTokens: 9}, o.Usage)
 }
 
-// orkaExamples is OrKa's own example folder in the shared reference, next to
-// the repository; the files are read from there, never copied.
-var orkaExamples = filepath.Join("..", "..", "..", "shared", "reference", "orka-examples")
+// orkaExamples holds OrKa's own example files, copied unchanged (see its NOTICE).
+var orkaExamples = filepath.Join("testdata", "orka")
 
 // TestOrKaSimpleBooleanLoopRunsUnchanged loads OrKa's simple_boolean_loop.yml
 // as it is and runs it offline with scripted replies.
 func TestOrKaSimpleBooleanLoopRunsUnchanged(t *testing.T) {
-	if _, err := os.Stat(orkaExamples); os.IsNotExist(err) {
-		t.Skipf("%s is absent (the shared reference is not next to this checkout)", orkaExamples)
-	}
 	wf, err := cogloop.Load(filepath.Join(orkaExamples, "simple_boolean_loop.yml"))
 	require.NoError(t, err)
 	for _, w := range wf.Warnings {

@@ -158,7 +158,7 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	cmd := exec.Command(binary(t), "run", hello, "x", "--script", script, "--trace", "-")
 	stdout, err := cmd.StdoutPipe() // never read: the answer's write blocks
 	require.NoError(t, err)
-	defer stdout.Close()
+	defer func() { _ = stdout.Close() }() // read end of a pipe
 	errPipe, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())

@@ -66,7 +66,7 @@ func TestTraceWritesJSONLines(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	f, err := os.Open(trace)
 	require.NoError(t, err)
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only
 	var kinds []string
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {

@@ -114,7 +114,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	if store != nil {
-		defer store.Close()
+		defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
 	}
 	var tr *trace
 	if f.trace != "" {

@@ -45,7 +45,7 @@ func cmdHistory(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "cogloop: %v\n", err)
 		return exitFailure
 	}
-	defer store.Close()
+	defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
 
 	if clear {
 		if !yes {

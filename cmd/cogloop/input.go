@@ -51,7 +51,7 @@ func readFileCapped(path, what string, limit int64, fix string) ([]byte, error) 
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", what, err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only
 	return readCapped(f, what+" "+path, limit, fix)
 }
 

@@ -16,11 +16,13 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	os.Setenv(envRecordDir, recs)
+	if err := os.Setenv(envRecordDir, recs); err != nil {
+		panic(err)
+	}
 	code := m.Run()
-	os.RemoveAll(recs)
+	_ = os.RemoveAll(recs) // a temp dir; the OS cleans it if this fails
 	if binDir != "" {
-		os.RemoveAll(binDir)
+		_ = os.RemoveAll(binDir) // a temp dir; the OS cleans it if this fails
 	}
 	os.Exit(code)
 }

@@ -145,7 +145,7 @@ func TestKillAndResume(t *testing.T) {
 	errPath := filepath.Join(dir, "first.stderr")
 	errFile, err := os.Create(errPath)
 	require.NoError(t, err)
-	defer errFile.Close()
+	defer func() { _ = errFile.Close() }() // read-only
 
 	first := exec.Command(bin, "run", wf, "topic", "--redis", srv.URL(), "--run-id", "r-kill", "--script", s1)
 	first.Stderr = errFile
@@ -154,7 +154,7 @@ func TestKillAndResume(t *testing.T) {
 	// (or entering) iteration 3, whose reply never comes.
 	store, err := redis.New(context.Background(), srv.URL(), redis.Options{})
 	require.NoError(t, err)
-	defer store.Close()
+	defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		cp, ok, err := store.LoadCheckpoint(context.Background(), "r-kill")

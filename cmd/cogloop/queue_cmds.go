@@ -182,7 +182,7 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		return usageErr(err)
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }() // enqueueing is synchronous; Close only releases the connection
 	opts := []queue.Option{queue.Queue(f.queue), queue.Namespace(f.namespace), queue.MaxRetry(f.maxRetry),
 		queue.Retention(f.retention), queue.Timeout(f.timeout), queue.CheckpointTTL(f.cpTTL)}
 	if f.strict {
@@ -239,7 +239,7 @@ func readDataset(path string) ([]any, []int, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("--dataset: %w", err)
 	}
-	defer fh.Close()
+	defer func() { _ = fh.Close() }() // read-only
 	sc := bufio.NewScanner(fh)
 	sc.Buffer(make([]byte, 64<<10), maxInputBytes+1)
 	var inputs []any
@@ -283,7 +283,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		return usageError(stderr, "status", err)
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }() // reads only; Close releases the connection
 	if len(pos) == 0 {
 		qs, ws, err := c.Overview(ctx)
 		if err != nil {
@@ -380,7 +380,7 @@ func cmdResult(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		return usageError(stderr, "result", err)
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }() // reads only; Close releases the connection
 	return printResult(ctx, c, pos[0], *wait, stdout, stderr)
 }
 

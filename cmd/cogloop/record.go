@@ -111,7 +111,7 @@ func writeReport(path string, s records.Summary) error {
 		return fmt.Errorf("write report: %w", err)
 	}
 	if err := report.Write(f, s); err != nil {
-		f.Close()
+		_ = f.Close() // the write error is the one to report
 		return err
 	}
 	if err := f.Close(); err != nil {

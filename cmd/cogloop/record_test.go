@@ -182,12 +182,12 @@ final_answer: ["done"]
 `), 0o600))
 	pr, pw, err := os.Pipe()
 	require.NoError(t, err)
-	defer pr.Close()
+	defer func() { _ = pr.Close() }() // read end of a pipe
 	cmd := exec.Command(binary(t), "run", qualityWF, "x", "--script", script, "--run-id", "killed",
 		"--record-dir", dir, "--trace", "/dev/fd/3")
 	cmd.ExtraFiles = []*os.File{pw}
 	require.NoError(t, cmd.Start())
-	pw.Close()
+	require.NoError(t, pw.Close()) // the child holds its own copy
 	var traced []agents.Event
 	sc := bufio.NewScanner(pr)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)

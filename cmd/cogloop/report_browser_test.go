@@ -70,7 +70,7 @@ func TestReportInChromium(t *testing.T) {
 	f, err := os.Open(shot)
 	require.NoError(t, err)
 	img, err := png.Decode(f)
-	f.Close()
+	_ = f.Close() // read-only
 	require.NoError(t, err, "the screenshot is a PNG")
 	assert.Equal(t, 1200, img.Bounds().Dx())
 	assert.Equal(t, 2400, img.Bounds().Dy())

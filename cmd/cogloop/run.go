@@ -106,7 +106,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	if store != nil {
-		defer store.Close()
+		defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
 		opts = append(opts, cogloop.WithMemory(store))
 	}
 	runID := f.runID

@@ -1,7 +1,3 @@
-// Package htmlnode holds small helpers over the trees of a real HTML5 parser
-// (golang.org/x/net/html): find elements, read attributes, classes and text.
-// The report's tests use it to check the elements a page has as a browser
-// builds them, not its text. It has no state and is safe for concurrent use.
 package htmlnode
 
 import (

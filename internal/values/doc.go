@@ -1,0 +1,4 @@
+// Package values owns the readings of decoded workflow values (the any
+// trees that YAML, JSON and agents produce) that more than one layer needs.
+// It imports no project package, so cognition and scoring share it.
+package values
