@@ -66,6 +66,9 @@ func newModels(delay time.Duration) *models {
 	for i := range 8 {
 		ids = append(ids, "branch_"+strconv.Itoa(i))
 	}
+	for i := range 30 { // chainWorkflow's agents
+		ids = append(ids, "a"+strconv.Itoa(i))
+	}
 	for _, id := range ids {
 		m.byID[id] = agents.NewScripted(id, "bench", []agents.ScriptReply{{
 			Text: replyFor(id), Delay: delay,
