@@ -59,39 +59,30 @@ func cgWorkloads() []cgWorkload {
 			return func() (int, error) { _, err := g.Invoke(ctx, task); return loops, err }, nil
 		}
 	}
-	chainRun := func(n int) func() (func() (int, error), error) {
+	// seqRun runs a workflow without loops; one run is units units.
+	seqRun := func(src []byte, name string, units int) func() (func() (int, error), error) {
 		return func() (func() (int, error), error) {
-			wf, err := parse(chainWorkflow(n), "chain.yaml")
+			wf, err := parse(src, name)
 			if err != nil {
 				return nil, err
 			}
 			m := newModels(0)
 			return func() (int, error) {
 				res, err := wf.Run(ctx, task, cogloop.WithModels(m))
-				return 1, check(res, err, "", 0)
+				return units, check(res, err, "", 0)
 			}, nil
 		}
 	}
 	return []cgWorkload{
-		{"step", func() (func() (int, error), error) {
-			wf, err := parse(sequentialWorkflow(modelSpec{}), "steps.yaml")
-			if err != nil {
-				return nil, err
-			}
-			m := newModels(0)
-			return func() (int, error) {
-				res, err := wf.Run(ctx, task, cogloop.WithModels(m))
-				return 3, check(res, err, "", 0)
-			}, nil
-		}},
+		{"step", seqRun(sequentialWorkflow(modelSpec{}), "steps.yaml", 3)},
 		{"loop", loopRun(loopWorkflow(loops, false, modelSpec{}), "loop.yaml", "improvement_loop")},
 		{"2node-cogloop", loopRun(twoNodeLoop(loops), "two.yaml", "loop")},
 		{"2node-eino", einoRun(einoTwoNode)},
 		{"forkjoin-cogloop", loopRun(forkJoinLoop(loops), "forkjoin.yaml", "loop")},
 		{"forkjoin-eino", einoRun(einoForkJoin)},
-		{"chain3", chainRun(3)},
-		{"chain10", chainRun(10)},
-		{"chain30", chainRun(30)},
+		{"chain3", seqRun(chainWorkflow(3), "chain.yaml", 1)},
+		{"chain10", seqRun(chainWorkflow(10), "chain.yaml", 1)},
+		{"chain30", seqRun(chainWorkflow(30), "chain.yaml", 1)},
 	}
 }
 
