@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -192,4 +193,26 @@ func TestTraceSurvivesKill9(t *testing.T) {
 	require.GreaterOrEqual(t, len(kinds), 3)
 	assert.Equal(t, []string{"run.start", "agent.start", "agent.end"}, kinds[:3])
 	assert.NotContains(t, kinds, "run.end")
+}
+
+// An unreachable Redis is one error line, not go-redis's own dial logs too.
+func TestUnreachableRedisIsOneLine(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	for _, args := range [][]string{
+		{"status", "some-run", "--redis", "redis://" + addr},
+		{"run", "../../examples/hello/workflow.yaml", "x", "--script", "../../examples/hello/replies.yaml", "--redis", "redis://" + addr, "--no-record"},
+	} {
+		cmd := exec.Command(binary(t), args...)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee, "%v must fail", args)
+		assert.NotEqual(t, 0, ee.ExitCode())
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		assert.Len(t, lines, 1, "%v: %s", args, out)
+		assert.Contains(t, string(out), addr)
+		assert.NotContains(t, string(out), "pool.go")
+	}
 }

@@ -10,6 +10,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+
+	"github.com/cogloop/cogloop/memory/redis"
 )
 
 // Exit codes.
@@ -136,6 +138,9 @@ Prints the help of COMMAND, or the list of commands.
 // run is the whole CLI, testable in-process. A ctx canceled with a
 // [signalCause] makes it exit with that signal's code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	// go-redis logs dial failures itself; every command that reaches Redis
+	// (the store, the queue) reports them in its own error, once.
+	redis.SetLogger(nil)
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 
 	"github.com/cogloop/cogloop/memory"
@@ -32,7 +31,6 @@ func (f storeFlags) open(ctx context.Context, stderr io.Writer) (memory.Store, e
 	if url == "" {
 		return nil, nil
 	}
-	redis.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	s, err := redis.New(ctx, url, redis.Options{Options: memory.Options{Namespace: f.namespace}})
 	if err != nil {
 		return nil, fmt.Errorf("open memory store: %w", err)
