@@ -11,12 +11,6 @@ import (
 	"github.com/cogloop/cogloop/agents"
 )
 
-// orkaPending names the corpus files that wait for a part of issue 12 not yet
-// in this tree, and which. They run like the others, but a failure is logged,
-// not reported; once such a file passes, the test fails until its entry is
-// removed, so the list cannot go stale.
-var orkaPending = map[string]string{}
-
 // TestOrKaCorpus runs every OrKa workflow file in testdata/orka/ (copied
 // unchanged from OrKa's repository, see testdata/orka/NOTICE) offline with its
 // scripted replies (<name>.replies.yaml; input from <name>.input.txt or a
@@ -28,14 +22,7 @@ func TestOrKaCorpus(t *testing.T) {
 	for _, path := range files {
 		name := strings.TrimSuffix(filepath.Base(path), ".yml")
 		t.Run(name, func(t *testing.T) {
-			problems := orkaRun(t, path)
-			why, pending := orkaPending[name]
-			switch {
-			case pending && len(problems) == 0:
-				t.Fatalf("%s passes now: remove it from orkaPending (it waited for %s)", name, why)
-			case pending:
-				t.Skipf("waits for %s; fails with:\n%s", why, strings.Join(problems, "\n"))
-			case len(problems) > 0:
+			if problems := orkaRun(t, path); len(problems) > 0 {
 				t.Fatalf("%s:\n%s", path, strings.Join(problems, "\n"))
 			}
 		})
