@@ -195,6 +195,11 @@ type collector struct {
 	warnings []RunWarning
 }
 
+// collects reports whether the collector reads events of kind.
+func collects(kind string) bool {
+	return kind == agents.EventAgentEnd || kind == agents.EventLoopEnd || kind == agents.EventWarning
+}
+
 func (c *collector) observe(e agents.Event) {
 	switch {
 	case e.Kind == agents.EventAgentEnd && e.Error != "":

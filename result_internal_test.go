@@ -30,3 +30,18 @@ func TestCollectorRecordsEachFailureOnce(t *testing.T) {
 	}, c.errors)
 	assert.Equal(t, []RunWarning{{Path: "improve › iteration 1", Agent: "improve", Code: "no_score", Message: "no score"}}, c.warnings)
 }
+
+// Without an observer of its own a run builds only the events the collector
+// reads (collects): every other kind must leave the collector as it was.
+func TestCollectsEveryKindTheCollectorReads(t *testing.T) {
+	kinds := []string{agents.EventRunStart, agents.EventRunEnd, agents.EventAgentStart, agents.EventAgentEnd,
+		agents.EventAgentRetry, agents.EventLoopStart, agents.EventLoopIteration, agents.EventLoopPassStart,
+		agents.EventLoopCheck, agents.EventLoopEnd, agents.EventBranchStart, agents.EventBranchEnd, agents.EventWarning}
+	for _, kind := range kinds {
+		c := &collector{}
+		c.observe(agents.Event{Kind: kind, Node: "a", Agent: "a", Error: "failed", Message: "m",
+			Data: map[string]any{"stop_reason": "error", "code": "c"}})
+		read := len(c.errors) > 0 || len(c.warnings) > 0 || c.loopErr
+		assert.Equal(t, read, collects(kind), "kind %s", kind)
+	}
+}

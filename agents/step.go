@@ -79,11 +79,13 @@ func RunStep(ctx context.Context, s Step, in Input) (Output, error) {
 func runStep(ctx context.Context, s Step, in Input) (out Output, fail, stop error) {
 	path := JoinPath(in.Path, s.ID)
 	in.Path = path
-	observed := in.Run.Observed()
+	observed := in.Run.Wanted(EventAgentEnd)
 	var start time.Time
 	if observed {
 		start = time.Now()
-		in.Run.Emit(Event{Kind: EventAgentStart, Time: start, Node: path, Agent: s.ID, Type: s.Type})
+		if in.Run.Wanted(EventAgentStart) {
+			in.Run.Emit(Event{Kind: EventAgentStart, Time: start, Node: path, Agent: s.ID, Type: s.Type})
+		}
 	}
 	out, err := safeRun(ctx, s.Agent, in)
 	if err != nil {
@@ -126,6 +128,13 @@ func runStep(ctx context.Context, s Step, in Input) (out Output, fail, stop erro
 // Observed reports whether events of r reach an observer, so callers can skip
 // building events nobody receives. It is safe on a nil *Run.
 func (r *Run) Observed() bool { return r != nil && r.Observe != nil }
+
+// Wanted reports whether an event of kind reaches an observer that reads it
+// ([Run.Wants]), so producers can skip building what nobody reads. It is safe
+// on a nil *Run.
+func (r *Run) Wanted(kind string) bool {
+	return r != nil && r.Observe != nil && (r.Wants == nil || r.Wants(kind))
+}
 
 // safeRun runs a, turning a panic into an error with its stack.
 func safeRun(ctx context.Context, a Agent, in Input) (out Output, err error) {

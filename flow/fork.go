@@ -238,13 +238,19 @@ func (f *Fork) runBranch(ctx context.Context, i int, in agents.Input) (agents.Ou
 	if err := ctx.Err(); err != nil {
 		return agents.Output{}, agents.AtPath(in.Path, err)
 	}
-	if !in.Run.Observed() {
+	wantStart, wantEnd := in.Run.Wanted(agents.EventBranchStart), in.Run.Wanted(agents.EventBranchEnd)
+	if !wantStart && !wantEnd {
 		return f.branches[i].Run(ctx, in)
 	}
 	node := f.branchNode(in.Path, i)
 	start := time.Now()
-	in.Run.Emit(agents.Event{Kind: agents.EventBranchStart, Time: start, Node: node, Agent: f.id, Type: TypeFork, Data: f.branchData(i)})
+	if wantStart {
+		in.Run.Emit(agents.Event{Kind: agents.EventBranchStart, Time: start, Node: node, Agent: f.id, Type: TypeFork, Data: f.branchData(i)})
+	}
 	out, err := f.branches[i].Run(ctx, in)
+	if !wantEnd {
+		return out, err
+	}
 	now := time.Now()
 	end := agents.Event{Kind: agents.EventBranchEnd, Time: now, Node: node, Agent: f.id, Type: TypeFork,
 		Duration: now.Sub(start), Data: f.branchData(i)}

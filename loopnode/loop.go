@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -208,6 +209,7 @@ type state struct {
 	stableNext map[string]string // ... this iteration's
 	mapped     map[string][]any  // output mappings' value per iteration
 	vars       map[string]any    // loop state variables (vars:/update:); nil before the first update
+	varsBase   map[string]any    // what iterationVars copies on every pass
 	bound      map[string]any    // declared inputs (inputs:) bound at the start
 	lastOK     *agents.Outputs   // return: last_successful: the last pass whose answer agent did not fail
 	lastOKPass int
@@ -247,8 +249,10 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 			Data: map[string]any{"loops_completed": 0, "stop_reason": st.reason}})
 		return n.output(in, st, 0), err
 	}
-	in.Run.Emit(agents.Event{Kind: agents.EventLoopStart, Node: in.Path, Agent: n.id, Type: "loop",
-		Data: map[string]any{"max_loops": n.maxLoops, "threshold": n.threshold, "resumed_after": loops, "history": len(st.past)}})
+	if in.Run.Wanted(agents.EventLoopStart) {
+		in.Run.Emit(agents.Event{Kind: agents.EventLoopStart, Node: in.Path, Agent: n.id, Type: "loop",
+			Data: map[string]any{"max_loops": n.maxLoops, "threshold": n.threshold, "resumed_after": loops, "history": len(st.past)}})
+	}
 
 	for st.reason == "" && loops < n.maxLoops {
 		if loops > 0 {
@@ -347,8 +351,10 @@ func (n *Node) checkBefore(_ context.Context, in agents.Input, st *state, next i
 		fired, reason = true, StopError
 		st.errText = agents.AtPath(in.Path, err).Error()
 	}
-	in.Run.Emit(agents.Event{Kind: agents.EventLoopCheck, Node: in.Path, Agent: n.id, Type: "loop",
-		Data: map[string]any{"before_iteration": next, "conditions": resultsValue(rs), "stop": fired}})
+	if in.Run.Wanted(agents.EventLoopCheck) {
+		in.Run.Emit(agents.Event{Kind: agents.EventLoopCheck, Node: in.Path, Agent: n.id, Type: "loop",
+			Data: map[string]any{"before_iteration": next, "conditions": resultsValue(rs), "stop": fired}})
+	}
 	if fired {
 		st.reason = reason
 	}
@@ -388,7 +394,7 @@ func (n *Node) condData(in agents.Input, st *state, loop int, outs *agents.Outpu
 // iterate runs pass number loop; it reports whether the loop must stop and
 // whether the pass was cut short (then it does not count).
 func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]any, loop int, st *state) (stop, cut bool) {
-	path := agents.JoinPath(in.Path, fmt.Sprintf("iteration %d", loop))
+	path := agents.JoinPath(in.Path, "iteration "+strconv.Itoa(loop))
 	start := time.Now()
 	if loop > 1 {
 		next, err := n.nextInput(st.input, st)
@@ -398,8 +404,10 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 		}
 		st.input = next
 	}
-	in.Run.Emit(agents.Event{Kind: agents.EventLoopPassStart, Node: in.Path, Agent: n.id, Type: "loop",
-		Data: map[string]any{"loop_number": loop, "max_loops": n.maxLoops, "input_preview": agents.Truncate(pyStr(st.input), previewLength)}})
+	if in.Run.Wanted(agents.EventLoopPassStart) {
+		in.Run.Emit(agents.Event{Kind: agents.EventLoopPassStart, Node: in.Path, Agent: n.id, Type: "loop",
+			Data: map[string]any{"loop_number": loop, "max_loops": n.maxLoops, "input_preview": agents.Truncate(pyStr(st.input), previewLength)}})
+	}
 	passCtx := ctx
 	if n.iterTimeout > 0 {
 		var cancel context.CancelFunc
@@ -449,10 +457,8 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	for _, f := range failed {
 		it.Errors = append(it.Errors, agentError{Agent: f.agent, Message: f.message})
 	}
-	entry, warns := buildEntry(n.metas, entryContext{
-		loop: loop, score: sc.Value,
-		reasoningQuality: cognition.ReasoningQuality(results), convergenceTrend: cognition.ConvergenceTrend(results),
-		timestamp: now(), input: truncateInput(st.input),
+	entry, warns := buildEntry(n.metas, &entryContext{
+		loop: loop, score: sc.Value, results: results, input: st.input,
 		insights: lessons.Insights, improvements: lessons.Improvements, mistakes: lessons.Mistakes,
 		other: lessons.Other,
 	})
@@ -484,7 +490,8 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	n.recordMappings(st, out.Children, loop)
 	n.notePass(in, st, out.Children)
 
-	stop, reason, rs, cerr := n.checkAfter(in, st, loop, sc.Value)
+	observed := in.Run.Wanted(agents.EventLoopIteration)
+	stop, reason, rs, cerr := n.checkAfter(in, st, loop, sc.Value, observed)
 	if uerr != nil && cerr == nil {
 		cerr = uerr
 	}
@@ -493,7 +500,9 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	case in.Budget.Exceeded():
 		// A call was refused: the pass is incomplete and the next would be too.
 		stop, reason = true, StopBudget
-		rs = append(rs, condResult{Kind: StopBudget, Fired: true, Detail: "a model call did not fit the budget"})
+		if observed {
+			rs = append(rs, condResult{Kind: StopBudget, Fired: true, Detail: "a model call did not fit the budget"})
+		}
 	case werr != nil:
 		stop, reason = true, StopError
 		st.errText = werr.Error()
@@ -503,6 +512,12 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	case cerr != nil:
 		stop, reason = true, StopError
 		st.errText = agents.AtPath(path, cerr).Error()
+	}
+	if stop {
+		st.reason = reason
+	}
+	if !observed {
+		return stop, false
 	}
 	data := map[string]any{"loop_number": loop, "max_loops": n.maxLoops, "completed": true,
 		"score": sc.Value, "score_found": sc.Found, "best": st.best, "threshold": n.threshold,
@@ -522,9 +537,6 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	}
 	in.Run.Emit(agents.Event{Kind: agents.EventLoopIteration, Node: in.Path, Agent: n.id, Type: "loop",
 		Duration: it.Duration, Data: data})
-	if stop {
-		st.reason = reason
-	}
 	return stop, false
 }
 
@@ -549,10 +561,14 @@ func (n *Node) cutShort(in agents.Input, st *state, it iteration, reason string,
 }
 
 // checkAfter evaluates the stop conditions after iteration loop; err says
-// which condition could not be evaluated.
-func (n *Node) checkAfter(in agents.Input, st *state, loop int, score float64) (bool, string, []condResult, error) {
+// which condition could not be evaluated. The results are for the
+// loop.iteration event: without stop_when they are made only when observed.
+func (n *Node) checkAfter(in agents.Input, st *state, loop int, score float64, observed bool) (bool, string, []condResult, error) {
 	if n.stop == nil {
 		fired := score >= n.threshold
+		if !observed {
+			return fired, StopThreshold, nil, nil
+		}
 		return fired, StopThreshold, []condResult{{Kind: condScore, Fired: fired,
 			Detail: fmt.Sprintf("score %g, threshold %g", score, n.threshold)}}, nil
 	}
