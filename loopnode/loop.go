@@ -10,6 +10,7 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/cognition"
+	"github.com/cogloop/cogloop/internal/workers"
 	"github.com/cogloop/cogloop/prompt"
 )
 
@@ -231,6 +232,13 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, n.timeout, errLoopTimeout)
 		defer cancel()
+	}
+	if workers.From(ctx) == nil {
+		// Fork branches inside the loop run on goroutines kept from pass to
+		// pass (their stacks stay grown); none outlives Run.
+		pool := &workers.Pool{}
+		defer pool.Close()
+		ctx = workers.With(ctx, pool)
 	}
 	// The loop's own scope (limited by budget:, else only counting) tells it
 	// whether a call inside it was refused.
