@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
 )
 
 // A fatal error reported by the failing agent and again by every step it
@@ -13,15 +13,15 @@ import (
 // an error is one too, under the loop's id.
 func TestCollectorRecordsEachFailureOnce(t *testing.T) {
 	var forwarded int
-	c := &collector{next: func(agents.Event) { forwarded++ }}
+	c := &collector{next: func(event.Event) { forwarded++ }}
 	fatal := "improve › iteration 1 › critic: no API key (set OPENAI_API_KEY)"
-	c.observe(agents.Event{Kind: agents.EventAgentEnd, Node: "improve › iteration 1 › critic", Agent: "critic", Error: fatal})
-	c.observe(agents.Event{Kind: agents.EventAgentEnd, Node: "improve", Agent: "improve", Error: fatal})
-	c.observe(agents.Event{Kind: agents.EventAgentEnd, Node: "improve › iteration 1 › critic", Agent: "critic", Error: "again"})
-	c.observe(agents.Event{Kind: agents.EventLoopEnd, Node: "other", Agent: "other", Error: "other › iteration 2: iteration 2 was not persisted",
+	c.observe(event.Event{Kind: event.AgentEnd, Node: "improve › iteration 1 › critic", Agent: "critic", Error: fatal})
+	c.observe(event.Event{Kind: event.AgentEnd, Node: "improve", Agent: "improve", Error: fatal})
+	c.observe(event.Event{Kind: event.AgentEnd, Node: "improve › iteration 1 › critic", Agent: "critic", Error: "again"})
+	c.observe(event.Event{Kind: event.LoopEnd, Node: "other", Agent: "other", Error: "other › iteration 2: iteration 2 was not persisted",
 		Data: map[string]any{"stop_reason": "error"}})
-	c.observe(agents.Event{Kind: agents.EventLoopEnd, Node: "fine", Agent: "fine", Data: map[string]any{"stop_reason": "max_loops"}})
-	c.observe(agents.Event{Kind: agents.EventWarning, Node: "improve › iteration 1", Agent: "improve", Message: "no score", Data: map[string]any{"code": "no_score"}})
+	c.observe(event.Event{Kind: event.LoopEnd, Node: "fine", Agent: "fine", Data: map[string]any{"stop_reason": "max_loops"}})
+	c.observe(event.Event{Kind: event.Warning, Node: "improve › iteration 1", Agent: "improve", Message: "no score", Data: map[string]any{"code": "no_score"}})
 	assert.Equal(t, 6, forwarded)
 	assert.True(t, c.loopErr)
 	assert.Equal(t, []RunError{
@@ -34,12 +34,12 @@ func TestCollectorRecordsEachFailureOnce(t *testing.T) {
 // Without an observer of its own a run builds only the events the collector
 // reads (collects): every other kind must leave the collector as it was.
 func TestCollectsEveryKindTheCollectorReads(t *testing.T) {
-	kinds := []string{agents.EventRunStart, agents.EventRunEnd, agents.EventAgentStart, agents.EventAgentEnd,
-		agents.EventAgentRetry, agents.EventLoopStart, agents.EventLoopIteration, agents.EventLoopPassStart,
-		agents.EventLoopCheck, agents.EventLoopEnd, agents.EventBranchStart, agents.EventBranchEnd, agents.EventWarning}
+	kinds := []string{event.RunStart, event.RunEnd, event.AgentStart, event.AgentEnd,
+		event.AgentRetry, event.LoopStart, event.LoopIteration, event.LoopPassStart,
+		event.LoopCheck, event.LoopEnd, event.BranchStart, event.BranchEnd, event.Warning}
 	for _, kind := range kinds {
 		c := &collector{}
-		c.observe(agents.Event{Kind: kind, Node: "a", Agent: "a", Error: "failed", Message: "m",
+		c.observe(event.Event{Kind: kind, Node: "a", Agent: "a", Error: "failed", Message: "m",
 			Data: map[string]any{"stop_reason": "error", "code": "c"}})
 		read := len(c.errors) > 0 || len(c.warnings) > 0 || c.loopErr
 		assert.Equal(t, read, collects(kind), "kind %s", kind)

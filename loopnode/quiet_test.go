@@ -11,6 +11,7 @@ import (
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -47,7 +48,7 @@ func quietRun(t *testing.T, dir string, opts ...cogloop.RunOption) string {
 	require.NoError(t, err)
 	data, err := os.ReadFile(filepath.Join(dir, "replies.yaml"))
 	require.NoError(t, err)
-	script, err := agents.ParseScript(data, filepath.Join(dir, "replies.yaml"))
+	script, err := scripted.Parse(data, filepath.Join(dir, "replies.yaml"))
 	require.NoError(t, err)
 	input, err := os.ReadFile(filepath.Join(dir, "input.txt"))
 	require.NoError(t, err)
