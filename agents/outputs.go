@@ -146,6 +146,12 @@ func (p *Outputs) record(id string, out Output) {
 	*p = *p.With(id, out)
 }
 
+// snapshot is what p shows now, unchanged by later records into p.
+func (p *Outputs) snapshot() *Outputs {
+	q := *p
+	return &q
+}
+
 // WithAll returns p with every output of qs recorded in order, as [Outputs.With]
 // would one by one. Neither p nor qs change.
 func (p *Outputs) WithAll(qs ...*Outputs) *Outputs {
@@ -227,6 +233,13 @@ func (p *Outputs) Last() (string, Output, bool) {
 	id := recs[recs[len(recs)-1].lastNew].id
 	r, _ := p.latest(id)
 	return id, r.out, true
+}
+
+// EachMap calls fn for every output in run order with its map as templates
+// see it ([Output.Map]) until fn returns false. The map is made once per
+// record and shared (templates read the same one): fn must not change it.
+func (p *Outputs) EachMap(fn func(id string, m map[string]any) bool) {
+	p.each(func(r *outRec) bool { return fn(r.id, r.outMap()) })
 }
 
 // Map returns the outputs as templates see them: agent id → [Output.Map].

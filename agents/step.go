@@ -179,6 +179,16 @@ func (q Sequence) Run(ctx context.Context, in Input) (Output, error) {
 	// their log, so a step costs O(1) however many ran before it.
 	own := &Outputs{}
 	prev := in.Previous // in.Previous plus own; extending it appends in place
+	// Without earlier outputs what a step sees is own so far: one log serves
+	// both (each record and its template map made once).
+	alone := in.Previous.Len() == 0
+	see := func(id string, out Output) {
+		if alone {
+			prev = own.snapshot()
+		} else {
+			prev = prev.With(id, out)
+		}
+	}
 	var usage spend.Usage
 	var lastResponse any
 	var lastPrompt string
@@ -222,11 +232,11 @@ func (q Sequence) Run(ctx context.Context, in Input) (Output, error) {
 		}
 		usage = usage.Add(out.Usage)
 		own.record(s.ID, out)
-		prev = prev.With(s.ID, out)
+		see(s.ID, out)
 		if e, ok := s.Agent.(Exposer); ok && e.ExposesChildren() {
 			out.Children.Each(func(id string, o Output) bool {
 				own.record(id, o)
-				prev = prev.With(id, o)
+				see(id, o)
 				return true
 			})
 		}

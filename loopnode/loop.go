@@ -626,11 +626,12 @@ func pastLoopsValue(past []map[string]any) []any {
 	return out
 }
 
-// toResults turns an iteration's outputs into the scanner's input, in run order.
+// toResults turns an iteration's outputs into the scanner's input, in run
+// order. The maps are the ones templates read (cognition never changes them).
 func toResults(outs *agents.Outputs) []cognition.Result {
 	res := make([]cognition.Result, 0, outs.Len())
-	outs.Each(func(id string, o agents.Output) bool {
-		res = append(res, cognition.Result{ID: id, Value: o.Map()})
+	outs.EachMap(func(id string, m map[string]any) bool {
+		res = append(res, cognition.Result{ID: id, Value: m})
 		return true
 	})
 	return res
