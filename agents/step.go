@@ -182,11 +182,11 @@ func (q Sequence) Run(ctx context.Context, in Input) (Output, error) {
 	// Without earlier outputs what a step sees is own so far: one log serves
 	// both (each record and its template map made once).
 	alone := in.Previous.Len() == 0
-	see := func(id string, out Output) {
+	see := func(id string, v *outVal) {
 		if alone {
 			prev = own.snapshot()
 		} else {
-			prev = prev.With(id, out)
+			prev = prev.with(id, v)
 		}
 	}
 	var usage spend.Usage
@@ -231,12 +231,13 @@ func (q Sequence) Run(ctx context.Context, in Input) (Output, error) {
 			}
 		}
 		usage = usage.Add(out.Usage)
-		own.record(s.ID, out)
-		see(s.ID, out)
+		v := &outVal{out: out}
+		own.record(s.ID, v)
+		see(s.ID, v)
 		if e, ok := s.Agent.(Exposer); ok && e.ExposesChildren() {
-			out.Children.Each(func(id string, o Output) bool {
-				own.record(id, o)
-				see(id, o)
+			out.Children.each(func(r *outRec) bool {
+				own.record(r.id, r.outVal)
+				see(r.id, r.outVal)
 				return true
 			})
 		}
