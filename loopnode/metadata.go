@@ -169,28 +169,32 @@ func dynamicMetadata(metas []metaTemplate, past []map[string]any) map[string]any
 // recentLessons joins the key's texts of the last five passes, newest first,
 // with " | ", skipping empty ones.
 func recentLessons(past []map[string]any, key string) string {
-	var first string
-	var b strings.Builder
+	var parts [5]string
+	n, size := 0, 0
 	for i := len(past) - 1; i >= 0 && i >= len(past)-5; i-- {
 		v := past[i][key]
 		if v == nil {
 			continue
 		}
-		s := pyStr(v)
-		switch {
-		case s == "":
-		case first == "":
-			first = s
-		default:
-			if b.Len() == 0 {
-				b.WriteString(first)
-			}
-			b.WriteString(" | ")
-			b.WriteString(s)
+		if s := pyStr(v); s != "" {
+			parts[n] = s
+			n++
+			size += len(s)
 		}
 	}
-	if b.Len() == 0 {
-		return first
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
+	}
+	var b strings.Builder
+	b.Grow(size + (n-1)*len(" | "))
+	for i, s := range parts[:n] {
+		if i > 0 {
+			b.WriteString(" | ")
+		}
+		b.WriteString(s)
 	}
 	return b.String()
 }
