@@ -623,17 +623,7 @@ func (p *litParser) trueQuantifier() bool {
 	}
 	n := len(p.s) - start
 	pos := start
-	for {
-		n--
-		if n <= 0 {
-			break
-		}
-		pos++
-		ch = p.s[pos]
-		if ch < '0' || ch > '9' {
-			break
-		}
-	}
+	pos, n, ch = p.digits(pos, n, ch)
 	if n == 0 || pos-start == 1 {
 		return false
 	}
@@ -643,18 +633,24 @@ func (p *litParser) trueQuantifier() bool {
 	if ch != ',' {
 		return false
 	}
+	pos, n, ch = p.digits(pos, n, ch)
+	return n > 0 && ch == '}'
+}
+
+// digits is isTrueQuantifier's digit loop: it moves pos over digits while n,
+// the characters left, counts down, and returns pos, n and the character at pos.
+func (p *litParser) digits(pos, n int, ch rune) (int, int, rune) {
 	for {
 		n--
 		if n <= 0 {
-			break
+			return pos, n, ch
 		}
 		pos++
 		ch = p.s[pos]
 		if ch < '0' || ch > '9' {
-			break
+			return pos, n, ch
 		}
 	}
-	return n > 0 && ch == '}'
 }
 
 // quantifier reads a quantifier that trueQuantifier accepted.

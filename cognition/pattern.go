@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/cogloop/cogloop/cognition/internal/modeltext"
 	"github.com/dlclark/regexp2"
 )
 
@@ -24,9 +24,6 @@ const (
 	// and lesson patterns together (the loop's regex_budget).
 	DefaultPassBudget = 500 * time.Millisecond
 )
-
-// excerptLen is how many characters of model output an error or warning quotes.
-const excerptLen = 80
 
 // maxMatchesPerScan caps the matches one pattern may yield on one text.
 const maxMatchesPerScan = 10000
@@ -51,7 +48,7 @@ type Limits struct {
 	Budget time.Duration
 }
 
-func (l Limits) withDefaults() Limits {
+func (l Limits) WithDefaults() Limits {
 	if l.MatchTimeout <= 0 {
 		l.MatchTimeout = DefaultMatchTimeout
 	}
@@ -156,7 +153,7 @@ func compile(expr string, o PatternOptions, analysis bool) (p *Pattern, err erro
 	if err != nil {
 		return nil, &PatternError{Pattern: expr, Reason: compileReason(err), Err: err}
 	}
-	o.Limits = o.Limits.withDefaults()
+	o.Limits = o.Limits.WithDefaults()
 	p = &Pattern{expr: expr, re: re, opts: o, limits: o.Limits}
 	re.MatchTimeout = p.limits.MatchTimeout
 	if len(re.GetGroupNumbers()) > 1 {
@@ -226,6 +223,20 @@ func compileReason(err error) string {
 	return msg
 }
 
+// AsWritten returns the expression compiled as written, with the same options:
+// no prefilter, no rewrite, no RE2 form. It finds the same matches as p, only
+// slower: it is the reference the differential tests compare p with.
+func (p *Pattern) AsWritten() *Pattern {
+	if p == nil {
+		return nil
+	}
+	q, err := compile(p.expr, p.opts, false)
+	if err != nil {
+		return p // p compiled with these options, so q does too
+	}
+	return q
+}
+
 // String returns the expression as written.
 func (p *Pattern) String() string {
 	if p == nil {
@@ -246,17 +257,17 @@ func (p *Pattern) Find(text string) (value string, ok bool, err error) {
 	if p == nil {
 		return "", false, nil
 	}
-	t := newScanText("", "", text, p.limits.MaxInput)
+	t := newText("", "", text, p.limits.MaxInput)
 	start, end, ok, err := p.first(t, nil)
 	if err != nil || !ok {
 		return "", false, err
 	}
-	return string(t.runes()[start:end]), true, nil
+	return string(t.Runes()[start:end]), true, nil
 }
 
 // first finds the first match in t and returns the rune span of its value. sc,
 // when not nil, is the call whose budget every engine run is checked against.
-func (p *Pattern) first(t *scanText, sc *scan) (start, end int, ok bool, err error) {
+func (p *Pattern) first(t *Text, sc *Scan) (start, end int, ok bool, err error) {
 	if p.re2.fits(t) {
 		return p.firstRE2(t, sc)
 	}
@@ -274,7 +285,7 @@ func (p *Pattern) first(t *scanText, sc *scan) (start, end int, ok bool, err err
 // reached (reported as truncated). Matches without group 1 are skipped; a pattern
 // without a group yields nothing. The matches are those of regexp2's
 // FindNextMatch chain.
-func (p *Pattern) each(t *scanText, sc *scan, fn func(start, end int) bool) (truncated bool, err error) {
+func (p *Pattern) each(t *Text, sc *Scan, fn func(start, end int) bool) (truncated bool, err error) {
 	if p.group == 0 {
 		return false, nil
 	}
@@ -313,7 +324,7 @@ func (p *Pattern) each(t *scanText, sc *scan, fn func(start, end int) bool) (tru
 // with ErrMatchTimeout once its attempts together have taken MatchTimeout (the
 // last attempt may overrun it by up to MatchTimeout, as one scan may overrun
 // the budget).
-func (p *Pattern) find(t *scanText, pos int, lc *litCursor, sc *scan) (*regexp2.Match, error) {
+func (p *Pattern) find(t *Text, pos int, lc *litCursor, sc *Scan) (*regexp2.Match, error) {
 	c := pos
 	if p.hasPre {
 		if c = lc.next(&p.pre, t, pos); c < 0 {
@@ -370,13 +381,13 @@ func (p *Pattern) span(m *regexp2.Match) (start, end int, ok bool) {
 // run scans t with re from rune pos for the first match. It turns regexp2's
 // errors, which quote the whole input, into a short *MatchError, and a panic of
 // the engine into an error.
-func (p *Pattern) run(re *regexp2.Regexp, t *scanText, pos int) (m *regexp2.Match, err error) {
+func (p *Pattern) run(re *regexp2.Regexp, t *Text, pos int) (m *regexp2.Match, err error) {
 	defer func() {
 		if x := recover(); x != nil {
-			m, err = nil, p.matchError(t, fmt.Errorf("regex engine failure: %s", excerpt(fmt.Sprint(x))))
+			m, err = nil, p.matchError(t, fmt.Errorf("regex engine failure: %s", modeltext.Excerpt(fmt.Sprint(x))))
 		}
 	}()
-	m, err = re.FindRunesMatchStartingAt(t.runes(), pos)
+	m, err = re.FindRunesMatchStartingAt(t.Runes(), pos)
 	if err != nil {
 		cause := errors.New("regex engine failure")
 		if strings.HasPrefix(err.Error(), "match timeout") {
@@ -398,7 +409,7 @@ type litCursor struct {
 
 // next returns the rune index of the first occurrence of a literal of pf in t
 // at or after rune pos, or -1.
-func (lc *litCursor) next(pf *prefilter, t *scanText, pos int) int {
+func (lc *litCursor) next(pf *prefilter, t *Text, pos int) int {
 	text := t.searchable(pf.fold)
 	b := t.byteOffset(pf.fold, pos)
 	best := -1
@@ -421,30 +432,6 @@ func (lc *litCursor) next(pf *prefilter, t *scanText, pos int) int {
 	return t.runeIndex(pf.fold, best)
 }
 
-func (p *Pattern) matchError(t *scanText, cause error) *MatchError {
-	return &MatchError{Pattern: p.expr, Excerpt: excerpt(t.s), Len: len(t.s), Err: cause}
-}
-
-// capText cuts s to at most max bytes at a rune boundary.
-func capText(s string, max int) (string, bool) {
-	if len(s) <= max {
-		return s, false
-	}
-	i := max
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i], true
-}
-
-// excerpt cuts s to excerptLen characters, marking the cut with "…".
-func excerpt(s string) string {
-	n := 0
-	for i := range s {
-		if n == excerptLen {
-			return s[:i] + "…"
-		}
-		n++
-	}
-	return s
+func (p *Pattern) matchError(t *Text, cause error) *MatchError {
+	return &MatchError{Pattern: p.expr, Excerpt: modeltext.Excerpt(t.s), Len: len(t.s), Err: cause}
 }

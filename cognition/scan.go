@@ -9,15 +9,16 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cogloop/cogloop/cognition/internal/modeltext"
 	"github.com/cogloop/cogloop/internal/ascii"
 )
 
-// scanText is one text of an iteration prepared for regex scanning: cut to the
+// Text is one text of an iteration prepared for regex scanning: cut to the
 // input cap, with invalid UTF-8 replaced rune by rune (as a []rune conversion
 // does, so byte and rune positions agree with what regexp2 sees). Its rune form,
 // lower-cased form and position tables are made once, on first use, and shared by
 // every pattern of the call.
-type scanText struct {
+type Text struct {
 	agent string // agent id, for warnings
 	field string // the mapping field the text comes from; "" for a bare-string result
 	s     string // the text, cut to MaxInput
@@ -67,7 +68,7 @@ func (ps *pairSet) mayContain(lit string) bool {
 }
 
 // indexPairs makes the byte-pair set of searchable(fold).
-func (t *scanText) indexPairs(fold bool) {
+func (t *Text) indexPairs(fold bool) {
 	i := 0
 	if fold {
 		i = 1
@@ -79,7 +80,7 @@ func (t *scanText) indexPairs(fold bool) {
 
 // absent reports whether the byte-pair set of searchable(fold), if made, rules
 // lit out.
-func (t *scanText) absent(fold bool, lit string) bool {
+func (t *Text) absent(fold bool, lit string) bool {
 	i := 0
 	if fold {
 		i = 1
@@ -87,19 +88,19 @@ func (t *scanText) absent(fold bool, lit string) bool {
 	return t.pairs[i] != nil && len(lit) >= 2 && !t.pairs[i].mayContain(lit)
 }
 
-// newScanText prepares s for scanning with the input cap max.
-func newScanText(agent, field, s string, max int) *scanText {
-	capped, cut := capText(s, max)
+// newText prepares s for scanning with the input cap max.
+func newText(agent, field, s string, max int) *Text {
+	capped, cut := modeltext.Cap(s, max)
 	ascii := ascii.Is(capped)
 	kept := len(capped)
 	if !ascii && !utf8.ValidString(capped) {
 		capped = string([]rune(capped))
 	}
-	return &scanText{agent: agent, field: field, s: capped, size: len(s), kept: kept, cut: cut, ascii: ascii}
+	return &Text{agent: agent, field: field, s: capped, size: len(s), kept: kept, cut: cut, ascii: ascii}
 }
 
 // label names the text in warnings: agent "scorer" response.
-func (t *scanText) label() string {
+func (t *Text) label() string {
 	if t.field == "" {
 		return fmt.Sprintf("agent %q", t.agent)
 	}
@@ -108,7 +109,7 @@ func (t *scanText) label() string {
 
 // hasVT reports whether s has a vertical tab (\v), which .NET's \s matches
 // and RE2's does not.
-func (t *scanText) hasVT() bool {
+func (t *Text) hasVT() bool {
 	if t.vt == 0 {
 		t.vt = 1
 		if strings.IndexByte(t.s, '\v') >= 0 {
@@ -118,7 +119,15 @@ func (t *scanText) hasVT() bool {
 	return t.vt == 2
 }
 
-func (t *scanText) runes() []rune {
+// Agent is the id of the agent the text comes from.
+func (t *Text) Agent() string { return t.agent }
+
+// Field is the mapping field the text comes from; "" for a bare-string result.
+func (t *Text) Field() string { return t.field }
+
+// Runes returns the (cut) text as runes: the positions [Scan.First] reports
+// index it.
+func (t *Text) Runes() []rune {
 	if t.r == nil {
 		if t.ascii {
 			r := make([]rune, len(t.s))
@@ -135,7 +144,7 @@ func (t *scanText) runes() []rune {
 
 // searchable returns the text that literals are looked for in: the text, or
 // its lower-cased form for a case-insensitive prefilter.
-func (t *scanText) searchable(fold bool) string {
+func (t *Text) searchable(fold bool) string {
 	if !fold {
 		return t.s
 	}
@@ -148,7 +157,7 @@ func (t *scanText) searchable(fold bool) string {
 
 // runeIndex converts a byte offset of searchable(fold), on a rune boundary, to
 // a rune index (the same in both forms: lower-casing maps rune to rune).
-func (t *scanText) runeIndex(fold bool, b int) int {
+func (t *Text) runeIndex(fold bool, b int) int {
 	offs := t.offsets(fold)
 	if offs == nil {
 		return b
@@ -157,7 +166,7 @@ func (t *scanText) runeIndex(fold bool, b int) int {
 }
 
 // byteOffset converts a rune index to a byte offset of searchable(fold).
-func (t *scanText) byteOffset(fold bool, i int) int {
+func (t *Text) byteOffset(fold bool, i int) int {
 	offs := t.offsets(fold)
 	if offs == nil {
 		return i
@@ -166,7 +175,7 @@ func (t *scanText) byteOffset(fold bool, i int) int {
 }
 
 // offsets returns the rune → byte table of searchable(fold), nil when it is ASCII.
-func (t *scanText) offsets(fold bool) []int32 {
+func (t *Text) offsets(fold bool) []int32 {
 	s, table := t.s, &t.offs
 	if fold {
 		s, table = t.searchable(true), &t.loffs
@@ -225,27 +234,36 @@ func lowerText(s string, ascii bool) (string, bool) {
 	return string(b), lowA
 }
 
-// scan holds the per-call state of a Score or Extract call: the regex budget and
-// the warnings. It is never shared between calls.
-type scan struct {
-	limits   Limits
-	budget   *Budget // the pass's shared budget; nil: the call's own, of limits.Budget
+// Scan is the per-call state of one Score or Extract call: the limits, the
+// regex budget and the warnings. It is never shared between calls (nor between
+// goroutines). The zero value scans with its own budget of Limits.Budget, which
+// must then be set: callers set Limits to their compiled limits.
+type Scan struct {
+	Limits   Limits
+	Budget   *Budget // the pass's shared budget; nil: the call's own, of Limits.Budget
 	warnings []Warning
 }
 
-func (sc *scan) warn(code, format string, args ...any) {
+// Warn records a warning of the call.
+func (sc *Scan) Warn(code, format string, args ...any) {
 	sc.warnings = append(sc.warnings, Warning{Code: code, Message: fmt.Sprintf(format, args...)})
 }
 
-func (sc *scan) text(agent, field, s string) *scanText {
-	return newScanText(agent, field, s, sc.limits.MaxInput)
+// Warnings returns the warnings recorded so far.
+func (sc *Scan) Warnings() []Warning { return sc.warnings }
+
+// Text prepares s, the text of field of agent's result ("" for a bare-string
+// result), for scanning: cut to Limits.MaxInput. Prepare a text once and scan
+// it with every pattern.
+func (sc *Scan) Text(agent, field, s string) *Text {
+	return newText(agent, field, s, sc.Limits.MaxInput)
 }
 
 // note reports, once, that t was cut to the input cap.
-func (sc *scan) note(t *scanText) {
+func (sc *Scan) note(t *Text) {
 	if t.cut && !t.noted {
 		t.noted = true
-		sc.warn(CodeTextCut, "%s: text of %d bytes scanned only up to %d bytes", t.label(), t.size, t.kept)
+		sc.Warn(CodeTextCut, "%s: text of %d bytes scanned only up to %d bytes", t.label(), t.size, t.kept)
 	}
 }
 
@@ -300,26 +318,28 @@ func (b *Budget) allowAt(now time.Time) (ok bool, warning string) {
 
 // allowAt reports whether, at time now, the call's regex budget still allows
 // running the regex engine. A nil scan has no budget.
-func (sc *scan) allowAt(now time.Time) bool {
+func (sc *Scan) allowAt(now time.Time) bool {
 	if sc == nil {
 		return true
 	}
-	if sc.budget == nil {
-		sc.budget = &Budget{limit: sc.limits.Budget}
+	if sc.Budget == nil {
+		sc.Budget = &Budget{limit: sc.Limits.Budget}
 	}
-	ok, w := sc.budget.allowAt(now)
+	ok, w := sc.Budget.allowAt(now)
 	if w != "" {
-		sc.warn(CodeRegexBudget, "%s", w)
+		sc.Warn(CodeRegexBudget, "%s", w)
 	}
 	return ok
 }
 
 // spent reports whether the call's budget ran out.
-func (sc *scan) spent() bool { return sc.budget.Spent() }
+func (sc *Scan) spent() bool { return sc.Budget.Spent() }
 
-// first runs p on t and returns the rune span of the first match's value. A
-// failed scan becomes a warning and counts as no match.
-func (sc *scan) first(p *Pattern, t *scanText) (start, end int, ok bool) {
+// First runs p on t and returns the rune span of the first match's value
+// (group 1, or the whole match) in t.Runes(). A cut text, a timeout, an engine
+// failure or a spent budget becomes a warning of the call, and a failed scan
+// counts as no match.
+func (sc *Scan) First(p *Pattern, t *Text) (start, end int, ok bool) {
 	if sc.spent() {
 		return 0, 0, false
 	}
@@ -334,17 +354,17 @@ func (sc *scan) first(p *Pattern, t *scanText) (start, end int, ok bool) {
 	return start, end, ok
 }
 
-func (sc *scan) matchWarn(t *scanText, err error) {
+func (sc *Scan) matchWarn(t *Text, err error) {
 	code := CodeRegexFailure
 	if errors.Is(err, ErrMatchTimeout) {
 		code = CodeRegexTimeout
 	}
-	sc.warn(code, "%s: %v", t.label(), err)
+	sc.Warn(code, "%s: %v", t.label(), err)
 }
 
 // each calls fn with every match span of p in t (see Pattern.each), stopping
 // when the budget is spent.
-func (sc *scan) each(p *Pattern, t *scanText, fn func(start, end int) bool) {
+func (sc *Scan) each(p *Pattern, t *Text, fn func(start, end int) bool) {
 	if sc.spent() {
 		return
 	}
@@ -355,6 +375,6 @@ func (sc *scan) each(p *Pattern, t *scanText, fn func(start, end int) bool) {
 	case err != nil:
 		sc.matchWarn(t, err)
 	case truncated:
-		sc.warn(CodeTooMany, "%s: pattern %q: only the first %d matches read", t.label(), p.expr, maxMatchesPerScan)
+		sc.Warn(CodeTooMany, "%s: pattern %q: only the first %d matches read", t.label(), p.expr, maxMatchesPerScan)
 	}
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/cognition"
+	"github.com/cogloop/cogloop/cognition/metrics"
+	"github.com/cogloop/cogloop/cognition/scorer"
 	"github.com/cogloop/cogloop/prompt"
 	"github.com/cogloop/cogloop/scoring"
 	"go.yaml.in/yaml/v3"
@@ -172,8 +174,8 @@ func idOf(c *agents.Config) string { return c.String("id", "") }
 const maxTimeout = 24 * time.Hour
 
 // buildScorer reads the score extraction keys (§1.1, §1.5).
-func buildScorer(b agents.Builder, c *agents.Config, scoringCtx *any) *cognition.Scorer {
-	cfg := cognition.ScoreConfig{
+func buildScorer(b agents.Builder, c *agents.Config, scoringCtx *any) *scorer.Scorer {
+	cfg := scorer.ScoreConfig{
 		ExtractionPattern: c.String("score_extraction_pattern", ""),
 		ExtractionKey:     c.String("score_extraction_key", ""),
 	}
@@ -199,7 +201,7 @@ func buildScorer(b agents.Builder, c *agents.Config, scoringCtx *any) *cognition
 	if sc := c.Map("scoring"); sc != nil {
 		cfg.Boolean, *scoringCtx = buildBoolean(b, c, sc)
 	}
-	s, err := cognition.NewScorer(cfg)
+	s, err := scorer.NewScorer(cfg)
 	if err != nil {
 		reportFieldErrors(c, err, false)
 		return nil
@@ -213,28 +215,28 @@ func buildScorer(b agents.Builder, c *agents.Config, scoringCtx *any) *cognition
 	return s
 }
 
-func readStrategies(sc *agents.Config) []cognition.Strategy {
+func readStrategies(sc *agents.Config) []scorer.Strategy {
 	list := sc.Node("strategies")
 	if list.Kind != yaml.SequenceNode {
-		sc.Errorf("strategies", "strategies must be a list of {type: %s, ...}", strings.Join(cognition.StrategyTypes(), "|"))
+		sc.Errorf("strategies", "strategies must be a list of {type: %s, ...}", strings.Join(scorer.StrategyTypes(), "|"))
 		return nil
 	}
-	out := []cognition.Strategy{}
+	out := []scorer.Strategy{}
 	for _, item := range list.Content {
 		st := agents.NewConfig(sc.File(), item, sc.What()+": strategy", sc.Problems())
-		s := cognition.Strategy{Type: st.String("type", "")}
+		s := scorer.Strategy{Type: st.String("type", "")}
 		switch s.Type {
-		case cognition.StrategyPattern:
+		case scorer.StrategyPattern:
 			s.Patterns = st.Strings("patterns")
-		case cognition.StrategyDirectKey:
+		case scorer.StrategyDirectKey:
 			s.Key = st.String("key", "")
-		case cognition.StrategyAgentKey:
+		case scorer.StrategyAgentKey:
 			s.Agents = st.Strings("agents")
 			s.Key = st.String("key", "response")
 			st.Ignore("transform")
-		case cognition.StrategyNestedPath:
+		case scorer.StrategyNestedPath:
 			s.Path = st.String("path", "")
-		case cognition.StrategyJSON:
+		case scorer.StrategyJSON:
 			// OrKa's files write json_path: "$.safety_score".
 			s.Path = st.String("path", "")
 			if p := st.String("json_path", ""); p != "" {
@@ -245,9 +247,9 @@ func readStrategies(sc *agents.Config) []cognition.Strategy {
 			}
 			s.Agents = st.Strings("agents")
 		case "":
-			st.Errorf("", "missing type (%s)", strings.Join(cognition.StrategyTypes(), ", "))
+			st.Errorf("", "missing type (%s)", strings.Join(scorer.StrategyTypes(), ", "))
 		default:
-			st.Errorf("type", "unknown strategy type %q (%s)", s.Type, strings.Join(cognition.StrategyTypes(), ", "))
+			st.Errorf("type", "unknown strategy type %q (%s)", s.Type, strings.Join(scorer.StrategyTypes(), ", "))
 		}
 		st.Done()
 		out = append(out, s)
@@ -332,7 +334,7 @@ func buildMetadata(b agents.Builder, c *agents.Config) []metaTemplate {
 // loop_convergence (cogloop's decision, OrKa falls back to graphscout). It
 // returns the calculator (nil when boolean scoring is off) and the context name
 // the iterations see as scoring_context.
-func buildBoolean(b agents.Builder, c *agents.Config, s *agents.Config) (boolean cognition.BooleanScorer, scoringCtx any) {
+func buildBoolean(b agents.Builder, c *agents.Config, s *agents.Config) (boolean metrics.BooleanScorer, scoringCtx any) {
 	// Boolean scoring (§1.5 step 1): the preset weighs the agents'
 	// boolean_evaluations; without context the criteria are
 	// loop_convergence (cogloop's decision, OrKa falls back to graphscout).
