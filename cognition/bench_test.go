@@ -39,3 +39,21 @@ func BenchmarkFindScan(b *testing.B) {
 		_, _, _ = p.Find(text)
 	}
 }
+
+// BenchmarkExtractPass is the lesson extraction of bench/'s loop pass: OrKa's
+// six example patterns over the three agents' replies (one non-ASCII).
+func BenchmarkExtractPass(b *testing.B) {
+	results := []Result{
+		{ID: "improver", Value: map[string]any{"response": cogtest.LoopReplies[0], "formatted_prompt": "p"}},
+		{ID: "critic", Value: map[string]any{"response": cogtest.LoopReplies[1], "formatted_prompt": "p"}},
+		{ID: "scorer", Value: map[string]any{"response": cogtest.LoopReplies[2], "formatted_prompt": "p"}},
+	}
+	e := newExtractor(b, ExtractConfig{Patterns: orkaExamplePatterns})
+	if got := e.Extract(results); got.Insights == "" || got.Mistakes == "" || len(got.Warnings) > 0 {
+		b.Fatalf("unexpected extraction: %+v", got)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		e.Extract(results)
+	}
+}

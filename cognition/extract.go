@@ -293,7 +293,7 @@ func (c *collector) add(capture string) {
 	if !ok {
 		return
 	}
-	key := strings.ToLower(item)
+	key, _, _ := lowerText(item)
 	if _, dup := c.seen[key]; dup {
 		return
 	}
@@ -332,14 +332,18 @@ func (c *collector) String() string {
 // maxItemLen characters. n is the item's length in characters. An item that
 // needs no collapsing is a substring of the capture.
 func cleanItem(capture string) (item string, n int, ok bool) {
-	s := strings.TrimFunc(capture, modeltext.IsSpace)
+	s := modeltext.TrimSpace(capture)
 	if !atLeastRunes(s, minItemLen+1) {
 		return "", 0, false
 	}
 	space := false
-	for _, c := range s {
-		if modeltext.IsSpace(c) {
-			if c != ' ' || space {
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		if modeltext.IsSpace(r) {
+			if r != ' ' || space {
 				return collapseItem(s)
 			}
 			space = true
@@ -347,6 +351,7 @@ func cleanItem(capture string) (item string, n int, ok bool) {
 			space = false
 		}
 		n++
+		i += size
 	}
 	if n > maxItemLen {
 		return "", 0, false

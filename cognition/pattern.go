@@ -109,6 +109,7 @@ type Pattern struct {
 	re       *regexp2.Regexp
 	anchored *regexp2.Regexp // \G(?:expr): one attempt at the start position; nil without a prefix prefilter
 	re2      *re2Pattern     // the same expression on Go's regexp, for the texts it fits; nil: regexp2 only
+	tail     *tailSplit      // the expression as a head and a line idiom; nil: run whole
 	pre      prefilter
 	hasPre   bool
 	group    int // regexp2 group number of Python's group 1; 0 when there is none
@@ -190,6 +191,7 @@ func compile(expr string, o PatternOptions, analysis bool) (p *Pattern, err erro
 			}
 		}
 	}
+	p.tail = compileTail(a.tail, opts, p)
 	if p.anchored == nil {
 		// regexp2's anchored attempts at literal occurrences beat RE2's
 		// (whose backtracker clears a table the size of the rest of the text
@@ -272,12 +274,11 @@ func (p *Pattern) first(t *Text, sc *Scan) (start, end int, ok bool, err error) 
 		return p.firstRE2(t, sc)
 	}
 	var lc litCursor
-	m, err := p.find(t, 0, &lc, sc)
-	if err != nil || m == nil {
+	h, found, err := p.find(t, 0, &lc, sc)
+	if err != nil || !found {
 		return 0, 0, false, err
 	}
-	start, end, ok = p.span(m)
-	return start, end, ok, nil
+	return h.gs, h.ge, h.gok, nil
 }
 
 // each calls fn with the rune span of group 1 of every match in t, in order,
@@ -294,20 +295,20 @@ func (p *Pattern) each(t *Text, sc *Scan, fn func(start, end int) bool) (truncat
 	}
 	var lc litCursor
 	for n, pos := 0, 0; ; n++ {
-		m, err := p.find(t, pos, &lc, sc)
-		if err != nil || m == nil {
+		h, found, err := p.find(t, pos, &lc, sc)
+		if err != nil || !found {
 			return false, err
 		}
 		if n == maxMatchesPerScan {
 			return true, nil
 		}
-		if s, e, ok := p.span(m); ok && !fn(s, e) {
+		if h.gok && !fn(h.gs, h.ge) {
 			return false, nil
 		}
 		// FindNextMatch: go on at the end of the match, one further after an
 		// empty one.
-		pos = m.Index + m.Length
-		if m.Length == 0 {
+		pos = h.index + h.length
+		if h.length == 0 {
 			if pos >= len(t.r) {
 				return false, nil
 			}
@@ -316,55 +317,101 @@ func (p *Pattern) each(t *Text, sc *Scan, fn func(start, end int) bool) (truncat
 	}
 }
 
-// find returns the first match of p in t that starts at rune pos or later, or
-// nil. With a prefilter it runs the engine only where a match can start.
+// hit is a match: the rune span of the whole match and of its value.
+type hit struct {
+	index, length int  // the whole match
+	gs, ge        int  // the value: group 1, or the whole match without a group
+	gok           bool // the value took part in the match
+}
+
+// find returns the first match of p in t that starts at rune pos or later;
+// found is false when there is none. With a prefilter it runs the engine only where a match can start.
 //
 // Every run of the engine is bounded by MatchTimeout and checked against the
 // call's budget first; a search made of several anchored attempts also stops
 // with ErrMatchTimeout once its attempts together have taken MatchTimeout (the
 // last attempt may overrun it by up to MatchTimeout, as one scan may overrun
 // the budget).
-func (p *Pattern) find(t *Text, pos int, lc *litCursor, sc *Scan) (*regexp2.Match, error) {
+func (p *Pattern) find(t *Text, pos int, lc *litCursor, sc *Scan) (h hit, found bool, err error) {
 	c := pos
 	if p.hasPre {
 		if c = lc.next(&p.pre, t, pos); c < 0 {
-			return nil, nil
+			return hit{}, false, nil
 		}
 	}
 	now := time.Now()
 	if !sc.allowAt(now) {
-		return nil, errBudget
+		return hit{}, false, errBudget
 	}
 	if !p.hasPre || !p.pre.prefix {
-		return p.run(p.re, t, pos)
+		return p.scanFrom(t, pos)
 	}
 	deadline := now.Add(p.limits.MatchTimeout)
 	for failed := 0; ; failed++ {
 		if failed > 0 {
 			if c = lc.next(&p.pre, t, pos); c < 0 {
-				return nil, nil
+				return hit{}, false, nil
 			}
 			now = time.Now()
 			if now.After(deadline) {
-				return nil, p.matchError(t, p.timeout())
+				return hit{}, false, p.matchError(t, p.timeout())
 			}
 			if !sc.allowAt(now) {
-				return nil, errBudget
+				return hit{}, false, errBudget
 			}
 		}
 		if failed == maxAnchoredAttempts {
-			return p.run(p.re, t, c)
+			return p.scanFrom(t, c)
 		}
-		m, err := p.run(p.anchored, t, c)
-		if m != nil || err != nil {
-			return m, err
+		if h, found, err := p.attempt(t, c); found || err != nil {
+			return h, found, err
 		}
 		pos = c + 1
 	}
 }
 
+// scanFrom returns the first match at rune pos or later, found by regexp2's
+// own scan: with a [tailSplit], of the head first.
+func (p *Pattern) scanFrom(t *Text, pos int) (hit, bool, error) {
+	if p.tail != nil {
+		m, err := p.run(p.tail.head, t, pos)
+		if err != nil || m == nil {
+			return hit{}, false, err
+		}
+		if h, ok := p.tail.complete(t, m); ok {
+			return h, true, nil
+		}
+	}
+	return p.hitOf(p.run(p.re, t, pos))
+}
+
+// attempt is one anchored attempt at rune c: with a [tailSplit], of the head
+// first.
+func (p *Pattern) attempt(t *Text, c int) (hit, bool, error) {
+	if p.tail != nil {
+		m, err := p.run(p.tail.anchored, t, c)
+		if err != nil || m == nil {
+			return hit{}, false, err
+		}
+		if h, ok := p.tail.complete(t, m); ok {
+			return h, true, nil
+		}
+	}
+	return p.hitOf(p.run(p.anchored, t, c))
+}
+
 func (p *Pattern) timeout() error {
 	return fmt.Errorf("%w after %v", ErrMatchTimeout, p.limits.MatchTimeout)
+}
+
+// hitOf turns the result of a run of regexp2 into a hit.
+func (p *Pattern) hitOf(m *regexp2.Match, err error) (hit, bool, error) {
+	if err != nil || m == nil {
+		return hit{}, false, err
+	}
+	h := hit{index: m.Index, length: m.Length}
+	h.gs, h.ge, h.gok = p.span(m)
+	return h, true, nil
 }
 
 func (p *Pattern) span(m *regexp2.Match) (start, end int, ok bool) {

@@ -255,7 +255,7 @@ func TestPrefilterDifferential(t *testing.T) {
 			short = append(short, text)
 		}
 	}
-	analysed, onRE2 := 0, 0
+	analysed, onRE2, split := 0, 0, 0
 	patterns := differentialPatterns(t)
 	for i, expr := range append(patterns, quadraticPatterns...) {
 		for j, o := range differentialOptions {
@@ -277,6 +277,9 @@ func TestPrefilterDifferential(t *testing.T) {
 			if fast.re2 != nil {
 				onRE2++
 			}
+			if fast.tail != nil {
+				split++
+			}
 			for _, text := range texts {
 				wantFirst, wantAll, wantTrunc := scanAll(plain, text)
 				gotFirst, gotAll, gotTrunc := scanAll(fast, text)
@@ -292,6 +295,7 @@ func TestPrefilterDifferential(t *testing.T) {
 	}
 	assert.Greater(t, analysed, 200, "most patterns take the analysed path")
 	assert.Greater(t, onRE2, 100, "the patterns without anchored attempts mostly have an RE2 form")
+	assert.Greater(t, split, 50, "the patterns that end with a captured line idiom run as head and tail")
 }
 
 // TestPrefilterEachMatchesFindNextMatch checks the plain iteration against
@@ -462,13 +466,37 @@ func TestLowerText(t *testing.T) {
 			all.WriteRune(r)
 		}
 	}
-	for _, s := range append(cogtest.DifferentialTexts(), all.String()) {
+	for _, s := range append(cogtest.DifferentialTexts(), all.String(), "İx Ⱥy", "ab Ⱥ", "\xffA") {
+		want := strings.Map(unicode.ToLower, s)
+		same := true
+		for _, r := range s {
+			same = same && utf8.RuneLen(unicode.ToLower(r)) == utf8.RuneLen(r) && r != utf8.RuneError
+		}
+		got, lowA, sameSize := lowerText(s)
+		require.Equal(t, want, got, "%q", s)
+		assert.Equal(t, ascii.Is(want), lowA, "%q", s)
+		assert.Equal(t, same, sameSize, "%q", s)
+	}
+}
+
+// TestRuneMap: the sparse rune ↔ byte map agrees with a full table on every
+// rune boundary of every differential text and of its lower-cased form.
+func TestRuneMap(t *testing.T) {
+	for _, s := range append(cogtest.DifferentialTexts(), "İx Ⱥy", "ééé", "aé", "éa", "\u212Aey: x") {
 		if !utf8.ValidString(s) {
 			s = string([]rune(s))
 		}
-		want := strings.Map(unicode.ToLower, s)
-		got, lowA := lowerText(s, ascii.Is(s))
-		require.Equal(t, want, got)
-		assert.Equal(t, ascii.Is(want), lowA)
+		low, _, _ := lowerText(s)
+		for _, text := range []string{s, low} {
+			m := newRuneMap(text)
+			i := 0
+			for b := range text {
+				require.Equal(t, b, m.byteOffset(i), "%q rune %d", text, i)
+				require.Equal(t, i, m.runeIndex(b), "%q byte %d", text, b)
+				i++
+			}
+			require.Equal(t, len(text), m.byteOffset(i), "%q end", text)
+			require.Equal(t, i, m.runeIndex(len(text)), "%q end", text)
+		}
 	}
 }

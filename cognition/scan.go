@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/cogloop/cogloop/cognition/internal/modeltext"
 	"github.com/cogloop/cogloop/internal/ascii"
@@ -29,12 +30,14 @@ type Text struct {
 	ascii bool // s is ASCII: rune index == byte offset
 	vt    int8 // s has a vertical tab: 0 not looked, 1 no, 2 yes
 
-	r     []rune // s as runes, for regexp2
-	lower string // s lower-cased rune by rune with unicode.ToLower
-	lowOK bool   // lower is set
-	lowA  bool   // lower is ASCII
-	offs  []int32
-	loffs []int32 // rune index → byte offset of s / lower, for non-ASCII texts
+	r       []rune // s as runes, for regexp2
+	lower   string // s lower-cased rune by rune with unicode.ToLower
+	lowOK   bool   // lower is set
+	lowA    bool   // lower is ASCII
+	lowSame bool   // every rune of lower has the size of its rune in s: the offsets agree
+	offs    runeMap
+	loffs   runeMap // rune index ↔ byte offset of s / lower, for non-ASCII texts
+	offsOK  [2]bool // offs / loffs are made
 
 	pairs [2]*pairSet // byte pairs of s / lower, when the caller asked for them
 }
@@ -149,7 +152,7 @@ func (t *Text) searchable(fold bool) string {
 		return t.s
 	}
 	if !t.lowOK {
-		t.lower, t.lowA = lowerText(t.s, t.ascii)
+		t.lower, t.lowA, t.lowSame = lowerText(t.s)
 		t.lowOK = true
 	}
 	return t.lower
@@ -158,80 +161,156 @@ func (t *Text) searchable(fold bool) string {
 // runeIndex converts a byte offset of searchable(fold), on a rune boundary, to
 // a rune index (the same in both forms: lower-casing maps rune to rune).
 func (t *Text) runeIndex(fold bool, b int) int {
-	offs := t.offsets(fold)
-	if offs == nil {
+	m := t.offsets(fold)
+	if m == nil {
 		return b
 	}
-	return sort.Search(len(offs), func(i int) bool { return int(offs[i]) >= b })
+	return m.runeIndex(b)
 }
 
 // byteOffset converts a rune index to a byte offset of searchable(fold).
 func (t *Text) byteOffset(fold bool, i int) int {
-	offs := t.offsets(fold)
-	if offs == nil {
+	m := t.offsets(fold)
+	if m == nil {
 		return i
 	}
-	return int(offs[i])
+	return m.byteOffset(i)
 }
 
-// offsets returns the rune → byte table of searchable(fold), nil when it is ASCII.
-func (t *Text) offsets(fold bool) []int32 {
-	s, table := t.s, &t.offs
-	if fold {
-		s, table = t.searchable(true), &t.loffs
-		if t.lowA {
+// offsets returns the rune ↔ byte map of searchable(fold), nil when it is
+// ASCII.
+func (t *Text) offsets(fold bool) *runeMap {
+	if !fold {
+		if t.ascii {
 			return nil
 		}
-	} else if t.ascii {
-		return nil
-	}
-	if *table == nil {
-		offs := make([]int32, 0, len(s)+1)
-		for i := range s {
-			offs = append(offs, int32(i))
+		if !t.offsOK[0] {
+			t.offs, t.offsOK[0] = newRuneMap(t.s), true
 		}
-		*table = append(offs, int32(len(s)))
+		return &t.offs
 	}
-	return *table
+	low := t.searchable(true)
+	switch {
+	case t.lowA:
+		return nil
+	case t.lowSame:
+		return t.offsets(false)
+	}
+	if !t.offsOK[1] {
+		t.loffs, t.offsOK[1] = newRuneMap(low), true
+	}
+	return &t.loffs
+}
+
+// runeMap converts between rune indexes and byte offsets of a text by its
+// multi-byte runes alone: ASCII runs between them count one byte per rune.
+// Building it reads the text once and allocates only for multi-byte runes.
+type runeMap struct {
+	idx []int32 // rune index of each multi-byte rune, ascending
+	end []int32 // byte offset just after it
+}
+
+func newRuneMap(s string) runeMap {
+	var m runeMap
+	n := int32(0) // runes before byte i
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			i++
+			n++
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		m.idx = append(m.idx, n)
+		m.end = append(m.end, int32(i))
+		n++
+	}
+	return m
+}
+
+// byteOffset returns the byte offset of rune index i.
+func (m *runeMap) byteOffset(i int) int {
+	// k: the number of multi-byte runes before rune i.
+	k := sort.Search(len(m.idx), func(j int) bool { return int(m.idx[j]) >= i })
+	if k == 0 {
+		return i
+	}
+	return int(m.end[k-1]) + i - int(m.idx[k-1]) - 1
+}
+
+// runeIndex returns the rune index of byte offset b, on a rune boundary.
+func (m *runeMap) runeIndex(b int) int {
+	// k: the number of multi-byte runes that end at or before b.
+	k := sort.Search(len(m.end), func(j int) bool { return int(m.end[j]) > b })
+	if k == 0 {
+		return b
+	}
+	return int(m.idx[k-1]) + 1 + b - int(m.end[k-1])
 }
 
 // lowerText lower-cases valid UTF-8 s rune by rune with unicode.ToLower, as
-// regexp2 does under IgnoreCase, and reports whether the result is ASCII.
-func lowerText(s string, ascii bool) (string, bool) {
-	if ascii {
-		i := 0
-		for i < len(s) && (s[i] < 'A' || s[i] > 'Z') {
-			i++
-		}
-		if i == len(s) {
-			return s, true
-		}
-		b := []byte(s)
-		for ; i < len(b); i++ {
-			if c := b[i]; 'A' <= c && c <= 'Z' {
+// regexp2 does under IgnoreCase (and as strings.ToLower does), and reports
+// whether the result is ASCII and whether every rune kept its size (so byte
+// offsets of s and of the result agree). s itself is returned when nothing
+// changes.
+func lowerText(s string) (low string, lowASCII, sameSize bool) {
+	i := 0
+	for i < len(s) && s[i] < utf8.RuneSelf && (s[i] < 'A' || s[i] > 'Z') {
+		i++
+	}
+	if i == len(s) {
+		return s, true, true
+	}
+	b := []byte(s)
+	lowA := true
+	for i < len(b) {
+		c := b[i]
+		if c < utf8.RuneSelf { // unicode.ToLower's ASCII case, inline
+			if 'A' <= c && c <= 'Z' {
 				b[i] = c + 'a' - 'A'
 			}
+			i++
+			continue
 		}
-		return string(b), true
+		r, size := utf8.DecodeRune(b[i:])
+		l := unicode.ToLower(r)
+		lowA = lowA && l < utf8.RuneSelf
+		if l == r && r != utf8.RuneError {
+			i += size
+			continue
+		}
+		if utf8.RuneLen(l) != size || r == utf8.RuneError {
+			// The rune changes size (or is not valid UTF-8): go on by appending.
+			low, lowA = lowerAppend(b[:i], s[i:], lowA)
+			return low, lowA, false
+		}
+		utf8.EncodeRune(b[i:], l)
+		i += size
 	}
-	b := make([]byte, 0, len(s)+8)
-	lowA := true
+	return unsafe.String(unsafe.SliceData(b), len(b)), lowA, true
+}
+
+// lowerAppend is lowerText for the rest s of a text whose start, already
+// lower-cased, is b; it reports whether all of it is ASCII.
+func lowerAppend(b []byte, s string, lowA bool) (string, bool) {
+	out := make([]byte, len(b), len(b)+len(s)+8)
+	copy(out, b)
 	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf { // unicode.ToLower's ASCII case, inline
+		if c := s[i]; c < utf8.RuneSelf {
 			if 'A' <= c && c <= 'Z' {
 				c += 'a' - 'A'
 			}
-			b = append(b, c)
+			out = append(out, c)
 			i++
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		r = unicode.ToLower(r)
 		lowA = lowA && r < utf8.RuneSelf
-		b = utf8.AppendRune(b, r)
+		out = utf8.AppendRune(out, r)
 		i += size
 	}
-	return string(b), lowA
+	return unsafe.String(unsafe.SliceData(out), len(out)), lowA
 }
 
 // Scan is the per-call state of one Score or Extract call: the limits, the

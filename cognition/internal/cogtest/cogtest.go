@@ -111,3 +111,20 @@ func DifferentialTexts() []string {
 func Resp(text string) map[string]any {
 	return map[string]any{"response": text, "confidence": 0.9, "internal_reasoning": "r"}
 }
+
+// LoopReplies are the replies of bench/'s loop workload (bench/workloads.go),
+// the improver's with a non-ASCII character: the texts a loop pass's lesson
+// extraction reads.
+var LoopReplies = [3]string{
+	"Recursion is a way of solving a problem by solving smaller copies of the same problem. " +
+		"A recursive function calls itself on a smaller input until it reaches a base case it can answer directly.\n" +
+		"This shows how a big problem splits into small ones: factorial(5) is 5 × factorial(4), and so on down to factorial(1) = 1.\n" +
+		"The key insight: every call must move toward the base case, or the function never stops.\n" +
+		"In short, recursion trades a loop for a function that trusts itself on smaller inputs.",
+	"The answer identifies the base case clearly and shows the factorial example step by step.\n" +
+		"It lacks a picture of the call stack growing and shrinking.\n" +
+		"It needs a second example that is not arithmetic, such as walking a folder tree.\n" +
+		"It overlooked the cost of deep call stacks and the risk of a stack overflow.\n" +
+		"Weakness: no mention of when a loop is the better tool.",
+	"Clear and correct, but the stack and a non-numeric example are missing.\nSCORE: 0.62",
+}
