@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cogloop/cogloop/cognition/internal/modeltext"
+	"github.com/cogloop/cogloop/internal/ascii"
 	"github.com/cogloop/cogloop/internal/values"
 )
 
@@ -336,27 +337,51 @@ func cleanItem(capture string) (item string, n int, ok bool) {
 	if !atLeastRunes(s, minItemLen+1) {
 		return "", 0, false
 	}
-	space := false
-	for i := 0; i < len(s); {
-		r, size := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(s[i:])
+	if ascii.Is(s) {
+		// No whitespace to collapse: no ASCII control character (all of
+		// Python's ASCII white space but the space is one) and no two spaces.
+		// (Another control character only takes collapseItem, which keeps it.)
+		if hasControl(s) || strings.Contains(s, "  ") {
+			return collapseItem(s)
 		}
-		if modeltext.IsSpace(r) {
-			if r != ' ' || space {
-				return collapseItem(s)
+		n = len(s)
+	} else {
+		space := false
+		for _, r := range s {
+			if modeltext.IsSpace(r) {
+				if r != ' ' || space {
+					return collapseItem(s)
+				}
+				space = true
+			} else {
+				space = false
 			}
-			space = true
-		} else {
-			space = false
+			n++
 		}
-		n++
-		i += size
 	}
 	if n > maxItemLen {
 		return "", 0, false
 	}
 	return s, n, true
+}
+
+// hasControl reports whether ASCII s has a byte below 0x20, eight bytes at a
+// time.
+func hasControl(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		// The high bit of a byte of w-0x20… is set when the byte is below 0x20
+		// (all bytes are ASCII, so no borrow reaches a byte that is not).
+		if w := word(s[i:]); (w-0x2020202020202020)&hiBits != 0 {
+			return true
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] < 0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 // collapseItem is cleanItem for a stripped text with whitespace to collapse.

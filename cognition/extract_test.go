@@ -4,8 +4,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cogloop/cogloop/cognition/internal/cogtest"
+	"github.com/cogloop/cogloop/cognition/internal/modeltext"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -233,4 +235,38 @@ func TestExtractCapsInput(t *testing.T) {
 	assert.Equal(t, "visible near the start", got.Insights)
 	require.Len(t, got.Warnings, 1)
 	assert.Contains(t, got.Warnings[0].Message, "scanned only up to 64 bytes")
+}
+
+// TestCleanItemIsOrkas compares cleanItem with OrKa's rules written plainly:
+// strip, more than 10 characters, whitespace runs collapsed to one space, at
+// most 200 characters.
+func TestCleanItemIsOrkas(t *testing.T) {
+	orka := func(capture string) (string, bool) {
+		s := strings.TrimFunc(capture, modeltext.IsSpace)
+		if utf8.RuneCountInString(s) <= minItemLen {
+			return "", false
+		}
+		s = strings.Join(strings.FieldsFunc(s, modeltext.IsSpace), " ")
+		if utf8.RuneCountInString(s) > maxItemLen {
+			return "", false
+		}
+		return s, true
+	}
+	inputs := []string{
+		"", "short", "  exactly eleven  ", "a plain item with single spaces",
+		"two  spaces here", "tab\there and more", "new\nline in the item", "ctrl \x01 char inside ok",
+		"sep\x1cchar in item", "nbsp\u00a0inside the item", "ideographic\u3000space item",
+		"  \t leading and trailing \n ", "ünïcödé item with spaces", strings.Repeat("x", 200), strings.Repeat("x", 201),
+		strings.Repeat("ab ", 67), strings.Repeat("ab  ", 60), "\x85nel around\x85",
+	}
+	inputs = append(inputs, cogtest.DifferentialTexts()...)
+	for _, in := range inputs {
+		want, wantOK := orka(in)
+		got, n, ok := cleanItem(in)
+		require.Equal(t, wantOK, ok, "%q", in)
+		if ok {
+			require.Equal(t, want, got, "%q", in)
+			require.Equal(t, utf8.RuneCountInString(want), n, "%q", in)
+		}
+	}
 }

@@ -466,7 +466,13 @@ func TestLowerText(t *testing.T) {
 			all.WriteRune(r)
 		}
 	}
-	for _, s := range append(cogtest.DifferentialTexts(), all.String(), "İx Ⱥy", "ab Ⱥ", "\xffA") {
+	texts := append(cogtest.DifferentialTexts(), all.String(), "İx Ⱥy", "ab Ⱥ", "\xffA")
+	for i := range 20 { // an upper-case letter, "@", "[" and a non-ASCII rune at every place of the 8-byte words
+		for _, c := range []string{"A", "Z", "@", "[", "É", "\u212A"} {
+			texts = append(texts, strings.Repeat("a", i)+c+strings.Repeat("b", 19-i), strings.Repeat("Q", i)+c)
+		}
+	}
+	for _, s := range texts {
 		want := strings.Map(unicode.ToLower, s)
 		same := true
 		for _, r := range s {

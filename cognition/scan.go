@@ -1,6 +1,7 @@
 package cognition
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sort"
@@ -132,17 +133,35 @@ func (t *Text) Field() string { return t.field }
 // index it.
 func (t *Text) Runes() []rune {
 	if t.r == nil {
-		if t.ascii {
-			r := make([]rune, len(t.s))
-			for i := range r {
-				r[i] = rune(t.s[i])
-			}
-			t.r = r
-		} else {
-			t.r = []rune(t.s)
-		}
+		t.r = toRunes(t.s, t.ascii)
 	}
 	return t.r
+}
+
+// toRunes is []rune(s) for valid UTF-8 s, with ASCII runs copied byte by byte.
+func toRunes(s string, isASCII bool) []rune {
+	if isASCII {
+		r := make([]rune, len(s))
+		for i := range r {
+			r[i] = rune(s[i])
+		}
+		return r
+	}
+	r := make([]rune, 0, utf8.RuneCountInString(s))
+	for i := 0; i < len(s); {
+		k := ascii.Prefix(s[i:])
+		for _, c := range []byte(s[i : i+k]) {
+			r = append(r, rune(c))
+		}
+		i += k
+		if i == len(s) {
+			break
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		r = append(r, c)
+		i += size
+	}
+	return r
 }
 
 // searchable returns the text that literals are looked for in: the text, or
@@ -214,10 +233,11 @@ func newRuneMap(s string) runeMap {
 	var m runeMap
 	n := int32(0) // runes before byte i
 	for i := 0; i < len(s); {
-		if s[i] < utf8.RuneSelf {
-			i++
-			n++
-			continue
+		k := ascii.Prefix(s[i:])
+		i += k
+		n += int32(k)
+		if i == len(s) {
+			break
 		}
 		_, size := utf8.DecodeRuneInString(s[i:])
 		i += size
@@ -255,6 +275,11 @@ func (m *runeMap) runeIndex(b int) int {
 // changes.
 func lowerText(s string) (low string, lowASCII, sameSize bool) {
 	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if w := word(s[i:]); w&hiBits != 0 || upperMask(w) != 0 {
+			break
+		}
+	}
 	for i < len(s) && s[i] < utf8.RuneSelf && (s[i] < 'A' || s[i] > 'Z') {
 		i++
 	}
@@ -264,6 +289,13 @@ func lowerText(s string) (low string, lowASCII, sameSize bool) {
 	b := []byte(s)
 	lowA := true
 	for i < len(b) {
+		if i+8 <= len(b) {
+			if w := binary.LittleEndian.Uint64(b[i:]); w&hiBits == 0 {
+				binary.LittleEndian.PutUint64(b[i:], w|upperMask(w)>>2)
+				i += 8
+				continue
+			}
+		}
 		c := b[i]
 		if c < utf8.RuneSelf { // unicode.ToLower's ASCII case, inline
 			if 'A' <= c && c <= 'Z' {
@@ -288,6 +320,26 @@ func lowerText(s string) (low string, lowASCII, sameSize bool) {
 		i += size
 	}
 	return unsafe.String(unsafe.SliceData(b), len(b)), lowA, true
+}
+
+const (
+	hiBits  = 0x8080808080808080
+	oneEach = 0x0101010101010101
+)
+
+// word reads 8 bytes of s, the first in the lowest byte.
+func word(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// upperMask has the high bit of every byte of w, all ASCII, that is in A–Z.
+// (No byte overflows into the next: the bytes are below 0x80.)
+func upperMask(w uint64) uint64 {
+	geA := w + (0x80-'A')*oneEach   // high bit: byte ≥ 'A'
+	gtZ := w + (0x80-'Z'-1)*oneEach // high bit: byte > 'Z'
+	return (geA ^ gtZ) & hiBits
 }
 
 // lowerAppend is lowerText for the rest s of a text whose start, already
