@@ -13,6 +13,7 @@ import (
 	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/cognition"
+	"github.com/cogloop/cogloop/cognition/scorer"
 	"github.com/cogloop/cogloop/internal/workers"
 	"github.com/cogloop/cogloop/prompt"
 )
@@ -32,7 +33,7 @@ type Node struct {
 	maxLoops     int
 	threshold    float64
 	inner        agents.Agent
-	scorer       *cognition.Scorer
+	scorer       *scorer.Scorer
 	extractor    *cognition.Extractor
 	metas        []metaTemplate
 	maxPastLoops int

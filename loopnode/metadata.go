@@ -8,6 +8,7 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/cognition"
+	"github.com/cogloop/cogloop/cognition/metrics"
 	"github.com/cogloop/cogloop/prompt"
 )
 
@@ -69,9 +70,9 @@ func (ec *entryContext) value(name string) any {
 	case "score":
 		return ec.score
 	case "reasoning_quality":
-		return cognition.ReasoningQuality(ec.results)
+		return metrics.ReasoningQuality(ec.results)
 	case "convergence_trend":
-		return cognition.ConvergenceTrend(ec.results)
+		return metrics.ConvergenceTrend(ec.results)
 	case "timestamp":
 		if ec.timestamp == "" {
 			ec.timestamp = now()
