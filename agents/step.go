@@ -231,7 +231,7 @@ func (q Sequence) Run(ctx context.Context, in Input) (Output, error) {
 var errTooManyInserted = fmt.Errorf("routes inserted more than %d agents in one run; a route probably leads back to its router", MaxInserted)
 
 // Unwrap returns the agent a wrapper (an agent with an Unwrap() Agent method,
-// such as [retry.Agent]) runs, peeling every layer; a that wraps nothing is
+// such as retry.Agent) runs, peeling every layer; a that wraps nothing is
 // returned as is. Code that asks for an agent's concrete type (a join looking
 // for its fork) asks it of Unwrap(a).
 func Unwrap(a Agent) Agent {
