@@ -17,9 +17,9 @@ import (
 // Templates are parsed with prompt's default options, a bad one recorded on
 // the config; nested workflows, workflow files and inline agents are errors.
 type Workspace struct {
-	// Types are the agents the workflow defines, by id, with their types
-	// (TypeOf, Visible); IDs lists them in file order (Defined; Visible
-	// lists Types' ids in IDs' order, then the rest sorted).
+	// Types gives the type of each agent the workflow defines (TypeOf);
+	// IDs lists the workflow's agents in file order (Defined, and Visible
+	// with their Types).
 	Types map[string]string
 	IDs   []string
 	// Agents answers Ref and the Resolver by id.
