@@ -11,16 +11,8 @@ import (
 	"github.com/cogloop/cogloop/agents"
 )
 
-// MaxEvents caps the events a [Record] keeps (the last ones, across attempts).
-const MaxEvents = 100
-
-// Record states.
-const (
-	StateRunning = "running"
-	StateDone    = "done"   // the run finished ok
-	StateFailed  = "failed" // the run finished failed, or cannot run
-	StateDrained = "drained"
-)
+// maxEvents caps the events a [Record] keeps (the last ones, across attempts).
+const maxEvents = 100
 
 // Record is what a worker writes about a run into its task's result field:
 // while it runs, its progress; when it ends, its outcome and JSON document.
@@ -39,7 +31,7 @@ type Record struct {
 	Error string `json:"error,omitempty"`
 	// Result is the run's JSON document (as `cogloop run --json` prints it).
 	Result json.RawMessage `json:"result,omitempty"`
-	// Events are the last [MaxEvents] events of the run.
+	// Events are the last 100 events of the run (maxEvents).
 	Events []EventSummary `json:"events,omitempty"`
 }
 
@@ -74,7 +66,7 @@ type EventSummary struct {
 }
 
 // Final reports whether the run ended (done or failed).
-func (r *Record) Final() bool { return r != nil && (r.State == StateDone || r.State == StateFailed) }
+func (r *Record) Final() bool { return r != nil && (r.State == Done || r.State == Failed) }
 
 // recorder keeps a run's record up to date from its events and writes it to
 // w (the task's result) at every loop pass and at the end.
@@ -86,7 +78,7 @@ type recorder struct {
 }
 
 func newRecorder(w io.Writer, prev *Record, runID, worker string, attempt int) *recorder {
-	rec := Record{RunID: runID, State: StateRunning, Worker: worker, Attempt: attempt}
+	rec := Record{RunID: runID, State: Running, Worker: worker, Attempt: attempt}
 	if prev != nil {
 		rec.Attempts = prev.Attempts
 		rec.Events = prev.Events
@@ -132,7 +124,7 @@ func (r *recorder) observe(e agents.Event) {
 		return // too many to keep, nothing to learn
 	}
 	r.rec.Events = append(r.rec.Events, s)
-	if n := len(r.rec.Events) - MaxEvents; n > 0 {
+	if n := len(r.rec.Events) - maxEvents; n > 0 {
 		r.rec.Events = append(r.rec.Events[:0:0], r.rec.Events[n:]...)
 	}
 	if flush {

@@ -268,7 +268,7 @@ func readDataset(path string) ([]any, []int, error) {
 }
 
 func runOK(st *queue.Status) bool {
-	return st.State == queue.Done && st.Record != nil && st.Record.State == queue.StateDone
+	return st.State == queue.Done && st.Record != nil && st.Record.State == queue.Done
 }
 
 func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -346,7 +346,7 @@ func statusLine(st *queue.Status) string {
 		}
 		fmt.Fprintf(&b, " (failed, not retried): %s", msg)
 	case queue.Done:
-		if r != nil && r.State == queue.StateFailed {
+		if r != nil && r.State == queue.Failed {
 			fmt.Fprintf(&b, " (failed): %s", r.Error)
 		} else if r != nil {
 			fmt.Fprintf(&b, " (ok) on %s", r.Worker)

@@ -126,7 +126,7 @@ func TestWorkersSurviveAKilledWorker(t *testing.T) {
 		for _, id := range ids {
 			st, err := c.Status(ctx, id)
 			require.NoError(t, err)
-			if r := st.Record; st.State == queue.Running && r != nil && r.Worker == victim && r.State == queue.StateRunning &&
+			if r := st.Record; st.State == queue.Running && r != nil && r.Worker == victim && r.State == queue.Running &&
 				len(r.Loops) > 0 && r.Loops[0].Pass >= 1 {
 				found = true
 				break
@@ -158,7 +158,7 @@ func TestWorkersSurviveAKilledWorker(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, queue.Done, st.State, id)
 		r := st.Record
-		require.Equal(t, queue.StateDone, r.State, id)
+		require.Equal(t, queue.Done, r.State, id)
 		var doc struct {
 			Status  string `json:"status"`
 			Outputs struct {
