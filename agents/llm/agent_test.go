@@ -75,7 +75,7 @@ writer: [{text: "A draft", usage: {prompt_tokens: 9, completion_tokens: 3}}]
 		out, err := judge.Run(context.Background(), in)
 		require.NoError(t, err)
 		got = append(got, out.Response)
-		assert.Equal(t, "Is it fine?\n\n"+llm.BinaryInstruction, out.Prompt)
+		assert.Equal(t, "Is it fine?\n\nAnswer with only true or false.", out.Prompt)
 	}
 	assert.Equal(t, []any{true, false, true}, got)
 

@@ -64,12 +64,12 @@ func ParseProvider(s string) (Provider, error) {
 
 // Environment variables read by the providers.
 const (
-	EnvOpenAIKey     = "OPENAI_API_KEY"
-	EnvOpenAIBaseURL = "OPENAI_BASE_URL"
-	EnvOpenAIModel   = "BASE_OPENAI_MODEL" // OrKa's default model for openai-answer & co.
-	EnvAnthropicKey  = "ANTHROPIC_API_KEY"
-	EnvGoogleKey     = "GOOGLE_API_KEY"
-	EnvGeminiKey     = "GEMINI_API_KEY" // read when GOOGLE_API_KEY is not set
+	envOpenAIKey     = "OPENAI_API_KEY"
+	envOpenAIBaseURL = "OPENAI_BASE_URL"
+	envOpenAIModel   = "BASE_OPENAI_MODEL" // OrKa's default model for openai-answer & co.
+	envAnthropicKey  = "ANTHROPIC_API_KEY"
+	envGoogleKey     = "GOOGLE_API_KEY"
+	envGeminiKey     = "GEMINI_API_KEY" // read when GOOGLE_API_KEY is not set
 )
 
 // Default base URLs.
@@ -157,7 +157,7 @@ func NewModel(c Config) (*Model, error) {
 	if raw == "" {
 		switch p {
 		case OpenAI:
-			raw = c.Getenv(EnvOpenAIBaseURL)
+			raw = c.Getenv(envOpenAIBaseURL)
 			if raw == "" {
 				raw = DefaultOpenAIURL
 			}
@@ -271,11 +271,11 @@ func (m *Model) keyEnv() string {
 	}
 	switch m.cfg.Provider {
 	case OpenAI:
-		return EnvOpenAIKey
+		return envOpenAIKey
 	case Anthropic:
-		return EnvAnthropicKey
+		return envAnthropicKey
 	case GoogleAI:
-		return EnvGoogleKey
+		return envGoogleKey
 	}
 	return ""
 }
@@ -292,8 +292,8 @@ func (m *Model) foundKey() agents.Secret {
 		}
 	}
 	if m.cfg.Provider == GoogleAI && m.cfg.APIKeyEnv == "" {
-		if v := m.cfg.Getenv(EnvGeminiKey); v != "" {
-			return agents.NewNamedSecret(EnvGeminiKey, v)
+		if v := m.cfg.Getenv(envGeminiKey); v != "" {
+			return agents.NewNamedSecret(envGeminiKey, v)
 		}
 	}
 	return agents.Secret{}
@@ -306,7 +306,7 @@ func (m *Model) apiKey() (agents.Secret, error) {
 	env := m.keyEnv()
 	if m.cfg.Provider == GoogleAI && m.cfg.APIKeyEnv == "" {
 		return agents.Secret{}, agents.Fatal(fmt.Errorf("no API key for %s", m.cfg.Provider),
-			fmt.Sprintf("set the environment variable %s (or %s)", EnvGoogleKey, EnvGeminiKey))
+			fmt.Sprintf("set the environment variable %s (or %s)", envGoogleKey, envGeminiKey))
 	}
 	switch {
 	case m.cfg.Provider == Ollama:
@@ -405,10 +405,10 @@ func (m *Model) modelName(req string) (string, error) {
 		return m.cfg.Model, nil
 	}
 	if m.cfg.Provider == OpenAI {
-		if v := m.cfg.Getenv(EnvOpenAIModel); v != "" {
+		if v := m.cfg.Getenv(envOpenAIModel); v != "" {
 			return v, nil
 		}
-		return "", agents.Fatal(fmt.Errorf("no model for %s", m.describe("")), "set model in the agent or the environment variable "+EnvOpenAIModel)
+		return "", agents.Fatal(fmt.Errorf("no model for %s", m.describe("")), "set model in the agent or the environment variable "+envOpenAIModel)
 	}
 	return "", agents.Fatal(fmt.Errorf("no model for %s", m.describe("")), "set model in the agent")
 }

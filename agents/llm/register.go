@@ -220,11 +220,11 @@ func (o Options) readModel(c *agents.Config, a *Agent, t typeSpec) {
 func keyVarHint(p Provider) string {
 	switch p {
 	case Anthropic:
-		return EnvAnthropicKey
+		return envAnthropicKey
 	case GoogleAI:
-		return EnvGoogleKey
+		return envGoogleKey
 	}
-	return EnvOpenAIKey
+	return envOpenAIKey
 }
 
 func joinProviders(ps []Provider) string {
