@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,40 +16,19 @@ import (
 	"github.com/cogloop/cogloop/agents/memories"
 	"github.com/cogloop/cogloop/loopnode"
 	"github.com/cogloop/cogloop/memory"
+	"github.com/cogloop/cogloop/memory/storetest"
 )
-
-// clock is a fake clock shared by a store and the memory agents.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock {
-	return &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // env builds a store and a registry on one fake clock.
 type env struct {
-	clock *clock
+	clock *storetest.Clock
 	store *memory.InMemory
 	reg   *agents.Registry
 }
 
 func newEnv(t *testing.T, o memories.Options) *env {
 	t.Helper()
-	e := &env{clock: newClock()}
+	e := &env{clock: storetest.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))}
 	store, err := memory.NewInMemory(memory.Options{Now: e.clock.Now})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = store.Close() })

@@ -70,7 +70,7 @@ type harness struct {
 	t        *testing.T
 	newStore NewStore
 	seq      *atomic.Int64
-	clock    *clock
+	clock    *Clock
 }
 
 // store returns a fresh store; tweak adjusts its options.
@@ -89,27 +89,8 @@ func (h *harness) store(tweak func(*memory.Options)) memory.Store {
 	return s
 }
 
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock() *clock {
-	// Real time as the start, so that a server never sees a past expiry.
-	return &clock{now: time.Now().UTC().Truncate(time.Millisecond)}
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
+// newClock starts at the real time, so that a server never sees a past expiry.
+func newClock() *Clock { return NewClock(time.Now().UTC().Truncate(time.Millisecond)) }
 
 func entry(run, path string, iteration int, data string) memory.Entry {
 	return memory.Entry{RunID: run, LoopPath: path, Iteration: iteration, Data: []byte(data)}
