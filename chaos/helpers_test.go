@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -13,8 +14,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/internal/clibin"
 	"github.com/cogloop/cogloop/memory"
 )
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	clibin.Remove()
+	os.Exit(code)
+}
 
 // chaosWorkflow is a persisted, budgeted loop of two model calls a pass.
 const chaosWorkflow = `orchestrator: {id: chaos, agents: [l]}

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/cogloop/cogloop/internal/clibin"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -225,7 +226,7 @@ func TestEvalCtrlCThroughTheBinary(t *testing.T) {
 	wf := writeFile(t, dir, "wf.yaml", modelWorkflow)
 	ds := writeFile(t, dir, "ds.jsonl", slowDataset)
 	var stdout bytes.Buffer
-	cmd := exec.Command(binary(t), "eval", wf, "--dataset", ds, "--concurrency", "1")
+	cmd := exec.Command(clibin.Path(t), "eval", wf, "--dataset", ds, "--concurrency", "1")
 	cmd.Env = append(os.Environ(), "OPENAI_API_KEY=sk-test", "OPENAI_BASE_URL="+url)
 	cmd.Stdout = &stdout
 	errPipe, err := cmd.StderrPipe()

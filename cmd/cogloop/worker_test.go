@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cogloop/cogloop/internal/clibin"
 	"github.com/cogloop/cogloop/memory/redis/redistest"
 	"github.com/cogloop/cogloop/queue"
 )
@@ -107,7 +108,7 @@ func TestWorkersSurviveAKilledWorker(t *testing.T) {
 	url := srv.URL()
 	workers := []*proc{startWorkerProc(t, url), startWorkerProc(t, url), startWorkerProc(t, url)}
 
-	out, err := exec.Command(binary(t), "submit", wf, "--dataset", data, "--run-id", "batch", "--redis", url).CombinedOutput()
+	out, err := exec.Command(clibin.Path(t), "submit", wf, "--dataset", data, "--run-id", "batch", "--redis", url).CombinedOutput()
 	require.NoError(t, err, string(out))
 	ids := strings.Fields(string(out))
 	require.Len(t, ids, 100)
@@ -201,7 +202,7 @@ func TestWorkersSurviveAKilledWorker(t *testing.T) {
 	t.Logf("%d runs of the killed worker resumed on another worker", resumed)
 
 	// The same run id again: refused.
-	cmd := exec.Command(binary(t), "submit", wf, "x", "--run-id", "batch-7", "--redis", url)
+	cmd := exec.Command(clibin.Path(t), "submit", wf, "x", "--run-id", "batch-7", "--redis", url)
 	out, err = cmd.CombinedOutput()
 	require.Error(t, err)
 	assert.Equal(t, 1, cmd.ProcessState.ExitCode())
