@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -109,16 +108,6 @@ func block(r *http.Request) {
 	case <-r.Context().Done():
 	case <-time.After(10 * time.Second):
 	}
-}
-
-// closedURL is the URL of a loopback port nobody listens on.
-func closedURL(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return "http://" + addr
 }
 
 // fakeSleep records the backoff waits and returns at once.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/llm"
+	"github.com/cogloop/cogloop/internal/nettest"
 )
 
 // proto is one wire protocol, spoken by a fake server, through langchaingo's
@@ -333,7 +334,7 @@ func TestCancellationDuringTheBackoffWait(t *testing.T) {
 func TestUnreachableServerNamesTheURLAfterBoundedRetries(t *testing.T) {
 	for _, p := range protos {
 		t.Run(p.name, func(t *testing.T) {
-			u := closedURL(t)
+			u := "http://" + nettest.ClosedAddr(t)
 			sl := &fakeSleep{}
 			rec := &recorder{}
 			a := mustBuild(t, llm.Options{Getenv: p.env, Sleep: sl.Sleep}, p.agent(u))

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/internal/clibin"
+	"github.com/cogloop/cogloop/internal/nettest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -173,10 +173,7 @@ func TestTraceSurvivesKill9(t *testing.T) {
 
 // An unreachable Redis is one error line, not go-redis's own dial logs too.
 func TestUnreachableRedisIsOneLine(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
+	addr := nettest.ClosedAddr(t)
 	for _, args := range [][]string{
 		{"status", "some-run", "--redis", "redis://" + addr},
 		{"run", "../../examples/hello/workflow.yaml", "x", "--script", "../../examples/hello/replies.yaml", "--redis", "redis://" + addr, "--no-record"},

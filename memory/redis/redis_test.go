@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cogloop/cogloop/internal/nettest"
 	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/memory/redis/redistest"
 	"github.com/cogloop/cogloop/memory/storetest"
@@ -491,16 +492,8 @@ func TestHungServer(t *testing.T) {
 	assert.Equal(t, []int{1, 2}, iterations(t, direct, "l"))
 }
 
-func closedPort(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
-}
-
 func TestUnreachableServer(t *testing.T) {
-	addr := closedPort(t)
+	addr := nettest.ClosedAddr(t)
 	_, err := New(context.Background(), "redis://:s3cr3t-pw@"+addr+"/0", Options{})
 	require.Error(t, err)
 	assert.ErrorIs(t, err, memory.ErrUnavailable)
