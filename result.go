@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/internal/values"
 )
 
 // Run statuses: every run ends one or the other.
@@ -118,10 +119,10 @@ func loopResult(id, path string, o agents.Output) (LoopResult, bool) {
 	}
 	l := LoopResult{
 		ID: id, Path: path,
-		LoopsCompleted: toInt(f["loops_completed"]),
-		FinalScore:     toFloat(f["final_score"]),
-		BestScore:      toFloat(f["best_score"]),
-		BestIteration:  toInt(f["best_iteration"]),
+		LoopsCompleted: int(values.Number(f["loops_completed"])),
+		FinalScore:     values.Number(f["final_score"]),
+		BestScore:      values.Number(f["best_score"]),
+		BestIteration:  int(values.Number(f["best_iteration"])),
 		ThresholdMet:   f["threshold_met"] == true,
 		StopReason:     toString(f["stop_reason"]),
 		Error:          toString(f["error"]),
@@ -135,8 +136,8 @@ func loopResult(id, path string, o agents.Output) (LoopResult, bool) {
 		for _, v := range its {
 			m, _ := v.(map[string]any)
 			it := IterationResult{
-				Number:     toInt(m["loop_number"]),
-				Score:      toFloat(m["score"]),
+				Number:     int(values.Number(m["loop_number"])),
+				Score:      values.Number(m["score"]),
 				ScoreFound: m["score_found"] != false,
 				Completed:  m["completed"] != false,
 				Usage:      usageOf(m["usage"]),
@@ -152,20 +153,6 @@ func loopResult(id, path string, o agents.Output) (LoopResult, bool) {
 	return l, true
 }
 
-func toInt(v any) int { return int(toFloat(v)) }
-
-func toFloat(v any) float64 {
-	switch n := v.(type) {
-	case float64:
-		return n
-	case int:
-		return float64(n)
-	case int64:
-		return float64(n)
-	}
-	return 0
-}
-
 func toString(v any) string {
 	s, _ := v.(string)
 	return s
@@ -177,8 +164,8 @@ func usageOf(v any) agents.Usage {
 	case agents.Usage:
 		return u
 	case map[string]any:
-		return agents.Usage{PromptTokens: toInt(u["prompt_tokens"]), CompletionTokens: toInt(u["completion_tokens"]),
-			Cost: toFloat(u["cost"])}
+		return agents.Usage{PromptTokens: int(values.Number(u["prompt_tokens"])), CompletionTokens: int(values.Number(u["completion_tokens"])),
+			Cost: values.Number(u["cost"])}
 	}
 	return agents.Usage{}
 }

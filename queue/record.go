@@ -9,6 +9,7 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/internal/values"
 )
 
 // maxEvents caps the events a [Record] keeps (the last ones, across attempts).
@@ -95,8 +96,8 @@ func (r *recorder) observe(e agents.Event) {
 	switch e.Kind {
 	case agents.EventLoopStart:
 		lp := r.loop(e.Node)
-		lp.Max = toInt(e.Data["max_loops"])
-		if n := toInt(e.Data["resumed_after"]); n > 0 {
+		lp.Max = int(values.Number(e.Data["max_loops"]))
+		if n := int(values.Number(e.Data["resumed_after"])); n > 0 {
 			lp.Pass = n
 			at := &r.rec.Attempts[len(r.rec.Attempts)-1]
 			if at.ResumedAfter == nil {
@@ -107,7 +108,7 @@ func (r *recorder) observe(e agents.Event) {
 		flush = true
 	case agents.EventLoopIteration:
 		lp := r.loop(e.Node)
-		s.Pass = toInt(e.Data["loop_number"])
+		s.Pass = int(values.Number(e.Data["loop_number"]))
 		if e.Data["completed"] == true {
 			lp.Pass = s.Pass
 			if sc, ok := e.Data["score"].(float64); ok {
@@ -171,18 +172,6 @@ func (r *recorder) finish(state, errText string, res *cogloop.Result) error {
 	r.err = nil
 	r.write()
 	return r.err
-}
-
-func toInt(v any) int {
-	switch n := v.(type) {
-	case int:
-		return n
-	case int64:
-		return int(n)
-	case float64:
-		return int(n)
-	}
-	return 0
 }
 
 // plainKey finds the load warning about an API key written in the workflow.

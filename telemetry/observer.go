@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/internal/values"
 )
 
 // TracerProvider is OpenTelemetry's tracer provider (an SDK
@@ -124,15 +125,15 @@ func (t *tracer) observe(e agents.Event) {
 		s.End(trace.WithTimestamp(e.Time))
 	case agents.EventLoopStart:
 		if s := t.top(e.Node); s != nil {
-			s.SetAttributes(KeyLoopMax.Int64(int64(number(e.Data["max_loops"]))), KeyLoopThreshold.Float64(number(e.Data["threshold"])))
+			s.SetAttributes(KeyLoopMax.Int64(int64(values.Number(e.Data["max_loops"]))), KeyLoopThreshold.Float64(values.Number(e.Data["threshold"])))
 		}
 	case agents.EventLoopIteration:
 		t.endPass(e)
 	case agents.EventLoopEnd:
 		if s := t.top(e.Node); s != nil {
 			s.SetAttributes(KeyLoopStopReason.String(fmt.Sprint(e.Data["stop_reason"])),
-				KeyLoopScore.Float64(number(e.Data["final_score"])), KeyLoopBest.Float64(number(e.Data["best_score"])),
-				KeyLoopPasses.Int64(int64(number(e.Data["loops_completed"]))))
+				KeyLoopScore.Float64(values.Number(e.Data["final_score"])), KeyLoopBest.Float64(values.Number(e.Data["best_score"])),
+				KeyLoopPasses.Int64(int64(values.Number(e.Data["loops_completed"]))))
 			fail(s, e.Error)
 		}
 	case agents.EventModelCall:
@@ -196,7 +197,7 @@ func (t *tracer) startPass(loop *span, path string, n int, at time.Time) *span {
 // endPass ends the pass a loop.iteration event reports, opening it first when
 // no agent ran in it.
 func (t *tracer) endPass(e agents.Event) {
-	n := int(number(e.Data["loop_number"]))
+	n := int(values.Number(e.Data["loop_number"]))
 	path := agents.JoinPath(e.Node, "iteration "+strconv.Itoa(n))
 	s := t.pop(path)
 	if s == nil {
@@ -208,7 +209,7 @@ func (t *tracer) endPass(e agents.Event) {
 		t.pop(path)
 	}
 	if v, ok := e.Data["score"]; ok {
-		s.SetAttributes(KeyLoopScore.Float64(number(v)))
+		s.SetAttributes(KeyLoopScore.Float64(values.Number(v)))
 	}
 	fail(s, e.Error)
 	s.End(trace.WithTimestamp(e.Time))
@@ -291,17 +292,4 @@ func passNumber(part string) (int, bool) {
 	}
 	n, err := strconv.Atoi(rest)
 	return n, err == nil && n > 0
-}
-
-// number reads a number from event data.
-func number(v any) float64 {
-	switch x := v.(type) {
-	case float64:
-		return x
-	case int:
-		return float64(x)
-	case int64:
-		return float64(x)
-	}
-	return 0
 }

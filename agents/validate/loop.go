@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/internal/values"
 	"github.com/cogloop/cogloop/scoring"
 )
 
@@ -118,8 +119,8 @@ func (v *LoopValidator) fields(ev map[string]map[string]bool) map[string]any {
 	return map[string]any{
 		"boolean_evaluations": evalsValue(ev),
 		"validation_score":    score,
-		"passed_criteria":     listValue(passed),
-		"failed_criteria":     listValue(failed),
+		"passed_criteria":     values.List(passed),
+		"failed_criteria":     values.List(failed),
 		"overall_assessment":  assessment,
 	}
 }
