@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -147,11 +146,7 @@ func cmdRuns(args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	if asJSON {
-		if err := encodeJSON(stdout, list); err != nil {
-			fmt.Fprintf(stderr, "cogloop runs: %v\n", err)
-			return exitFailure
-		}
-		return exitOK
+		return printJSON(stdout, stderr, "cogloop runs", list)
 	}
 	if len(list) == 0 {
 		fmt.Fprintf(stdout, "no runs recorded in %s\n", d.Path)
@@ -220,11 +215,7 @@ func cmdShow(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if asJSON {
-		if err := encodeJSON(stdout, s); err != nil {
-			fmt.Fprintf(stderr, "cogloop show: %v\n", err)
-			return exitFailure
-		}
-		return exitOK
+		return printJSON(stdout, stderr, "cogloop show", s)
 	}
 	writeShow(stdout, s)
 	return exitOK
@@ -372,13 +363,6 @@ func (t *table) row(cells ...string) {
 }
 
 func (t *table) flush() { t.tw.Flush() }
-
-func encodeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
 
 func shortDuration(d time.Duration) string {
 	switch {

@@ -236,6 +236,16 @@ func writeDocument(w io.Writer, doc any) error {
 	return enc.Encode(doc)
 }
 
+// printJSON is a --json command's output: v as [writeDocument] prints it, or
+// the error after prefix and exit code 1.
+func printJSON(stdout, stderr io.Writer, prefix string, v any) int {
+	if err := writeDocument(stdout, v); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", prefix, err)
+		return exitFailure
+	}
+	return exitOK
+}
+
 func printWarnings(w io.Writer, ps []agents.Problem) {
 	for _, p := range ps {
 		fmt.Fprintf(w, "warning: %s\n", p.Error())
