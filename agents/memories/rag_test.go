@@ -10,16 +10,10 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/agents/memories"
 	"github.com/cogloop/cogloop/memory"
 )
-
-func script(t *testing.T, src string) *agents.Script {
-	t.Helper()
-	s, err := agents.ParseScript([]byte(src), "script.yaml")
-	require.NoError(t, err)
-	return s
-}
 
 func TestRAGRetrievesThenAnswers(t *testing.T) {
 	e := newEnv(t, memories.Options{})
@@ -36,7 +30,7 @@ agents:
     prompt: "When does the loop stop at the threshold score?"
 `)
 	rec := &recorder{}
-	res, err := wf.Run(context.Background(), "x", cogloop.WithMemory(e.store), cogloop.WithModels(script(t, `qa: ["It stops at the threshold."]`)),
+	res, err := wf.Run(context.Background(), "x", cogloop.WithMemory(e.store), cogloop.WithModels(agenttest.Script(t, `qa: ["It stops at the threshold."]`)),
 		cogloop.WithObserver(rec.observe))
 	require.NoError(t, err)
 	out := output(t, res, "qa")
@@ -77,7 +71,7 @@ agents:
   - {id: qa, type: rag, namespace: empty, prompt: "{{ input }}"}
 `)
 	// The script has no replies for qa: a model call would fail the run.
-	res, err := wf.Run(context.Background(), "anything at all", cogloop.WithMemory(e.store), cogloop.WithModels(script(t, `other: ["x"]`)))
+	res, err := wf.Run(context.Background(), "anything at all", cogloop.WithMemory(e.store), cogloop.WithModels(agenttest.Script(t, `other: ["x"]`)))
 	require.NoError(t, err)
 	out := output(t, res, "qa")
 	assert.Equal(t, memories.NoRAGSources, out.Response)
@@ -95,7 +89,7 @@ agents:
   - {id: dog, type: memory, namespace: pets, config: {operation: write}, prompt: "The dog barks at night", %[1]s}
   - {id: qa, type: rag, namespace: pets, prompt: "What do felines do?", %[1]s, llm_config: {model: gpt-4o-mini, temperature: 0.1}}
 `, emb))
-	res, err := wf.Run(context.Background(), "x", cogloop.WithMemory(e.store), cogloop.WithModels(script(t, `qa: ["They sleep."]`)))
+	res, err := wf.Run(context.Background(), "x", cogloop.WithMemory(e.store), cogloop.WithModels(agenttest.Script(t, `qa: ["They sleep."]`)))
 	require.NoError(t, err)
 	out := output(t, res, "qa")
 	assert.Equal(t, "vector", out.Fields["search_type"])
