@@ -233,21 +233,24 @@ func allTrueFor(p *scoring.Preset) string {
 
 func TestEveryPresetAndMode(t *testing.T) {
 	cat := scoring.Embedded()
+	// approved runs validator v (agent's YAML keys) on a reply that meets
+	// every criterion of p: an approved score of 1.
+	approved := func(t *testing.T, p *scoring.Preset, agent string) (map[string]any, *agenttest.Recorder) {
+		src := "orchestrator: {id: w, agents: [v]}\nagents:\n  - {id: v, " + agent + "}\n"
+		script, _ := json.Marshal(map[string][]string{"v": {allTrueFor(p)}})
+		res, rec := runWF(t, src, string(script), "the task")
+		out := outputOf(t, res, "v")
+		assert.Equal(t, 1.0, out["validation_score"])
+		assert.Equal(t, "APPROVED", out["overall_assessment"])
+		return out, rec
+	}
 	modes := map[string]string{"loop": "loop_convergence", "path": "graphscout", "quality": "quality", "validation": "validation"}
 	for mode, context := range modes {
 		for _, level := range cat.Levels(context) {
+			p, err := cat.Preset(context, level)
+			require.NoError(t, err)
 			t.Run("loop_validator/"+mode+"/"+level, func(t *testing.T) {
-				p, err := cat.Preset(context, level)
-				require.NoError(t, err)
-				src := fmt.Sprintf(`orchestrator: {id: w, agents: [v]}
-agents:
-  - {id: v, type: loop_validator, llm_model: m, provider: ollama, mode: %s, scoring_preset: %s}
-`, mode, level)
-				script, _ := json.Marshal(map[string][]string{"v": {allTrueFor(p)}})
-				res, rec := runWF(t, src, string(script), "the task")
-				out := outputOf(t, res, "v")
-				assert.Equal(t, 1.0, out["validation_score"])
-				assert.Equal(t, "APPROVED", out["overall_assessment"])
+				out, rec := approved(t, p, fmt.Sprintf("type: loop_validator, llm_model: m, provider: ollama, mode: %s, scoring_preset: %s", mode, level))
 				assert.Len(t, out["passed_criteria"], len(p.Criteria))
 				pr := promptsOf(rec, "v")[0]
 				assert.Contains(t, pr, strings.ToUpper(level)+" "+context+" criteria. "+p.Instruction)
@@ -258,17 +261,7 @@ agents:
 				assert.Contains(t, pr, `"input": "the task"`, "without a target the whole input is evaluated")
 			})
 			t.Run("plan_validator/"+context+"/"+level, func(t *testing.T) {
-				p, err := cat.Preset(context, level)
-				require.NoError(t, err)
-				src := fmt.Sprintf(`orchestrator: {id: w, agents: [v]}
-agents:
-  - {id: v, type: plan_validator, model: m, provider: ollama, scoring_context: %s, scoring_preset: %s}
-`, context, level)
-				script, _ := json.Marshal(map[string][]string{"v": {allTrueFor(p)}})
-				res, _ := runWF(t, src, string(script), "the task")
-				out := outputOf(t, res, "v")
-				assert.Equal(t, 1.0, out["validation_score"])
-				assert.Equal(t, "APPROVED", out["overall_assessment"])
+				out, _ := approved(t, p, fmt.Sprintf("type: plan_validator, model: m, provider: ollama, scoring_context: %s, scoring_preset: %s", context, level))
 				assert.Equal(t, level, out["scoring_preset"])
 				assert.Equal(t, context, out["scoring_context"])
 			})
