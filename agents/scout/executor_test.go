@@ -97,27 +97,25 @@ agents:
 }
 
 func TestPathExecutorFailures(t *testing.T) {
-	t.Run("continue records the failure and goes on", func(t *testing.T) {
+	// execute runs the path [bad, a] under the failure policy.
+	execute := func(t *testing.T, policy string) (out, x agents.Output) {
 		w := load(t, `orchestrator: {id: w, agents: [p, x]}
 agents:
   - {id: p, type: const, response: [bad, a]}
-  - {id: x, type: path_executor, path_source: p, on_agent_failure: continue}`+pool)
+  - {id: x, type: path_executor, path_source: p, on_agent_failure: `+policy+`}`+pool)
 		out, _, err := run(t, w, "q")
 		require.NoError(t, err)
-		x := child(t, out, "x")
+		return out, child(t, out, "x")
+	}
+	t.Run("continue records the failure and goes on", func(t *testing.T) {
+		out, x := execute(t, "continue")
 		require.False(t, x.Failed())
 		assert.Equal(t, "partial", x.Fields["status"])
 		assert.Equal(t, []any{`agent "bad" failed: x › bad: broke`}, x.Fields["errors"])
 		assert.Equal(t, "A(q)", child(t, out, "a").Response)
 	})
 	t.Run("abort stops at the failure and fails", func(t *testing.T) {
-		w := load(t, `orchestrator: {id: w, agents: [p, x]}
-agents:
-  - {id: p, type: const, response: [bad, a]}
-  - {id: x, type: path_executor, path_source: p, on_agent_failure: abort}`+pool)
-		out, _, err := run(t, w, "q")
-		require.NoError(t, err)
-		x := child(t, out, "x")
+		out, x := execute(t, "abort")
 		require.True(t, x.Failed())
 		assert.Contains(t, x.Err, "on_agent_failure is abort: x › bad: broke")
 		_, ran := out.Children.Get("a")
