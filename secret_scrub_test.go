@@ -76,10 +76,7 @@ func TestSecretEchoedInAReplyIsScrubbedEverywhere(t *testing.T) {
 		mu.Unlock()
 		key := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 		text := fmt.Sprintf("INSIGHT: my key is %s and it works\nSCORE: 0.5", key)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":"c1","object":"chat.completion","created":1700000000,"model":"gpt-test",
-"choices":[{"index":0,"message":{"role":"assistant","content":%q},"finish_reason":"stop"}],
-"usage":{"prompt_tokens":3,"completion_tokens":9,"total_tokens":12}}`, text)
+		agenttest.WriteChatReply(w, text, 3, 9)
 	}))
 	t.Cleanup(srv.Close)
 

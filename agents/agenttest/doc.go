@@ -1,4 +1,5 @@
 // Package agenttest holds fakes for tests of packages that run agents: a registry
 // of small deterministic agent types, an event recorder, a fake sleeper,
-// inline scripted replies and golden transcripts.
+// inline scripted replies, golden transcripts, and the OpenAI chat-completions
+// wire format for httptest servers that stand in for a provider.
 package agenttest

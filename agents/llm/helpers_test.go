@@ -64,13 +64,6 @@ func (s *server) Requests() []request {
 
 // OpenAI chat-completions wire format.
 
-func chatOK(w http.ResponseWriter, text string, promptTokens, completionTokens int) {
-	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprintf(w, `{"id":"chatcmpl-1","object":"chat.completion","created":1700000000,"model":"gpt-test",
-"choices":[{"index":0,"message":{"role":"assistant","content":%q},"finish_reason":"stop"}],
-"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}}`, text, promptTokens, completionTokens, promptTokens+completionTokens)
-}
-
 func openAIError(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/internal/clibin"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -169,10 +170,7 @@ func slowServer(t *testing.T) (url string, slow <-chan struct{}) {
 			<-r.Context().Done()
 			return
 		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"id":"c1","object":"chat.completion","created":1,"model":"gpt-4o-mini",`+
-			`"choices":[{"index":0,"message":{"role":"assistant","content":"fast answer"},"finish_reason":"stop"}],`+
-			`"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`)
+		agenttest.WriteChatReply(w, "fast answer", 3, 2)
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL + "/v1", ch

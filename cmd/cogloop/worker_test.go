@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/internal/clibin"
 	"github.com/cogloop/cogloop/memory/redis/redistest"
 	"github.com/cogloop/cogloop/queue"
@@ -38,19 +39,12 @@ type fakeOpenAI struct {
 func newFakeOpenAI(t *testing.T, latency time.Duration) *fakeOpenAI {
 	f := &fakeOpenAI{calls: map[string]int{}}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Messages []struct {
-				Content any `json:"content"`
-			} `json:"messages"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil || len(body.Messages) == 0 {
-			http.Error(w, "bad request", http.StatusBadRequest)
+		req, err := agenttest.ReadChatRequest(r)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		prompt := fmt.Sprint(body.Messages[len(body.Messages)-1].Content)
-		if parts, ok := body.Messages[len(body.Messages)-1].Content.([]any); ok && len(parts) > 0 {
-			prompt = fmt.Sprint(parts[0].(map[string]any)["text"])
-		}
+		prompt := req.Prompt
 		f.mu.Lock()
 		f.calls[prompt]++
 		f.mu.Unlock()
@@ -59,10 +53,7 @@ func newFakeOpenAI(t *testing.T, latency time.Duration) *fakeOpenAI {
 		if strings.HasPrefix(prompt, "rate ") {
 			text = "SCORE: 0.5"
 		}
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":"c","object":"chat.completion","created":1700000000,"model":"gpt-test",
-"choices":[{"index":0,"message":{"role":"assistant","content":%q},"finish_reason":"stop"}],
-"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`, text)
+		agenttest.WriteChatReply(w, text, 3, 1)
 	}))
 	t.Cleanup(f.Close)
 	return f
