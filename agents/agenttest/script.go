@@ -3,14 +3,14 @@ package agenttest
 import (
 	"testing"
 
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/scripted"
 )
 
 // Script parses scripted replies (the --script format) given inline; a parse
 // error fails the test.
-func Script(t testing.TB, src string) *agents.Script {
+func Script(t testing.TB, src string) *scripted.Script {
 	t.Helper()
-	s, err := agents.ParseScript([]byte(src), "script.yaml")
+	s, err := scripted.Parse([]byte(src), "script.yaml")
 	if err != nil {
 		t.Fatalf("scripted replies: %v", err)
 	}

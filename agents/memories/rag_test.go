@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/memories"
 	"github.com/cogloop/cogloop/memory"
 )
@@ -59,9 +59,9 @@ Answer:`, out.Prompt)
 }
 
 // recorder keeps events.
-type recorder struct{ events []agents.Event }
+type recorder struct{ events []event.Event }
 
-func (r *recorder) observe(e agents.Event) { r.events = append(r.events, e) }
+func (r *recorder) observe(e event.Event) { r.events = append(r.events, e) }
 
 func TestRAGWithoutSourcesAsksNoModel(t *testing.T) {
 	e := newEnv(t, memories.Options{})

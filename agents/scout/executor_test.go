@@ -1,13 +1,13 @@
 package scout_test
 
 import (
+	"github.com/cogloop/cogloop/agents/event"
 	"strings"
 	"testing"
 
+	"github.com/cogloop/cogloop/agents"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/cogloop/cogloop/agents"
 )
 
 const pool = `
@@ -39,7 +39,7 @@ func TestPathExecutorSources(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			w := load(t, `orchestrator: {id: w, agents: [p, x, after]}
+			w := loadWorkflow(t, `orchestrator: {id: w, agents: [p, x, after]}
 agents:
   - {id: p, type: const, response: `+tc.response+`}
   - {id: x, type: path_executor, path_source: `+tc.source+`}`+pool)
@@ -61,7 +61,7 @@ agents:
 				assert.True(t, ok, "%s is recorded after the executor", id)
 				var started bool
 				for _, e := range rec.Events() {
-					if e.Kind == agents.EventAgentStart && e.Node == "x › "+id {
+					if e.Kind == event.AgentStart && e.Node == "x › "+id {
 						started = true
 					}
 				}
@@ -74,7 +74,7 @@ agents:
 // The agents run in order see the earlier ones, and agents after the
 // executor see what it ran.
 func TestPathExecutorDataFlow(t *testing.T) {
-	w := load(t, `orchestrator: {id: w, agents: [p, x, after]}
+	w := loadWorkflow(t, `orchestrator: {id: w, agents: [p, x, after]}
 agents:
   - {id: p, type: const, response: [a, b]}
   - {id: x, type: path_executor, path_source: p}`+pool)
@@ -86,7 +86,7 @@ agents:
 
 // input_source gives the agents another input.
 func TestPathExecutorInputSource(t *testing.T) {
-	w := load(t, `orchestrator: {id: w, agents: [p, prep, x]}
+	w := loadWorkflow(t, `orchestrator: {id: w, agents: [p, prep, x]}
 agents:
   - {id: p, type: const, response: [a]}
   - {id: prep, type: const, response: prepared}
@@ -99,7 +99,7 @@ agents:
 func TestPathExecutorFailures(t *testing.T) {
 	// execute runs the path [bad, a] under the failure policy.
 	execute := func(t *testing.T, policy string) (out, x agents.Output) {
-		w := load(t, `orchestrator: {id: w, agents: [p, x]}
+		w := loadWorkflow(t, `orchestrator: {id: w, agents: [p, x]}
 agents:
   - {id: p, type: const, response: [bad, a]}
   - {id: x, type: path_executor, path_source: p, on_agent_failure: `+policy+`}`+pool)
@@ -135,7 +135,7 @@ agents:
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			w := load(t, `orchestrator: {id: w, agents: [p, x]}
+			w := loadWorkflow(t, `orchestrator: {id: w, agents: [p, x]}
 agents:
   - {id: p, type: const, response: `+tc.response+`}
   - {id: x, type: path_executor, path_source: `+tc.source+`}`+pool)
@@ -153,7 +153,7 @@ agents:
 // Control agents named in a path (and the executor itself) are skipped with
 // a warning.
 func TestPathExecutorSkipsControlAgents(t *testing.T) {
-	w := load(t, `orchestrator: {id: w, agents: [p, x]}
+	w := loadWorkflow(t, `orchestrator: {id: w, agents: [p, x]}
 agents:
   - {id: p, type: const, response: [gs, x, a]}
   - {id: gs, type: graph-scout}
@@ -163,7 +163,7 @@ agents:
 	assert.Equal(t, []any{"a"}, child(t, out, "x").Fields["executed_path"])
 	var warned []string
 	for _, e := range rec.Events() {
-		if e.Kind == agents.EventWarning {
+		if e.Kind == event.Warning {
 			warned = append(warned, e.Message)
 		}
 	}

@@ -32,7 +32,7 @@ func TestGraphScoutEvaluationProvider(t *testing.T) {
 		agenttest.WriteChatReply(w, `{"1": 0.2, "2": 0.9}`, 30, 8)
 	}))
 	defer srv.Close()
-	w := load(t, scoutWorkflow("k_beam: 2, max_depth: 1, require_terminal: false, llm_evaluation_enabled: true, provider: lm_studio, model_url: "+srv.URL+", evaluation_model_name: judge-model"))
+	w := loadWorkflow(t, scoutWorkflow("k_beam: 2, max_depth: 1, require_terminal: false, llm_evaluation_enabled: true, provider: lm_studio, model_url: "+srv.URL+", evaluation_model_name: judge-model"))
 	out, _, err := run(t, w, "search the web")
 	require.NoError(t, err)
 	gs := child(t, out, "gs")
