@@ -3,7 +3,6 @@ package memories_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,14 +14,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
-	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/agents/memories"
 	"github.com/cogloop/cogloop/memory"
-	"github.com/cogloop/cogloop/prompt"
 )
 
 // embeddingServer speaks OpenAI's /v1/embeddings. Its vectors have one axis
@@ -191,39 +188,11 @@ func TestStoreErrorsAreAgentErrors(t *testing.T) {
 	}
 }
 
-// builder is the part of agents.Builder the memory factory uses.
-type builder struct{}
-
-func (builder) Workflow(*yaml.Node, string) (agents.Agent, error) { return nil, errors.New("none") }
-func (builder) Inline(*yaml.Node) (agents.Agent, error)           { return nil, errors.New("none") }
-func (builder) Ref(string, load.Pos) (agents.Agent, error)        { return nil, errors.New("none") }
-func (builder) Template(c *load.Config, key string) *prompt.Template {
-	n := c.Node(key)
-	if n == nil {
-		return nil
-	}
-	t, err := prompt.Parse(key, n.Value, prompt.Options{})
-	if err != nil {
-		c.Errorf(key, "%v", err)
-		return nil
-	}
-	return t
-}
-
 func buildAgent(t *testing.T, src string) agents.Agent {
 	t.Helper()
-	var doc yaml.Node
-	require.NoError(t, yaml.Unmarshal([]byte(src), &doc))
-	probs := &load.Problems{}
-	c := load.NewConfig("wf.yaml", &doc, `agent "m"`, probs)
-	c.Accept("id", "type")
 	reg := agents.NewRegistry()
 	memories.Register(reg)
-	f, ok := reg.Lookup("memory")
-	require.True(t, ok)
-	a, err := f(builder{}, c)
-	require.NoError(t, err)
-	c.Done()
+	a, probs := agenttest.Build(t, reg, src, nil)
 	require.NoError(t, probs.Err())
 	return a
 }

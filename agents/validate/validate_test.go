@@ -15,14 +15,12 @@ import (
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/agents/event"
-	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/agents/validate"
 	"github.com/cogloop/cogloop/scoring"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.yaml.in/yaml/v3"
 )
 
 // runWF parses src, runs it on input with the scripted replies, and returns the
@@ -437,24 +435,9 @@ agents:
 // build runs a factory on one definition, outside any workflow.
 func build(t *testing.T, reg *agents.Registry, src string, b agents.Builder) agents.Agent {
 	t.Helper()
-	a, probs := tryBuild(t, reg, src, b)
+	a, probs := agenttest.Build(t, reg, src, b)
 	require.NoError(t, probs.Err())
 	return a
-}
-
-func tryBuild(t *testing.T, reg *agents.Registry, src string, b agents.Builder) (agents.Agent, *load.Problems) {
-	t.Helper()
-	var n yaml.Node
-	require.NoError(t, yaml.Unmarshal([]byte(src), &n))
-	probs := &load.Problems{}
-	c := load.NewConfig("a.yaml", load.Resolve(&n), "agent", probs)
-	f, ok := reg.Lookup(c.String("type", ""))
-	require.True(t, ok)
-	c.String("id", "")
-	a, err := f(b, c)
-	require.NoError(t, err)
-	c.Done()
-	return a, probs
 }
 
 // definer is a builder that knows which ids its workflow defines.
@@ -477,13 +460,13 @@ func TestEvaluationTargetThatNamesNoAgentIsAWarning(t *testing.T) {
 	validate.Register(reg)
 	for _, typ := range []string{"loop_validator", "plan_validator"} {
 		src := "type: " + typ + "\nid: v\nllm_model: m\nprovider: ollama\nevaluation_target: writr\n"
-		a, probs := tryBuild(t, reg, src, definer{ids: []string{"writer"}})
+		a, probs := agenttest.Build(t, reg, src, definer{ids: []string{"writer"}})
 		require.NoError(t, probs.Err())
 		require.NotNil(t, a)
 		require.Len(t, probs.Warnings(), 1, typ)
-		assert.Equal(t, `a.yaml:5:1: agent: evaluation_target "writr" names no agent of this workflow; the validator will evaluate its whole input`, probs.Warnings()[0].Error())
+		assert.Equal(t, `wf.yaml:5:1: agent "x": evaluation_target "writr" names no agent of this workflow; the validator will evaluate its whole input`, probs.Warnings()[0].Error())
 
-		_, probs = tryBuild(t, reg, strings.Replace(src, "writr", "writer", 1), definer{ids: []string{"writer"}})
+		_, probs = agenttest.Build(t, reg, strings.Replace(src, "writr", "writer", 1), definer{ids: []string{"writer"}})
 		assert.Empty(t, probs.Warnings())
 	}
 
@@ -706,7 +689,7 @@ func TestCatalogFromTheBuilderOrTheOptions(t *testing.T) {
 
 	reg := agents.NewRegistry()
 	validate.Register(reg)
-	_, probs := tryBuild(t, reg, src, nil)
+	_, probs := agenttest.Build(t, reg, src, nil)
 	assert.ErrorContains(t, probs.Err(), `unknown mode "tone"`)
 	a := build(t, reg, src, catalogBuilder{c: own})
 	require.NotNil(t, a)
