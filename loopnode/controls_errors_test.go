@@ -85,14 +85,22 @@ func assertLoadErrors(t *testing.T, src string, want []string) {
 	}
 }
 
-func TestMaxIterationsAlias(t *testing.T) {
-	wf, err := cogloop.Parse([]byte(loopSrc("    max_iterations: 2\n    stop_when: [{until: \"false\"}]\n")), "wf.yaml")
-	require.NoError(t, err)
-	res, err := wf.Run(context.Background(), "x")
-	require.NoError(t, err)
-	o, _ := res.Outputs.Get("l")
-	assert.Equal(t, 2, o.Fields["loops_completed"])
-	assert.Equal(t, "max_loops", o.Fields["stop_reason"])
+// Loops whose controls decide when they stop.
+func TestLoopControlsStop(t *testing.T) {
+	for _, tc := range []struct {
+		name, keys, reason string
+		passes             int
+	}{
+		{"max_iterations is max_loops", "    max_iterations: 2\n", "max_loops", 2},
+		// A long delay between iterations is cut short by the loop's timeout.
+		{"delay interrupted by the timeout", "    max_loops: 3\n    delay: PT1H\n    timeout: 0.2\n", "timeout", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := runLoop(t, tc.keys+"    stop_when: [{until: \"false\"}]\n", "        - {id: a, type: scripted, responses: {cycle: [x]}}\n")
+			assert.Equal(t, tc.reason, out["stop_reason"])
+			assert.Equal(t, tc.passes, out["loops_completed"])
+		})
+	}
 }
 
 func TestAppendFeedbackNeedsText(t *testing.T) {
@@ -108,17 +116,6 @@ func TestAppendFeedbackNeedsText(t *testing.T) {
 	require.Len(t, iters, 2, "the cut pass is listed")
 	assert.Equal(t, true, iters[0].(map[string]any)["completed"])
 	assert.Equal(t, false, iters[1].(map[string]any)["completed"])
-}
-
-// A long delay between iterations is cut short by the loop's timeout.
-func TestDelayInterruptedByTimeout(t *testing.T) {
-	wf, err := cogloop.Parse([]byte(loopSrc("    max_loops: 3\n    delay: PT1H\n    timeout: 0.2\n    stop_when: [{until: \"false\"}]\n")), "wf.yaml")
-	require.NoError(t, err)
-	res, err := wf.Run(context.Background(), "x")
-	require.NoError(t, err)
-	o, _ := res.Outputs.Get("l")
-	assert.Equal(t, "timeout", o.Fields["stop_reason"])
-	assert.Equal(t, 1, o.Fields["loops_completed"])
 }
 
 // Nested loops count against one ceiling per run.
