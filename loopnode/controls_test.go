@@ -8,9 +8,7 @@ import (
 )
 
 func TestFeedbackAppend(t *testing.T) {
-	res, err := transcript(t, "append")
-	require.NoError(t, err)
-	out := loopOut(t, res.Outputs, "l")
+	_, out := loopResult(t, "append", "l")
 	prompt := out["result"].(map[string]any)["writer"].(map[string]any)["formatted_prompt"]
 	assert.Equal(t, "the topic\n---\nfirst answer\n---\nsecond answer", prompt)
 }

@@ -3,10 +3,20 @@ package loopnode_test
 import (
 	"testing"
 
+	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// loopResult runs the transcript testdata/dir, which must succeed, and
+// returns the run and the output of its loop id.
+func loopResult(t *testing.T, dir, id string) (*cogloop.Result, map[string]any) {
+	t.Helper()
+	res, err := transcript(t, dir)
+	require.NoError(t, err)
+	return res, loopOut(t, res.Outputs, id)
+}
 
 func loopOut(t *testing.T, outs *agents.Outputs, id string) map[string]any {
 	t.Helper()
@@ -60,9 +70,7 @@ func TestLoopOutcomes(t *testing.T) {
 		{dir: "declared_inputs", loop: "l", fields: map[string]any{"outputs": map[string]any{"rounds": 2}}},
 	} {
 		t.Run(tc.dir, func(t *testing.T) {
-			res, err := transcript(t, tc.dir)
-			require.NoError(t, err)
-			out := loopOut(t, res.Outputs, tc.loop)
+			res, out := loopResult(t, tc.dir, tc.loop)
 			for k, want := range tc.fields {
 				assert.Equal(t, want, out[k], k)
 			}
@@ -74,9 +82,7 @@ func TestLoopOutcomes(t *testing.T) {
 }
 
 func TestThresholdMetOnIteration2(t *testing.T) {
-	res, err := transcript(t, "threshold")
-	require.NoError(t, err)
-	out := loopOut(t, res.Outputs, "improve_loop")
+	res, out := loopResult(t, "threshold", "improve_loop")
 	assert.Equal(t, 2, out["loops_completed"])
 	assert.Equal(t, 0.86, out["final_score"])
 	assert.Equal(t, true, out["threshold_met"])
@@ -92,9 +98,7 @@ func TestThresholdMetOnIteration2(t *testing.T) {
 }
 
 func TestMaxLoopsKeepsLastAndBest(t *testing.T) {
-	res, err := transcript(t, "maxloops")
-	require.NoError(t, err)
-	out := loopOut(t, res.Outputs, "loop")
+	_, out := loopResult(t, "maxloops", "loop")
 	assert.Equal(t, 3, out["loops_completed"])
 	assert.Equal(t, "max_loops", out["stop_reason"])
 	assert.Equal(t, false, out["threshold_met"])
@@ -135,9 +139,7 @@ func TestCustomMetadataKeepsTypes(t *testing.T) {
 }
 
 func TestNestedLoops(t *testing.T) {
-	res, err := transcript(t, "nested")
-	require.NoError(t, err)
-	out := loopOut(t, res.Outputs, "outer")
+	_, out := loopResult(t, "nested", "outer")
 	assert.Equal(t, 2, out["loops_completed"])
 	assert.Equal(t, 0.95, out["final_score"])
 	inner := out["result"].(map[string]any)["inner"].(map[string]any)
@@ -146,9 +148,7 @@ func TestNestedLoops(t *testing.T) {
 }
 
 func TestLoopTimeoutKeepsFinishedIterations(t *testing.T) {
-	res, err := transcript(t, "timeout")
-	require.NoError(t, err)
-	out := loopOut(t, res.Outputs, "loop")
+	res, out := loopResult(t, "timeout", "loop")
 	assert.Equal(t, "timeout", out["stop_reason"])
 	assert.Equal(t, 1, out["loops_completed"], "the interrupted pass does not count (OrKa counts it)")
 	assert.Equal(t, 1, out["count"])
@@ -161,9 +161,7 @@ func TestLoopTimeoutKeepsFinishedIterations(t *testing.T) {
 }
 
 func TestFailingAgentInsideIteration(t *testing.T) {
-	res, err := transcript(t, "failing")
-	require.NoError(t, err)
-	out := loopOut(t, res.Outputs, "loop")
+	_, out := loopResult(t, "failing", "loop")
 	assert.Equal(t, 2, out["loops_completed"])
 	assert.Equal(t, "threshold", out["stop_reason"])
 	past := out["past_loops"].([]any)

@@ -12,9 +12,7 @@ import (
 // (testdata/<name>, -update rewrites it) plus assertions on what matters.
 
 func TestReturnLastSuccessfulAndIterationResponses(t *testing.T) {
-	res, err := transcript(t, "last_successful")
-	require.NoError(t, err)
-	out := loopOut(t, res.Outputs, "l")
+	_, out := loopResult(t, "last_successful", "l")
 	assert.Equal(t, "max_loops", out["stop_reason"])
 	assert.Equal(t, "second draft, also long. SCORE: 0.5", out["response"], "pass 3 failed: pass 2's answer")
 	assert.Equal(t, 2, out["returned_iteration"])
@@ -25,9 +23,7 @@ func TestReturnLastSuccessfulAndIterationResponses(t *testing.T) {
 }
 
 func TestIterationTimeoutCutsAPassAndContinues(t *testing.T) {
-	res, err := transcript(t, "iteration_timeout")
-	require.NoError(t, err)
-	out := loopOut(t, res.Outputs, "l")
+	_, out := loopResult(t, "iteration_timeout", "l")
 	assert.Equal(t, "threshold", out["stop_reason"])
 	assert.Equal(t, 2, out["loops_completed"], "the timed-out pass does not count")
 	its := out["iterations"].([]any)
@@ -71,9 +67,7 @@ func TestMissingRequiredInputIsARunError(t *testing.T) {
 }
 
 func TestRetryOnHTTPStatuses(t *testing.T) {
-	res, err := transcript(t, "retry_status")
-	require.NoError(t, err)
-	out := loopOut(t, res.Outputs, "l")
+	_, out := loopResult(t, "retry_status", "l")
 	w := out["result"].(map[string]any)["writer"].(map[string]any)
 	assert.Equal(t, "a draft. SCORE: 0.9", w["response"], "the 503 was retried")
 	c := out["result"].(map[string]any)["critic"].(map[string]any)
