@@ -2,8 +2,6 @@ package cogloop_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -62,11 +60,7 @@ func (s *recordingStore) Remember(ctx context.Context, namespace string, m memor
 // no output, event, past_loops entry, history, memory or checkpoint; the
 // reply says [REDACTED:OPENAI_API_KEY] instead.
 func TestSecretEchoedInAReplyIsScrubbedEverywhere(t *testing.T) {
-	raw := make([]byte, 12)
-	_, err := rand.Read(raw)
-	require.NoError(t, err)
-	canary := "sk-canary-" + hex.EncodeToString(raw)
-	t.Setenv("OPENAI_API_KEY", canary)
+	canary := agenttest.CanaryKey(t, "OPENAI_API_KEY")
 
 	var calls int
 	var mu sync.Mutex
