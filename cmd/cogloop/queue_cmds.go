@@ -371,19 +371,16 @@ func cmdResult(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs := newFlagSet("result", stderr)
 	redisURL := fs.String("redis", "", "")
 	wait := fs.Bool("wait", false, "")
-	pos, err := parseInterspersed(fs, args)
-	switch {
-	case err != nil:
+	id, err := parseOneArg(fs, args, "one run id")
+	if err != nil {
 		return usageError(stderr, "result", err)
-	case len(pos) != 1:
-		return usageError(stderr, "result", errors.New("result takes one run id"))
 	}
 	c, err := queue.NewClient(redisFlag(*redisURL))
 	if err != nil {
 		return usageError(stderr, "result", err)
 	}
 	defer func() { _ = c.Close() }() // reads only; Close releases the connection
-	return printResult(ctx, c, pos[0], *wait, stdout, stderr)
+	return printResult(ctx, c, id, *wait, stdout, stderr)
 }
 
 // printResult prints the run's JSON document; exit 0 for an ok run.
