@@ -133,14 +133,10 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.DurationVar(&f.timeout, "timeout", queue.DefaultTimeout, "")
 	fs.DurationVar(&f.cpTTL, "checkpoint-ttl", 0, "")
 	usageErr := func(err error) int { return usageError(stderr, "submit", err) }
-	pos, err := parseInterspersed(fs, args)
+	pos, err := parseWorkflowInput(fs, args)
 	switch {
 	case err != nil:
 		return usageErr(err)
-	case len(pos) == 0:
-		return usageErr(errors.New("submit needs a workflow file"))
-	case len(pos) > 2:
-		return usageErr(fmt.Errorf("submit takes a workflow file and one input, got %d arguments (quote the input)", len(pos)))
 	case f.dataset != "" && len(pos) == 2:
 		return usageErr(errors.New("give the input as an argument or with --dataset, not both"))
 	case f.maxRetry < 0 || f.retention <= 0 || f.timeout <= 0 || f.cpTTL < 0:
