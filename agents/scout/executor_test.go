@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -39,13 +40,7 @@ func TestPathExecutorSources(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			w := loadWorkflow(t, `orchestrator: {id: w, agents: [p, x, after]}
-agents:
-  - {id: p, type: const, response: `+tc.response+`}
-  - {id: x, type: path_executor, path_source: `+tc.source+`}`+pool)
-			out, rec, err := run(t, w, "q")
-			require.NoError(t, err)
-			x := child(t, out, "x")
+			out, x, rec := runExecutor(t, "p, x, after", tc.response, "path_source: "+tc.source)
 			require.False(t, x.Failed(), x.Err)
 			var got []string
 			for _, id := range x.Fields["executed_path"].([]any) {
@@ -99,13 +94,8 @@ agents:
 func TestPathExecutorFailures(t *testing.T) {
 	// execute runs the path [bad, a] under the failure policy.
 	execute := func(t *testing.T, policy string) (out, x agents.Output) {
-		w := loadWorkflow(t, `orchestrator: {id: w, agents: [p, x]}
-agents:
-  - {id: p, type: const, response: [bad, a]}
-  - {id: x, type: path_executor, path_source: p, on_agent_failure: `+policy+`}`+pool)
-		out, _, err := run(t, w, "q")
-		require.NoError(t, err)
-		return out, child(t, out, "x")
+		out, x, _ = runExecutor(t, "p, x", "[bad, a]", "path_source: p, on_agent_failure: "+policy)
+		return out, x
 	}
 	t.Run("continue records the failure and goes on", func(t *testing.T) {
 		out, x := execute(t, "continue")
@@ -135,13 +125,7 @@ agents:
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			w := loadWorkflow(t, `orchestrator: {id: w, agents: [p, x]}
-agents:
-  - {id: p, type: const, response: `+tc.response+`}
-  - {id: x, type: path_executor, path_source: `+tc.source+`}`+pool)
-			out, _, err := run(t, w, "q")
-			require.NoError(t, err)
-			x := child(t, out, "x")
+			out, x, _ := runExecutor(t, "p, x", tc.response, "path_source: "+tc.source)
 			require.True(t, x.Failed())
 			assert.Contains(t, x.Err, tc.want)
 			_, ran := out.Children.Get("a")
@@ -194,4 +178,18 @@ agents:
 			assert.False(t, strings.Contains(msg, "panic"))
 		})
 	}
+}
+
+// runExecutor runs the agents order names of a workflow with a const agent p
+// answering response, path_executor x with keys (its YAML keys) and the
+// agents of pool; it returns the run's output and x's, and the events.
+func runExecutor(t *testing.T, order, response, keys string) (out, x agents.Output, rec *agenttest.Recorder) {
+	t.Helper()
+	w := loadWorkflow(t, `orchestrator: {id: w, agents: [`+order+`]}
+agents:
+  - {id: p, type: const, response: `+response+`}
+  - {id: x, type: path_executor, `+keys+`}`+pool)
+	out, rec, err := run(t, w, "q")
+	require.NoError(t, err)
+	return out, child(t, out, "x"), rec
 }
