@@ -11,7 +11,7 @@ import (
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/load"
-	"github.com/cogloop/cogloop/cognition"
+	"github.com/cogloop/cogloop/cognition/metrics"
 	"github.com/cogloop/cogloop/prompt"
 	"go.yaml.in/yaml/v3"
 )
@@ -617,7 +617,7 @@ func (c *condition) stable(env *condEnv) (bool, string) {
 	if !had {
 		return false, "first output"
 	}
-	sim := cognition.Similarity(prev, cur, c.threshold)
+	sim := metrics.Similarity(prev, cur, c.threshold)
 	if sim < c.threshold-Tolerance {
 		return false, fmt.Sprintf("similarity below %g", c.threshold)
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/cognition"
+	"github.com/cogloop/cogloop/cognition/metrics"
+	"github.com/cogloop/cogloop/cognition/scorer"
 	"github.com/cogloop/cogloop/prompt"
 	"github.com/cogloop/cogloop/scoring"
 	"go.yaml.in/yaml/v3"
@@ -177,8 +179,8 @@ func idOf(c *load.Config) string { return c.String("id", "") }
 const maxTimeout = 24 * time.Hour
 
 // buildScorer reads the score extraction keys (§1.1, §1.5).
-func buildScorer(b agents.Builder, c *load.Config, scoringCtx *any) *cognition.Scorer {
-	cfg := cognition.ScoreConfig{
+func buildScorer(b agents.Builder, c *load.Config, scoringCtx *any) *scorer.Scorer {
+	cfg := scorer.ScoreConfig{
 		ExtractionPattern: c.String("score_extraction_pattern", ""),
 		ExtractionKey:     c.String("score_extraction_key", ""),
 	}
@@ -204,7 +206,7 @@ func buildScorer(b agents.Builder, c *load.Config, scoringCtx *any) *cognition.S
 	if sc := c.Map("scoring"); sc != nil {
 		cfg.Boolean, *scoringCtx = buildBoolean(b, c, sc)
 	}
-	s, err := cognition.NewScorer(cfg)
+	s, err := scorer.NewScorer(cfg)
 	if err != nil {
 		reportFieldErrors(c, err, false)
 		return nil
@@ -218,28 +220,28 @@ func buildScorer(b agents.Builder, c *load.Config, scoringCtx *any) *cognition.S
 	return s
 }
 
-func readStrategies(sc *load.Config) []cognition.Strategy {
+func readStrategies(sc *load.Config) []scorer.Strategy {
 	list := sc.Node("strategies")
 	if list.Kind != yaml.SequenceNode {
-		sc.Errorf("strategies", "strategies must be a list of {type: %s, ...}", strings.Join(cognition.StrategyTypes(), "|"))
+		sc.Errorf("strategies", "strategies must be a list of {type: %s, ...}", strings.Join(scorer.StrategyTypes(), "|"))
 		return nil
 	}
-	out := []cognition.Strategy{}
+	out := []scorer.Strategy{}
 	for _, item := range list.Content {
 		st := load.NewConfig(sc.File(), item, sc.What()+": strategy", sc.Problems())
-		s := cognition.Strategy{Type: st.String("type", "")}
+		s := scorer.Strategy{Type: st.String("type", "")}
 		switch s.Type {
-		case cognition.StrategyPattern:
+		case scorer.StrategyPattern:
 			s.Patterns = st.Strings("patterns")
-		case cognition.StrategyDirectKey:
+		case scorer.StrategyDirectKey:
 			s.Key = st.String("key", "")
-		case cognition.StrategyAgentKey:
+		case scorer.StrategyAgentKey:
 			s.Agents = st.Strings("agents")
 			s.Key = st.String("key", "response")
 			st.Ignore("transform")
-		case cognition.StrategyNestedPath:
+		case scorer.StrategyNestedPath:
 			s.Path = st.String("path", "")
-		case cognition.StrategyJSON:
+		case scorer.StrategyJSON:
 			// OrKa's files write json_path: "$.safety_score".
 			s.Path = st.String("path", "")
 			if p := st.String("json_path", ""); p != "" {
@@ -250,9 +252,9 @@ func readStrategies(sc *load.Config) []cognition.Strategy {
 			}
 			s.Agents = st.Strings("agents")
 		case "":
-			st.Errorf("", "missing type (%s)", strings.Join(cognition.StrategyTypes(), ", "))
+			st.Errorf("", "missing type (%s)", strings.Join(scorer.StrategyTypes(), ", "))
 		default:
-			st.Errorf("type", "unknown strategy type %q (%s)", s.Type, strings.Join(cognition.StrategyTypes(), ", "))
+			st.Errorf("type", "unknown strategy type %q (%s)", s.Type, strings.Join(scorer.StrategyTypes(), ", "))
 		}
 		st.Done()
 		out = append(out, s)
@@ -337,7 +339,7 @@ func buildMetadata(b agents.Builder, c *load.Config) []metaTemplate {
 // loop_convergence (cogloop's decision, OrKa falls back to graphscout). It
 // returns the calculator (nil when boolean scoring is off) and the context name
 // the iterations see as scoring_context.
-func buildBoolean(b agents.Builder, c *load.Config, s *load.Config) (boolean cognition.BooleanScorer, scoringCtx any) {
+func buildBoolean(b agents.Builder, c *load.Config, s *load.Config) (boolean metrics.BooleanScorer, scoringCtx any) {
 	// Boolean scoring (§1.5 step 1): the preset weighs the agents'
 	// boolean_evaluations; without context the criteria are
 	// loop_convergence (cogloop's decision, OrKa falls back to graphscout).

@@ -12,6 +12,8 @@ import (
 	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/cognition"
+	"github.com/cogloop/cogloop/cognition/metrics"
+	"github.com/cogloop/cogloop/cognition/scorer"
 	"github.com/cogloop/cogloop/prompt"
 )
 
@@ -30,7 +32,7 @@ type Node struct {
 	maxLoops     int
 	threshold    float64
 	inner        agents.Agent
-	scorer       *cognition.Scorer
+	scorer       *scorer.Scorer
 	extractor    *cognition.Extractor
 	metas        []metaTemplate
 	maxPastLoops int
@@ -454,7 +456,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	}
 	entry, warns := buildEntry(n.metas, entryContext{
 		loop: loop, score: sc.Value,
-		reasoningQuality: cognition.ReasoningQuality(results), convergenceTrend: cognition.ConvergenceTrend(results),
+		reasoningQuality: metrics.ReasoningQuality(results), convergenceTrend: metrics.ConvergenceTrend(results),
 		timestamp: now(), input: truncateInput(st.input),
 		insights: lessons.Insights, improvements: lessons.Improvements, mistakes: lessons.Mistakes,
 		other: lessons.Other,

@@ -51,7 +51,7 @@
 // preset, or a negative weight, is an error. The score is the sum of the
 // weights of the criteria that passed ([Passed]: true, or the text true, yes,
 // 1, pass or passed in any case), rounded to 4 decimals. A Calculator is a
-// cognition.BooleanScorer and cognition.CriteriaLister, so a loop node scores
+// cognition/metrics.BooleanScorer and CriteriaLister, so a loop node scores
 // boolean_evaluations with it.
 //
 // # Concurrency

@@ -1,4 +1,4 @@
-package cognition
+package scorer
 
 import (
 	"math"
@@ -6,6 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cogloop/cogloop/cognition"
+	"github.com/cogloop/cogloop/cognition/internal/cogtest"
+	"github.com/cogloop/cogloop/cognition/metrics"
+	"github.com/cogloop/cogloop/internal/values"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -14,35 +18,35 @@ import (
 func TestOddValuesDoNotPanic(t *testing.T) {
 	cyclic := map[string]any{"status": "loop"}
 	cyclic["self"] = cyclic
-	odd := []Result{
-		{"nil", nil},
-		{"nilmap", map[string]any(nil)},
-		{"cyclic", cyclic},
-		{"chan", make(chan int)},
-		{"func", func() {}},
-		{"nan", math.NaN()},
-		{"inf", map[string]any{"score": math.Inf(1), "response": math.NaN()}},
-		{"typed", map[string]int{"score": 7}},
-		{"intkeys", map[int]string{1: "x"}},
-		{"list", []any{"SCORE: 0.9", nil}},
-		{"badutf8", "SCORE: \xff\xfe 0.5 \xc3"},
-		{"evals", map[string]any{"boolean_evaluations": map[string]any{"a": cyclic, "b": []any{true}}, "validation_score": math.NaN()}},
-		{"", ""},
+	odd := []cognition.Result{
+		{ID: "nil", Value: nil},
+		{ID: "nilmap", Value: map[string]any(nil)},
+		{ID: "cyclic", Value: cyclic},
+		{ID: "chan", Value: make(chan int)},
+		{ID: "func", Value: func() {}},
+		{ID: "nan", Value: math.NaN()},
+		{ID: "inf", Value: map[string]any{"score": math.Inf(1), "response": math.NaN()}},
+		{ID: "typed", Value: map[string]int{"score": 7}},
+		{ID: "intkeys", Value: map[int]string{1: "x"}},
+		{ID: "list", Value: []any{"SCORE: 0.9", nil}},
+		{ID: "badutf8", Value: "SCORE: \xff\xfe 0.5 \xc3"},
+		{ID: "evals", Value: map[string]any{"boolean_evaluations": map[string]any{"a": cyclic, "b": []any{true}}, "validation_score": math.NaN()}},
+		{ID: "", Value: ""},
 	}
 	s := newScorer(t, ScoreConfig{Boolean: moderateLoop, ExtractionKey: "score"})
-	e := newExtractor(t, ExtractConfig{Patterns: orkaExamplePatterns})
+	e := orkaExtractor(t, 0, cognition.Limits{})
 	assert.NotPanics(t, func() {
 		s.Score(odd)
 		newScorer(t, ScoreConfig{Boolean: moderateLoop}).Score(odd)
 		e.Extract(odd)
-		ReasoningQuality(odd)
-		ConvergenceTrend(odd)
+		metrics.ReasoningQuality(odd)
+		metrics.ConvergenceTrend(odd)
 		for _, r := range odd {
-			_ = textOf(r.Value)
-			IsValidBooleanStructure(r.Value)
+			_ = values.Text(r.Value)
+			metrics.IsValidBooleanStructure(r.Value)
 		}
 	})
-	assert.Contains(t, textOf(cyclic), `"self":{"self":{`)
+	assert.Contains(t, values.Text(cyclic), `"self":{"self":{`)
 }
 
 // FuzzScoreAndExtract: arbitrary model text, as a bare string and as a response,
@@ -60,9 +64,9 @@ func FuzzScoreAndExtract(f *testing.F) {
 		newScorer(f, ScoreConfig{Boolean: moderateLoop, ExtractionKey: "score", ExtractionPattern: `SCORE:\s*([0-9.]+)`}),
 		newScorer(f, ScoreConfig{Strategies: []Strategy{{Type: StrategyAgentKey, Agents: []string{"a"}}}}),
 	}
-	e := newExtractor(f, ExtractConfig{Patterns: orkaExamplePatterns, MaxLengthPerCategory: 40})
+	e := orkaExtractor(f, 40, cognition.Limits{})
 	f.Fuzz(func(t *testing.T, text string) {
-		results := []Result{{"a", text}, {"b", resp(text)}, {"agreement_moderator", resp(text)}}
+		results := []cognition.Result{{ID: "a", Value: text}, {ID: "b", Value: cogtest.Resp(text)}, {ID: "agreement_moderator", Value: cogtest.Resp(text)}}
 		for _, s := range scorers {
 			got := s.Score(results)
 			require.True(t, got.Value >= 0 && got.Value <= 1, "score %v", got.Value)
@@ -75,18 +79,18 @@ func FuzzScoreAndExtract(f *testing.F) {
 		for _, c := range []string{x.Insights, x.Improvements, x.Mistakes} {
 			require.LessOrEqual(t, len([]rune(strings.TrimSuffix(c, "..."))), 40)
 		}
-		ReasoningQuality(results)
-		ParseBooleanEvaluations(text)
+		metrics.ReasoningQuality(results)
+		metrics.ParseBooleanEvaluations(text)
 	})
 }
 
-// TestConcurrentUse shares one Scorer and one Extractor between goroutines; run
+// TestConcurrentUse shares one Scorer and one cognition.Extractor between goroutines; run
 // with -race. Match timeouts are wall-clock time, so they are raised here: eight
 // goroutines under the race detector on a small machine are slow, not stuck.
 func TestConcurrentUse(t *testing.T) {
-	limits := Limits{MatchTimeout: 10 * time.Second, Budget: time.Minute}
+	limits := cognition.Limits{MatchTimeout: 10 * time.Second, Budget: time.Minute}
 	s := newScorer(t, ScoreConfig{Boolean: moderateLoop, Limits: limits})
-	e := newExtractor(t, ExtractConfig{Patterns: orkaExamplePatterns, Limits: limits})
+	e := orkaExtractor(t, 0, limits)
 	results := benchIteration()
 	want, wantX := s.Score(results), e.Extract(results)
 	done := make(chan struct{})

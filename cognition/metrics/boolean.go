@@ -1,13 +1,12 @@
-package cognition
+package metrics
 
 import (
 	"encoding/json"
 	"math"
 	"sort"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/cogloop/cogloop/cognition/internal/modeltext"
 	"github.com/cogloop/cogloop/internal/values"
 )
 
@@ -92,7 +91,7 @@ func booleanLike(v any) bool {
 		f, err := x.Float64()
 		return err == nil && f != 0
 	}
-	f, ok := rawNumber(v)
+	f, ok := modeltext.Number(v)
 	return ok && f != 0
 }
 
@@ -139,94 +138,13 @@ func IsValidBooleanStructure(v any) bool {
 // alphabetically last spelling wins). The result is returned only when it passes
 // [IsValidBooleanStructure].
 func ParseBooleanEvaluations(text string) (map[string]any, bool) {
-	data, ok := parseObject(text)
+	data, ok := modeltext.ParseObject(text)
 	if !ok {
 		return nil, false
 	}
-	data = lowerKeys(data)
+	data = modeltext.LowerKeys(data)
 	if !IsValidBooleanStructure(data) {
 		return nil, false
 	}
 	return data, true
-}
-
-// parseObject reads the first-"{"-to-last-"}" span of text as a JSON object,
-// falling back to a Python dict literal.
-func parseObject(text string) (map[string]any, bool) {
-	i := strings.IndexByte(text, '{')
-	j := strings.LastIndexByte(text, '}')
-	if i < 0 || j < i {
-		return nil, false
-	}
-	blob := text[i : j+1]
-	var m map[string]any
-	if json.Unmarshal([]byte(blob), &m) == nil && m != nil {
-		return m, true
-	}
-	m = nil
-	if json.Unmarshal([]byte(pyLiteralToJSON(blob)), &m) == nil && m != nil {
-		return m, true
-	}
-	return nil, false
-}
-
-func lowerKeys(m map[string]any) map[string]any {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make(map[string]any, len(m))
-	for _, k := range keys {
-		out[strings.ToLower(k)] = m[k]
-	}
-	return out
-}
-
-// pyLiteralToJSON applies OrKa's conversion of a Python literal to JSON: the
-// words True, False, None become true, false, null and every single quote becomes
-// a double quote.
-func pyLiteralToJSON(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	prevWord := false
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if !prevWord {
-			if w, repl, ok := pyWordAt(s[i:]); ok {
-				b.WriteString(repl)
-				i += len(w)
-				prevWord = true
-				continue
-			}
-		}
-		if r == '\'' {
-			b.WriteByte('"')
-		} else {
-			b.WriteString(s[i : i+n])
-		}
-		prevWord = isWordRune(r)
-		i += n
-	}
-	return b.String()
-}
-
-var pyWords = [...][2]string{{"True", "true"}, {"False", "false"}, {"None", "null"}}
-
-// pyWordAt matches True, False or None at the start of s, followed by a word
-// boundary.
-func pyWordAt(s string) (word, repl string, ok bool) {
-	for _, w := range pyWords {
-		if strings.HasPrefix(s, w[0]) {
-			next, _ := utf8.DecodeRuneInString(s[len(w[0]):])
-			if len(s) == len(w[0]) || !isWordRune(next) {
-				return w[0], w[1], true
-			}
-		}
-	}
-	return "", "", false
-}
-
-func isWordRune(r rune) bool {
-	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
 }

@@ -1,7 +1,8 @@
-package cognition
+package scorer
 
 import (
 	"fmt"
+	"github.com/cogloop/cogloop/cognition/internal/modeltext"
 	"math"
 	"strconv"
 	"strings"
@@ -22,10 +23,14 @@ const (
 	ScaleHundred  = 100 // a percentage: 85 is 0.85
 )
 
-// Why a number was not taken as a score ([Warning].Code).
+// Codes of the warnings ([cognition.Warning].Code) a [Score] carries besides
+// the regex engine's (cognition.CodeRegexBudget and the like): why a number or
+// a value was not taken as a score, or why the agreement fallback failed.
 const (
 	CodeNegativeScore   = "negative_score"     // a number below zero
 	CodeScoreOutOfRange = "score_out_of_range" // a bare number above its score_scale
+	CodeScoreSkipped    = "score_skipped"      // a value was found but could not be used (sparse or empty boolean_evaluations, a validation_score that is no number, …)
+	CodeAgreement       = "agreement"          // the agreement fallback failed
 )
 
 // reading is a number read as a score.
@@ -137,11 +142,11 @@ func ParseScore(s string) (float64, bool) {
 
 // parseReading reads a whole text as a score under scale; nil when it is no number.
 func parseReading(s string, scale int) *reading {
-	s = strings.TrimRightFunc(strings.TrimFunc(s, isPySpace), func(r rune) bool { return r == '.' || isPySpace(r) })
+	s = strings.TrimRightFunc(strings.TrimFunc(s, modeltext.IsSpace), func(r rune) bool { return r == '.' || modeltext.IsSpace(r) })
 	if s == "" {
 		return nil
 	}
-	if v, ok := parseFloat(s); ok {
+	if v, ok := modeltext.ParseFloat(s); ok {
 		r := bare(v, scale)
 		return &r
 	}
@@ -183,11 +188,11 @@ func parseReading(s string, scale int) *reading {
 // candidate, as OrKa does when float() fails.
 func captureScore(text []rune, start, end, scale int) *reading {
 	capture := string(text[start:end])
-	c := strings.TrimFunc(capture, isPySpace)
-	v, ok := parseFloat(c)
+	c := strings.TrimFunc(capture, modeltext.IsSpace)
+	v, ok := modeltext.ParseFloat(c)
 	if !ok {
 		if t := strings.TrimRight(c, "."); t != c && t != "" {
-			v, ok = parseFloat(t)
+			v, ok = modeltext.ParseFloat(t)
 		}
 	}
 	if !ok {
@@ -226,7 +231,7 @@ func exponentAt(r []rune, i int, num string) (float64, int, bool) {
 	if k == j {
 		return 0, i, false
 	}
-	v, ok := parseFloat(num + string(r[i:k]))
+	v, ok := modeltext.ParseFloat(num + string(r[i:k]))
 	return v, k, ok
 }
 
@@ -242,15 +247,6 @@ func signBefore(r []rune, i int) bool {
 func isSign(r rune) bool { return r == '+' || r == '-' || r == '\u2212' }
 
 func isDigit(r rune) bool { return r >= '0' && r <= '9' }
-
-// parseFloat is strconv.ParseFloat without NaN and infinities.
-func parseFloat(s string) (float64, bool) {
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, false
-	}
-	return v, true
-}
 
 // suffixAt looks right after a number (at rune i, after spaces or tabs) for a
 // scale: "%" → 100, "/ D" or "out of D" → D (D > 0). It returns 0 when there is
@@ -295,7 +291,7 @@ func numberAt(r []rune, i int) (v float64, end int, ok bool) {
 	if j == i {
 		return 0, i, false
 	}
-	v, ok = parseFloat(string(r[i:j]))
+	v, ok = modeltext.ParseFloat(string(r[i:j]))
 	return v, j, ok
 }
 
@@ -307,7 +303,7 @@ func skipHSpace(r []rune, i int) int {
 }
 
 func skipSpace(r []rune, i int) int {
-	for i < len(r) && isPySpace(r[i]) {
+	for i < len(r) && modeltext.IsSpace(r[i]) {
 		i++
 	}
 	return i
@@ -324,12 +320,6 @@ func hasFoldPrefix(r []rune, w string) bool {
 		}
 	}
 	return true
-}
-
-// isPySpace is Python's str.isspace for one character: Unicode white space plus
-// the ASCII separators U+001C–U+001F.
-func isPySpace(r rune) bool {
-	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
 }
 
 func clamp01(v float64) float64 {

@@ -1,8 +1,10 @@
-package cognition
+package scorer
 
 import (
 	"strings"
 
+	"github.com/cogloop/cogloop/cognition/internal/modeltext"
+	"github.com/cogloop/cogloop/cognition/metrics"
 	"github.com/cogloop/cogloop/internal/values"
 )
 
@@ -16,10 +18,10 @@ var (
 // booleanScore is step 1 of OrKa's ladder (_try_boolean_scoring).
 func (r *scoreRun) booleanScore() (Score, bool) {
 	if r.emptyEvaluationsOnly() {
-		r.warn(CodeScoreSkipped, "boolean_evaluations present but empty: boolean scoring skipped")
+		r.Warn(CodeScoreSkipped, "boolean_evaluations present but empty: boolean scoring skipped")
 		return Score{}, false
 	}
-	lister, _ := r.s.boolean.(CriteriaLister)
+	lister, _ := r.s.boolean.(metrics.CriteriaLister)
 	for _, res := range r.results {
 		m, ok := values.AsMap(res.Value)
 		if !ok {
@@ -27,10 +29,10 @@ func (r *scoreRun) booleanScore() (Score, bool) {
 		}
 		evals, hasEvals := m["boolean_evaluations"]
 		if hasEvals {
-			if em, ok := values.AsMap(evals); ok && IsValidBooleanStructure(em) {
+			if em, ok := values.AsMap(evals); ok && metrics.IsValidBooleanStructure(em) {
 				if lister != nil {
 					if provided, total := coverage(em, lister.Criteria()); total == 0 || 2*provided < total {
-						r.warn(CodeScoreSkipped, "agent %q: boolean_evaluations too sparse (%d of %d criteria): skipped", res.ID, provided, total)
+						r.Warn(CodeScoreSkipped, "agent %q: boolean_evaluations too sparse (%d of %d criteria): skipped", res.ID, provided, total)
 						continue
 					}
 				}
@@ -42,10 +44,10 @@ func (r *scoreRun) booleanScore() (Score, bool) {
 			if vs, ok := m["validation_score"]; ok {
 				rd := validationScore(vs, r.s.scale)
 				if rd == nil {
-					r.warn(CodeScoreSkipped, "agent %q: validation_score %q is not a number", res.ID, excerpt(textOf(vs)))
+					r.Warn(CodeScoreSkipped, "agent %q: validation_score %q is not a number", res.ID, modeltext.Excerpt(values.Text(vs)))
 					continue
 				}
-				sc := Score{Source: res.ID, Field: "validation_score", Strategy: StrategyValidationScore, Raw: excerpt(textOf(vs))}
+				sc := Score{Source: res.ID, Field: "validation_score", Strategy: StrategyValidationScore, Raw: modeltext.Excerpt(values.Text(vs))}
 				if r.take(&sc, *rd) {
 					return sc, true
 				}
@@ -58,14 +60,14 @@ func (r *scoreRun) booleanScore() (Score, bool) {
 		}
 		var em map[string]any
 		if rm, ok := values.AsMap(resp); ok {
-			em = lowerKeys(rm)
-			ok = IsValidBooleanStructure(em)
+			em = modeltext.LowerKeys(rm)
+			ok = metrics.IsValidBooleanStructure(em)
 			if !ok {
 				continue
 			}
 		} else {
-			text, _ := capText(textOf(resp), r.limits.MaxInput)
-			if em, ok = ParseBooleanEvaluations(text); !ok {
+			text, _ := modeltext.Cap(values.Text(resp), r.Limits.MaxInput)
+			if em, ok = metrics.ParseBooleanEvaluations(text); !ok {
 				continue
 			}
 		}
@@ -136,7 +138,7 @@ func coverage(evals map[string]any, criteria []string) (provided, total int) {
 // number or a numeric string, read under scale; nil when it is no number.
 func validationScore(v any, scale int) *reading {
 	if s, ok := v.(string); ok {
-		f, ok := parseFloat(strings.TrimFunc(s, isPySpace))
+		f, ok := modeltext.ParseFloat(strings.TrimFunc(s, modeltext.IsSpace))
 		if !ok {
 			return nil
 		}

@@ -1,4 +1,4 @@
-package cognition
+package metrics
 
 import (
 	"context"
@@ -6,25 +6,24 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/cogloop/cogloop/cognition"
+	"github.com/cogloop/cogloop/cognition/internal/modeltext"
 	"github.com/cogloop/cogloop/internal/embedding"
 	"github.com/cogloop/cogloop/internal/values"
 )
 
-// Embedder turns a text into a vector for the agreement fallback (a nil or
-// empty vector leaves that text out). It does I/O; cognition calls one only
-// from [Scorer.ScoreContext], with the caller's context, once per text. It is
-// the same interface as memory's (one definition, in internal/embedding), so
-// one embedder serves both.
-type Embedder = embedding.Embedder
-
 // agreementFields are read, first non-empty wins, for an agent's text.
 var agreementFields = [...]string{"response", "result", "output", "content", "answer"}
 
-// agreement is step 5: the mean pairwise cosine similarity of the agents' texts,
-// clamped to [0, 1]. Fewer than two texts or vectors score nothing.
-func (r *scoreRun) agreement(ctx context.Context, emb Embedder) (Score, bool) {
+// Agreement is OrKa's agreement fallback: the mean pairwise cosine similarity
+// of the agents' texts embedded by emb with ctx, not clamped. An agent's text
+// is a non-blank string result, or the first truthy field of response, result,
+// output, content, answer of a mapping result. ok is false when fewer than two
+// texts or non-empty vectors of the same length are found; err is emb's first
+// error (the remaining texts are not embedded).
+func Agreement(ctx context.Context, results []cognition.Result, emb embedding.Embedder) (v float64, ok bool, err error) {
 	var texts []string
-	for _, res := range r.results {
+	for _, res := range results {
 		if s, ok := res.Value.(string); ok {
 			if strings.TrimSpace(s) != "" {
 				texts = append(texts, s)
@@ -37,20 +36,19 @@ func (r *scoreRun) agreement(ctx context.Context, emb Embedder) (Score, bool) {
 		}
 		for _, f := range agreementFields {
 			if v := m[f]; truthy(v) {
-				texts = append(texts, textOf(v))
+				texts = append(texts, values.Text(v))
 				break
 			}
 		}
 	}
 	if len(texts) < 2 {
-		return Score{}, false
+		return 0, false, nil
 	}
 	vecs := make([][]float64, 0, len(texts))
 	for _, text := range texts {
 		v, err := emb.Embed(ctx, text)
 		if err != nil {
-			r.warn(CodeAgreement, "agreement fallback: embed: %v", err)
-			return Score{}, false
+			return 0, false, err
 		}
 		f := make([]float64, len(v))
 		for i, x := range v {
@@ -58,11 +56,8 @@ func (r *scoreRun) agreement(ctx context.Context, emb Embedder) (Score, bool) {
 		}
 		vecs = append(vecs, f)
 	}
-	v, ok := meanCosine(vecs)
-	if !ok {
-		return Score{}, false
-	}
-	return Score{Value: clamp01(v), Strategy: StrategyAgreement}, true
+	v, ok = meanCosine(vecs)
+	return v, ok, nil
 }
 
 // truthy is Python's truth value of a JSON-like value.
@@ -75,7 +70,7 @@ func truthy(v any) bool {
 	case bool:
 		return x
 	}
-	if f, ok := rawNumber(v); ok {
+	if f, ok := modeltext.Number(v); ok {
 		return f != 0
 	}
 	switch rv := reflect.ValueOf(v); rv.Kind() {

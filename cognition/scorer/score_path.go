@@ -1,9 +1,10 @@
-package cognition
+package scorer
 
 import (
 	"strconv"
 	"strings"
 
+	"github.com/cogloop/cogloop/cognition/internal/modeltext"
 	"github.com/cogloop/cogloop/internal/values"
 )
 
@@ -52,7 +53,7 @@ func (r *scoreRun) jsonPath(st strategy) (Score, bool) {
 		if !ok {
 			return Score{}, false
 		}
-		for _, f := range textFields {
+		for _, f := range modeltext.Fields {
 			if x, ok := m[f]; ok && x != nil {
 				if v, ok := r.walk(x, parts); ok {
 					if sc, ok := r.pathScore(res.ID, f, st.key, StrategyJSON, v); ok {
@@ -102,7 +103,7 @@ func (r *scoreRun) pathScore(id, field, path, strategy string, v any) (Score, bo
 	if rd == nil {
 		return Score{}, false
 	}
-	sc := Score{Source: id, Field: field, Strategy: strategy, Pattern: path, Raw: excerpt(textOf(v))}
+	sc := Score{Source: id, Field: field, Strategy: strategy, Pattern: path, Raw: modeltext.Excerpt(values.Text(v))}
 	return sc, r.take(&sc, *rd)
 }
 
@@ -111,8 +112,8 @@ func (r *scoreRun) pathScore(id, field, path, strategy string, v any) (Score, bo
 func (r *scoreRun) walk(v any, keys []string) (any, bool) {
 	for _, k := range keys {
 		if s, ok := v.(string); ok {
-			s, _ = capText(s, r.limits.MaxInput)
-			obj, ok := parseObject(s)
+			s, _ = modeltext.Cap(s, r.Limits.MaxInput)
+			obj, ok := modeltext.ParseObject(s)
 			if !ok {
 				return nil, false
 			}

@@ -1,4 +1,4 @@
-package cognition
+package metrics
 
 import (
 	"math/rand"

@@ -1,4 +1,4 @@
-package cognition
+package scorer
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cogloop/cogloop/cognition"
+	"github.com/cogloop/cogloop/cognition/internal/cogtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -49,7 +51,7 @@ func TestScoreForms(t *testing.T) {
 		s := newScorer(t, cfg)
 		for _, tc := range tests {
 			t.Run(pattern+" "+tc.text, func(t *testing.T) {
-				got := s.Score([]Result{{"scorer", resp(tc.text)}})
+				got := s.Score([]cognition.Result{{ID: "scorer", Value: cogtest.Resp(tc.text)}})
 				assert.Equal(t, tc.found, got.Found)
 				assert.InDelta(t, tc.want, got.Value, 1e-15)
 				assert.Equal(t, tc.rescaled, got.Rescaled != "", "rescaled: %q", got.Rescaled)
@@ -65,7 +67,7 @@ func TestScoreForms(t *testing.T) {
 
 func TestScoreRescaledSaysHow(t *testing.T) {
 	s := newScorer(t, ScoreConfig{ExtractionPattern: `SCORE:\s*([0-9.]+)`})
-	got := s.Score([]Result{{"scorer", resp("SCORE: 8")}})
+	got := s.Score([]cognition.Result{{ID: "scorer", Value: cogtest.Resp("SCORE: 8")}})
 	assert.Equal(t, "8 read as 8 % = 0.08", got.Rescaled)
 	assert.Equal(t, "scorer", got.Source)
 	assert.Equal(t, "response", got.Field)
@@ -96,7 +98,7 @@ func TestScoreScale(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.text, func(t *testing.T) {
 			s := newScorer(t, ScoreConfig{ExtractionPattern: `SCORE:\s*([0-9.]+)`, Scale: tc.scale})
-			got := s.Score([]Result{{"scorer", resp(tc.text)}})
+			got := s.Score([]cognition.Result{{ID: "scorer", Value: cogtest.Resp(tc.text)}})
 			assert.Equal(t, tc.found, got.Found)
 			assert.InDelta(t, tc.want, got.Value, 1e-12)
 			assert.Empty(t, got.Rescaled, "an explicit scale rescales nothing silently")
@@ -111,9 +113,9 @@ func TestScoreScale(t *testing.T) {
 }
 
 func TestScoreFrom(t *testing.T) {
-	results := []Result{
-		{"writer", resp("Draft. SCORE: 1.0")}, // a non-scorer writing a score
-		{"scorer", resp("SCORE: 0.4")},
+	results := []cognition.Result{
+		{ID: "writer", Value: cogtest.Resp("Draft. SCORE: 1.0")}, // a non-scorer writing a score
+		{ID: "scorer", Value: cogtest.Resp("SCORE: 0.4")},
 	}
 	got := newScorer(t, ScoreConfig{}).Score(results)
 	assert.Equal(t, "writer", got.Source, "OrKa's order: the first agent wins")
@@ -126,9 +128,9 @@ func TestScoreFrom(t *testing.T) {
 }
 
 func TestScorePathStrategies(t *testing.T) {
-	results := []Result{
-		{"writer", resp("no numbers here")},
-		{"scorer", map[string]any{
+	results := []cognition.Result{
+		{ID: "writer", Value: cogtest.Resp("no numbers here")},
+		{ID: "scorer", Value: map[string]any{
 			"response": `Here: {"safety_score": 0.9, "scores": {"overall": 8}, "items": [{"score": 0.3}]}`,
 			"result":   map[string]any{"AGREEMENT_SCORE": "0.75"},
 		}},
@@ -167,13 +169,13 @@ func TestScorePathStrategies(t *testing.T) {
 // TestPassBudgetIsShared: the score and lesson patterns of one pass share one
 // budget; once it is spent the rest are skipped with one warning.
 func TestPassBudgetIsShared(t *testing.T) {
-	s := newScorer(t, ScoreConfig{ExtractionPattern: `(a+)+(?=$)`, Limits: Limits{MatchTimeout: 10 * time.Millisecond}})
-	e, err := NewExtractor(ExtractConfig{Patterns: ExtractPatterns{Insights: []string{`insight:\s*(.+)`}}})
+	s := newScorer(t, ScoreConfig{ExtractionPattern: `(a+)+(?=$)`, Limits: cognition.Limits{MatchTimeout: 10 * time.Millisecond}})
+	e, err := cognition.NewExtractor(cognition.ExtractConfig{Patterns: cognition.ExtractPatterns{Insights: []string{`insight:\s*(.+)`}}})
 	require.NoError(t, err)
 	long := strings.Repeat("a", 50000) + "!"
-	results := []Result{{"a", long + " insight: something worth keeping"}, {"b", long}}
+	results := []cognition.Result{{ID: "a", Value: long + " insight: something worth keeping"}, {ID: "b", Value: long}}
 
-	b := NewBudget(time.Nanosecond)
+	b := cognition.NewBudget(time.Nanosecond)
 	sc := s.ScoreWithin(context.Background(), results, nil, b)
 	ex := e.ExtractWithin(results, b)
 	assert.True(t, b.Spent())
@@ -183,40 +185,11 @@ func TestPassBudgetIsShared(t *testing.T) {
 	for _, w := range append(sc.Warnings, ex.Warnings...) {
 		codes = append(codes, w.Code)
 	}
-	assert.Equal(t, []string{CodeRegexTimeout, CodeRegexBudget}, codes, "one budget warning per pass")
+	assert.Equal(t, []string{cognition.CodeRegexTimeout, cognition.CodeRegexBudget}, codes, "one budget warning per pass")
 
 	// Without a shared budget each call has its own.
 	ex = e.Extract(results)
 	assert.Equal(t, "something worth keeping", ex.Insights)
-}
-
-func TestNestedQuantifier(t *testing.T) {
-	tests := []struct {
-		expr  string
-		at    int
-		group string
-	}{
-		{`(a+)+`, 0, `(a+)+`},
-		{`(a*)*`, 0, `(a*)*`},
-		{`x(a|a)*y`, 1, `(a|a)*`},
-		{`(a|ab)+`, 0, `(a|ab)+`},
-		{`^(?:\s*\w+)*$`, 1, `(?:\s*\w+)*`},
-		{`((a+)b)+`, 0, `((a+)b)+`},
-		{`(\d+){2,}`, 0, `(\d+){2,}`},
-		{`(?P<n>[a-z]+)+`, 0, `(?P<n>[a-z]+)+`},
-	}
-	for _, tc := range tests {
-		at, group, ok := NestedQuantifier(tc.expr)
-		assert.True(t, ok, tc.expr)
-		assert.Equal(t, tc.at, at, tc.expr)
-		assert.Equal(t, tc.group, group, tc.expr)
-	}
-	for _, expr := range append(DefaultPatterns(),
-		`(a+)`, `(a+)?`, `(ab|cd)*`, `[(a+)]+`, `\(a+\)+`, `(a{2})+`, `(.+?)(?:\n|$)`,
-		`SCORE:\s*([0-9.]+)`, `(?:lacks?|needs?)\s+(.+?)`, `(a+){1,3}`) {
-		_, _, ok := NestedQuantifier(expr)
-		assert.False(t, ok, expr)
-	}
 }
 
 func TestPatternLints(t *testing.T) {
@@ -236,7 +209,7 @@ func TestPatternLints(t *testing.T) {
 	assert.Equal(t, []string{"score_extraction_config.strategies[0].patterns[0]", "score_extraction_config.strategies[0].patterns[3]"}, got)
 	assert.Empty(t, newScorer(t, ScoreConfig{}).Lints(), "the built-in patterns are fine")
 
-	e, err := NewExtractor(ExtractConfig{Patterns: ExtractPatterns{Mistakes: []string{`ok (.+)`, `(\w+\s*)+:(.+)`}}})
+	e, err := cognition.NewExtractor(cognition.ExtractConfig{Patterns: cognition.ExtractPatterns{Mistakes: []string{`ok (.+)`, `(\w+\s*)+:(.+)`}}})
 	require.NoError(t, err)
 	require.Len(t, e.Lints(), 1)
 	assert.Equal(t, "cognitive_extraction.extract_patterns.mistakes[1]", e.Lints()[0].Field)

@@ -1,4 +1,4 @@
-package cognition
+package scorer
 
 import (
 	"math"

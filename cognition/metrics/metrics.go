@@ -1,9 +1,11 @@
-package cognition
+package metrics
 
 import (
 	"encoding/json"
 	"strings"
 
+	"github.com/cogloop/cogloop/cognition"
+	"github.com/cogloop/cogloop/cognition/internal/modeltext"
 	"github.com/cogloop/cogloop/internal/values"
 )
 
@@ -25,12 +27,12 @@ const (
 // runs on over line breaks, so "KEY: 0.8\nNEXT: x" gave it "0.8\nNEXT:"). From
 // text, the values of REASONING_QUALITY and AGREEMENT_SCORE that are digits and
 // dots become float64. Bare-string results are not read. Only the first
-// [DefaultMaxInput] bytes of a text are searched; no regex is involved.
-func Metric(results []Result, key string) (any, bool) {
+// [cognition.DefaultMaxInput] bytes of a text are searched; no regex is involved.
+func Metric(results []cognition.Result, key string) (any, bool) {
 	if key == "" {
 		return nil, false
 	}
-	for _, res := range dedupe(results) {
+	for _, res := range cognition.Dedupe(results) {
 		m, ok := values.AsMap(res.Value)
 		if !ok {
 			continue
@@ -38,7 +40,7 @@ func Metric(results []Result, key string) (any, bool) {
 		if v, ok := m[key]; ok {
 			return v, true
 		}
-		for _, f := range textFields {
+		for _, f := range modeltext.Fields {
 			nested, ok := m[f]
 			if !ok {
 				continue
@@ -53,7 +55,7 @@ func Metric(results []Result, key string) (any, bool) {
 			if !ok {
 				continue
 			}
-			s, _ = capText(s, DefaultMaxInput)
+			s, _ = modeltext.Cap(s, cognition.DefaultMaxInput)
 			if v, ok := literalField(s, key); ok {
 				return v, true
 			}
@@ -68,14 +70,14 @@ func Metric(results []Result, key string) (any, bool) {
 // literalField reads key from s when the whole of s is a JSON object or a Python
 // dict literal.
 func literalField(s, key string) (any, bool) {
-	t := strings.TrimFunc(s, isPySpace)
+	t := strings.TrimFunc(s, modeltext.IsSpace)
 	if !strings.HasPrefix(t, "{") || !strings.HasSuffix(t, "}") {
 		return nil, false
 	}
 	var m map[string]any
 	if json.Unmarshal([]byte(t), &m) != nil {
 		m = nil
-		if json.Unmarshal([]byte(pyLiteralToJSON(t)), &m) != nil {
+		if json.Unmarshal([]byte(modeltext.LiteralToJSON(t)), &m) != nil {
 			return nil, false
 		}
 	}
@@ -108,12 +110,12 @@ func textField(s, key string) (any, bool) {
 		for k < len(s) && !strings.ContainsRune("'\",$}\n\r", rune(s[k])) {
 			k++
 		}
-		v := strings.TrimFunc(s[j:k], isPySpace)
+		v := strings.TrimFunc(s[j:k], modeltext.IsSpace)
 		if v == "" {
 			continue
 		}
 		if (key == MetricReasoningQuality || key == MetricAgreementScore) && digitsAndDots(v) {
-			if f, ok := parseFloat(v); ok {
+			if f, ok := modeltext.ParseFloat(v); ok {
 				return f, true
 			}
 		}
@@ -125,7 +127,7 @@ func textField(s, key string) (any, bool) {
 func skipPySpaceBytes(s string, i int) int {
 	for i < len(s) {
 		r := rune(s[i])
-		if r >= 0x80 || !isPySpace(r) {
+		if r >= 0x80 || !modeltext.IsSpace(r) {
 			return i
 		}
 		i++
@@ -150,24 +152,24 @@ func digitsAndDots(s string) bool {
 // ReasoningQuality is the REASONING_QUALITY secondary metric as a number in its
 // own scale, DefaultReasoningQuality (0.0) when absent or not numeric (OrKa
 // would keep a non-numeric value as it is).
-func ReasoningQuality(results []Result) float64 {
+func ReasoningQuality(results []cognition.Result) float64 {
 	v, ok := Metric(results, MetricReasoningQuality)
 	if !ok {
 		return DefaultReasoningQuality
 	}
 	if s, ok := v.(string); ok {
-		if f, ok := parseFloat(strings.TrimFunc(s, isPySpace)); ok {
+		if f, ok := modeltext.ParseFloat(strings.TrimFunc(s, modeltext.IsSpace)); ok {
 			return f
 		}
 		return DefaultReasoningQuality
 	}
 	if n, ok := v.(json.Number); ok {
-		if f, ok := parseFloat(n.String()); ok {
+		if f, ok := modeltext.ParseFloat(n.String()); ok {
 			return f
 		}
 		return DefaultReasoningQuality
 	}
-	if f, ok := rawNumber(v); ok {
+	if f, ok := modeltext.Number(v); ok {
 		return f
 	}
 	return DefaultReasoningQuality
@@ -176,10 +178,10 @@ func ReasoningQuality(results []Result) float64 {
 // ConvergenceTrend is the CONVERGENCE_TREND secondary metric as text (see
 // [Metric]; non-string values in their text form), DefaultConvergenceTrend
 // ("STABLE") when absent.
-func ConvergenceTrend(results []Result) string {
+func ConvergenceTrend(results []cognition.Result) string {
 	v, ok := Metric(results, MetricConvergenceTrend)
 	if !ok {
 		return DefaultConvergenceTrend
 	}
-	return textOf(v)
+	return values.Text(v)
 }

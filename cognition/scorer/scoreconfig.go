@@ -1,8 +1,10 @@
-package cognition
+package scorer
 
 import (
 	"errors"
 	"fmt"
+	"github.com/cogloop/cogloop/cognition"
+	"github.com/cogloop/cogloop/cognition/metrics"
 	"strings"
 )
 
@@ -17,7 +19,7 @@ const (
 
 // What else [Score.Strategy] can say about where a score came from.
 const (
-	StrategyBoolean         = "boolean"          // boolean_evaluations weighed by the BooleanScorer
+	StrategyBoolean         = "boolean"          // boolean_evaluations weighed by the metrics.BooleanScorer
 	StrategyValidationScore = "validation_score" // a validator's validation_score
 	StrategyHighPriority    = "high_priority"    // a high-priority agent's response
 	StrategyGuard           = "guard"            // a high-priority agent was present but gave no score
@@ -89,7 +91,7 @@ type ScoreConfig struct {
 	Strategies []Strategy
 	// AgreementFallback is score_extraction_config.agreement_fallback: when
 	// nothing else scores, use the agents' mean pairwise embedding similarity
-	// (needs an [Embedder], see [Scorer.ScoreContext]).
+	// (needs an embedder, see [Scorer.ScoreContext]).
 	AgreementFallback bool
 	// HighPriorityAgents are checked first; nil selects DefaultHighPriorityAgents,
 	// a non-nil empty slice none.
@@ -101,7 +103,7 @@ type ScoreConfig struct {
 	ExtractionPattern string
 	ExtractionKey     string
 	// Boolean enables boolean scoring (OrKa: scoring.preset); nil disables it.
-	Boolean BooleanScorer
+	Boolean metrics.BooleanScorer
 	// Scale is score_scale: how a bare number is read (ScaleDefault, ScaleFraction,
 	// ScaleTen or ScaleHundred). Explicit forms ("8/10", "85%") keep their meaning.
 	Scale int
@@ -109,7 +111,7 @@ type ScoreConfig struct {
 	// step of the ladder); nil reads every agent, in OrKa's order.
 	From []string
 	// Limits bound the regex work; zero fields take the defaults.
-	Limits
+	cognition.Limits
 }
 
 // Scorer extracts one score from an iteration's results. It is built once from a
@@ -117,32 +119,32 @@ type ScoreConfig struct {
 type Scorer struct {
 	strategies   []strategy
 	highPriority []string
-	hpPatterns   []*Pattern
-	akPatterns   []*Pattern
-	boolean      BooleanScorer
+	hpPatterns   []*cognition.Pattern
+	akPatterns   []*cognition.Pattern
+	boolean      metrics.BooleanScorer
 	agreement    bool
-	limits       Limits
+	limits       cognition.Limits
 	scale        int
 	from         []string
 	notes        []string
-	lints        []*FieldError
+	lints        []*cognition.FieldError
 	tried        []string // what the strategies read, for "no score" messages
 }
 
 type strategy struct {
 	kind     string
-	patterns []*Pattern
+	patterns []*cognition.Pattern
 	key      string
 	agents   []string
 }
 
 // NewScorer compiles every pattern and checks the strategies. All problems are
-// returned together, joined with errors.Join, each a *[FieldError] whose Field is
+// returned together, joined with errors.Join, each a *[cognition.FieldError] whose Field is
 // the YAML path below the loop node ("score_extraction_pattern",
 // "score_extraction_config.strategies[1].patterns[0]") and whose cause is a
-// *[PatternError] for a bad regex.
+// *[cognition.PatternError] for a bad regex.
 func NewScorer(cfg ScoreConfig) (*Scorer, error) {
-	s := &Scorer{boolean: cfg.Boolean, agreement: cfg.AgreementFallback, limits: cfg.Limits.withDefaults(),
+	s := &Scorer{boolean: cfg.Boolean, agreement: cfg.AgreementFallback, limits: cfg.Limits.WithDefaults(),
 		scale: cfg.Scale}
 	if cfg.From != nil {
 		s.from = append([]string{}, cfg.From...)
@@ -157,18 +159,18 @@ func NewScorer(cfg ScoreConfig) (*Scorer, error) {
 	switch cfg.Scale {
 	case ScaleDefault, ScaleFraction, ScaleTen, ScaleHundred:
 	default:
-		errs = append(errs, &FieldError{Field: "score_scale", Err: fmt.Errorf("score_scale must be 1, 10 or 100, not %d", cfg.Scale)})
+		errs = append(errs, &cognition.FieldError{Field: "score_scale", Err: fmt.Errorf("score_scale must be 1, 10 or 100, not %d", cfg.Scale)})
 	}
-	opts := PatternOptions{Limits: s.limits}
+	opts := cognition.PatternOptions{Limits: s.limits}
 	builtin := true
-	compile := func(field, expr string) *Pattern {
-		p, err := CompileOptions(expr, opts)
+	compile := func(field, expr string) *cognition.Pattern {
+		p, err := cognition.CompileOptions(expr, opts)
 		if err != nil {
-			errs = append(errs, &FieldError{Field: field, Err: err})
+			errs = append(errs, &cognition.FieldError{Field: field, Err: err})
 		}
 		if p != nil && !builtin {
-			for _, l := range lintPattern(p, true) {
-				s.lints = append(s.lints, &FieldError{Field: field, Err: l})
+			for _, l := range p.Lint(true) {
+				s.lints = append(s.lints, &cognition.FieldError{Field: field, Err: l})
 			}
 		}
 		return p
@@ -186,7 +188,7 @@ func NewScorer(cfg ScoreConfig) (*Scorer, error) {
 		}
 		if cfg.ExtractionPattern != "" {
 			if p := compile("score_extraction_pattern", cfg.ExtractionPattern); p != nil {
-				s.strategies = append(s.strategies, strategy{kind: StrategyPattern, patterns: []*Pattern{p}})
+				s.strategies = append(s.strategies, strategy{kind: StrategyPattern, patterns: []*cognition.Pattern{p}})
 			}
 		}
 	case cfg.Strategies == nil:
@@ -230,12 +232,12 @@ func NewScorer(cfg ScoreConfig) (*Scorer, error) {
 	return s, nil
 }
 
-func buildStrategy(field string, c Strategy, compile func(field, expr string) *Pattern) (strategy, error) {
+func buildStrategy(field string, c Strategy, compile func(field, expr string) *cognition.Pattern) (strategy, error) {
 	st := strategy{kind: c.Type, key: c.Key, agents: append([]string(nil), c.Agents...)}
 	switch c.Type {
 	case StrategyPattern:
 		if len(c.Patterns) == 0 {
-			return st, &FieldError{Field: field + ".patterns", Err: errors.New("pattern strategy has no patterns")}
+			return st, &cognition.FieldError{Field: field + ".patterns", Err: errors.New("pattern strategy has no patterns")}
 		}
 		ok := true
 		for j, expr := range c.Patterns {
@@ -248,11 +250,11 @@ func buildStrategy(field string, c Strategy, compile func(field, expr string) *P
 		}
 	case StrategyDirectKey:
 		if c.Key == "" {
-			return st, &FieldError{Field: field + ".key", Err: errors.New("direct_key strategy has no key")}
+			return st, &cognition.FieldError{Field: field + ".key", Err: errors.New("direct_key strategy has no key")}
 		}
 	case StrategyAgentKey:
 		if len(c.Agents) == 0 {
-			return st, &FieldError{Field: field + ".agents", Err: errors.New("agent_key strategy lists no agents")}
+			return st, &cognition.FieldError{Field: field + ".agents", Err: errors.New("agent_key strategy lists no agents")}
 		}
 		if st.key == "" {
 			st.key = "response"
@@ -260,10 +262,10 @@ func buildStrategy(field string, c Strategy, compile func(field, expr string) *P
 	case StrategyNestedPath, StrategyJSON:
 		st.key = strings.TrimSpace(c.Path)
 		if len(splitJSONPath(st.key)) == 0 {
-			return st, &FieldError{Field: field + ".path", Err: fmt.Errorf("%s strategy has no path (a dotted path such as scorer.response.score)", c.Type)}
+			return st, &cognition.FieldError{Field: field + ".path", Err: fmt.Errorf("%s strategy has no path (a dotted path such as scorer.response.score)", c.Type)}
 		}
 	default:
-		return st, &FieldError{Field: field + ".type", Err: fmt.Errorf("unknown strategy type %q (want %s)", c.Type, strings.Join(StrategyTypes(), ", "))}
+		return st, &cognition.FieldError{Field: field + ".type", Err: fmt.Errorf("unknown strategy type %q (want %s)", c.Type, strings.Join(StrategyTypes(), ", "))}
 	}
 	return st, nil
 }
@@ -277,11 +279,11 @@ func StrategyTypes() []string {
 // its field like a build error: a group-less score pattern whose whole match
 // cannot be a number, a pattern with nested quantifiers. The caller shows them
 // as load warnings.
-func (s *Scorer) Lints() []*FieldError {
+func (s *Scorer) Lints() []*cognition.FieldError {
 	if s == nil {
 		return nil
 	}
-	return append([]*FieldError(nil), s.lints...)
+	return append([]*cognition.FieldError(nil), s.lints...)
 }
 
 // Tried says what the scorer reads, for a "no score found" message: the
@@ -316,9 +318,9 @@ func (s *Scorer) describe() []string {
 	return out
 }
 
-func describePatterns(ps []*Pattern) string {
+func describePatterns(ps []*cognition.Pattern) string {
 	if len(ps) == 1 {
-		return fmt.Sprintf("pattern %q", ps[0].expr)
+		return fmt.Sprintf("pattern %q", ps[0].String())
 	}
 	const show = 2
 	var b strings.Builder
@@ -331,7 +333,7 @@ func describePatterns(ps []*Pattern) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "%q", p.expr)
+		fmt.Fprintf(&b, "%q", p.String())
 	}
 	b.WriteString(")")
 	return b.String()
