@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/queue"
@@ -247,13 +246,11 @@ func readDataset(path string) ([]any, []int, error) {
 		if line == "" {
 			continue
 		}
-		dec := json.NewDecoder(strings.NewReader(line))
-		dec.UseNumber()
-		var v any
-		if err := dec.Decode(&v); err != nil {
+		v, err := decodeInput(line)
+		if err != nil {
 			return nil, nil, fmt.Errorf("--dataset %s:%d: the line is not a JSON value (each line is one run's input, e.g. \"text\" or {\"k\": 1}): %v", path, n, err)
 		}
-		inputs = append(inputs, agents.Plain(v))
+		inputs = append(inputs, v)
 		lines = append(lines, n)
 	}
 	if err := sc.Err(); err != nil {
