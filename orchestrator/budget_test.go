@@ -223,9 +223,8 @@ agents:
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := parseBudget(t, tc.src)
-			require.Error(t, err)
 			for _, w := range tc.want {
-				assert.Contains(t, err.Error(), w)
+				assert.ErrorContains(t, err, w)
 			}
 		})
 	}
