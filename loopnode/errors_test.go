@@ -27,7 +27,7 @@ func TestOnErrorStopEndsTheLoopAtTheFirstFailedPass(t *testing.T) {
 	errs := iters[1].(map[string]any)["errors"].([]any)
 	require.Len(t, errs, 1)
 	assert.Equal(t, "drafter", errs[0].(map[string]any)["agent"])
-	assert.Equal(t, "stopped: error after 2", prompt(t, res, "after"))
+	assert.Equal(t, "stopped: error after 2", agenttest.Output(t, res.Outputs, "after").Prompt)
 }
 
 // A loop that stops on an error fails the run and says why; the workflow's
@@ -50,7 +50,7 @@ func TestLoopStopsOnAnError(t *testing.T) {
 			assert.Equal(t, "error", out["stop_reason"])
 			assert.Equal(t, tc.passes, out["loops_completed"])
 			assert.True(t, strings.HasPrefix(out["error"].(string), tc.err), "error %q starts with %q", out["error"], tc.err)
-			assert.Equal(t, fmt.Sprintf("stopped: error after %d", tc.passes), prompt(t, res, "after"))
+			assert.Equal(t, fmt.Sprintf("stopped: error after %d", tc.passes), agenttest.Output(t, res.Outputs, "after").Prompt)
 		})
 	}
 }
@@ -63,14 +63,6 @@ func TestFatalErrorCutsThePassAndStopsTheRun(t *testing.T) {
 	assert.Equal(t, `run failed: workflow "fatal": improve › iteration 2 › critic: agent "critic" was called more times than it has scripted replies (1 in testdata/fatal/replies.yaml): scripted replies exhausted (add replies for "critic" to testdata/fatal/replies.yaml, or write {cycle: [...]} to repeat them)`, err.Error())
 	_, ran := res.Outputs.Get("after")
 	assert.False(t, ran, "nothing runs after a fatal error")
-}
-
-// prompt is the prompt agent id was sent in a run.
-func prompt(t *testing.T, res *cogloop.Result, id string) string {
-	t.Helper()
-	o, ok := res.Outputs.Get(id)
-	require.True(t, ok, "no output for %s", id)
-	return o.Prompt
 }
 
 // Every way a condition can fail to evaluate stops the loop with an error that

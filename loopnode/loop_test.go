@@ -5,6 +5,7 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,8 +21,7 @@ func loopResult(t *testing.T, dir, id string) (*cogloop.Result, map[string]any) 
 
 func loopOut(t *testing.T, outs *agents.Outputs, id string) map[string]any {
 	t.Helper()
-	o, ok := outs.Get(id)
-	require.True(t, ok, "no output for %s", id)
+	o := agenttest.Output(t, outs, id)
 	require.False(t, o.Failed(), o.Err)
 	return o.Map()
 }

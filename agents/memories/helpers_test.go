@@ -66,13 +66,6 @@ func (e *env) remember(t *testing.T, ns string, m memory.Memory) {
 }
 
 // output returns the output of id in res.
-func output(t *testing.T, res *cogloop.Result, id string) agents.Output {
-	t.Helper()
-	out, ok := res.Outputs.Get(id)
-	require.True(t, ok, "no output of %q", id)
-	return out
-}
-
 // memoriesOf returns a reader output's memories field.
 func memoriesOf(t *testing.T, out agents.Output) []map[string]any {
 	t.Helper()

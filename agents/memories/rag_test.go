@@ -33,7 +33,7 @@ agents:
 	res, err := wf.Run(context.Background(), "x", cogloop.WithMemory(e.store), cogloop.WithModels(agenttest.Script(t, `qa: ["It stops at the threshold."]`)),
 		cogloop.WithObserver(rec.observe))
 	require.NoError(t, err)
-	out := output(t, res, "qa")
+	out := agenttest.Output(t, res.Outputs, "qa")
 	assert.Equal(t, "It stops at the threshold.", out.Response)
 	sources := out.Fields["sources"].([]any)
 	require.Len(t, sources, 2)
@@ -73,7 +73,7 @@ agents:
 	// The script has no replies for qa: a model call would fail the run.
 	res, err := wf.Run(context.Background(), "anything at all", cogloop.WithMemory(e.store), cogloop.WithModels(agenttest.Script(t, `other: ["x"]`)))
 	require.NoError(t, err)
-	out := output(t, res, "qa")
+	out := agenttest.Output(t, res.Outputs, "qa")
 	assert.Equal(t, memories.NoRAGSources, out.Response)
 	assert.Equal(t, []any{}, out.Fields["sources"])
 }
@@ -91,7 +91,7 @@ agents:
 `, emb))
 	res, err := wf.Run(context.Background(), "x", cogloop.WithMemory(e.store), cogloop.WithModels(agenttest.Script(t, `qa: ["They sleep."]`)))
 	require.NoError(t, err)
-	out := output(t, res, "qa")
+	out := agenttest.Output(t, res.Outputs, "qa")
 	assert.Equal(t, "vector", out.Fields["search_type"])
 	sources := out.Fields["sources"].([]any)
 	require.Len(t, sources, 1, "the dog is below the 0.7 cosine threshold")

@@ -75,8 +75,8 @@ agents:
   - {id: x, type: path_executor, path_source: p}`+pool)
 	out, _, err := run(t, w, "q")
 	require.NoError(t, err)
-	assert.Equal(t, "B after A(q)", child(t, out, "b").Response)
-	assert.Equal(t, "saw B after A(q)", child(t, out, "after").Response)
+	assert.Equal(t, "B after A(q)", agenttest.Output(t, out.Children, "b").Response)
+	assert.Equal(t, "saw B after A(q)", agenttest.Output(t, out.Children, "after").Response)
 }
 
 // input_source gives the agents another input.
@@ -88,7 +88,7 @@ agents:
   - {id: x, type: path_executor, path_source: p, input_source: prep.response}`+pool)
 	out, _, err := run(t, w, "q")
 	require.NoError(t, err)
-	assert.Equal(t, "A(prepared)", child(t, out, "a").Response)
+	assert.Equal(t, "A(prepared)", agenttest.Output(t, out.Children, "a").Response)
 }
 
 func TestPathExecutorFailures(t *testing.T) {
@@ -102,7 +102,7 @@ func TestPathExecutorFailures(t *testing.T) {
 		require.False(t, x.Failed())
 		assert.Equal(t, "partial", x.Fields["status"])
 		assert.Equal(t, []any{`agent "bad" failed: x › bad: broke`}, x.Fields["errors"])
-		assert.Equal(t, "A(q)", child(t, out, "a").Response)
+		assert.Equal(t, "A(q)", agenttest.Output(t, out.Children, "a").Response)
 	})
 	t.Run("abort stops at the failure and fails", func(t *testing.T) {
 		out, x := execute(t, "abort")
@@ -144,7 +144,7 @@ agents:
   - {id: x, type: path_executor, path_source: p}`+pool)
 	out, rec, err := run(t, w, "q")
 	require.NoError(t, err)
-	assert.Equal(t, []any{"a"}, child(t, out, "x").Fields["executed_path"])
+	assert.Equal(t, []any{"a"}, agenttest.Output(t, out.Children, "x").Fields["executed_path"])
 	var warned []string
 	for _, e := range rec.Events() {
 		if e.Kind == event.Warning {
@@ -191,5 +191,5 @@ agents:
   - {id: x, type: path_executor, `+keys+`}`+pool)
 	out, rec, err := run(t, w, "q")
 	require.NoError(t, err)
-	return out, child(t, out, "x"), rec
+	return out, agenttest.Output(t, out.Children, "x"), rec
 }

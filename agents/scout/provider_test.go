@@ -35,7 +35,7 @@ func TestGraphScoutEvaluationProvider(t *testing.T) {
 	w := loadWorkflow(t, scoutWorkflow("k_beam: 2, max_depth: 1, require_terminal: false, llm_evaluation_enabled: true, provider: lm_studio, model_url: "+srv.URL+", evaluation_model_name: judge-model"))
 	out, _, err := run(t, w, "search the web")
 	require.NoError(t, err)
-	gs := child(t, out, "gs")
+	gs := agenttest.Output(t, out.Children, "gs")
 	require.False(t, gs.Failed(), gs.Err)
 	assert.Equal(t, int32(1), calls.Load())
 	assert.True(t, strings.HasPrefix(asked, "judge-model\n"), asked)

@@ -37,13 +37,6 @@ func runWF(t *testing.T, src, script string, input any) (*cogloop.Result, *agent
 	return res, rec
 }
 
-func outputOf(t *testing.T, res *cogloop.Result, id string) map[string]any {
-	t.Helper()
-	o, ok := res.Outputs.Get(id)
-	require.True(t, ok, "no output of %s", id)
-	return o.Map()
-}
-
 func iterationScores(t *testing.T, loop map[string]any) []float64 {
 	t.Helper()
 	var out []float64
@@ -111,7 +104,7 @@ judge:
   - "never asked"
 `
 	res, rec := runWF(t, src, script, "loops")
-	loop := outputOf(t, res, "l")
+	loop := agenttest.Output(t, res.Outputs, "l").Map()
 	assert.Equal(t, 3, loop["loops_completed"])
 	assert.Equal(t, []float64{0, 0.43, 0.92}, iterationScores(t, loop), "moderate loop_convergence weights: 0.25+0.18, then all but within_tolerance (0.08)")
 	assert.Equal(t, 0.92, loop["final_score"])
@@ -155,7 +148,7 @@ judge:
   - '{"improvement": {"better_than_previous": true, "significant_delta": true, "approaching_target": true}, "stability": {"not_degrading": true, "consistent_direction": true}, "convergence": {"within_tolerance": true}}'
 `
 	res, _ := runWF(t, src, script, "x")
-	loop := outputOf(t, res, "l")
+	loop := agenttest.Output(t, res.Outputs, "l").Map()
 	// Sum of weights after replacing three: 0.5+0.3+0.2 + 0.12+0.08+0.20+0.10 = 1.5.
 	assert.Equal(t, []float64{0.5333, 0.9333}, iterationScores(t, loop))
 	assert.Equal(t, 2, loop["loops_completed"])
@@ -171,7 +164,7 @@ func TestValidatorWithoutLoopPresetIsIgnoredByTheLoop(t *testing.T) {
 
 	t.Run("no scoring block", func(t *testing.T) {
 		res, _ := runWF(t, loopWF("", "", scorer, "writer, judge, scorer"), script, "x")
-		loop := outputOf(t, res, "l")
+		loop := agenttest.Output(t, res.Outputs, "l").Map()
 		assert.Equal(t, []float64{0.3, 0.9}, iterationScores(t, loop), "the text scorer drives the loop, not the all-true validator")
 		assert.Equal(t, "scorer", loop["iterations"].([]any)[0].(map[string]any)["score_source"])
 		judge := loop["result"].(map[string]any)["judge"].(map[string]any)
@@ -179,7 +172,7 @@ func TestValidatorWithoutLoopPresetIsIgnoredByTheLoop(t *testing.T) {
 	})
 	t.Run("criteria of another context are under the 50 % rule", func(t *testing.T) {
 		res, _ := runWF(t, loopWF("    scoring: {preset: moderate, context: quality}\n", "", scorer, "writer, judge, scorer"), script, "x")
-		loop := outputOf(t, res, "l")
+		loop := agenttest.Output(t, res.Outputs, "l").Map()
 		assert.Equal(t, []float64{0.3, 0.9}, iterationScores(t, loop))
 	})
 }
@@ -192,7 +185,7 @@ func TestValidatorFailureIsTheErrorResult(t *testing.T) {
 	src := loopWF("    scoring: {preset: moderate}\n", "", after, "writer, judge, after")
 	src = strings.Replace(src, "max_loops: 5", "max_loops: 1", 1)
 	res, rec := runWF(t, src, "writer: [draft]\njudge: [{error: \"model is down\"}]\n", "x")
-	loop := outputOf(t, res, "l")
+	loop := agenttest.Output(t, res.Outputs, "l").Map()
 	judge := loop["result"].(map[string]any)["judge"].(map[string]any)
 	assert.Equal(t, "ERROR", judge["overall_assessment"])
 	assert.Equal(t, 0.0, judge["validation_score"])
@@ -209,7 +202,7 @@ func TestGarbageAnswerIsAllFalse(t *testing.T) {
 	src := loopWF("    scoring: {preset: strict}\n", "          scoring_preset: strict\n", "", "writer, judge")
 	src = strings.Replace(src, "max_loops: 5", "max_loops: 1", 1)
 	res, rec := runWF(t, src, "writer: [draft]\njudge: [\"I'd rather not say. }{\"]\n", "x")
-	loop := outputOf(t, res, "l")
+	loop := agenttest.Output(t, res.Outputs, "l").Map()
 	judge := loop["result"].(map[string]any)["judge"].(map[string]any)
 	assert.Equal(t, 0.0, judge["validation_score"])
 	assert.Equal(t, "REJECTED", judge["overall_assessment"])
@@ -241,7 +234,7 @@ func TestEveryPresetAndMode(t *testing.T) {
 		src := "orchestrator: {id: w, agents: [v]}\nagents:\n  - {id: v, " + agent + "}\n"
 		script, _ := json.Marshal(map[string][]string{"v": {allTrueFor(p)}})
 		res, rec := runWF(t, src, string(script), "the task")
-		out := outputOf(t, res, "v")
+		out := agenttest.Output(t, res.Outputs, "v").Map()
 		assert.Equal(t, 1.0, out["validation_score"])
 		assert.Equal(t, "APPROVED", out["overall_assessment"])
 		return out, rec
@@ -302,7 +295,7 @@ agents:
 `
 	res, rec := runWF(t, src, "v: ['better_than_previous: true']", "x")
 	assert.Equal(t, `Judge the answer. Reply as {"IMPROVEMENT": {...}}. Again: the answer`, promptsOf(rec, "v")[0])
-	assert.InDelta(t, 1.0/7, outputOf(t, res, "v")["validation_score"], 1e-12)
+	assert.InDelta(t, 1.0/7, agenttest.Output(t, res.Outputs, "v").Map()["validation_score"], 1e-12)
 }
 
 func TestPlanValidator(t *testing.T) {
@@ -326,7 +319,7 @@ agents:
  "rationale": "No fallback and no error handling."}`
 	script, _ := json.Marshal(map[string][]string{"check": {answer}})
 	res, rec := runWF(t, src, string(script), "find papers")
-	out := outputOf(t, res, "check")
+	out := agenttest.Output(t, res.Outputs, "check").Map()
 
 	// moderate graphscout with has_all_required_steps 0.18 → 0.5: the sum is 1.32.
 	passed := 0.5 + 0.12 + 0.10 + 0.10 + 0.05 + 0.05 + 0.02 + 0.03 + 0.01 + 0.01
@@ -424,7 +417,7 @@ agents:
  "COHERENCE": {"logical_agent_sequence": true, "proper_data_flow": true, "no_conflicting_actions": true}}`
 	script, _ := json.Marshal(map[string][]string{"check": {`{"COMPLETENESS": {"has_all_required_steps": true}, "EFFICIENCY": {}}`, good}})
 	res, _ := runWF(t, src, string(script), "x")
-	loop := outputOf(t, res, "l")
+	loop := agenttest.Output(t, res.Outputs, "l").Map()
 	// The loop weighs with its own preset (strict graphscout: 1 - 0.03 - 0.02 = 0.95),
 	// not the validator's lenient one.
 	assert.Equal(t, []float64{0.2, 0.95}, iterationScores(t, loop))
@@ -564,7 +557,7 @@ func TestProviderIsCalledWithoutRunModels(t *testing.T) {
 	require.NoError(t, err)
 	res, err := wf.Run(context.Background(), "x")
 	require.NoError(t, err)
-	out := outputOf(t, res, "v")
+	out := agenttest.Output(t, res.Outputs, "v").Map()
 	assert.InDelta(t, 1.0/7, out["validation_score"], 1e-12)
 	assert.Equal(t, "judge-1", got.Model)
 	assert.Equal(t, 0.1, got.Temperature, "OrKa's validator temperature")
@@ -596,7 +589,7 @@ func TestOrKaSimpleBooleanLoopRunsUnchanged(t *testing.T) {
 		cogloop.WithModels(script), cogloop.WithObserver(rec.Observe))
 	require.NoError(t, err)
 
-	loop := outputOf(t, res, "quality_loop")
+	loop := agenttest.Output(t, res.Outputs, "quality_loop").Map()
 	// lenient loop_convergence with the example's custom weights sums to 1.5:
 	// nothing; better_than_previous (0.5/1.5); + within_tolerance (0.8/1.5 ≥ 0.40).
 	assert.Equal(t, []float64{0, 0.3333, 0.5333}, iterationScores(t, loop))
@@ -628,10 +621,10 @@ func TestValidatorExampleRunsOffline(t *testing.T) {
 	res, err := wf.Run(context.Background(), "why loops converge", cogloop.WithModels(script))
 	require.NoError(t, err)
 
-	refine := outputOf(t, res, "refine")
+	refine := agenttest.Output(t, res.Outputs, "refine").Map()
 	assert.Equal(t, []float64{0, 0.58, 0.92}, iterationScores(t, refine))
 	assert.Equal(t, "threshold", refine["stop_reason"])
-	check := outputOf(t, res, "plan_check")
+	check := agenttest.Output(t, res.Outputs, "plan_check").Map()
 	assert.Equal(t, 0.81, check["validation_score"])
 	assert.Equal(t, "APPROVED", check["overall_assessment"])
 	assert.Equal(t, "Sound order and a retry; no input validation or timeouts.", check["rationale"])
@@ -661,7 +654,7 @@ func TestUserPresetsFromTheEnvironment(t *testing.T) {
 
 	src := loopWF("    scoring: {preset: gentle, context: tone}\n", "          mode: tone\n          scoring_preset: gentle\n", "", "writer, judge")
 	res, rec := runWF(t, src, "writer: {cycle: [hi]}\njudge: ['{\"TONE\": {\"friendly\": true, \"concise\": true}, \"STYLE\": {\"plain\": false}}']\n", "x")
-	loop := outputOf(t, res, "l")
+	loop := agenttest.Output(t, res.Outputs, "l").Map()
 	assert.Equal(t, []float64{0.8}, iterationScores(t, loop))
 	pr := promptsOf(rec, "judge")[0]
 	assert.Contains(t, pr, "GENTLE tone criteria. Be kind.")
