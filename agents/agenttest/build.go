@@ -1,7 +1,6 @@
 package agenttest
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -9,49 +8,15 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/load"
-	"github.com/cogloop/cogloop/prompt"
 )
 
-// Builder is the [agents.Builder] of one agent built outside a workflow:
-// it parses templates with the default options and has no nested
-// workflows, inline agents or references.
-type Builder struct{}
-
-var _ agents.Builder = Builder{}
-
-func (Builder) Workflow(*yaml.Node, string) (agents.Agent, error) {
-	return nil, errors.New("no nested workflows outside a workflow")
-}
-
-func (Builder) Inline(*yaml.Node) (agents.Agent, error) {
-	return nil, errors.New("no inline agents outside a workflow")
-}
-
-func (Builder) Ref(string, load.Pos) (agents.Agent, error) {
-	return nil, errors.New("no references outside a workflow")
-}
-
-// Template parses key of c with the default template options; a syntax
-// error is a problem of c.
-func (Builder) Template(c *load.Config, key string) *prompt.Template {
-	n := c.Node(key)
-	if n == nil {
-		return nil
-	}
-	t, err := prompt.Parse(key, n.Value, prompt.Options{})
-	if err != nil {
-		c.Errorf(key, "%v", err)
-		return nil
-	}
-	return t
-}
-
 // Build builds the agent src defines (one YAML mapping, read as the file
-// wf.yaml, agent "x") with reg's factory for its type, as the workflow
-// loader does: type, id and depends_on are read first, the keys nobody
-// read are problems after the factory ran. b nil means [Builder]. A factory
-// error or an unknown type fails the test; load problems are returned.
-func Build(t testing.TB, reg *agents.Registry, src string, b agents.Builder) (agents.Agent, *load.Problems) {
+// wf.yaml, agent "x") with reg's factory for its type, in w (nil: a workflow
+// that defines nothing), as the workflow loader does: type, id and
+// depends_on are read first, the keys nobody read are problems after the
+// factory ran. A factory error or an unknown type fails the test; load
+// problems are returned.
+func Build(t testing.TB, reg *agents.Registry, src string, w *Workspace) (agents.Agent, *load.Problems) {
 	t.Helper()
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(strings.TrimLeft(src, "\n")), &doc); err != nil {
@@ -65,10 +30,10 @@ func Build(t testing.TB, reg *agents.Registry, src string, b agents.Builder) (ag
 	if !ok {
 		t.Fatalf("no agent type %q in the registry", typ)
 	}
-	if b == nil {
-		b = Builder{}
+	if w == nil {
+		w = &Workspace{}
 	}
-	a, err := f(b, c)
+	a, err := f(w.Builder(), c)
 	if err != nil {
 		t.Fatalf("build agent of type %q: %v", typ, err)
 	}

@@ -426,26 +426,11 @@ agents:
 }
 
 // build runs a factory on one definition, outside any workflow.
-func build(t *testing.T, reg *agents.Registry, src string, b agents.Builder) agents.Agent {
+func build(t *testing.T, reg *agents.Registry, src string, w *agenttest.Workspace) agents.Agent {
 	t.Helper()
-	a, probs := agenttest.Build(t, reg, src, b)
+	a, probs := agenttest.Build(t, reg, src, w)
 	require.NoError(t, probs.Err())
 	return a
-}
-
-// definer is a builder that knows which ids its workflow defines.
-type definer struct {
-	agents.Builder
-	ids []string
-}
-
-func (d definer) TypeOf(id string) (string, bool) {
-	for _, x := range d.ids {
-		if x == id {
-			return "llm", true
-		}
-	}
-	return "", false
 }
 
 func TestEvaluationTargetThatNamesNoAgentIsAWarning(t *testing.T) {
@@ -453,13 +438,13 @@ func TestEvaluationTargetThatNamesNoAgentIsAWarning(t *testing.T) {
 	validate.Register(reg)
 	for _, typ := range []string{"loop_validator", "plan_validator"} {
 		src := "type: " + typ + "\nid: v\nllm_model: m\nprovider: ollama\nevaluation_target: writr\n"
-		a, probs := agenttest.Build(t, reg, src, definer{ids: []string{"writer"}})
+		a, probs := agenttest.Build(t, reg, src, &agenttest.Workspace{Types: map[string]string{"writer": "llm"}})
 		require.NoError(t, probs.Err())
 		require.NotNil(t, a)
 		require.Len(t, probs.Warnings(), 1, typ)
 		assert.Equal(t, `wf.yaml:5:1: agent "x": evaluation_target "writr" names no agent of this workflow; the validator will evaluate its whole input`, probs.Warnings()[0].Error())
 
-		_, probs = agenttest.Build(t, reg, strings.Replace(src, "writr", "writer", 1), definer{ids: []string{"writer"}})
+		_, probs = agenttest.Build(t, reg, strings.Replace(src, "writr", "writer", 1), &agenttest.Workspace{Types: map[string]string{"writer": "llm"}})
 		assert.Empty(t, probs.Warnings())
 	}
 
@@ -666,15 +651,6 @@ func TestUserPresetsFromTheEnvironment(t *testing.T) {
 	assert.Contains(t, err.Error(), "presets directory $COGLOOP_PRESETS_DIR")
 }
 
-// catalogBuilder is a builder that carries a preset catalog (as an
-// orchestrator with presets_dir would).
-type catalogBuilder struct {
-	agents.Builder
-	c *scoring.Catalog
-}
-
-func (b catalogBuilder) Presets() *scoring.Catalog { return b.c }
-
 func TestCatalogFromTheBuilderOrTheOptions(t *testing.T) {
 	own, err := scoring.Embedded().Parse("tone.yaml", []byte(toneContext))
 	require.NoError(t, err)
@@ -684,7 +660,7 @@ func TestCatalogFromTheBuilderOrTheOptions(t *testing.T) {
 	validate.Register(reg)
 	_, probs := agenttest.Build(t, reg, src, nil)
 	assert.ErrorContains(t, probs.Err(), `unknown mode "tone"`)
-	a := build(t, reg, src, catalogBuilder{c: own})
+	a := build(t, reg, src, &agenttest.Workspace{Catalog: own})
 	require.NotNil(t, a)
 
 	reg = agents.NewRegistry()
