@@ -486,7 +486,8 @@ func TestLowerText(t *testing.T) {
 }
 
 // TestRuneMap: the sparse rune ↔ byte map agrees with a full table on every
-// rune boundary of every differential text and of its lower-cased form.
+// rune boundary of every differential text and of its lower-cased form, and
+// toRunes with []rune.
 func TestRuneMap(t *testing.T) {
 	for _, s := range append(cogtest.DifferentialTexts(), "İx Ⱥy", "ééé", "aé", "éa", "\u212Aey: x") {
 		if !utf8.ValidString(s) {
@@ -494,6 +495,7 @@ func TestRuneMap(t *testing.T) {
 		}
 		low, _, _ := lowerText(s)
 		for _, text := range []string{s, low} {
+			require.Equal(t, []rune(text), toRunes(text, ascii.Is(text)), "%q", text)
 			m := newRuneMap(text)
 			i := 0
 			for b := range text {

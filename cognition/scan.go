@@ -47,15 +47,18 @@ type Text struct {
 // that is not in the set does not occur in the text. One pass over the text
 // answers for every literal of an Extractor's patterns, which would otherwise
 // each search the whole text.
-type pairSet [64]uint64
+type pairSet [4096]bool
 
-func pairHash(a, b byte) uint32 { return (uint32(a)<<8 | uint32(b)) * 0x9E3779B1 >> 20 }
+// pairHash maps a byte pair to one of the set's 4096 entries (a byte each:
+// cheaper to set than a bit). A pair of ASCII
+// bytes keeps all of its first byte's seven bits and mixes two of them with
+// the second's: cheap, and sparse enough for texts of a few KB.
+func pairHash(a, b byte) uint32 { return (uint32(a)<<5 ^ uint32(b)) & 4095 }
 
 func newPairSet(s string) *pairSet {
 	var ps pairSet
-	for i := 0; i+1 < len(s); i++ {
-		h := pairHash(s[i], s[i+1])
-		ps[h>>6] |= 1 << (h & 63)
+	for i := 1; i < len(s); i++ {
+		ps[pairHash(s[i-1], s[i])] = true
 	}
 	return &ps
 }
@@ -63,8 +66,7 @@ func newPairSet(s string) *pairSet {
 // mayContain reports whether lit (two bytes or more) may occur in the text.
 func (ps *pairSet) mayContain(lit string) bool {
 	for i := 0; i+1 < len(lit); i++ {
-		h := pairHash(lit[i], lit[i+1])
-		if ps[h>>6]&(1<<(h&63)) == 0 {
+		if !ps[pairHash(lit[i], lit[i+1])] {
 			return false
 		}
 	}
@@ -140,28 +142,35 @@ func (t *Text) Runes() []rune {
 
 // toRunes is []rune(s) for valid UTF-8 s, with ASCII runs copied byte by byte.
 func toRunes(s string, isASCII bool) []rune {
-	if isASCII {
-		r := make([]rune, len(s))
-		for i := range r {
-			r[i] = rune(s[i])
-		}
-		return r
+	n := len(s)
+	if !isASCII {
+		n = utf8.RuneCountInString(s)
 	}
-	r := make([]rune, 0, utf8.RuneCountInString(s))
+	r := make([]rune, n)
+	j := 0
 	for i := 0; i < len(s); {
-		k := ascii.Prefix(s[i:])
-		for _, c := range []byte(s[i : i+k]) {
-			r = append(r, rune(c))
+		k := len(s) - i
+		if !isASCII {
+			k = ascii.Prefix(s[i:])
 		}
-		i += k
+		copyASCII(r[j:j+k], s[i:i+k])
+		i, j = i+k, j+k
 		if i == len(s) {
 			break
 		}
 		c, size := utf8.DecodeRuneInString(s[i:])
-		r = append(r, c)
-		i += size
+		r[j] = c
+		i, j = i+size, j+1
 	}
 	return r
+}
+
+// copyASCII sets dst to the bytes of src, as runes; they have the same length.
+func copyASCII(dst []rune, src string) {
+	src = src[:len(dst)]
+	for k := range dst {
+		dst[k] = rune(src[k])
+	}
 }
 
 // searchable returns the text that literals are looked for in: the text, or
