@@ -2,6 +2,7 @@ package cognition
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dlclark/regexp2"
 )
@@ -29,6 +30,7 @@ type tailSplit struct {
 	dotAll   bool // "." takes "\n" too
 	head     *regexp2.Regexp
 	anchored *regexp2.Regexp // \G(?:HEAD)
+	prog     *headProg       // HEAD without regexp2, for anchored attempts; nil: regexp2
 }
 
 // compileTail compiles split's head with opts, or returns nil when the split
@@ -58,36 +60,37 @@ func compileTail(split *tailSplit, opts regexp2.RegexOptions, p *Pattern) *tailS
 	head.MatchTimeout, anchored.MatchTimeout = p.limits.MatchTimeout, p.limits.MatchTimeout
 	out := *split
 	out.head, out.anchored, out.dotAll = head, anchored, opts&regexp2.Singleline != 0
+	out.prog = compileHead(split.headSrc, opts&regexp2.IgnoreCase != 0)
 	return &out
 }
 
-// complete finishes a match of HEAD, m, with the line idiom; ok is false when
-// the idiom cannot match where HEAD ended.
-func (ts *tailSplit) complete(t *Text, m *regexp2.Match) (h hit, ok bool) {
-	r := t.Runes()
-	e := m.Index + m.Length
-	from := e
+// complete finishes a match of HEAD from rune start to rune e with the line
+// idiom; ok is false when the idiom cannot match at e.
+func (ts *tailSplit) complete(t *Text, start, e int) (h hit, ok bool) {
+	b := t.byteOffset(false, e)
+	from := b
 	if !ts.empty {
-		if e >= len(r) || (!ts.dotAll && r[e] == '\n') {
+		if b >= len(t.s) || (!ts.dotAll && t.s[b] == '\n') {
 			return hit{}, false
 		}
-		from = e + 1
+		_, size := utf8.DecodeRuneInString(t.s[b:])
+		from = b + size
 	}
-	nl := t.indexNewline(from)
-	end := nl
-	if nl < len(r) {
+	nl, end := t.runeLen(), t.runeLen()
+	if j := strings.IndexByte(t.s[from:], '\n'); j >= 0 {
+		nl = t.runeIndex(false, from+j)
 		end = nl + 1
 	}
-	return hit{index: m.Index, length: end - m.Index, gs: e, ge: nl, gok: true}, true
+	return hit{index: start, length: end - start, gs: e, ge: nl, gok: true}, true
 }
 
-// indexNewline returns the rune index of the first "\n" at or after rune i, or
-// the text's length in runes.
-func (t *Text) indexNewline(i int) int {
-	b := t.byteOffset(false, i)
-	j := strings.IndexByte(t.s[b:], '\n')
-	if j < 0 {
-		return len(t.Runes())
+// runeLen is the length of the text in runes.
+func (t *Text) runeLen() int {
+	switch {
+	case t.r != nil:
+		return len(t.r)
+	case t.ascii:
+		return len(t.s)
 	}
-	return t.runeIndex(false, b+j)
+	return t.runeIndex(false, len(t.s))
 }

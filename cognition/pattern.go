@@ -309,7 +309,7 @@ func (p *Pattern) each(t *Text, sc *Scan, fn func(start, end int) bool) (truncat
 		// empty one.
 		pos = h.index + h.length
 		if h.length == 0 {
-			if pos >= len(t.r) {
+			if pos >= t.runeLen() {
 				return false, nil
 			}
 			pos++
@@ -378,7 +378,7 @@ func (p *Pattern) scanFrom(t *Text, pos int) (hit, bool, error) {
 		if err != nil || m == nil {
 			return hit{}, false, err
 		}
-		if h, ok := p.tail.complete(t, m); ok {
+		if h, ok := p.tail.complete(t, m.Index, m.Index+m.Length); ok {
 			return h, true, nil
 		}
 	}
@@ -388,12 +388,21 @@ func (p *Pattern) scanFrom(t *Text, pos int) (hit, bool, error) {
 // attempt is one anchored attempt at rune c: with a [tailSplit], of the head
 // first.
 func (p *Pattern) attempt(t *Text, c int) (hit, bool, error) {
-	if p.tail != nil {
+	if p.tail != nil && p.tail.prog != nil {
+		fold := p.tail.prog.fold
+		end, ok := p.tail.prog.match(t.searchable(fold), t.byteOffset(fold, c))
+		if !ok {
+			return hit{}, false, nil // no way of HEAD matches at c: nor does the expression
+		}
+		if h, ok := p.tail.complete(t, c, t.runeIndex(fold, end)); ok {
+			return h, true, nil
+		}
+	} else if p.tail != nil {
 		m, err := p.run(p.tail.anchored, t, c)
 		if err != nil || m == nil {
 			return hit{}, false, err
 		}
-		if h, ok := p.tail.complete(t, m); ok {
+		if h, ok := p.tail.complete(t, m.Index, m.Index+m.Length); ok {
 			return h, true, nil
 		}
 	}

@@ -148,6 +148,10 @@ func differentialPatterns(t testing.TB) []string {
 		`\$(\d+)`, `(\d+)\s*(?:%|percent)`, `^(.+?)(?:\n|$)`, `(?:^|\n)- (.+?)(?:\n|$)`, `ß(.)`, `Σ(.)`,
 		``, `\s*`, `(?:)`, `^`, `$`, `(a*)*b`, `(|a)+b`, `.`, `(?s).`, `\n`, `(?i)İ(.)`, `(?i)\x{212A}ey`,
 		`(\d+)/10$`, `(\w+)\s*$`, `(?P<n>\d+)%`, `\b(\w+)\b`, `(\S+)\s+it`, `([a-z]+)\n`, `(\d)(?:\n|$)`,
+		// heads that run as programs (see headProg), and some that do not
+		`(?:a|ab)\s*(.+?)(?:\n|$)`, `(?:sh|show)s?\s*(.*?)(?:\n|$)`, `(?:fails? to|fail)\s+(.+?)(?:\n|\z)`,
+		`note[:,]*(.+?)(?:\n|$)`, `(?:key|k)\s+(?:point|p)s?[:\s]+(.+?)(?:\n|$)`, `it\s+(?:lacks|needs)\s*(.*?)(?:\n|$)`,
+		`key:\s*(.+?)(?:\n|$)`, `(?:missing|needs?)[ :]+(.+?)(?:\n|$)`, `shows\s+(.+?)(?:\n|$)`,
 	)
 	for _, dir := range []string{"../examples", "../configs", "../testdata/orka", "../agents/validate/testdata/orka"} {
 		exprs = append(exprs, yamlPatterns(t, dir)...)
@@ -255,7 +259,7 @@ func TestPrefilterDifferential(t *testing.T) {
 			short = append(short, text)
 		}
 	}
-	analysed, onRE2, split := 0, 0, 0
+	analysed, onRE2, split, prog := 0, 0, 0, 0
 	patterns := differentialPatterns(t)
 	for i, expr := range append(patterns, quadraticPatterns...) {
 		for j, o := range differentialOptions {
@@ -279,6 +283,9 @@ func TestPrefilterDifferential(t *testing.T) {
 			}
 			if fast.tail != nil {
 				split++
+				if fast.tail.prog != nil {
+					prog++
+				}
 			}
 			for _, text := range texts {
 				wantFirst, wantAll, wantTrunc := scanAll(plain, text)
@@ -296,6 +303,8 @@ func TestPrefilterDifferential(t *testing.T) {
 	assert.Greater(t, analysed, 200, "most patterns take the analysed path")
 	assert.Greater(t, onRE2, 100, "the patterns without anchored attempts mostly have an RE2 form")
 	assert.Greater(t, split, 50, "the patterns that end with a captured line idiom run as head and tail")
+	assert.Greater(t, prog, 30, "the heads of OrKa's lesson patterns run without regexp2")
+	t.Logf("%d analysed, %d with an RE2 form, %d split, %d with a head program", analysed, onRE2, split, prog)
 }
 
 // TestPrefilterEachMatchesFindNextMatch checks the plain iteration against
