@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/cognition"
 	"github.com/cogloop/cogloop/cognition/scorer"
 )
@@ -81,7 +83,7 @@ func (n *Node) warnPass(in agents.Input, path string, loop int, sc scorer.Score,
 		case codeNoScore:
 			data["pattern"] = n.scorer.Tried()
 		}
-		if err := in.Run.Warn(agents.Event{Node: path, Agent: n.id, Type: "loop", Message: w.Message, Data: data}); err != nil && first == nil {
+		if err := in.Run.Warn(event.Event{Node: path, Agent: n.id, Type: "loop", Message: w.Message, Data: data}); err != nil && first == nil {
 			first = err
 		}
 	}
@@ -100,7 +102,7 @@ func metadataWarnings(ws []string) []cognition.Warning {
 // scoreMatters reports whether a missing score changes what the loop does or
 // says: the threshold decides (no stop_when), return: best, a stop_when
 // condition reading the score, or a score configuration written in the file.
-func scoreMatters(c *agents.Config, n *Node) bool {
+func scoreMatters(c *load.Config, n *Node) bool {
 	for _, k := range []string{"score_extraction_pattern", "score_extraction_key", "score_extraction_config",
 		"scoring", "score_from", "score_scale", "high_priority_agents"} {
 		if c.Has(k) {
