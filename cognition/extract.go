@@ -81,7 +81,7 @@ type Extractor struct {
 	patterns [3][]*Pattern
 	others   []otherCategory
 	limits   Limits
-	pairs    [2]bool // index the byte pairs of each text (plain, lower-cased) first: many literals to look for
+	index    [2]*litIndex // the literals of the patterns (case-sensitive, lower-cased), when many
 	lints    []*FieldError
 }
 
@@ -91,9 +91,9 @@ type otherCategory struct {
 	patterns []*Pattern
 }
 
-// minPairLits is how many prefilter literals make indexing a text's byte pairs
-// pay off.
-const minPairLits = 8
+// minIndexed is how many prefilter literals make finding them all in one pass
+// over a text pay off (a litIndex), rather than a search for each.
+const minIndexed = 8
 
 // NewExtractor compiles every pattern with IgnoreCase and DotAll. All problems
 // are returned together, joined with errors.Join, each a *[FieldError] whose
@@ -144,15 +144,26 @@ func NewExtractor(cfg ExtractConfig) (*Extractor, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	var lits [2]int
+	var pres [2][]*prefilter
 	for _, ps := range e.all() {
 		for _, p := range ps {
 			if p.hasPre {
-				lits[b2i(p.pre.fold)] += len(p.pre.lits)
+				pres[b2i(p.pre.fold)] = append(pres[b2i(p.pre.fold)], &p.pre)
 			}
 		}
 	}
-	e.pairs = [2]bool{lits[0] >= minPairLits, lits[1] >= minPairLits}
+	for fold, ps := range pres {
+		n := 0
+		for _, pf := range ps {
+			n += len(pf.lits)
+		}
+		if n >= minIndexed {
+			newLitIndex(ps)
+			if ix := ps[0].index; ix != nil {
+				e.index[fold] = ix
+			}
+		}
+	}
 	return e, nil
 }
 
@@ -226,9 +237,9 @@ func (e *Extractor) ExtractWithin(results []Result, b *Budget) Extraction {
 			if !t.cut && !atLeastRunes(t.s, minTextLen) {
 				continue
 			}
-			for fold, on := range e.pairs {
-				if on {
-					t.indexPairs(fold == 1)
+			for fold, ix := range e.index {
+				if ix != nil {
+					t.indexLiterals(fold == 1, ix)
 				}
 			}
 			for c, ps := range all {

@@ -26,6 +26,9 @@ type prefilter struct {
 	rare   []int // per literal, the offset of its rarest byte (see indexRare)
 	fold   bool  // lits are lower-case: search the lower-cased text
 	prefix bool  // every match starts with one of lits
+
+	index *litIndex // set by NewExtractor: the index of its texts' literals
+	mask  uint64    // the bits of lits in index
 }
 
 // newPrefilter picks each literal's rarest byte.

@@ -461,6 +461,7 @@ type litCursor struct {
 	occ  [maxLitSet]int  // byte offset of the literal's next occurrence at or after from[i]; -1: none
 	from [maxLitSet]int  // the offset occ[i] was searched from
 	set  [maxLitSet]bool // literal i was searched for
+	k, b int             // with a litIndex: the first occurrence at or after byte b
 }
 
 // next returns the rune index of the first occurrence of a literal of pf in t
@@ -468,13 +469,17 @@ type litCursor struct {
 func (lc *litCursor) next(pf *prefilter, t *Text, pos int) int {
 	text := t.searchable(pf.fold)
 	b := t.byteOffset(pf.fold, pos)
+	if at, ok := lc.nextIndexed(pf, t, b); ok {
+		if at < 0 {
+			return -1
+		}
+		return t.runeIndex(pf.fold, at)
+	}
 	best := -1
 	for i, lit := range pf.lits {
 		if !lc.set[i] || lc.from[i] > b || (lc.occ[i] >= 0 && lc.occ[i] < b) {
 			lc.set[i], lc.from[i], lc.occ[i] = true, b, -1
-			if t.absent(pf.fold, lit) {
-				lc.from[i] = 0 // nowhere in the text
-			} else if j := indexRare(text[b:], lit, pf.rare[i]); j >= 0 {
+			if j := indexRare(text[b:], lit, pf.rare[i]); j >= 0 {
 				lc.occ[i] = b + j
 			}
 		}

@@ -111,15 +111,30 @@ func TestIndexRare(t *testing.T) {
 	}
 }
 
-func TestPairSet(t *testing.T) {
-	text := "Provides a view; lacks data"
-	ps := newPairSet(text)
-	for i := 0; i+2 <= len(text); i++ {
-		for j := i + 2; j <= len(text); j++ {
-			require.True(t, ps.mayContain(text[i:j]), text[i:j])
+func TestLitIndex(t *testing.T) {
+	pfs := []*prefilter{{lits: []string{"pro", "ro", "ovid"}}, {lits: []string{"la", "lacks"}}}
+	newLitIndex(pfs)
+	require.NotNil(t, pfs[0].index)
+	text := "Provides a view; pro lacks data, proovid provide"
+	for _, pf := range pfs {
+		tx := newText("a", "", text, DefaultMaxInput)
+		tx.indexLiterals(false, pf.index)
+		var lc litCursor
+		for b := 0; b <= len(text); b++ {
+			want := -1
+			for _, lit := range pf.lits {
+				if i := strings.Index(text[b:], lit); i >= 0 && (want < 0 || b+i < want) {
+					want = b + i
+				}
+			}
+			got, ok := lc.nextIndexed(pf, tx, b)
+			require.True(t, ok)
+			require.Equal(t, want, got, "%v from %d", pf.lits, b)
 		}
 	}
-	assert.False(t, ps.mayContain("zq"))
+	short := []*prefilter{{lits: []string{"a", "bc"}}}
+	newLitIndex(short)
+	assert.Nil(t, short[0].index, "a one-byte literal: each literal is searched for")
 }
 
 // differentialPatterns are the expressions the prefilter and the rewrite are
@@ -340,7 +355,7 @@ func plainPattern(t testing.TB, p *Pattern) *Pattern {
 // unanalysedExtractor rebuilds e with every pattern as written.
 func unanalysedExtractor(t testing.TB, e *Extractor) *Extractor {
 	c := *e
-	c.pairs = [2]bool{}
+	c.index = [2]*litIndex{}
 	for i, ps := range e.patterns {
 		c.patterns[i] = nil
 		for _, p := range ps {

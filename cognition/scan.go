@@ -40,58 +40,8 @@ type Text struct {
 	loffs   runeMap // rune index ↔ byte offset of s / lower, for non-ASCII texts
 	offsOK  [2]bool // offs / loffs are made
 
-	pairs [2]*pairSet // byte pairs of s / lower, when the caller asked for them
-}
-
-// pairSet is a Bloom filter of the byte pairs of a text: a literal with a pair
-// that is not in the set does not occur in the text. One pass over the text
-// answers for every literal of an Extractor's patterns, which would otherwise
-// each search the whole text.
-type pairSet [4096]bool
-
-// pairHash maps a byte pair to one of the set's 4096 entries (a byte each:
-// cheaper to set than a bit). A pair of ASCII
-// bytes keeps all of its first byte's seven bits and mixes two of them with
-// the second's: cheap, and sparse enough for texts of a few KB.
-func pairHash(a, b byte) uint32 { return (uint32(a)<<5 ^ uint32(b)) & 4095 }
-
-func newPairSet(s string) *pairSet {
-	var ps pairSet
-	for i := 1; i < len(s); i++ {
-		ps[pairHash(s[i-1], s[i])] = true
-	}
-	return &ps
-}
-
-// mayContain reports whether lit (two bytes or more) may occur in the text.
-func (ps *pairSet) mayContain(lit string) bool {
-	for i := 0; i+1 < len(lit); i++ {
-		if !ps[pairHash(lit[i], lit[i+1])] {
-			return false
-		}
-	}
-	return true
-}
-
-// indexPairs makes the byte-pair set of searchable(fold).
-func (t *Text) indexPairs(fold bool) {
-	i := 0
-	if fold {
-		i = 1
-	}
-	if t.pairs[i] == nil {
-		t.pairs[i] = newPairSet(t.searchable(fold))
-	}
-}
-
-// absent reports whether the byte-pair set of searchable(fold), if made, rules
-// lit out.
-func (t *Text) absent(fold bool, lit string) bool {
-	i := 0
-	if fold {
-		i = 1
-	}
-	return t.pairs[i] != nil && len(lit) >= 2 && !t.pairs[i].mayContain(lit)
+	occ   [2][]litOcc  // occurrences of the literals of occIx in s / lower
+	occIx [2]*litIndex // the index occ was made with; nil: none
 }
 
 // newText prepares s for scanning with the input cap max.
