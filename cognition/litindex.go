@@ -1,6 +1,7 @@
 package cognition
 
 import (
+	"math"
 	"math/bits"
 	"strings"
 )
@@ -83,7 +84,7 @@ func (ix *litIndex) occurrences(s string) []litOcc {
 // once per text.
 func (t *Text) indexLiterals(fold bool, ix *litIndex) {
 	i := b2i(fold)
-	if t.occIx[i] != ix {
+	if t.occIx[i] != ix && len(t.s) <= math.MaxInt32/2 { // positions fit litOcc (the lower-cased text may be longer)
 		t.occ[i], t.occIx[i] = ix.occurrences(t.searchable(fold)), ix
 	}
 }

@@ -95,7 +95,12 @@ type PatternOptions struct {
 //
 //   - OrKa's line idiom "(.+?)(?:\n|$)" at the very end of the expression runs
 //     as the equivalent "(.[^\n]*)(?:\n|$)", which regexp2 does without
-//     backtracking at each character.
+//     backtracking at each character. When the idiom is group 1 and the
+//     expression has one branch, the part before it (the head) runs alone and
+//     the rest of the line is found by a search for "\n" ([tailSplit]); a head
+//     made of words, optional letters and runs of white space or punctuation
+//     (OrKa's lesson patterns) runs without regexp2 at all ([headProg]), on the
+//     text prepared once for all patterns, without a []rune copy.
 //
 //   - An expression without anchored attempts (a whole-text scan) that Go's
 //     regexp runs with the same matches is also compiled for it, and runs
