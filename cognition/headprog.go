@@ -59,7 +59,7 @@ func compileHead(src string, fold bool) *headProg {
 		if hp.failed {
 			return nil
 		}
-		if acc = crossWords(acc, words); acc == nil {
+		if acc = cross(acc, words); acc == nil {
 			return nil
 		}
 	}
@@ -109,21 +109,6 @@ func (seg headSeg) takes(r rune) bool {
 		return true
 	}
 	return seg.space && unicode.IsSpace(r)
-}
-
-// crossWords is every word of as followed by every word of bs, in the order
-// the engine tries them; nil when there would be too many.
-func crossWords(as, bs []string) []string {
-	if len(as)*len(bs) > maxHeadWays {
-		return nil
-	}
-	out := make([]string, 0, len(as)*len(bs))
-	for _, a := range as {
-		for _, b := range bs {
-			out = append(out, a+b)
-		}
-	}
-	return out
 }
 
 // match matches the program at byte b of text (the text, or its lower-cased
@@ -278,7 +263,7 @@ func (hp *headParser) branches() []string {
 			}
 		case wordChar(c):
 			hp.i++
-			if acc = crossWords(acc, hp.optional([]string{string(c)})); acc == nil {
+			if acc = cross(acc, hp.optional([]string{string(c)})); acc == nil {
 				hp.failed = true
 			}
 		default:

@@ -824,7 +824,8 @@ func alternate(branches []litInfo) litInfo {
 	return out
 }
 
-// cross is every a+b, or nil when the result would be too large.
+// cross is every a+b, in the order a backtracking engine tries them (each a,
+// then each b), without repeats; nil when the result would be too large.
 func cross(as, bs []string) []string {
 	if len(as)*len(bs) > maxExactSet {
 		return nil
