@@ -379,15 +379,25 @@ func (p *Pattern) find(t *Text, pos int, lc *litCursor, sc *Scan) (h hit, found 
 // own scan: with a [tailSplit], of the head first.
 func (p *Pattern) scanFrom(t *Text, pos int) (hit, bool, error) {
 	if p.tail != nil {
-		m, err := p.run(p.tail.head, t, pos)
-		if err != nil || m == nil {
-			return hit{}, false, err
-		}
-		if h, ok := p.tail.complete(t, m.Index, m.Index+m.Length); ok {
-			return h, true, nil
+		if h, found, done, err := p.viaHead(p.tail.head, t, pos); done {
+			return h, found, err
 		}
 	}
 	return p.hitOf(p.run(p.re, t, pos))
+}
+
+// viaHead runs re, a [tailSplit]'s head, from rune pos and completes its match
+// with the line idiom. done is false when the idiom cannot complete it: then
+// the whole expression must run.
+func (p *Pattern) viaHead(re *regexp2.Regexp, t *Text, pos int) (h hit, found, done bool, err error) {
+	m, err := p.run(re, t, pos)
+	if err != nil || m == nil {
+		return hit{}, false, true, err
+	}
+	if h, ok := p.tail.complete(t, m.Index, m.Index+m.Length); ok {
+		return h, true, true, nil
+	}
+	return hit{}, false, false, nil
 }
 
 // attempt is one anchored attempt at rune c: with a [tailSplit], of the head
@@ -403,12 +413,8 @@ func (p *Pattern) attempt(t *Text, c int) (hit, bool, error) {
 			return h, true, nil
 		}
 	} else if p.tail != nil {
-		m, err := p.run(p.tail.anchored, t, c)
-		if err != nil || m == nil {
-			return hit{}, false, err
-		}
-		if h, ok := p.tail.complete(t, m.Index, m.Index+m.Length); ok {
-			return h, true, nil
+		if h, found, done, err := p.viaHead(p.tail.anchored, t, c); done {
+			return h, found, err
 		}
 	}
 	return p.hitOf(p.run(p.anchored, t, c))
