@@ -24,10 +24,15 @@ import (
 // expression runs from the same position, as written. HEAD has no capturing
 // group (group 1 is the idiom's), no option, lookaround or conditional group,
 // and the expression no other branch.
+//
+// The same holds for a captured run of a small ASCII class that ends the
+// expression, "SCORE:\s*([0-9.]+)": greedy and last, its first way is the
+// longest run, and it fails only when it cannot take one character.
 type tailSplit struct {
 	headSrc  string
-	empty    bool // the idiom is (.*?): its value may be empty and it never fails
-	dotAll   bool // "." takes "\n" too
+	empty    bool       // the idiom is (.*?): its value may be empty and it never fails
+	class    *[256]bool // not the line idiom but a captured run of these ASCII characters, ([0-9.]+)
+	dotAll   bool       // "." takes "\n" too
 	head     *regexp2.Regexp
 	anchored *regexp2.Regexp // \G(?:HEAD)
 	prog     *headProg       // HEAD without regexp2, for anchored attempts; nil: regexp2
@@ -68,6 +73,19 @@ func compileTail(split *tailSplit, opts regexp2.RegexOptions, p *Pattern) *tailS
 // idiom; ok is false when the idiom cannot match at e.
 func (ts *tailSplit) complete(t *Text, start, e int) (h hit, ok bool) {
 	b := t.byteOffset(false, e)
+	if ts.class != nil {
+		// The run is greedy and ends the expression: its first way is the
+		// longest, and it needs one character. ASCII: a byte is a rune.
+		j := b
+		for j < len(t.s) && ts.class[t.s[j]] {
+			j++
+		}
+		if j == b {
+			return hit{}, false
+		}
+		ge := e + j - b
+		return hit{index: start, length: ge - start, gs: e, ge: ge, gok: true}, true
+	}
 	from := b
 	if !ts.empty {
 		if b >= len(t.s) || (!ts.dotAll && t.s[b] == '\n') {

@@ -244,7 +244,7 @@ func (p *litParser) lineTail() (string, *tailSplit) {
 	end := string(p.s[p.tail[n-1]:])
 	fast, ok := lazyLines[lazy]
 	if !ok || !lineEnds[end] {
-		return "", nil
+		return "", p.classTail()
 	}
 	head := string(p.s[:p.tail[n-2]])
 	var split *tailSplit
@@ -252,6 +252,48 @@ func (p *litParser) lineTail() (string, *tailSplit) {
 		split = &tailSplit{headSrc: head, empty: lazy == `(.*?)`}
 	}
 	return head + fast + end, split
+}
+
+// classTail returns the split of an expression of one branch that ends with a
+// captured run of a small ASCII class, "SCORE:\s*([0-9.]+)", or nil.
+func (p *litParser) classTail() *tailSplit {
+	n := len(p.tail)
+	if p.top != 1 || n < 2 {
+		return nil
+	}
+	last := string(p.s[p.tail[n-1]:])
+	if !strings.HasPrefix(last, "([") || !strings.HasSuffix(last, "]+)") {
+		return nil
+	}
+	set, ok := asciiClass(last[2 : len(last)-3])
+	if !ok {
+		return nil
+	}
+	return &tailSplit{headSrc: string(p.s[:p.tail[n-1]]), class: set}
+}
+
+// asciiClass reads the inside of a character class made of ASCII characters
+// that are no letters and ranges of digits ("0-9."), or returns false.
+func asciiClass(src string) (*[256]bool, bool) {
+	var set [256]bool
+	if src == "" || src[0] == '^' {
+		return nil, false
+	}
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case i+2 < len(src) && src[i+1] == '-' && '0' <= c && c <= src[i+2] && src[i+2] <= '9':
+			for d := c; d <= src[i+2]; d++ {
+				set[d] = true
+			}
+			i += 2
+		case c < utf8.RuneSelf && c > ' ' && !unicode.IsLetter(rune(c)) && !strings.ContainsRune(`\[]^-`, rune(c)):
+			set[c] = true
+		default:
+			return nil, false
+		}
+	}
+	return &set, true
 }
 
 // nlFirst are the line ends whose first branch is "\n", so that at a "\n"

@@ -167,6 +167,7 @@ func differentialPatterns(t testing.TB) []string {
 		`(?:a|ab)\s*(.+?)(?:\n|$)`, `(?:sh|show)s?\s*(.*?)(?:\n|$)`, `(?:fails? to|fail)\s+(.+?)(?:\n|\z)`,
 		`note[:,]*(.+?)(?:\n|$)`, `(?:key|k)\s+(?:point|p)s?[:\s]+(.+?)(?:\n|$)`, `it\s+(?:lacks|needs)\s*(.*?)(?:\n|$)`,
 		`key:\s*(.+?)(?:\n|$)`, `(?:missing|needs?)[ :]+(.+?)(?:\n|$)`, `shows\s+(.+?)(?:\n|$)`,
+		`SCORE:\s*([0-9.]+)`, `score[: ]*([0-9]+)`, `(?:rating|score)\s*([0-9.,/]+)`, `x[\s0-9]*([0-9]+)`, `a([.]+)`,
 	)
 	for _, dir := range []string{"../examples", "../configs", "../testdata/orka", "../agents/validate/testdata/orka"} {
 		exprs = append(exprs, yamlPatterns(t, dir)...)
