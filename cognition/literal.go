@@ -696,7 +696,7 @@ func (p *litParser) trueQuantifier() bool {
 	if ch != ',' {
 		return false
 	}
-	pos, n, ch = p.digits(pos, n, ch)
+	_, n, ch = p.digits(pos, n, ch)
 	return n > 0 && ch == '}'
 }
 
