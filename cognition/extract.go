@@ -294,9 +294,14 @@ func extractTexts(sc *Scan, res Result) []*Text {
 type collector struct {
 	max   int
 	items []string
-	seen  map[string]struct{}
-	n     int // characters of the joined text
+	keys  []string            // the items lower-cased, while there are few
+	seen  map[string]struct{} // the same, once there are many
+	n     int                 // characters of the joined text
 }
+
+// maxListedKeys is how many keys a collector compares one by one before it
+// puts them in a map.
+const maxListedKeys = 16
 
 func (c *collector) full() bool { return c.n > c.max }
 
@@ -306,13 +311,25 @@ func (c *collector) add(capture string) {
 		return
 	}
 	key, _, _ := lowerText(item)
-	if _, dup := c.seen[key]; dup {
-		return
-	}
 	if c.seen == nil {
-		c.seen = make(map[string]struct{})
+		for _, k := range c.keys {
+			if k == key {
+				return
+			}
+		}
+		c.keys = append(c.keys, key)
+		if len(c.keys) > maxListedKeys {
+			c.seen = make(map[string]struct{}, 2*len(c.keys))
+			for _, k := range c.keys {
+				c.seen[k] = struct{}{}
+			}
+		}
+	} else {
+		if _, dup := c.seen[key]; dup {
+			return
+		}
+		c.seen[key] = struct{}{}
 	}
-	c.seen[key] = struct{}{}
 	if len(c.items) > 0 {
 		c.n += 3
 	}

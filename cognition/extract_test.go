@@ -1,6 +1,7 @@
 package cognition
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -297,4 +298,20 @@ func TestOrkaHeadsRunWithoutRegexp2(t *testing.T) {
 		assert.True(t, ok, text)
 		assert.Equal(t, want, end, text)
 	}
+}
+
+// TestCollectorDedupesManyItems: de-duplication holds past the items the
+// collector compares one by one (maxListedKeys), in first-seen order.
+func TestCollectorDedupesManyItems(t *testing.T) {
+	c := collector{max: 1 << 20}
+	var want []string
+	for i := range 3 * maxListedKeys {
+		item := fmt.Sprintf("Item number %03d here", i%(2*maxListedKeys))
+		if i < 2*maxListedKeys {
+			want = append(want, item)
+		}
+		c.add(item)
+		c.add(strings.ToUpper(item))
+	}
+	assert.Equal(t, strings.Join(want, " | "), c.String())
 }
