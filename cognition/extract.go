@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/cogloop/cogloop/cognition/internal/modeltext"
@@ -366,31 +367,45 @@ func cleanItem(capture string) (item string, n int, ok bool) {
 		return "", 0, false
 	}
 	if ascii.Is(s) {
-		// No whitespace to collapse: no ASCII control character (all of
-		// Python's ASCII white space but the space is one) and no two spaces.
-		// (Another control character only takes collapseItem, which keeps it.)
 		if hasControl(s) || strings.Contains(s, "  ") {
 			return collapseItem(s)
 		}
 		n = len(s)
 	} else {
-		space := false
-		for _, r := range s {
-			if modeltext.IsSpace(r) {
-				if r != ' ' || space {
-					return collapseItem(s)
-				}
-				space = true
-			} else {
-				space = false
-			}
-			n++
+		if needsCollapse(s) {
+			return collapseItem(s)
 		}
+		n = utf8.RuneCountInString(s)
 	}
 	if n > maxItemLen {
 		return "", 0, false
 	}
 	return s, n, true
+}
+
+// needsCollapse reports whether s may have white space to collapse: two
+// spaces in a row, an ASCII control character (all of Python's ASCII white
+// space but the space is one; another one only takes collapseItem, which
+// keeps it) or non-ASCII white space.
+func needsCollapse(s string) bool {
+	if strings.Contains(s, "  ") {
+		return true
+	}
+	for i := 0; i < len(s); {
+		k := ascii.Prefix(s[i:])
+		if hasControl(s[i : i+k]) {
+			return true
+		}
+		if i += k; i == len(s) {
+			break
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			return true
+		}
+		i += size
+	}
+	return false
 }
 
 // hasControl reports whether ASCII s has a byte below 0x20, eight bytes at a
