@@ -254,6 +254,9 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 	if err != nil {
 		return agents.Output{}, err
 	}
+	if st.iterations == nil {
+		st.iterations = make([]iteration, 0, min(n.maxLoops, 32))
+	}
 	if st.bound, err = n.bindInputs(task); err != nil {
 		err = fault.AtPath(in.Path, err)
 		st.reason, st.errText = StopError, err.Error()
