@@ -83,11 +83,14 @@ func cgWorkloads() []cgWorkload {
 		{"chain3", seqRun(chainWorkflow(3), "chain.yaml", 1)},
 		{"chain10", seqRun(chainWorkflow(10), "chain.yaml", 1)},
 		{"chain30", seqRun(chainWorkflow(30), "chain.yaml", 1)},
+		{"history1000", historyRun(1000, false)},
+		{"history1000-redis", historyRun(1000, true)},
 	}
 }
 
 // cgOnly, when set, is a regexp of the workloads -callgrind measures.
 var cgOnly string
+
 
 // callgrindChild runs workload name n times and exits: the process that
 // valgrind measures.
@@ -226,6 +229,8 @@ func scenarioCallgrind(rep *report, cfg config) error {
 		{"chain3", "per pass of 3 chained agents", 1},
 		{"chain10", "per pass of 10 chained agents", 1},
 		{"chain30", "per pass of 30 chained agents", 1},
+		{"history1000", "per stored entry, a 1-pass run over 1,000 persisted entries, in memory", 1000},
+		{"history1000-redis", "per stored entry, the same on redis-server (loopback)", 1000},
 	}
 	only := func(string) bool { return true }
 	if cgOnly != "" {
@@ -242,6 +247,20 @@ func scenarioCallgrind(rep *report, cfg config) error {
 		}
 		r := rep.add(&row{group: g, name: s.name + ", GC off", unit: "k instr", digits: 1})
 		rgc := rep.add(&row{group: g, name: "  the same, GC on", unit: "k instr", digits: 1})
+		if strings.HasSuffix(s.workload, "-redis") && os.Getenv(cgRedisEnv) == "" {
+			srv, stop, skip, err := startRedis()
+			if err != nil {
+				return err
+			}
+			if skip != "" {
+				r.skipped, rgc.skipped = skip, skip
+				continue
+			}
+			defer stop()
+			if err := os.Setenv(cgRedisEnv, srv.URL()); err != nil {
+				return err
+			}
+		}
 		v, err := marginal(dir, self, s.workload, lo, hi, s.units, false)
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.workload, err)
