@@ -91,7 +91,6 @@ func cgWorkloads() []cgWorkload {
 // cgOnly, when set, is a regexp of the workloads -callgrind measures.
 var cgOnly string
 
-
 // callgrindChild runs workload name n times and exits: the process that
 // valgrind measures.
 func callgrindChild(name string, n int) int {
@@ -120,7 +119,7 @@ func callgrindChild(name string, n int) int {
 // whole process executed (every thread, the runtime and the GC).
 func instructions(dir string, gc bool, args ...string) (int64, error) {
 	out := filepath.Join(dir, "callgrind.out")
-	defer os.Remove(out)
+	defer func() { _ = os.Remove(out) }()
 	cmd := exec.Command("valgrind", append([]string{"--tool=callgrind", "--callgrind-out-file=" + out}, args...)...)
 	// Callgrind asserts on the signals Go's asynchronous preemption sends
 	// (threads.c: sigNum == current_state.sig); cooperative preemption
@@ -149,7 +148,7 @@ func callgrindTotal(path string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := sc.Text()
@@ -210,7 +209,7 @@ func scenarioCallgrind(rep *report, cfg config) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	lo, hi := 50, 250 // units (agent steps, iterations) of the short and the long run
 	if cfg.quick {
 		lo, hi = 20, 80

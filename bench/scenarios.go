@@ -282,13 +282,13 @@ func scenarioConcurrent(rep *report, cfg config) error {
 		for range cfg.concReps {
 			wall, _, err := concurrentRuns(wf, n, loops, latency, false)
 			if err != nil {
-				return fmt.Errorf("N=%d: %w", n, err)
+				return fmt.Errorf("%d concurrent runs: %w", n, err)
 			}
 			tput.samples = append(tput.samples, float64(ideal)/float64(wall))
 			rate.samples = append(rate.samples, float64(n)/wall.Seconds())
 			_, mem, err := concurrentRuns(wf, n, loops, latency, true)
 			if err != nil {
-				return fmt.Errorf("N=%d: %w", n, err)
+				return fmt.Errorf("%d concurrent runs: %w", n, err)
 			}
 			heap.samples = append(heap.samples, mem.heapPerRun/1024)
 			stack.samples = append(stack.samples, mem.stackPerRun/1024)
@@ -390,12 +390,12 @@ func scenarioRedis(rep *report, cfg config) error {
 	if err != nil {
 		return err
 	}
-	defer mem.Close()
+	defer func() { _ = mem.Close() }()
 	rs, err := redis.New(ctx, srv.URL(), redis.Options{})
 	if err != nil {
 		return err
 	}
-	defer rs.Close()
+	defer func() { _ = rs.Close() }()
 	fast, slow := newModels(0), newModels(latency)
 	perRun := func(opts ...cogloop.RunOption) (float64, error) {
 		const runs = 20
@@ -469,7 +469,7 @@ func scenarioValidate(rep *report, cfg config) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	path := filepath.Join(dir, "workflow.yaml")
 	if err := os.WriteFile(path, src, 0o644); err != nil {
 		return err
