@@ -12,6 +12,7 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/memory/redis"
 	"github.com/cogloop/cogloop/memory/redis/redistest"
@@ -43,13 +44,13 @@ type criticPrompts struct {
 func (m *criticPrompts) ModelFor(id string) (agents.Model, error) {
 	return agents.ModelFunc(func(ctx context.Context, req agents.Request) (agents.Reply, error) {
 		if id != "critic" {
-			return agents.Reply{Text: "Draft answer.\nSCORE: 0.62", Usage: agents.Usage{PromptTokens: 5, CompletionTokens: 2}}, nil
+			return agents.Reply{Text: "Draft answer.\nSCORE: 0.62", Usage: spend.Usage{PromptTokens: 5, CompletionTokens: 2}}, nil
 		}
 		m.mu.Lock()
 		m.prompts = append(m.prompts, req.Prompt)
 		m.mu.Unlock()
 		return agents.Reply{Text: "It shows the café example \"quoted\" with <b>tags</b> & ampersands — naïve ✓.\nIt lacks a tab\there and an emoji 😀.\nIt overlooked the base case.",
-			Usage: agents.Usage{PromptTokens: 7, CompletionTokens: 3}}, nil
+			Usage: spend.Usage{PromptTokens: 7, CompletionTokens: 3}}, nil
 	}), nil
 }
 
