@@ -498,7 +498,7 @@ func scenarioValidate(rep *report, cfg config) error {
 	if err := os.WriteFile(path, src, 0o644); err != nil {
 		return err
 	}
-	cli := rep.add(&row{group: g, name: fmt.Sprintf("`cogloop validate` process, %d agents, %d KB", n, len(src)/1024), unit: "ms", digits: 2, target: "≤ 20", ok: atMost(20)})
+	cli := rep.add(&row{group: g, name: fmt.Sprintf("`cogloop validate` process, %d agents, %d KB", n, len(src)/1024), unit: "ms", digits: 2, target: "≤ 15", ok: atMost(15)})
 	startup := rep.add(&row{group: g, name: "  the same process on a 1-agent workflow (start-up)", unit: "ms", digits: 2})
 	load := rep.add(&row{group: g, name: "  cogloop.Load in a warm process", unit: "ms", digits: 2})
 	first := rep.add(&row{group: g, name: "  cogloop.Load, first in this process", unit: "ms", digits: 2})
