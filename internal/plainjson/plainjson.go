@@ -74,26 +74,14 @@ func Members(data []byte, fn func(key string, value []byte) error) error {
 		}
 		return errors.New("not a JSON object")
 	}
-	d.i++
-	d.space()
-	if d.i < len(d.data) && d.data[d.i] == '}' {
-		d.i++
+	if d.open('}') {
 		return d.end()
 	}
 	for {
-		if d.i >= len(d.data) || d.data[d.i] != '"' {
-			return d.errorf("expected a string key")
-		}
-		key, err := d.str()
+		key, err := d.key(true)
 		if err != nil {
 			return err
 		}
-		d.space()
-		if d.i >= len(d.data) || d.data[d.i] != ':' {
-			return d.errorf("expected ':' after an object key")
-		}
-		d.i++
-		d.space()
 		start := d.i
 		if err := d.skip(0); err != nil {
 			return err
@@ -101,19 +89,10 @@ func Members(data []byte, fn func(key string, value []byte) error) error {
 		if err := fn(key, d.data[start:d.i]); err != nil {
 			return err
 		}
-		d.space()
-		if d.i >= len(d.data) {
-			return d.errorf("unexpected end of input in an object")
-		}
-		switch d.data[d.i] {
-		case ',':
-			d.i++
-			d.space()
-		case '}':
-			d.i++
+		if done, err := d.next('}'); err != nil {
+			return err
+		} else if done {
 			return d.end()
-		default:
-			return d.errorf("expected ',' or '}' in an object")
 		}
 	}
 }
@@ -185,45 +164,22 @@ func (d *decoder) object(depth int) (map[string]any, error) {
 	if depth > maxDepth {
 		return nil, d.errorf("nested too deeply")
 	}
-	d.i++ // '{'
 	m := map[string]any{}
-	d.space()
-	if d.i < len(d.data) && d.data[d.i] == '}' {
-		d.i++
+	if d.open('}') {
 		return m, nil
 	}
 	for {
-		if d.i >= len(d.data) || d.data[d.i] != '"' {
-			return nil, d.errorf("expected a string key")
-		}
-		key, err := d.str()
+		key, err := d.key(true)
 		if err != nil {
 			return nil, err
 		}
-		d.space()
-		if d.i >= len(d.data) || d.data[d.i] != ':' {
-			return nil, d.errorf("expected ':' after an object key")
-		}
-		d.i++
-		d.space()
 		v, err := d.value(depth)
 		if err != nil {
 			return nil, err
 		}
 		m[key] = v // a repeated key: the last one wins, as in encoding/json
-		d.space()
-		if d.i >= len(d.data) {
-			return nil, d.errorf("unexpected end of input in an object")
-		}
-		switch d.data[d.i] {
-		case ',':
-			d.i++
-			d.space()
-		case '}':
-			d.i++
-			return m, nil
-		default:
-			return nil, d.errorf("expected ',' or '}' in an object")
+		if done, err := d.next('}'); done || err != nil {
+			return m, err
 		}
 	}
 }
@@ -232,11 +188,8 @@ func (d *decoder) array(depth int) ([]any, error) {
 	if depth > maxDepth {
 		return nil, d.errorf("nested too deeply")
 	}
-	d.i++ // '['
 	list := []any{}
-	d.space()
-	if d.i < len(d.data) && d.data[d.i] == ']' {
-		d.i++
+	if d.open(']') {
 		return list, nil
 	}
 	for {
@@ -245,21 +198,64 @@ func (d *decoder) array(depth int) ([]any, error) {
 			return nil, err
 		}
 		list = append(list, v)
-		d.space()
-		if d.i >= len(d.data) {
-			return nil, d.errorf("unexpected end of input in an array")
-		}
-		switch d.data[d.i] {
-		case ',':
-			d.i++
-			d.space()
-		case ']':
-			d.i++
-			return list, nil
-		default:
-			return nil, d.errorf("expected ',' or ']' in an array")
+		if done, err := d.next(']'); done || err != nil {
+			return list, err
 		}
 	}
+}
+
+// open moves past the '{' or '[' at d.i and reports whether closing follows
+// at once (an empty collection, then moved past too).
+func (d *decoder) open(closing byte) (empty bool) {
+	d.i++
+	d.space()
+	if d.i < len(d.data) && d.data[d.i] == closing {
+		d.i++
+		return true
+	}
+	return false
+}
+
+// key reads an object member's key (decoded only when decode is set) and
+// the ':' after it.
+func (d *decoder) key(decode bool) (key string, err error) {
+	if d.i >= len(d.data) || d.data[d.i] != '"' {
+		return "", d.errorf("expected a string key")
+	}
+	if decode {
+		key, err = d.str()
+	} else {
+		err = d.skipStr()
+	}
+	if err != nil {
+		return "", err
+	}
+	d.space()
+	if d.i >= len(d.data) || d.data[d.i] != ':' {
+		return "", d.errorf("expected ':' after an object key")
+	}
+	d.i++
+	d.space()
+	return key, nil
+}
+
+// next moves past what follows a member or an element: ',' (more follow)
+// or closing (done).
+func (d *decoder) next(closing byte) (done bool, err error) {
+	d.space()
+	if d.i >= len(d.data) {
+		return false, d.errorf("unexpected end of input before %q", closing)
+	}
+	switch d.data[d.i] {
+	case ',':
+		d.i++
+		d.space()
+		return false, nil
+	case closing:
+		d.i++
+		return true, nil
+	}
+	return false, d.errorf("expected ',' or %q", closing)
 }
 
 // numberEnd checks the number at d.i and returns its end and whether it is
@@ -511,43 +507,20 @@ func (d *decoder) skip(depth int) error {
 		if c == '[' {
 			closing = ']'
 		}
-		d.i++
-		d.space()
-		if d.i < len(d.data) && d.data[d.i] == closing {
-			d.i++
+		if d.open(closing) {
 			return nil
 		}
 		for {
 			if c == '{' {
-				if d.i >= len(d.data) || d.data[d.i] != '"' {
-					return d.errorf("expected a string key")
-				}
-				if err := d.skipStr(); err != nil {
+				if _, err := d.key(false); err != nil {
 					return err
 				}
-				d.space()
-				if d.i >= len(d.data) || d.data[d.i] != ':' {
-					return d.errorf("expected ':' after an object key")
-				}
-				d.i++
-				d.space()
 			}
 			if err := d.skip(depth + 1); err != nil {
 				return err
 			}
-			d.space()
-			if d.i >= len(d.data) {
-				return d.errorf("unexpected end of input")
-			}
-			switch d.data[d.i] {
-			case ',':
-				d.i++
-				d.space()
-			case closing:
-				d.i++
-				return nil
-			default:
-				return d.errorf("expected ',' or %q", closing)
+			if done, err := d.next(closing); done || err != nil {
+				return err
 			}
 		}
 	case c == '"':
