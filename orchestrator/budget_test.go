@@ -24,13 +24,8 @@ func budgetRegistry(t *testing.T) *agents.Registry {
 	t.Helper()
 	var runs atomic.Int64
 	r := retryRegistry(t, &runs)
-	r.MustRegister("sub", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
-		l, limited := spend.ReadBudget(c, "budget")
-		if limited {
-			if nb, ok := b.(agents.BudgetNoter); ok {
-				nb.NoteBudget(l)
-			}
-		}
+	r.MustRegister("sub", func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
+		l, limited := b.Budget(c, "budget")
 		inner, err := b.Workflow(c.Node("internal_workflow"), "internal_workflow")
 		if err != nil {
 			return nil, err

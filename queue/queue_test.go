@@ -34,7 +34,7 @@ var loopWF = func() string {
 
 func registry() *agents.Registry {
 	reg := cogloop.NewRegistry()
-	reg.MustRegister("shout", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
+	reg.MustRegister("shout", func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		return agents.Func(func(_ context.Context, in agents.Input) (agents.Output, error) {
 			return agents.Output{Response: "DONE"}, nil
 		}), nil

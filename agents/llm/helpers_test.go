@@ -20,7 +20,6 @@ import (
 	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/agents/llm"
 	"github.com/cogloop/cogloop/agents/load"
-	"github.com/cogloop/cogloop/prompt"
 )
 
 // request is one request a fake server received.
@@ -143,29 +142,6 @@ func env(kv ...string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
-// builder is the part of agents.Builder the LLM factories use.
-type builder struct{}
-
-func (builder) Workflow(*yaml.Node, string) (agents.Agent, error) {
-	return nil, errors.New("no workflows in llm tests")
-}
-func (builder) Inline(*yaml.Node) (agents.Agent, error) { return nil, errors.New("no inline agents") }
-func (builder) Ref(string, load.Pos) (agents.Agent, error) {
-	return nil, errors.New("no references")
-}
-func (builder) Template(c *load.Config, key string) *prompt.Template {
-	n := c.Node(key)
-	if n == nil {
-		return nil
-	}
-	t, err := prompt.Parse(key, n.Value, prompt.Options{})
-	if err != nil {
-		c.Errorf(key, "%v", err)
-		return nil
-	}
-	return t
-}
-
 // build builds the agent defined by src (one YAML mapping) as the workflow
 // builder would: id/type/depends_on read first, Done after the factory.
 func build(t *testing.T, o llm.Options, src string) (agents.Agent, *load.Problems) {
@@ -180,7 +156,7 @@ func build(t *testing.T, o llm.Options, src string) (agents.Agent, *load.Problem
 	llm.RegisterWith(reg, o)
 	f, ok := reg.Lookup(typ)
 	require.True(t, ok, "type %q", typ)
-	a, err := f(builder{}, c)
+	a, err := f(new(agenttest.Workspace).Builder(), c)
 	require.NoError(t, err)
 	c.Done()
 	return a, probs

@@ -87,7 +87,7 @@ func (o Options) retrier(c *load.Config) retry.Retrier {
 }
 
 func (o Options) llmFactory(t typeSpec) agents.Factory {
-	return func(b agents.Builder, c *load.Config) (agents.Agent, error) {
+	return func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		a := &Agent{ID: c.String("id", ""), Kind: t.kind, UseRunModels: true}
 		if !c.Has("prompt") {
 			c.Errorf("", "prompt is required")
@@ -242,7 +242,7 @@ func joinProviders(ps []Provider) string {
 // scriptedFactory builds the scripted type: responses: [...] (or {cycle: [...]})
 // answered one per call, in order, for each run separately. It renders its
 // prompt so prompts show in traces, and ignores the run's models (--script).
-func (o Options) scriptedFactory(b agents.Builder, c *load.Config) (agents.Agent, error) {
+func (o Options) scriptedFactory(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	a := &Agent{ID: c.String("id", ""), Kind: Answer}
 	a.Prompt = b.Template(c, "prompt")
 	a.System = b.Template(c, "system_prompt")

@@ -3,7 +3,6 @@ package memories_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -19,10 +18,10 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/agents/memories"
 	"github.com/cogloop/cogloop/memory"
-	"github.com/cogloop/cogloop/prompt"
 )
 
 // embeddingServer speaks OpenAI's /v1/embeddings. Its vectors have one axis
@@ -191,25 +190,6 @@ func TestStoreErrorsAreAgentErrors(t *testing.T) {
 	}
 }
 
-// builder is the part of agents.Builder the memory factory uses.
-type builder struct{}
-
-func (builder) Workflow(*yaml.Node, string) (agents.Agent, error) { return nil, errors.New("none") }
-func (builder) Inline(*yaml.Node) (agents.Agent, error)           { return nil, errors.New("none") }
-func (builder) Ref(string, load.Pos) (agents.Agent, error)        { return nil, errors.New("none") }
-func (builder) Template(c *load.Config, key string) *prompt.Template {
-	n := c.Node(key)
-	if n == nil {
-		return nil
-	}
-	t, err := prompt.Parse(key, n.Value, prompt.Options{})
-	if err != nil {
-		c.Errorf(key, "%v", err)
-		return nil
-	}
-	return t
-}
-
 func buildAgent(t *testing.T, src string) agents.Agent {
 	t.Helper()
 	var doc yaml.Node
@@ -221,7 +201,7 @@ func buildAgent(t *testing.T, src string) agents.Agent {
 	memories.Register(reg)
 	f, ok := reg.Lookup("memory")
 	require.True(t, ok)
-	a, err := f(builder{}, c)
+	a, err := f(new(agenttest.Workspace).Builder(), c)
 	require.NoError(t, err)
 	c.Done()
 	require.NoError(t, probs.Err())

@@ -16,7 +16,7 @@ import (
 func registry() *agents.Registry {
 	r := agenttest.Registry()
 	scout.Register(r)
-	r.MustRegister("loop", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
+	r.MustRegister("loop", func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		c.Accept("internal_workflow")
 		return agents.Func(func(context.Context, agents.Input) (agents.Output, error) { return agents.Output{}, nil }), nil
 	})

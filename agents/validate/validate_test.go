@@ -442,15 +442,20 @@ agents:
 }
 
 // build runs a factory on one definition, outside any workflow.
-func build(t *testing.T, reg *agents.Registry, src string, b agents.Builder) agents.Agent {
+func build(t *testing.T, reg *agents.Registry, src string, w *agenttest.Workspace) agents.Agent {
 	t.Helper()
-	a, probs := tryBuild(t, reg, src, b)
+	a, probs := tryBuild(t, reg, src, w)
 	require.NoError(t, probs.Err())
 	return a
 }
 
-func tryBuild(t *testing.T, reg *agents.Registry, src string, b agents.Builder) (agents.Agent, *load.Problems) {
+// tryBuild runs a factory on one definition, in w (nil: a workflow that
+// defines nothing).
+func tryBuild(t *testing.T, reg *agents.Registry, src string, w *agenttest.Workspace) (agents.Agent, *load.Problems) {
 	t.Helper()
+	if w == nil {
+		w = &agenttest.Workspace{}
+	}
 	var n yaml.Node
 	require.NoError(t, yaml.Unmarshal([]byte(src), &n))
 	probs := &load.Problems{}
@@ -458,25 +463,10 @@ func tryBuild(t *testing.T, reg *agents.Registry, src string, b agents.Builder) 
 	f, ok := reg.Lookup(c.String("type", ""))
 	require.True(t, ok)
 	c.String("id", "")
-	a, err := f(b, c)
+	a, err := f(w.Builder(), c)
 	require.NoError(t, err)
 	c.Done()
 	return a, probs
-}
-
-// definer is a builder that knows which ids its workflow defines.
-type definer struct {
-	agents.Builder
-	ids []string
-}
-
-func (d definer) TypeOf(id string) (string, bool) {
-	for _, x := range d.ids {
-		if x == id {
-			return "llm", true
-		}
-	}
-	return "", false
 }
 
 func TestEvaluationTargetThatNamesNoAgentIsAWarning(t *testing.T) {
@@ -484,13 +474,13 @@ func TestEvaluationTargetThatNamesNoAgentIsAWarning(t *testing.T) {
 	validate.Register(reg)
 	for _, typ := range []string{"loop_validator", "plan_validator"} {
 		src := "type: " + typ + "\nid: v\nllm_model: m\nprovider: ollama\nevaluation_target: writr\n"
-		a, probs := tryBuild(t, reg, src, definer{ids: []string{"writer"}})
+		a, probs := tryBuild(t, reg, src, &agenttest.Workspace{Types: map[string]string{"writer": "llm"}})
 		require.NoError(t, probs.Err())
 		require.NotNil(t, a)
 		require.Len(t, probs.Warnings(), 1, typ)
 		assert.Equal(t, `a.yaml:5:1: agent: evaluation_target "writr" names no agent of this workflow; the validator will evaluate its whole input`, probs.Warnings()[0].Error())
 
-		_, probs = tryBuild(t, reg, strings.Replace(src, "writr", "writer", 1), definer{ids: []string{"writer"}})
+		_, probs = tryBuild(t, reg, strings.Replace(src, "writr", "writer", 1), &agenttest.Workspace{Types: map[string]string{"writer": "llm"}})
 		assert.Empty(t, probs.Warnings())
 	}
 
@@ -703,15 +693,6 @@ func TestUserPresetsFromTheEnvironment(t *testing.T) {
 	assert.Contains(t, err.Error(), "presets directory $COGLOOP_PRESETS_DIR")
 }
 
-// catalogBuilder is a builder that carries a preset catalog (as an
-// orchestrator with presets_dir would).
-type catalogBuilder struct {
-	agents.Builder
-	c *scoring.Catalog
-}
-
-func (b catalogBuilder) Presets() *scoring.Catalog { return b.c }
-
 func TestCatalogFromTheBuilderOrTheOptions(t *testing.T) {
 	own, err := scoring.Embedded().Parse("tone.yaml", []byte(toneContext))
 	require.NoError(t, err)
@@ -721,7 +702,7 @@ func TestCatalogFromTheBuilderOrTheOptions(t *testing.T) {
 	validate.Register(reg)
 	_, probs := tryBuild(t, reg, src, nil)
 	assert.ErrorContains(t, probs.Err(), `unknown mode "tone"`)
-	a := build(t, reg, src, catalogBuilder{c: own})
+	a := build(t, reg, src, &agenttest.Workspace{Catalog: own})
 	require.NotNil(t, a)
 
 	reg = agents.NewRegistry()
