@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
@@ -118,4 +119,15 @@ func (s *Sleeper) Waits() []time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]time.Duration(nil), s.waits...)
+}
+
+// Output is the output of agent id in outs; an agent that did not run fails
+// the test, naming those that did.
+func Output(t testing.TB, outs *agents.Outputs, id string) agents.Output {
+	t.Helper()
+	o, ok := outs.Get(id)
+	if !ok {
+		t.Fatalf("no output of %q (have %v)", id, outs.IDs())
+	}
+	return o
 }

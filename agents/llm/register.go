@@ -43,18 +43,25 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Register adds the LLM agent types to r: openai-answer, openai-binary,
-// openai-classification, local_llm, llm and scripted.
-func Register(r *agents.Registry) { RegisterWith(r, Options{}) }
-
-// RegisterWith is [Register] with explicit dependencies.
-func RegisterWith(r *agents.Registry, o Options) {
+// WithDefaults fills what o leaves empty: os.Getenv and one
+// [DefaultHTTPClient] that every agent registered with o shares.
+func (o Options) WithDefaults() Options {
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
 	}
 	if o.HTTPClient == nil {
 		o.HTTPClient = DefaultHTTPClient()
 	}
+	return o
+}
+
+// Register adds the LLM agent types to r: openai-answer, openai-binary,
+// openai-classification, local_llm, llm and scripted.
+func Register(r *agents.Registry) { RegisterWith(r, Options{}) }
+
+// RegisterWith is [Register] with explicit dependencies.
+func RegisterWith(r *agents.Registry, o Options) {
+	o = o.WithDefaults()
 	for _, t := range llmTypes {
 		r.MustRegister(t.name, o.llmFactory(t))
 	}
@@ -224,11 +231,11 @@ func (o Options) readModel(c *load.Config, a *Agent, t typeSpec) {
 func keyVarHint(p Provider) string {
 	switch p {
 	case Anthropic:
-		return EnvAnthropicKey
+		return envAnthropicKey
 	case GoogleAI:
-		return EnvGoogleKey
+		return envGoogleKey
 	}
-	return EnvOpenAIKey
+	return envOpenAIKey
 }
 
 func joinProviders(ps []Provider) string {

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -60,12 +59,8 @@ func Register(r *agents.Registry) { RegisterWith(r, Options{}) }
 
 // RegisterWith is [Register] with explicit dependencies.
 func RegisterWith(r *agents.Registry, o Options) {
-	if o.Getenv == nil {
-		o.Getenv = os.Getenv
-	}
-	if o.HTTPClient == nil {
-		o.HTTPClient = llm.DefaultHTTPClient()
-	}
+	d := llm.Options{Getenv: o.Getenv, HTTPClient: o.HTTPClient}.WithDefaults()
+	o.Getenv, o.HTTPClient = d.Getenv, d.HTTPClient
 	if o.Now == nil {
 		o.Now = time.Now
 	}

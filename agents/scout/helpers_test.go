@@ -45,13 +45,6 @@ func run(t *testing.T, w *orchestrator.Workflow, input any) (agents.Output, *age
 	return out, rec, err
 }
 
-func child(t *testing.T, out agents.Output, id string) agents.Output {
-	t.Helper()
-	o, ok := out.Children.Get(id)
-	require.True(t, ok, "no output of %s (have %v)", id, out.Children.IDs())
-	return o
-}
-
 func parse(src string) (*orchestrator.Workflow, []load.Problem, error) {
 	return orchestrator.Parse([]byte(src), "wf.yaml", registry())
 }

@@ -3,7 +3,6 @@ package validate
 import (
 	"errors"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -42,12 +41,7 @@ func Register(r *agents.Registry) { RegisterWith(r, Options{}) }
 
 // RegisterWith is [Register] with explicit dependencies.
 func RegisterWith(r *agents.Registry, o Options) {
-	if o.Getenv == nil {
-		o.Getenv = os.Getenv
-	}
-	if o.HTTPClient == nil {
-		o.HTTPClient = llm.DefaultHTTPClient()
-	}
+	o.Options = o.Options.WithDefaults()
 	r.MustRegister("loop_validator", o.loopFactory)
 	r.MustRegister("plan_validator", o.planFactory)
 }
