@@ -2,6 +2,7 @@ package loopnode
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -220,13 +221,13 @@ type state struct {
 	lastOKPass int
 
 	// checkpointing (persist.go)
-	input0     any              // the loop's input before feedback
-	past0      []map[string]any // history loaded from the store
-	startSaved bool             // the #start record is saved
-	pending    []savedPass      // records of passes not saved yet
-	lastPass   int              // the pass whose outputs are last
-	unfinished bool             // the pass failed (an error, the store): a resume runs it again
-	wait       time.Duration    // after a resume: the rest of the delay
+	input0     any               // the loop's input before feedback
+	past0      []json.RawMessage // history loaded from the store, as stored
+	startSaved bool              // the #start record is saved
+	pending    []savedPass       // records of passes not saved yet
+	lastPass   int               // the pass whose outputs are last
+	unfinished bool              // the pass failed (an error, the store): a resume runs it again
+	wait       time.Duration     // after a resume: the rest of the delay
 	waitSet    bool
 }
 
