@@ -25,7 +25,8 @@ type environment struct {
 	filters         *exec.FilterSet
 	tests           *exec.TestSet
 	methods         exec.Methods
-	globals         *exec.Context // helpers, range, dict, ... (read-only)
+	globals         *exec.Context  // helpers, range, dict, ... (read-only)
+	globalMap       map[string]any // the same, for planned renders (plan.go)
 	tagParsers      map[string]parser.ControlStructureParser
 }
 
@@ -52,14 +53,18 @@ func buildEnv() *environment {
 	strict := config.New()
 	strict.StrictUndefined = true
 
-	globals := exec.EmptyContext()
+	globalMap := map[string]any{}
 	for name, fn := range globalFunctions() {
-		globals.Set(name, fn)
+		globalMap[name] = fn
 	}
 	for name, fn := range helperFunctions() {
-		globals.Set(name, fn)
+		globalMap[name] = fn
 	}
 	for name, fn := range opFunctions() {
+		globalMap[name] = fn
+	}
+	globals := exec.EmptyContext()
+	for name, fn := range globalMap {
 		globals.Set(name, fn)
 	}
 
@@ -79,6 +84,7 @@ func buildEnv() *environment {
 		tests:      builtins.Tests,
 		methods:    buildMethods(),
 		globals:    globals,
+		globalMap:  globalMap,
 		tagParsers: tagParsers,
 	}
 }
