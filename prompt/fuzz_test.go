@@ -7,7 +7,8 @@ import (
 
 // FuzzParseRender looks for inputs that make gonja (or our rewrite of its tree)
 // panic: Parse and Render turn panics into "internal error" errors, which this
-// fuzz target reports as failures.
+// fuzz target reports as failures. It also renders each template through its
+// plan and through gonja alone: outputs and errors must be the same.
 func FuzzParseRender(f *testing.F) {
 	for _, seed := range []string{
 		"plain",
@@ -51,12 +52,32 @@ func FuzzParseRender(f *testing.F) {
 				}
 				continue
 			}
-			if _, err := tp.Render(d); err != nil && strings.Contains(err.Error(), "internal error") {
+			out, err := tp.Render(d)
+			if err != nil && strings.Contains(err.Error(), "internal error") {
 				t.Fatalf("Render(%q) panicked: %v", src, err)
 			}
+			comparePlan(t, src, d, strict, out, err)
 			if _, err := tp.Eval(d); err != nil && strings.Contains(err.Error(), "internal error") {
 				t.Fatalf("Eval(%q) panicked: %v", src, err)
 			}
 		}
 	})
+}
+
+// comparePlan renders src through gonja alone and compares with the planned
+// render's out and err (random and now() differ from render to render).
+func comparePlan(t *testing.T, src string, d Data, strict bool, out string, err error) {
+	if strings.Contains(src, "random") || strings.Contains(src, "now") {
+		return
+	}
+	noFast = true
+	tp, perr := Parse("fuzz", src, Options{Strict: strict})
+	noFast = false
+	if perr != nil {
+		t.Fatalf("Parse(%q) failed only without plans: %v", src, perr)
+	}
+	want, wantErr := tp.Render(d)
+	if want != out || (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
+		t.Fatalf("strict=%v %q: planned %q (%v), gonja %q (%v)", strict, src, out, err, want, wantErr)
+	}
 }

@@ -711,24 +711,39 @@ func truncate(text, length, suffix *exec.Value) (string, error) {
 	if ascii.Is(s[:n+1]) {
 		return s[:keep] + sfx, nil // the first n+1 characters are bytes
 	}
-	if !utf8.ValidString(s) {
-		rs := []rune(s) // invalid bytes become U+FFFD, one character each
-		if len(rs) <= n {
-			return s, nil
-		}
-		return string(rs[:keep]) + sfx, nil
+	// characters as a range loop counts them (an invalid byte is one)
+	cut := skipChars(s, 0, keep)
+	if skipChars(s, cut, n-keep) >= len(s) {
+		return s, nil // at most n characters
 	}
-	cut, count := len(s), 0
-	for i := range s {
-		if count == keep {
-			cut = i
-		}
-		if count == n {
-			return s[:cut] + sfx, nil // more than n characters
-		}
-		count++
+	if !utf8.ValidString(s[:cut]) {
+		return string([]rune(s[:cut])) + sfx, nil // invalid bytes become U+FFFD
 	}
-	return s, nil
+	return s[:cut] + sfx, nil
+}
+
+// skipChars returns the byte offset n characters after offset i in s (or
+// len(s)); an invalid byte counts as one character, as in a range loop. ASCII
+// runs are skipped eight bytes at a time.
+func skipChars(s string, i, n int) int {
+	for n > 0 && i < len(s) {
+		if n >= 8 && i+8 <= len(s) {
+			w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+			if w&0x8080808080808080 == 0 {
+				i, n = i+8, n-8
+				continue
+			}
+		}
+		if s[i] < utf8.RuneSelf {
+			i++
+		} else {
+			_, size := utf8.DecodeRuneInString(s[i:])
+			i += size
+		}
+		n--
+	}
+	return i
 }
 
 func formatLoopMetadata(c call) (any, error) {
