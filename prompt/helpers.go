@@ -8,7 +8,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/cogloop/cogloop/internal/ascii"
 	"github.com/nikolalohinski/gonja/v2/exec"
 )
 
@@ -700,32 +699,35 @@ func truncate(text, length, suffix *exec.Value) (string, error) {
 	if given(suffix) && !suffix.IsBool() { // a bool is Jinja's killwords argument: ignored
 		sfx = pyStr(suffix)
 	}
-	s := pyStr(text)
+	return truncateString(pyStr(text), n, sfx), nil
+}
+
+// truncateString is truncate on a string, with length n and suffix sfx.
+func truncateString(s string, n int, sfx string) string {
 	if n < 0 {
-		return sfx, nil
+		return sfx
 	}
 	if len(s) <= n {
-		return s, nil // no more characters than bytes
+		return s // no more characters than bytes
 	}
 	keep := max(n-utf8.RuneCountInString(sfx), 0)
-	if ascii.Is(s[:n+1]) {
-		return s[:keep] + sfx, nil // the first n+1 characters are bytes
-	}
 	// characters as a range loop counts them (an invalid byte is one)
-	cut := skipChars(s, 0, keep)
-	if skipChars(s, cut, n-keep) >= len(s) {
-		return s, nil // at most n characters
+	cut, valid := skipChars(s, 0, keep)
+	if end, _ := skipChars(s, cut, n-keep); end >= len(s) {
+		return s // at most n characters
 	}
-	if !utf8.ValidString(s[:cut]) {
-		return string([]rune(s[:cut])) + sfx, nil // invalid bytes become U+FFFD
+	if !valid {
+		return string([]rune(s[:cut])) + sfx // invalid bytes become U+FFFD
 	}
-	return s[:cut] + sfx, nil
+	return s[:cut] + sfx
 }
 
 // skipChars returns the byte offset n characters after offset i in s (or
-// len(s)); an invalid byte counts as one character, as in a range loop. ASCII
-// runs are skipped eight bytes at a time.
-func skipChars(s string, i, n int) int {
+// len(s)), and whether the bytes skipped are valid UTF-8; an invalid byte
+// counts as one character, as in a range loop. ASCII runs are skipped eight
+// bytes at a time.
+func skipChars(s string, i, n int) (int, bool) {
+	valid := true
 	for n > 0 && i < len(s) {
 		if n >= 8 && i+8 <= len(s) {
 			w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
@@ -738,12 +740,15 @@ func skipChars(s string, i, n int) int {
 		if s[i] < utf8.RuneSelf {
 			i++
 		} else {
-			_, size := utf8.DecodeRuneInString(s[i:])
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				valid = false
+			}
 			i += size
 		}
 		n--
 	}
-	return i
+	return i, valid
 }
 
 func formatLoopMetadata(c call) (any, error) {

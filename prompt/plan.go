@@ -427,6 +427,36 @@ type planFilter struct {
 	fn   exec.FilterFunction
 	args []any
 	kw   map[string]any
+	// trunc: truncate(length[, suffix]) with literal arguments, applied to a
+	// string directly (no values, no argument list), as filterTruncate does
+	trunc bool
+	n     int
+	sfx   string
+}
+
+// directTruncate fills f's direct form of truncate(args) when it has one.
+func (f *planFilter) directTruncate(fc *nodes.FilterCall) {
+	if fc.Name != "truncate" || len(fc.Kwargs) > 0 || len(fc.Args) > 2 {
+		return
+	}
+	f.n, f.sfx = 100, "..."
+	if len(f.args) > 0 {
+		n, ok := f.args[0].(int)
+		if !ok {
+			return
+		}
+		f.n = n
+	}
+	if len(f.args) > 1 {
+		switch x := f.args[1].(type) {
+		case string:
+			f.sfx = x
+		case bool: // Jinja's killwords: ignored
+		default:
+			return
+		}
+	}
+	f.trunc = true
 }
 
 func compilePlanFiltered(expr nodes.Expression) *planFiltered {
@@ -451,6 +481,7 @@ func compilePlanFiltered(expr nodes.Expression) *planFiltered {
 				f.kw[k] = literalValue(a).Interface()
 			}
 		}
+		f.directTruncate(fc)
 		pf.filters = append(pf.filters, f)
 	}
 	return pf
@@ -458,19 +489,29 @@ func compilePlanFiltered(expr nodes.Expression) *planFiltered {
 
 // eval evaluates the filtered expression; done is false when the path is
 // undefined or None (filters such as default tell those apart: gonja
-// evaluates the expression), ok false when a filter fails.
-func (f *planFiltered) eval(p *planRun) (v *exec.Value, done, ok bool) {
+// evaluates the expression), ok false when a filter fails. The value is a Go
+// string after a direct truncate, else a gonja value.
+func (f *planFiltered) eval(p *planRun) (v any, done, ok bool) {
 	b, found := f.base.evalIn(p, p.t.cfg.StrictUndefined)
 	if !found || b == nil {
 		return nil, false, false
 	}
-	val := toValue(b)
-	if val.IsNil() {
-		return nil, false, false
+	cur := b
+	if _, isStr := b.(string); !isStr {
+		val := toValue(b)
+		if val.IsNil() {
+			return nil, false, false
+		}
+		cur = val
 	}
-	e := p.filterEval()
 	for i := range f.filters {
 		pf := &f.filters[i]
+		if pf.trunc {
+			if s, isStr := cur.(string); isStr {
+				cur = truncateString(s, pf.n, pf.sfx)
+				continue
+			}
+		}
 		params := exec.NewVarArgs()
 		for _, a := range pf.args {
 			params.Args = append(params.Args, exec.AsValue(a))
@@ -478,10 +519,11 @@ func (f *planFiltered) eval(p *planRun) (v *exec.Value, done, ok bool) {
 		for k, a := range pf.kw {
 			params.KwArgs[k] = exec.AsValue(a)
 		}
-		val = pf.fn(e, val, params)
+		val := pf.fn(p.filterEval(), toValue(cur), params)
 		if val.IsError() {
 			return nil, true, false
 		}
+		cur = val
 	}
-	return val, true, true
+	return cur, true, true
 }
