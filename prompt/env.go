@@ -28,6 +28,11 @@ type environment struct {
 	globals         *exec.Context  // helpers, range, dict, ... (read-only)
 	globalMap       map[string]any // the same, for planned renders (plan.go)
 	tagParsers      map[string]parser.ControlStructureParser
+	// tpl is the gonja template object every render names (gonja's renderer
+	// takes the loader of its evaluators from it), built from an empty source
+	// once; loader refuses every read (see sourceLoader).
+	tpl    *exec.Template
+	loader *sourceLoader
 }
 
 var sharedEnv = sync.OnceValue(buildEnv)
@@ -77,7 +82,20 @@ func buildEnv() *environment {
 		tagParsers[name] = p
 	}
 
+	loader := &sourceLoader{id: rootID}
+	tpl, err := exec.NewTemplate(rootID, lenient, loader, &exec.Environment{
+		Context:           globals,
+		Filters:           exec.NewFilterSet(nil),
+		Tests:             exec.NewTestSet(nil),
+		ControlStructures: exec.NewControlStructureSet(nil),
+		Methods:           exec.Methods{},
+	})
+	if err != nil {
+		panic(fmt.Sprintf("prompt: gonja cannot build an empty template: %v", err))
+	}
 	return &environment{
+		tpl:        tpl,
+		loader:     loader,
 		lenient:    lenient,
 		strict:     strict,
 		filters:    buildFilters(),
@@ -149,8 +167,9 @@ func (env *environment) tagSet(ps *parseState) *exec.ControlStructureSet {
 	return exec.NewControlStructureSet(m)
 }
 
-// sourceLoader serves the template's own source once, to gonja's constructor,
-// and refuses every other read: no template can load another one or a file.
+// sourceLoader serves the (empty) source once, to gonja's template
+// constructor, and refuses every other read: no template can load another one
+// or a file.
 type sourceLoader struct {
 	id, src string
 	served  atomic.Bool

@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"reflect"
+	"sync"
 	"unsafe"
 
 	controlStructures "github.com/nikolalohinski/gonja/v2/builtins/control_structures"
@@ -55,7 +56,7 @@ const (
 type rewriter struct {
 	strict    bool
 	compilers *[]interface{ compile() }
-	seen      map[seenKey]bool
+	seen      visited
 	replaced  map[nodes.Node]nodes.Node
 	// inspect, when set, makes the walk read-only: it is called with every
 	// node and control structure the walk reaches (pre-order), and nothing is
@@ -63,15 +64,42 @@ type rewriter struct {
 	inspect func(x any)
 }
 
-// seenKey identifies a visited struct: a struct and its first field share an
-// address, so the type is part of the key.
+// visited is the set of structs the walk has reached, by address and type: a
+// struct and its first field share an address. Addresses are the fast key;
+// the rare second type at an address goes to more.
+type visited struct {
+	first map[uintptr]reflect.Type
+	more  map[seenKey]bool
+}
+
 type seenKey struct {
 	t reflect.Type
 	p uintptr
 }
 
+func newVisited(n int) visited { return visited{first: make(map[uintptr]reflect.Type, n)} }
+
+// add records (t, p); it reports false when it was recorded already.
+func (s *visited) add(t reflect.Type, p uintptr) bool {
+	if ft, ok := s.first[p]; !ok {
+		s.first[p] = t
+		return true
+	} else if ft == t {
+		return false
+	}
+	k := seenKey{t, p}
+	if s.more == nil {
+		s.more = map[seenKey]bool{}
+	}
+	if s.more[k] {
+		return false
+	}
+	s.more[k] = true
+	return true
+}
+
 func rewrite(root *nodes.Template, ps *parseState, strict bool) {
-	w := &rewriter{strict: strict, compilers: &ps.compilers, seen: map[seenKey]bool{}, replaced: map[nodes.Node]nodes.Node{}}
+	w := &rewriter{strict: strict, compilers: &ps.compilers, seen: newVisited(len(ps.toks)), replaced: map[nodes.Node]nodes.Node{}}
 	w.visit(reflect.ValueOf(root))
 	for _, c := range ps.compilers {
 		c.compile()
@@ -87,9 +115,41 @@ func writable(v reflect.Value) reflect.Value {
 	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
 }
 
-func walkable(t reflect.Type) bool {
+func walkable(t reflect.Type) bool { return typeInfoOf(t).walkable }
+
+// typeInfo is what the walk needs to know of a type, computed once per type
+// (reflect's PkgPath and Implements are slow).
+type typeInfo struct {
+	walkable bool  // a type of gonja's nodes or control_structures packages, or ours
+	isNode   bool  // an interface type that implements nodes.Node
+	fields   []int // of a walkable struct: the fields that can hold nodes
+}
+
+var typeInfos sync.Map // reflect.Type → *typeInfo
+
+func typeInfoOf(t reflect.Type) *typeInfo {
+	if ti, ok := typeInfos.Load(t); ok {
+		return ti.(*typeInfo)
+	}
 	p := t.PkgPath()
-	return p == nodesPkg || p == ctrlPkg || p == ownPkg
+	ti := &typeInfo{walkable: p == nodesPkg || p == ctrlPkg || p == ownPkg}
+	if t.Kind() == reflect.Interface {
+		ti.isNode = t.Implements(nodeType)
+	}
+	if t.Kind() == reflect.Struct && ti.walkable {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if t == setStructTyp && f.Name == "target" {
+				continue // assignment target: evaluated for its place, not its value
+			}
+			switch f.Type.Kind() {
+			case reflect.Interface, reflect.Pointer, reflect.Struct, reflect.Slice, reflect.Array, reflect.Map:
+				ti.fields = append(ti.fields, i)
+			}
+		}
+	}
+	typeInfos.Store(t, ti)
+	return ti
 }
 
 func (w *rewriter) visit(v reflect.Value) {
@@ -98,7 +158,7 @@ func (w *rewriter) visit(v reflect.Value) {
 		if v.IsNil() {
 			return
 		}
-		if v.Type().Implements(nodeType) && v.CanSet() {
+		if v.CanSet() && typeInfoOf(v.Type()).isNode {
 			n, ok := v.Elem().Interface().(nodes.Node)
 			if ok {
 				if rep := w.replacement(n); rep != nil && reflect.TypeOf(rep).AssignableTo(v.Type()) {
@@ -111,17 +171,14 @@ func (w *rewriter) visit(v reflect.Value) {
 		if v.IsNil() || !walkable(v.Type().Elem()) {
 			return
 		}
-		k := seenKey{v.Type(), v.Pointer()}
-		if w.seen[k] {
+		if !w.seen.add(v.Type(), v.Pointer()) {
 			return
 		}
 		if w.inspect != nil {
-			w.seen[k] = true
 			w.inspect(v.Interface())
 			w.visit(v.Elem())
 			return
 		}
-		w.seen[k] = true
 		if c, ok := v.Interface().(*nodes.Call); ok && c.Parent == nil {
 			// (x | f).method(): gonja's parser sets the object of a method call
 			// only for names and getters, not for a parenthesised expression
@@ -136,13 +193,11 @@ func (w *rewriter) visit(v reflect.Value) {
 		}
 		w.visit(v.Elem())
 	case reflect.Struct:
-		if !walkable(v.Type()) {
+		ti := typeInfoOf(v.Type())
+		if !ti.walkable {
 			return
 		}
-		for i := 0; i < v.NumField(); i++ {
-			if v.Type() == setStructTyp && v.Type().Field(i).Name == "target" {
-				continue // assignment target: evaluated for its place, not its value
-			}
+		for _, i := range ti.fields {
 			w.visit(writable(v.Field(i)))
 		}
 	case reflect.Slice, reflect.Array:
@@ -158,7 +213,7 @@ func (w *rewriter) visit(v reflect.Value) {
 		}
 		for _, e := range todo {
 			val := e.v
-			if val.Kind() == reflect.Interface && !val.IsNil() && val.Type().Implements(nodeType) {
+			if val.Kind() == reflect.Interface && !val.IsNil() && typeInfoOf(val.Type()).isNode {
 				if n, ok := val.Elem().Interface().(nodes.Node); ok {
 					if rep := w.replacement(n); rep != nil && reflect.TypeOf(rep).AssignableTo(v.Type().Elem()) {
 						v.SetMapIndex(e.k, reflect.ValueOf(rep))

@@ -103,12 +103,8 @@ func Parse(name, src string, opts Options) (t *Template, err error) {
 	// expressions, see pystring.go and condexpr.go); its template object, which
 	// the renderer needs, is built from an empty source.
 	toks := rewriteConditionals(ps.toks)
-	t.loader = &sourceLoader{id: rootID}
+	t.loader = env.loader
 	root, err := parser.NewParser(rootID, tokens.NewStream(toks), cfg, t.loader, t.env.ControlStructures).Parse()
-	if err != nil {
-		return nil, ps.syntaxError(err)
-	}
-	tpl, err := exec.NewTemplate(rootID, cfg, t.loader, t.env)
 	if err != nil {
 		return nil, ps.syntaxError(err)
 	}
@@ -123,7 +119,7 @@ func Parse(name, src string, opts Options) (t *Template, err error) {
 			t.planSingle = compileExpr(t.single.n.Expression)
 		}
 	}
-	t.tpl, t.root, t.cfg, t.warns = tpl, root, cfg, ps.warnings
+	t.tpl, t.root, t.cfg, t.warns = env.tpl, root, cfg, ps.warnings
 	if ps.namesDone && ps.lexErrPos < 0 && !noSelectiveBind {
 		t.names = make([]string, 0, len(ps.names))
 		for name := range ps.names {
