@@ -68,19 +68,19 @@ type rewriter struct {
 // struct and its first field share an address. Addresses are the fast key;
 // the rare second type at an address goes to more.
 type visited struct {
-	first map[uintptr]reflect.Type
+	first map[uintptr]*typeInfo
 	more  map[seenKey]bool
 }
 
 type seenKey struct {
-	t reflect.Type
+	t *typeInfo
 	p uintptr
 }
 
-func newVisited(n int) visited { return visited{first: make(map[uintptr]reflect.Type, n)} }
+func newVisited(n int) visited { return visited{first: make(map[uintptr]*typeInfo, n)} }
 
 // add records (t, p); it reports false when it was recorded already.
-func (s *visited) add(t reflect.Type, p uintptr) bool {
+func (s *visited) add(t *typeInfo, p uintptr) bool {
 	if ft, ok := s.first[p]; !ok {
 		s.first[p] = t
 		return true
@@ -118,47 +118,99 @@ func writable(v reflect.Value) reflect.Value {
 func walkable(t reflect.Type) bool { return typeInfoOf(t).walkable }
 
 // typeInfo is what the walk needs to know of a type, computed once per type
-// (reflect's PkgPath and Implements are slow).
+// (reflect's PkgPath and Implements are slow, and a sync.Map lookup per
+// value adds up): the infos of a type's parts are linked, so the walk looks a
+// type up only behind interfaces.
 type typeInfo struct {
-	walkable bool  // a type of gonja's nodes or control_structures packages, or ours
-	isNode   bool  // an interface type that implements nodes.Node
-	fields   []int // of a walkable struct: the fields that can hold nodes
+	walkable bool // a type of gonja's nodes or control_structures packages, or ours
+	isNode   bool // an interface type that implements nodes.Node
+	// inert: no value of the type can hold a node (scalars, pointers to
+	// types the walk does not enter, slices and maps of those)
+	inert  bool
+	fields []fieldInfo // of a walkable struct: the fields that can hold nodes
+	elem   *typeInfo   // of a pointer, slice, array or map: its element's
 }
 
-var typeInfos sync.Map // reflect.Type → *typeInfo
+type fieldInfo struct {
+	i  int
+	ti *typeInfo
+}
+
+var (
+	typeInfos   sync.Map // reflect.Type → *typeInfo, complete
+	typeInfosMu sync.Mutex
+)
 
 func typeInfoOf(t reflect.Type) *typeInfo {
 	if ti, ok := typeInfos.Load(t); ok {
 		return ti.(*typeInfo)
 	}
-	p := t.PkgPath()
-	ti := &typeInfo{walkable: p == nodesPkg || p == ctrlPkg || p == ownPkg}
-	if t.Kind() == reflect.Interface {
-		ti.isNode = t.Implements(nodeType)
+	typeInfosMu.Lock()
+	defer typeInfosMu.Unlock()
+	if ti, ok := typeInfos.Load(t); ok {
+		return ti.(*typeInfo)
 	}
-	if t.Kind() == reflect.Struct && ti.walkable {
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			if t == setStructTyp && f.Name == "target" {
-				continue // assignment target: evaluated for its place, not its value
-			}
-			switch f.Type.Kind() {
-			case reflect.Interface, reflect.Pointer, reflect.Struct, reflect.Slice, reflect.Array, reflect.Map:
-				ti.fields = append(ti.fields, i)
-			}
-		}
+	building := map[reflect.Type]*typeInfo{}
+	ti := buildTypeInfo(t, building)
+	for t, ti := range building {
+		typeInfos.Store(t, ti)
 	}
-	typeInfos.Store(t, ti)
 	return ti
 }
 
-func (w *rewriter) visit(v reflect.Value) {
+// buildTypeInfo computes t's info and those of its parts; building holds the
+// infos under construction (types can be recursive).
+func buildTypeInfo(t reflect.Type, building map[reflect.Type]*typeInfo) *typeInfo {
+	if ti, ok := typeInfos.Load(t); ok {
+		return ti.(*typeInfo)
+	}
+	if ti, ok := building[t]; ok {
+		return ti
+	}
+	p := t.PkgPath()
+	ti := &typeInfo{walkable: p == nodesPkg || p == ctrlPkg || p == ownPkg}
+	building[t] = ti
+	switch t.Kind() {
+	case reflect.Interface:
+		ti.isNode = t.Implements(nodeType)
+	case reflect.Pointer:
+		ti.elem = buildTypeInfo(t.Elem(), building)
+		ti.inert = !ti.elem.walkable
+	case reflect.Slice, reflect.Array, reflect.Map:
+		ti.elem = buildTypeInfo(t.Elem(), building)
+		ti.inert = ti.elem.inert
+	case reflect.Struct:
+		ti.inert = !ti.walkable
+		if ti.walkable {
+			for i := 0; i < t.NumField(); i++ {
+				f := t.Field(i)
+				if t == setStructTyp && f.Name == "target" {
+					continue // assignment target: evaluated for its place, not its value
+				}
+				if fi := buildTypeInfo(f.Type, building); !fi.inert {
+					ti.fields = append(ti.fields, fieldInfo{i, fi})
+				}
+			}
+		}
+	default:
+		ti.inert = true
+	}
+	return ti
+}
+
+func (w *rewriter) visit(v reflect.Value) { w.visitT(v, typeInfoOf(v.Type())) }
+
+// visitT visits v, whose type's info is ti.
+func (w *rewriter) visitT(v reflect.Value, ti *typeInfo) {
+	if ti.inert {
+		return
+	}
 	switch v.Kind() {
 	case reflect.Interface:
 		if v.IsNil() {
 			return
 		}
-		if v.CanSet() && typeInfoOf(v.Type()).isNode {
+		if v.CanSet() && ti.isNode {
 			n, ok := v.Elem().Interface().(nodes.Node)
 			if ok {
 				if rep := w.replacement(n); rep != nil && reflect.TypeOf(rep).AssignableTo(v.Type()) {
@@ -168,15 +220,12 @@ func (w *rewriter) visit(v reflect.Value) {
 		}
 		w.visit(v.Elem())
 	case reflect.Pointer:
-		if v.IsNil() || !walkable(v.Type().Elem()) {
-			return
-		}
-		if !w.seen.add(v.Type(), v.Pointer()) {
+		if v.IsNil() || !w.seen.add(ti, v.Pointer()) {
 			return
 		}
 		if w.inspect != nil {
 			w.inspect(v.Interface())
-			w.visit(v.Elem())
+			w.visitT(v.Elem(), ti.elem)
 			return
 		}
 		if c, ok := v.Interface().(*nodes.Call); ok && c.Parent == nil {
@@ -191,18 +240,14 @@ func (w *rewriter) visit(v reflect.Value) {
 				g.Node = orEmpty(g.Node)
 			}
 		}
-		w.visit(v.Elem())
+		w.visitT(v.Elem(), ti.elem)
 	case reflect.Struct:
-		ti := typeInfoOf(v.Type())
-		if !ti.walkable {
-			return
-		}
-		for _, i := range ti.fields {
-			w.visit(writable(v.Field(i)))
+		for _, f := range ti.fields {
+			w.visitT(writable(v.Field(f.i)), f.ti)
 		}
 	case reflect.Slice, reflect.Array:
 		for i := 0; i < v.Len(); i++ {
-			w.visit(writable(v.Index(i)))
+			w.visitT(writable(v.Index(i)), ti.elem)
 		}
 	case reflect.Map:
 		iter := v.MapRange()
@@ -212,16 +257,17 @@ func (w *rewriter) visit(v reflect.Value) {
 			todo = append(todo, kv{iter.Key(), iter.Value()})
 		}
 		for _, e := range todo {
-			val := e.v
-			if val.Kind() == reflect.Interface && !val.IsNil() && typeInfoOf(val.Type()).isNode {
+			val, vti := e.v, ti.elem
+			if val.Kind() == reflect.Interface && !val.IsNil() && vti.isNode {
 				if n, ok := val.Elem().Interface().(nodes.Node); ok {
 					if rep := w.replacement(n); rep != nil && reflect.TypeOf(rep).AssignableTo(v.Type().Elem()) {
 						v.SetMapIndex(e.k, reflect.ValueOf(rep))
 						val = reflect.ValueOf(rep)
+						vti = typeInfoOf(val.Type())
 					}
 				}
 			}
-			w.visit(val)
+			w.visitT(val, vti)
 		}
 	}
 }
