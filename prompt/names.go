@@ -177,7 +177,7 @@ type nameCollector struct {
 
 func collectNames(root *nodes.Template, ps *parseState) []Name {
 	c := &nameCollector{ps: ps, locals: map[string]bool{}, guarded: map[string]bool{}, consumed: map[any]bool{}}
-	w := &rewriter{seen: newVisited(64), inspect: c.visit}
+	w := &rewriter{inspect: c.visit}
 	w.visit(reflect.ValueOf(root))
 	var out []Name
 	for _, n := range c.names {

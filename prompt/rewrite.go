@@ -57,19 +57,19 @@ type rewriter struct {
 	strict    bool
 	compilers *[]interface{ compile() }
 	seen      visited
-	replaced  map[nodes.Node]nodes.Node
+	replaced  map[[2]uintptr]nodes.Node // by nodeKey
 	// inspect, when set, makes the walk read-only: it is called with every
 	// node and control structure the walk reaches (pre-order), and nothing is
 	// replaced or wrapped (see names.go).
 	inspect func(x any)
 }
 
-// visited is the set of structs the walk has reached, by address and type: a
-// struct and its first field share an address. Addresses are the fast key;
-// the rare second type at an address goes to more.
+// visited is the set of structs the walk has reached, by type and address (a
+// struct and its first field share an address): a small open-addressing
+// table, cheaper than a map for the few hundred nodes of a template.
 type visited struct {
-	first map[uintptr]*typeInfo
-	more  map[seenKey]bool
+	keys []seenKey
+	n    int
 }
 
 type seenKey struct {
@@ -77,29 +77,36 @@ type seenKey struct {
 	p uintptr
 }
 
-func newVisited(n int) visited { return visited{first: make(map[uintptr]*typeInfo, n)} }
-
-// add records (t, p); it reports false when it was recorded already.
+// add records (t, p), p not 0; it reports false when it was recorded already.
 func (s *visited) add(t *typeInfo, p uintptr) bool {
-	if ft, ok := s.first[p]; !ok {
-		s.first[p] = t
-		return true
-	} else if ft == t {
-		return false
+	if 2*(s.n+1) > len(s.keys) {
+		old := s.keys
+		s.keys, s.n = make([]seenKey, max(64, 2*len(old))), 0
+		for _, k := range old {
+			if k.p != 0 {
+				s.add(k.t, k.p)
+			}
+		}
 	}
-	k := seenKey{t, p}
-	if s.more == nil {
-		s.more = map[seenKey]bool{}
+	mask := uintptr(len(s.keys) - 1)
+	for i := (p >> 3) * 0x9E3779B9 & mask; ; i = (i + 1) & mask {
+		k := &s.keys[i]
+		if k.p == 0 {
+			*k = seenKey{t, p}
+			s.n++
+			return true
+		}
+		if k.p == p && k.t == t {
+			return false
+		}
 	}
-	if s.more[k] {
-		return false
-	}
-	s.more[k] = true
-	return true
 }
 
+// nodeKey identifies a node by its interface words (type and pointer).
+func nodeKey(n nodes.Node) [2]uintptr { return *(*[2]uintptr)(unsafe.Pointer(&n)) }
+
 func rewrite(root *nodes.Template, ps *parseState, strict bool) {
-	w := &rewriter{strict: strict, compilers: &ps.compilers, seen: newVisited(len(ps.toks)), replaced: map[nodes.Node]nodes.Node{}}
+	w := &rewriter{strict: strict, compilers: &ps.compilers, replaced: map[[2]uintptr]nodes.Node{}}
 	w.visit(reflect.ValueOf(root))
 	for _, c := range ps.compilers {
 		c.compile()
@@ -278,7 +285,7 @@ func (w *rewriter) replacement(n nodes.Node) nodes.Node {
 	if w.inspect != nil {
 		return nil
 	}
-	if rep, ok := w.replaced[n]; ok {
+	if rep, ok := w.replaced[nodeKey(n)]; ok {
 		return rep
 	}
 	var rep nodes.Node
@@ -325,7 +332,7 @@ func (w *rewriter) replacement(n nodes.Node) nodes.Node {
 		}
 	}
 	if rep != nil {
-		w.replaced[n] = rep
+		w.replaced[nodeKey(n)] = rep
 	}
 	return rep
 }
