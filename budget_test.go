@@ -8,8 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/scripted"
+	"github.com/cogloop/cogloop/agents/spend"
 )
 
 const budgetWorkflow = `orchestrator:
@@ -28,7 +30,7 @@ agents:
 func TestRunReportsUsageCostAndBudget(t *testing.T) {
 	wf, err := cogloop.Parse([]byte(budgetWorkflow), "budget.yaml")
 	require.NoError(t, err)
-	script, err := agents.ParseScript([]byte(`
+	script, err := scripted.Parse([]byte(`
 draft: [{text: D, usage: {prompt_tokens: 60, completion_tokens: 50}}]
 polish: [{text: P, usage: {prompt_tokens: 60, completion_tokens: 50}}]
 final: [F]
@@ -48,7 +50,7 @@ final: [F]
 
 	events := rec.Events()
 	end := events[len(events)-1]
-	require.Equal(t, agents.EventRunEnd, end.Kind)
+	require.Equal(t, event.RunEnd, end.Kind)
 	require.NotNil(t, end.Usage)
 	assert.Equal(t, 220, end.Usage.Total())
 	assert.InDelta(t, want, end.Data["cost"], 1e-12)
@@ -58,9 +60,9 @@ final: [F]
 func TestRunWithoutBudgetStillPrices(t *testing.T) {
 	wf, err := cogloop.Parse([]byte(`orchestrator: {id: w, agents: [a]}
 agents: [{id: a, type: openai-answer, model: gpt-4o-mini, prompt: hi}]
-`), "w.yaml", cogloop.WithPricing(agents.Pricing{"gpt-4o-mini": {Prompt: 10, Completion: 10}}))
+`), "w.yaml", cogloop.WithPricing(spend.Pricing{"gpt-4o-mini": {Prompt: 10, Completion: 10}}))
 	require.NoError(t, err)
-	script, err := agents.ParseScript([]byte("a: [{text: A, usage: {prompt_tokens: 100, completion_tokens: 100}}]"), "r.yaml")
+	script, err := scripted.Parse([]byte("a: [{text: A, usage: {prompt_tokens: 100, completion_tokens: 100}}]"), "r.yaml")
 	require.NoError(t, err)
 	rec := &agenttest.Recorder{}
 	res, err := wf.Run(context.Background(), "x", cogloop.WithModels(script), cogloop.WithObserver(rec.Observe))

@@ -29,11 +29,14 @@ import (
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/brain"
 	"github.com/cogloop/cogloop/agents/checks"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/legacy"
 	"github.com/cogloop/cogloop/agents/llm"
+	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/agents/memories"
 	"github.com/cogloop/cogloop/agents/scout"
 	"github.com/cogloop/cogloop/agents/search"
+	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/agents/validate"
 	"github.com/cogloop/cogloop/flow"
 	"github.com/cogloop/cogloop/loopnode"
@@ -67,10 +70,10 @@ type Workflow struct {
 	wf *orchestrator.Workflow
 	// Warnings are the load problems that did not stop the workflow from building
 	// (OrKa keys cogloop ignores, labels that do nothing, ...).
-	Warnings []agents.Problem
+	Warnings []load.Problem
 	// Notes are advice `cogloop validate` shows (a loop without an explicit
 	// max_loops); under strict mode they are load errors.
-	Notes []agents.Problem
+	Notes []load.Problem
 	// Digest is the SHA-256 of the workflow source, hex; with workflow_ref
 	// files it covers each referenced file too, so a resume notices a change
 	// in any of them.
@@ -83,7 +86,7 @@ type LoadOption func(*loadOptions)
 type loadOptions struct {
 	reg        *agents.Registry
 	presetsDir string
-	pricing    agents.Pricing
+	pricing    spend.Pricing
 	strict     bool
 }
 
@@ -95,8 +98,8 @@ func WithStrict() LoadOption {
 }
 
 // WithPricing prices model calls with p instead of the built-in table
-// ([agents.DefaultPricing]); a pricing: on the orchestrator adds to it.
-func WithPricing(p agents.Pricing) LoadOption {
+// ([spend.DefaultPricing]); a pricing: on the orchestrator adds to it.
+func WithPricing(p spend.Pricing) LoadOption {
 	return func(o *loadOptions) { o.pricing = p }
 }
 
@@ -112,7 +115,7 @@ func WithRegistry(reg *agents.Registry) LoadOption {
 }
 
 // Load reads and builds the workflow file at path. A workflow with problems gives
-// an error listing every one with its file:line:col (an *agents.LoadError).
+// an error listing every one with its file:line:col (an *load.Error).
 func Load(path string, opts ...LoadOption) (*Workflow, error) {
 	data, err := orchestrator.ReadFile(path, orchestrator.DefaultLimits)
 	if err != nil {
@@ -150,7 +153,7 @@ func Parse(data []byte, name string, opts ...LoadOption) (*Workflow, error) {
 	}
 	wf, warnings, err := orchestrator.Parse(data, name, o.reg, popts...)
 	if err != nil {
-		var le *agents.LoadError
+		var le *load.Error
 		if errors.As(err, &le) && len(le.Warnings) == 0 {
 			// A user fixing the errors sees the doubtful things too, at once.
 			le.Warnings = warnings
@@ -186,7 +189,7 @@ type RunOption func(*runOptions)
 
 type runOptions struct {
 	models      agents.ModelSource
-	observe     agents.Observer
+	observe     event.Observer
 	runID       string
 	store       memory.Store
 	checkpoints bool
@@ -252,7 +255,7 @@ func WithModels(src agents.ModelSource) RunOption {
 }
 
 // WithObserver sends every event of the run to fn.
-func WithObserver(fn agents.Observer) RunOption {
+func WithObserver(fn event.Observer) RunOption {
 	return func(o *runOptions) { o.observe = fn }
 }
 
@@ -271,7 +274,7 @@ type Result struct {
 	Outputs *agents.Outputs
 	// Usage sums the model tokens of the run and their cost (Usage.Cost, priced
 	// with the workflow's pricing table; calls of unpriced models count none).
-	Usage agents.Usage
+	Usage spend.Usage
 	// BudgetExceeded reports that a model call was refused because a budget
 	// (the workflow's or a loop's) had no room for it.
 	BudgetExceeded bool
@@ -335,17 +338,17 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 	}
 	// The run's root budget scope limits nothing; a workflow with budget:
 	// opens its limited scope inside it.
-	budget := agents.NewBudget(agents.Limit{}, w.wf.Pricing())
+	budget := spend.NewBudget(spend.Limit{}, w.wf.Pricing())
 	if run.Checkpoint != nil {
 		// Limited scopes record what they commit, and a resume restores it.
 		budget.WithJournal(run.Checkpoint)
 	}
 	start := time.Now()
-	run.Emit(agents.Event{Kind: agents.EventRunStart, Node: w.wf.ID})
+	run.Emit(event.Event{Kind: event.RunStart, Node: w.wf.ID})
 	out, err := w.wf.Run(ctx, agents.Input{Value: input, Run: run, Budget: budget})
-	end := agents.Event{Kind: agents.EventRunEnd, Node: w.wf.ID, Duration: time.Since(start), Response: out.Text(),
+	end := event.Event{Kind: event.RunEnd, Node: w.wf.ID, Duration: time.Since(start), Response: out.Text(),
 		Data: map[string]any{"cost": out.Usage.Cost}}
-	if out.Usage != (agents.Usage{}) {
+	if out.Usage != (spend.Usage{}) {
 		u := out.Usage
 		end.Usage = &u
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
 )
 
 func Example() {
@@ -34,8 +34,8 @@ agents:
 		fmt.Println(err)
 		return
 	}
-	res, err := wf.Run(context.Background(), "cogloop", cogloop.WithObserver(func(e agents.Event) {
-		if e.Kind == agents.EventLoopIteration {
+	res, err := wf.Run(context.Background(), "cogloop", cogloop.WithObserver(func(e event.Event) {
+		if e.Kind == event.LoopIteration {
 			fmt.Printf("iteration %d: score %.2f\n", e.Data["loop_number"], e.Data["score"])
 		}
 	}))

@@ -8,8 +8,9 @@ import (
 	"testing"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -31,13 +32,13 @@ func TestExamplesLoadAndRunOffline(t *testing.T) {
 			replies := filepath.Join(filepath.Dir(path), "replies.yaml")
 			data, err := os.ReadFile(replies)
 			require.NoError(t, err, "every example runs offline: add its replies.yaml")
-			script, err := agents.ParseScript(data, replies)
+			script, err := scripted.Parse(data, replies)
 			require.NoError(t, err)
 			rec := &agenttest.Recorder{}
 			res, err := wf.Run(context.Background(), "an example topic", cogloop.WithModels(script), cogloop.WithObserver(rec.Observe))
 			require.NoError(t, err)
 			for _, e := range rec.Events() {
-				if e.Kind == agents.EventWarning {
+				if e.Kind == event.Warning {
 					assert.NotEqual(t, "undefined_name", e.Data["code"], "every name an example's template reads is bound: %s", e.Message)
 				}
 			}

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
 )
 
 // A file with errors shows its warnings too, so one validate shows everything.
@@ -20,7 +20,7 @@ agents:
 `
 	_, err := cogloop.Parse([]byte(src), "wf.yaml")
 	require.Error(t, err)
-	var le *agents.LoadError
+	var le *load.Error
 	require.True(t, errors.As(err, &le))
 	require.Len(t, le.Problems, 1)
 	require.Len(t, le.Warnings, 1)

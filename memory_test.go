@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/memory/redis"
 	"github.com/cogloop/cogloop/memory/redis/redistest"
 	"github.com/stretchr/testify/assert"
@@ -43,8 +43,8 @@ func TestRedisOutageBetweenIterations(t *testing.T) {
 			require.NoError(t, err)
 
 			var wg sync.WaitGroup
-			observe := func(e agents.Event) {
-				if e.Kind == agents.EventLoopIteration && e.Data["loop_number"] == 1 {
+			observe := func(e event.Event) {
+				if e.Kind == event.LoopIteration && e.Data["loop_number"] == 1 {
 					srv.Stop()
 					if restart {
 						wg.Add(1)

@@ -1,14 +1,13 @@
 package cogloop_test
 
 import (
+	"github.com/cogloop/cogloop/agents/event"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/cogloop/cogloop/agents"
 )
 
 // TestOrKaCorpus runs every OrKa workflow file in testdata/orka/ (copied
@@ -51,7 +50,7 @@ func orkaRun(t *testing.T, path string) (problems []string) {
 		problems = append(problems, "no agent ran")
 	}
 	for _, e := range events {
-		if e.Kind == agents.EventAgentEnd && e.Error != "" {
+		if e.Kind == event.AgentEnd && e.Error != "" {
 			problems = append(problems, "agent "+e.Node+": "+strings.SplitN(e.Error, "\n", 2)[0])
 		}
 	}

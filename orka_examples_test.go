@@ -7,8 +7,9 @@ import (
 	"testing"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -29,7 +30,7 @@ func TestOrKaCognitiveLoopExampleRunsUnchanged(t *testing.T) {
 
 	data, err := os.ReadFile("testdata/orka_cognitive_replies.yaml")
 	require.NoError(t, err)
-	script, err := agents.ParseScript(data, "testdata/orka_cognitive_replies.yaml")
+	script, err := scripted.Parse(data, "testdata/orka_cognitive_replies.yaml")
 	require.NoError(t, err)
 	rec := &agenttest.Recorder{}
 	res, err := wf.Run(context.Background(), "Remote work and productivity",
@@ -53,10 +54,10 @@ func TestOrKaCognitiveLoopExampleRunsUnchanged(t *testing.T) {
 
 	var analyzer2, final string
 	for _, e := range rec.Events() {
-		if e.Kind == agents.EventAgentEnd && e.Node == "cognitive_loop › iteration 2 › analyzer" {
+		if e.Kind == event.AgentEnd && e.Node == "cognitive_loop › iteration 2 › analyzer" {
 			analyzer2 = e.Prompt
 		}
-		if e.Kind == agents.EventAgentEnd && e.Agent == "final_processor" {
+		if e.Kind == event.AgentEnd && e.Agent == "final_processor" {
 			final = e.Prompt
 		}
 	}

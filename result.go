@@ -6,6 +6,9 @@ import (
 	"sync"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/spend"
 )
 
 // Run statuses: every run ends one or the other.
@@ -29,7 +32,7 @@ type RunError struct {
 	Message string `json:"message"`
 }
 
-func (e RunError) Error() string { return agents.JoinPath(e.Path) + ": " + e.Message }
+func (e RunError) Error() string { return fault.JoinPath(e.Path) + ": " + e.Message }
 
 // RunWarning is one warning event of a run (a pass without a score, an
 // undefined template name, ...).
@@ -63,7 +66,7 @@ type LoopResult struct {
 	// Iterations are the passes in order, including one cut short.
 	Iterations []IterationResult
 	// Usage is the tokens and cost of all passes.
-	Usage agents.Usage
+	Usage spend.Usage
 	// Response is the loop's answer.
 	Response any
 }
@@ -76,7 +79,7 @@ type IterationResult struct {
 	ScoreFound bool
 	// Completed is false for a pass cut short (timeout, cancel, a fatal error).
 	Completed bool
-	Usage     agents.Usage
+	Usage     spend.Usage
 	Warnings  []string
 }
 
@@ -91,7 +94,7 @@ func (r *Result) Loops() []LoopResult {
 			if _, dup := exposed.Get(id); dup {
 				return true // a fork's branch agent, recorded next to the fork too
 			}
-			path := agents.JoinPath(prefix, id)
+			path := fault.JoinPath(prefix, id)
 			if l, ok := loopResult(id, path, o); ok {
 				out = append(out, l)
 			}
@@ -128,7 +131,7 @@ func loopResult(id, path string, o agents.Output) (LoopResult, bool) {
 		Usage:          usageOf(f["usage"]),
 		Response:       o.Response,
 	}
-	if l.Usage == (agents.Usage{}) {
+	if l.Usage == (spend.Usage{}) {
 		l.Usage = o.Usage
 	}
 	if its, ok := f["iterations"].([]any); ok {
@@ -172,21 +175,21 @@ func toString(v any) string {
 }
 
 // usageOf reads a usage mapping (prompt_tokens, completion_tokens, cost).
-func usageOf(v any) agents.Usage {
+func usageOf(v any) spend.Usage {
 	switch u := v.(type) {
-	case agents.Usage:
+	case spend.Usage:
 		return u
 	case map[string]any:
-		return agents.Usage{PromptTokens: toInt(u["prompt_tokens"]), CompletionTokens: toInt(u["completion_tokens"]),
+		return spend.Usage{PromptTokens: toInt(u["prompt_tokens"]), CompletionTokens: toInt(u["completion_tokens"]),
 			Cost: toFloat(u["cost"])}
 	}
-	return agents.Usage{}
+	return spend.Usage{}
 }
 
 // collector watches a run's events for what its result reports: agent
 // failures, loops stopped by an error, warnings.
 type collector struct {
-	next agents.Observer
+	next event.Observer
 
 	mu       sync.Mutex
 	errors   []RunError
@@ -195,11 +198,11 @@ type collector struct {
 	warnings []RunWarning
 }
 
-func (c *collector) observe(e agents.Event) {
+func (c *collector) observe(e event.Event) {
 	switch {
-	case e.Kind == agents.EventAgentEnd && e.Error != "":
+	case e.Kind == event.AgentEnd && e.Error != "":
 		c.addError(e.Node, e.Agent, e.Error)
-	case e.Kind == agents.EventLoopEnd && e.Data["stop_reason"] == "error":
+	case e.Kind == event.LoopEnd && e.Data["stop_reason"] == "error":
 		c.mu.Lock()
 		c.loopErr = true
 		c.mu.Unlock()
@@ -208,7 +211,7 @@ func (c *collector) observe(e agents.Event) {
 			msg = "the loop stopped with stop_reason error"
 		}
 		c.addError(e.Node, e.Agent, msg)
-	case e.Kind == agents.EventWarning:
+	case e.Kind == event.Warning:
 		code, _ := e.Data["code"].(string)
 		c.mu.Lock()
 		c.warnings = append(c.warnings, RunWarning{Path: e.Node, Agent: e.Agent, Code: code, Message: e.Message})
@@ -243,13 +246,13 @@ func (c *collector) addError(path, agent, text string) {
 
 // isPathPrefix reports whether p is path or a path below it.
 func isPathPrefix(p, path string) bool {
-	return p == path || strings.HasPrefix(p, path+agents.PathSep)
+	return p == path || strings.HasPrefix(p, path+fault.PathSep)
 }
 
 // lastPart is the agent id at the end of path, else fallback.
 func lastPart(path, fallback string) string {
-	if i := strings.LastIndex(path, agents.PathSep); i >= 0 {
-		return path[i+len(agents.PathSep):]
+	if i := strings.LastIndex(path, fault.PathSep); i >= 0 {
+		return path[i+len(fault.PathSep):]
 	}
 	if path != "" {
 		return path
@@ -259,7 +262,7 @@ func lastPart(path, fallback string) string {
 
 // CollectEvents replays a run's events (a run record, a trace) and returns the
 // errors and warnings the run's [Result] reports, by the same rules.
-func CollectEvents(events []agents.Event) ([]RunError, []RunWarning) {
+func CollectEvents(events []event.Event) ([]RunError, []RunWarning) {
 	c := &collector{}
 	for _, e := range events {
 		c.observe(e)

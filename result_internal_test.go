@@ -1,11 +1,10 @@
 package cogloop
 
 import (
+	"github.com/cogloop/cogloop/agents/event"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-
-	"github.com/cogloop/cogloop/agents"
 )
 
 // A fatal error reported by the failing agent and again by every step it
@@ -13,15 +12,15 @@ import (
 // an error is one too, under the loop's id.
 func TestCollectorRecordsEachFailureOnce(t *testing.T) {
 	var forwarded int
-	c := &collector{next: func(agents.Event) { forwarded++ }}
+	c := &collector{next: func(event.Event) { forwarded++ }}
 	fatal := "improve › iteration 1 › critic: no API key (set OPENAI_API_KEY)"
-	c.observe(agents.Event{Kind: agents.EventAgentEnd, Node: "improve › iteration 1 › critic", Agent: "critic", Error: fatal})
-	c.observe(agents.Event{Kind: agents.EventAgentEnd, Node: "improve", Agent: "improve", Error: fatal})
-	c.observe(agents.Event{Kind: agents.EventAgentEnd, Node: "improve › iteration 1 › critic", Agent: "critic", Error: "again"})
-	c.observe(agents.Event{Kind: agents.EventLoopEnd, Node: "other", Agent: "other", Error: "other › iteration 2: iteration 2 was not persisted",
+	c.observe(event.Event{Kind: event.AgentEnd, Node: "improve › iteration 1 › critic", Agent: "critic", Error: fatal})
+	c.observe(event.Event{Kind: event.AgentEnd, Node: "improve", Agent: "improve", Error: fatal})
+	c.observe(event.Event{Kind: event.AgentEnd, Node: "improve › iteration 1 › critic", Agent: "critic", Error: "again"})
+	c.observe(event.Event{Kind: event.LoopEnd, Node: "other", Agent: "other", Error: "other › iteration 2: iteration 2 was not persisted",
 		Data: map[string]any{"stop_reason": "error"}})
-	c.observe(agents.Event{Kind: agents.EventLoopEnd, Node: "fine", Agent: "fine", Data: map[string]any{"stop_reason": "max_loops"}})
-	c.observe(agents.Event{Kind: agents.EventWarning, Node: "improve › iteration 1", Agent: "improve", Message: "no score", Data: map[string]any{"code": "no_score"}})
+	c.observe(event.Event{Kind: event.LoopEnd, Node: "fine", Agent: "fine", Data: map[string]any{"stop_reason": "max_loops"}})
+	c.observe(event.Event{Kind: event.Warning, Node: "improve › iteration 1", Agent: "improve", Message: "no score", Data: map[string]any{"code": "no_score"}})
 	assert.Equal(t, 6, forwarded)
 	assert.True(t, c.loopErr)
 	assert.Equal(t, []RunError{

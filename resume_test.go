@@ -10,6 +10,9 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/memory"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -51,8 +54,8 @@ func TestResumeInProcess(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	models := &countingModels{calls: map[string]int{}}
-	stopAt3 := func(e agents.Event) {
-		if e.Kind == agents.EventAgentStart && e.Node == "l › iteration 3 › w" {
+	stopAt3 := func(e event.Event) {
+		if e.Kind == event.AgentStart && e.Node == "l › iteration 3 › w" {
 			cancel()
 		}
 	}
@@ -136,7 +139,7 @@ func (m *spendingModels) ModelFor(string) (agents.Model, error) {
 			m.kill()
 			return agents.Reply{}, context.Canceled
 		}
-		return agents.Reply{Text: "SCORE: 0.1", Usage: agents.Usage{PromptTokens: 5, CompletionTokens: 50}}, nil
+		return agents.Reply{Text: "SCORE: 0.1", Usage: spend.Usage{PromptTokens: 5, CompletionTokens: 50}}, nil
 	}), nil
 }
 
@@ -279,7 +282,7 @@ func TestRedoReplacesHistoryEntry(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	_, _ = wf.Run(ctx, "x", cogloop.WithRunID("k"), cogloop.WithCheckpoints(), cogloop.WithMemory(store), cogloop.WithModels(models),
-		cogloop.WithObserver(func(e agents.Event) {
+		cogloop.WithObserver(func(e event.Event) {
 			if store.dead {
 				cancel()
 			}
@@ -324,7 +327,7 @@ func TestFailedPassIsResumed(t *testing.T) {
 	broken := agents.ModelFunc(func(ctx context.Context, req agents.Request) (agents.Reply, error) {
 		calls++
 		if calls == 3 {
-			return agents.Reply{}, agents.Fatal(errors.New("401 unauthorized"), "set OPENAI_API_KEY")
+			return agents.Reply{}, fault.Fatal(errors.New("401 unauthorized"), "set OPENAI_API_KEY")
 		}
 		return agents.Reply{Text: fmt.Sprintf("SCORE: 0.%d", calls)}, nil
 	})
@@ -368,8 +371,8 @@ func TestTotalIterationsSurviveResume(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	_, err = wf.Run(ctx, "x", cogloop.WithRunID("t"), cogloop.WithCheckpoints(), cogloop.WithMemory(store), cogloop.WithModels(models),
-		cogloop.WithObserver(func(e agents.Event) {
-			if e.Kind == agents.EventAgentStart && e.Node == "l › iteration 3 › w" {
+		cogloop.WithObserver(func(e event.Event) {
+			if e.Kind == event.AgentStart && e.Node == "l › iteration 3 › w" {
 				cancel()
 			}
 		}))

@@ -16,8 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/memory"
 )
 
@@ -157,7 +157,7 @@ agents:
 `
 	wf, err := cogloop.Parse([]byte(src), "wf.yaml")
 	require.NoError(t, err)
-	script, err := agents.ParseScript([]byte("a: [\"the key "+canary+" again\"]\n"), "script.yaml")
+	script, err := scripted.Parse([]byte("a: [\"the key "+canary+" again\"]\n"), "script.yaml")
 	require.NoError(t, err)
 	rec := &agenttest.Recorder{}
 	res, err := wf.Run(context.Background(), "input "+canary, cogloop.WithModels(script), cogloop.WithObserver(rec.Observe))

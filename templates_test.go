@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -65,7 +65,7 @@ agents:
 	require.NoError(t, err)
 	var prompt string
 	for _, e := range rec.Events() {
-		if e.Kind == agents.EventAgentEnd && e.Agent == "b" {
+		if e.Kind == event.AgentEnd && e.Agent == "b" {
 			prompt = e.Prompt
 		}
 	}

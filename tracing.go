@@ -3,7 +3,7 @@ package cogloop
 import (
 	"context"
 
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/telemetry"
 )
 
@@ -38,7 +38,7 @@ func WithDeltas() RunOption {
 }
 
 // observer is next, preceded by the span recorder when tracing is on.
-func (t tracingOptions) observer(ctx context.Context, next agents.Observer) agents.Observer {
+func (t tracingOptions) observer(ctx context.Context, next event.Observer) event.Observer {
 	if t.tp == nil {
 		return next
 	}
@@ -46,7 +46,7 @@ func (t tracingOptions) observer(ctx context.Context, next agents.Observer) agen
 	if next == nil {
 		return spans
 	}
-	return func(e agents.Event) {
+	return func(e event.Event) {
 		spans(e)
 		next(e)
 	}

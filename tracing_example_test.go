@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
 )
 
 // A run recorded as OpenTelemetry spans (here in memory; the CLI exports over
@@ -36,11 +36,11 @@ agents:
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
 	var streamed strings.Builder
 	_, err = wf.Run(context.Background(), "cogloop", cogloop.WithTracerProvider(tp), cogloop.WithDeltas(),
-		cogloop.WithObserver(func(e agents.Event) {
+		cogloop.WithObserver(func(e event.Event) {
 			switch e.Kind {
-			case agents.EventAgentDelta: // pieces of the reply as they arrive
+			case event.AgentDelta: // pieces of the reply as they arrive
 				streamed.WriteString(e.Response)
-			case agents.EventAgentEnd:
+			case event.AgentEnd:
 				if e.Agent == "critic" {
 					streamed.WriteString(" (end)\n")
 				}

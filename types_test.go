@@ -13,9 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/legacy"
+	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/memory"
 )
 
@@ -25,7 +26,7 @@ var updateGolden = flag.Bool("update", false, "rewrite the golden transcripts in
 // with replies (the --script form) and a fresh in-memory store; it returns
 // the workflow (nil, with the error, when it does not load), the result, the
 // events and the run error.
-func offline(t *testing.T, path, replies string, input any) (*cogloop.Workflow, *cogloop.Result, []agents.Event, error) {
+func offline(t *testing.T, path, replies string, input any) (*cogloop.Workflow, *cogloop.Result, []event.Event, error) {
 	t.Helper()
 	sleep := &agenttest.Sleeper{}
 	wf, err := cogloop.Load(path, cogloop.WithRegistry(cogloop.NewTestRegistry(legacy.Options{Sleep: sleep.Sleep})))
@@ -34,7 +35,7 @@ func offline(t *testing.T, path, replies string, input any) (*cogloop.Workflow, 
 	}
 	data, err := os.ReadFile(replies)
 	require.NoError(t, err)
-	script, err := agents.ParseScript(data, replies)
+	script, err := scripted.Parse(data, replies)
 	require.NoError(t, err)
 	store, err := memory.NewInMemory(memory.Options{})
 	require.NoError(t, err)
@@ -69,12 +70,12 @@ func TestAgentTypesGolden(t *testing.T) {
 			}
 			for _, e := range events {
 				switch e.Kind {
-				case agents.EventAgentEnd:
+				case event.AgentEnd:
 					fmt.Fprintf(&b, "== %s\n-- prompt\n%s\n-- response\n%s\n", e.Node, strings.TrimRight(e.Prompt, "\n"), strings.TrimRight(e.Response, "\n"))
 					if e.Error != "" {
 						fmt.Fprintf(&b, "-- error\n%s\n", e.Error)
 					}
-				case agents.EventWarning:
+				case event.Warning:
 					fmt.Fprintf(&b, "== warning %s: %s\n", e.Node, e.Message)
 				}
 			}

@@ -6,6 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/memory"
 )
 
@@ -41,10 +44,10 @@ type Input struct {
 	Run *Run
 	// Budget is the innermost budget scope the call runs in: a model call
 	// reserves its worst case here, and so in every enclosing scope, before it
-	// is made ([Budget.Reserve]). Nil means no budget (nothing is limited or
+	// is made ([spend.Budget.Reserve]). Nil means no budget (nothing is limited or
 	// priced). Composites pass it on; a loop or workflow with its own budget
-	// passes a [Budget.Child].
-	Budget *Budget
+	// passes a [spend.Budget.Child].
+	Budget *spend.Budget
 }
 
 // LoopState is what a loop iteration hands to the agents inside it.
@@ -64,7 +67,7 @@ type Run struct {
 	// ID names the run in events, traces and stores.
 	ID string
 	// Observe receives every event; nil discards them.
-	Observe Observer
+	Observe event.Observer
 	// Models, when set, answers LLM calls instead of the configured provider
 	// (the scripted model, or a test fake).
 	Models ModelSource
@@ -80,9 +83,9 @@ type Run struct {
 	// orchestrator): [Run.Warn] returns them.
 	Strict bool
 	// Deltas asks LLM agents to stream replies where the provider can, and to
-	// emit [EventAgentDelta] events as the text arrives (cogloop run -v).
+	// emit [event.AgentDelta] events as the text arrives (cogloop run -v).
 	Deltas bool
-	// ModelCalls asks LLM agents to emit an [EventModelCall] event per model
+	// ModelCalls asks LLM agents to emit an [event.ModelCall] event per model
 	// call (the OpenTelemetry spans are built from them).
 	ModelCalls bool
 
@@ -103,7 +106,7 @@ func (r *Run) Local(key any, init func() any) any {
 
 // Emit sends e to the run's observer, filling in the run id and time.
 // It is safe on a nil *Run.
-func (r *Run) Emit(e Event) {
+func (r *Run) Emit(e event.Event) {
 	if r == nil || r.Observe == nil {
 		return
 	}
@@ -115,16 +118,16 @@ func (r *Run) Emit(e Event) {
 }
 
 // Warn reports a warning: it emits e as a warning event (Kind is set to
-// [EventWarning]; Node, Agent and Message say where and what). Under [Run.Strict]
+// [event.Warning]; Node, Agent and Message say where and what). Under [Run.Strict]
 // it returns the warning as an error wrapping [ErrStrict], which the caller must
 // fail with; otherwise nil. It is safe on a nil *Run.
-func (r *Run) Warn(e Event) error {
-	e.Kind = EventWarning
+func (r *Run) Warn(e event.Event) error {
+	e.Kind = event.Warning
 	r.Emit(e)
 	if r == nil || !r.Strict {
 		return nil
 	}
-	return AtPath(e.Node, fmt.Errorf("%w: %s", ErrStrict, e.Message))
+	return fault.AtPath(e.Node, fmt.Errorf("%w: %s", ErrStrict, e.Message))
 }
 
 // Output is what an agent returns.
@@ -139,7 +142,7 @@ type Output struct {
 	// Prompt is the rendered prompt, when the agent rendered one.
 	Prompt string
 	// Usage is the model tokens this call used, summed over retries and children.
-	Usage Usage
+	Usage spend.Usage
 	// Err is set on an error record: the agent failed and the workflow went on.
 	Err string
 	// Children are the outputs of the agents a composite ran (a workflow's agents,
@@ -174,7 +177,7 @@ func (o Output) Map() map[string]any {
 	if o.Prompt != "" {
 		m["formatted_prompt"] = o.Prompt
 	}
-	if o.Usage != (Usage{}) {
+	if o.Usage != (spend.Usage{}) {
 		metrics := map[string]any{
 			"prompt_tokens":     o.Usage.PromptTokens,
 			"completion_tokens": o.Usage.CompletionTokens,
@@ -190,28 +193,3 @@ func (o Output) Map() map[string]any {
 
 // Text returns the response as text: a string as is, other values formatted.
 func (o Output) Text() string { return Text(o.Response) }
-
-// Usage counts model tokens, normalised across providers, and what they cost.
-type Usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	// Cost is what the tokens cost by the run's [Pricing] (US dollars with the
-	// built-in table); 0 when the model has no price or the call ran without a
-	// [Budget]. Sums of usage sum it too.
-	Cost float64 `json:"cost,omitempty"`
-}
-
-// Total is prompt plus completion tokens.
-func (u Usage) Total() int { return u.PromptTokens + u.CompletionTokens }
-
-// Add returns u + v.
-func (u Usage) Add(v Usage) Usage {
-	return Usage{PromptTokens: u.PromptTokens + v.PromptTokens, CompletionTokens: u.CompletionTokens + v.CompletionTokens,
-		Cost: u.Cost + v.Cost}
-}
-
-// sub returns u - v.
-func (u Usage) sub(v Usage) Usage {
-	return Usage{PromptTokens: u.PromptTokens - v.PromptTokens, CompletionTokens: u.CompletionTokens - v.CompletionTokens,
-		Cost: u.Cost - v.Cost}
-}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/memory"
 )
 
@@ -123,4 +124,22 @@ func Plain(v any) any {
 		}
 	}
 	return v
+}
+
+// budgetPrefix names budget records among a checkpoint's paths.
+const budgetPrefix = "budget:"
+
+var _ spend.Journal = (*Checkpoint)(nil)
+
+// Committed implements [spend.Journal] with the state saved for a resume.
+func (c *Checkpoint) Committed(key string) (spend.Usage, bool) {
+	var u spend.Usage
+	ok, err := c.Restore(budgetPrefix+key, &u)
+	return u, ok && err == nil
+}
+
+// Commit implements [spend.Journal]: one small save per call. The store
+// bounds the wait.
+func (c *Checkpoint) Commit(key string, u spend.Usage) error {
+	return c.Save(context.Background(), budgetPrefix+key, u)
 }

@@ -1,9 +1,12 @@
 package agents
 
-import "context"
+import (
+	"context"
+	"github.com/cogloop/cogloop/agents/spend"
+)
 
 // Model is the one seam between cogloop and a language model: real providers
-// (through langchaingo, package agents/llm), the [Scripted] model and test fakes all
+// (through langchaingo, package agents/llm), the [scripted.Model] model and test fakes all
 // sit behind it, so everything above (templates, retries, events, usage) runs the
 // same way for each.
 type Model interface {
@@ -36,10 +39,21 @@ type Request struct {
 	OnDelta func(text string)
 }
 
+// WorstCase is the most the call may use, as budgets reserve it: the
+// estimated system and user messages, and MaxTokens (or
+// [spend.DefaultReserveTokens]) of completion.
+func (req Request) WorstCase() spend.Usage {
+	completion := req.MaxTokens
+	if completion <= 0 {
+		completion = spend.DefaultReserveTokens
+	}
+	return spend.Usage{PromptTokens: spend.EstimateTokens(req.System) + spend.EstimateTokens(req.Prompt), CompletionTokens: completion}
+}
+
 // Reply is a model's answer.
 type Reply struct {
 	Text  string
-	Usage Usage
+	Usage spend.Usage
 }
 
 // ModelSource picks the model that answers a given agent's calls. It overrides the

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/prompt"
 	"go.yaml.in/yaml/v3"
 )
@@ -12,7 +14,7 @@ import (
 // (recording problems there) and may use b to build children. It returns an error
 // only for a problem it cannot record on c; the builder places that error at the
 // definition's position.
-type Factory func(b Builder, c *Config) (Agent, error)
+type Factory func(b Builder, c *load.Config) (Agent, error)
 
 // Builder is what a workflow builder hands every factory.
 type Builder interface {
@@ -22,11 +24,11 @@ type Builder interface {
 	Inline(node *yaml.Node) (Agent, error)
 	// Ref returns the agent defined with id in the same workflow (fork targets,
 	// router routes); a reference to an undefined id is recorded as a problem at pos.
-	Ref(id string, pos Pos) (Agent, error)
+	Ref(id string, pos load.Pos) (Agent, error)
 	// Template parses key of c as a template, at load time, with the workflow's
 	// template options; syntax errors are recorded with their file position.
 	// It returns nil when the key is absent or the template is bad.
-	Template(c *Config, key string) *prompt.Template
+	Template(c *load.Config, key string) *prompt.Template
 }
 
 // Registry maps agent type names to factories. It is a value: nothing registers
@@ -69,4 +71,20 @@ func (r *Registry) Types() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// ModelUser is an agent that calls language models. Models names them as
+// their prices are looked up, so that loading a workflow whose budget limits
+// cost can check that each has a price. LLM agents and validators are
+// ModelUsers.
+type ModelUser interface {
+	Models() []string
+}
+
+// BudgetNoter is a [Builder] that checks prices at the end of a load: every
+// budget read with [spend.ReadBudget] is noted by the caller, and a model in use without a price
+// is an error when a budget of the file limits cost (a warning when budgets
+// limit only tokens). The orchestrator's builder is one.
+type BudgetNoter interface {
+	NoteBudget(l spend.Limit)
 }

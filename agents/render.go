@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/prompt"
 )
 
@@ -62,7 +64,7 @@ func (in Input) RenderOrInput(t *prompt.Template) (string, error) {
 // agent's templates read such a name, a warning event with Data["code"]
 // "undefined_name" says so, and under strict mode the render fails instead
 // (every time). A render that calls an undefined function, filter or test
-// fails with a [FatalError] whose fix is the did-you-mean: repetition cannot
+// fails with a [fault.FatalError] whose fix is the did-you-mean: repetition cannot
 // fix it.
 func (in Input) Render(t *prompt.Template) (string, error) {
 	if t == nil {
@@ -82,7 +84,7 @@ func (in Input) Render(t *prompt.Template) (string, error) {
 			if fix == "" {
 				fix = "no template function, filter or test has that name; see the template helpers in the README"
 			}
-			return "", Fatal(err, fix)
+			return "", fault.Fatal(err, fix)
 		}
 		return "", err
 	}
@@ -103,19 +105,19 @@ func (in Input) warnUndefined(t *prompt.Template, d prompt.Data) error {
 		return nil
 	}
 	agent := in.Path
-	if i := strings.LastIndex(agent, PathSep); i >= 0 {
-		agent = agent[i+len(PathSep):]
+	if i := strings.LastIndex(agent, fault.PathSep); i >= 0 {
+		agent = agent[i+len(fault.PathSep):]
 	}
 	warned := in.Run.Local(undefinedKey, func() any { return &sync.Map{} }).(*sync.Map)
 	for _, name := range missing {
 		msg := fmt.Sprintf("%s: undefined variable %q renders empty", t.Name(), name)
 		if _, dup := warned.LoadOrStore(agent+"\x00"+name, true); dup {
 			if in.Run.Strict {
-				return AtPath(in.Path, fmt.Errorf("%w: %s", ErrStrict, msg))
+				return fault.AtPath(in.Path, fmt.Errorf("%w: %s", ErrStrict, msg))
 			}
 			continue
 		}
-		err := in.Run.Warn(Event{Node: in.Path, Agent: agent, Message: msg,
+		err := in.Run.Warn(event.Event{Node: in.Path, Agent: agent, Message: msg,
 			Data: map[string]any{"code": "undefined_name", "name": name, "template": t.Name()}})
 		if err != nil {
 			return err

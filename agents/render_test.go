@@ -6,6 +6,8 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/prompt"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -18,10 +20,10 @@ func mustParse(t *testing.T, name, src string) *prompt.Template {
 	return tp
 }
 
-func warnings(rec *agenttest.Recorder) []agents.Event {
-	var out []agents.Event
+func warnings(rec *agenttest.Recorder) []event.Event {
+	var out []event.Event
 	for _, e := range rec.Events() {
-		if e.Kind == agents.EventWarning {
+		if e.Kind == event.Warning {
 			out = append(out, e)
 		}
 	}
@@ -76,12 +78,12 @@ func TestRenderUndefinedFunctionIsFatal(t *testing.T) {
 		t.Run(tc.src, func(t *testing.T) {
 			_, err := agents.Input{Value: "x", Path: "a"}.Render(mustParse(t, "t", tc.src))
 			require.Error(t, err)
-			assert.True(t, agents.IsFatal(err))
+			assert.True(t, fault.IsFatal(err))
 			assert.Equal(t, tc.want, err.Error())
 		})
 	}
 	// other render failures are not fatal
 	_, err := agents.Input{Value: "x"}.Render(mustParse(t, "t", "{{ 1 / 0 }}"))
 	require.Error(t, err)
-	assert.False(t, agents.IsFatal(err))
+	assert.False(t, fault.IsFatal(err))
 }

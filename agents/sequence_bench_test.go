@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/prompt"
 )
 
@@ -17,7 +18,7 @@ func (a renderAgent) Run(_ context.Context, in Input) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
-	return Output{Response: s, Prompt: s, Usage: Usage{PromptTokens: 3, CompletionTokens: 2}}, nil
+	return Output{Response: s, Prompt: s, Usage: spend.Usage{PromptTokens: 3, CompletionTokens: 2}}, nil
 }
 
 // BenchmarkSequenceAgents runs one sequence of n agents, each reading the

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/spend"
 	"strings"
 	"time"
 )
@@ -68,7 +71,7 @@ var errNotBuilt = errors.New("agent was not built (see the load problems)")
 // with that path, turns a panic into an error with its stack, and turns a failure
 // into an error record ({status: error, error}) that keeps the output's prompt,
 // usage and children. It returns an error only when ctx is done or the failure
-// is fatal ([IsFatal]): the run must stop, and the step has no record.
+// is fatal ([fault.IsFatal]): the run must stop, and the step has no record.
 func RunStep(ctx context.Context, s Step, in Input) (Output, error) {
 	out, _, err := runStep(ctx, s, in)
 	return out, err
@@ -77,18 +80,18 @@ func RunStep(ctx context.Context, s Step, in Input) (Output, error) {
 // runStep is RunStep that also returns the failure of an error record as an
 // error carrying the step's path (nil on success).
 func runStep(ctx context.Context, s Step, in Input) (out Output, fail, stop error) {
-	path := JoinPath(in.Path, s.ID)
+	path := fault.JoinPath(in.Path, s.ID)
 	in.Path = path
 	observed := in.Run.Observed()
 	var start time.Time
 	if observed {
 		start = time.Now()
-		in.Run.Emit(Event{Kind: EventAgentStart, Time: start, Node: path, Agent: s.ID, Type: s.Type})
+		in.Run.Emit(event.Event{Kind: event.AgentStart, Time: start, Node: path, Agent: s.ID, Type: s.Type})
 	}
 	out, err := safeRun(ctx, s.Agent, in)
 	if err != nil {
-		err = AtPath(path, err)
-		if ctx.Err() != nil || IsFatal(err) {
+		err = fault.AtPath(path, err)
+		if ctx.Err() != nil || fault.IsFatal(err) {
 			stop = err
 		} else {
 			fail = err
@@ -97,11 +100,11 @@ func runStep(ctx context.Context, s Step, in Input) (out Output, fail, stop erro
 			out = rec
 		}
 	} else if out.Failed() {
-		fail = &PathError{Path: path, Err: errors.New(strings.TrimPrefix(out.Err, path+": "))}
+		fail = &fault.PathError{Path: path, Err: errors.New(strings.TrimPrefix(out.Err, path+": "))}
 	}
 	if observed {
 		now := time.Now()
-		end := Event{Kind: EventAgentEnd, Time: now, Node: path, Agent: s.ID, Type: s.Type, Duration: now.Sub(start), Prompt: out.Prompt}
+		end := event.Event{Kind: event.AgentEnd, Time: now, Node: path, Agent: s.ID, Type: s.Type, Duration: now.Sub(start), Prompt: out.Prompt}
 		switch {
 		case err != nil:
 			end.Error = err.Error()
@@ -110,7 +113,7 @@ func runStep(ctx context.Context, s Step, in Input) (out Output, fail, stop erro
 			fallthrough
 		default:
 			end.Response = out.Text()
-			if out.Usage != (Usage{}) {
+			if out.Usage != (spend.Usage{}) {
 				u := out.Usage
 				end.Usage = &u
 			}
@@ -131,7 +134,7 @@ func (r *Run) Observed() bool { return r != nil && r.Observe != nil }
 func safeRun(ctx context.Context, a Agent, in Input) (out Output, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = Output{}, PanicError(r)
+			out, err = Output{}, fault.FromPanic(r)
 		}
 	}()
 	if a == nil {
@@ -167,7 +170,7 @@ func (q Sequence) Run(ctx context.Context, in Input) (Output, error) {
 	// their log, so a step costs O(1) however many ran before it.
 	own := &Outputs{}
 	prev := in.Previous // in.Previous plus own; extending it appends in place
-	var usage Usage
+	var usage spend.Usage
 	var lastResponse any
 	var lastPrompt string
 	result := func() Output {
@@ -189,7 +192,7 @@ func (q Sequence) Run(ctx context.Context, in Input) (Output, error) {
 			s, queue = queue[0], queue[1:]
 		}
 		if err := ctx.Err(); err != nil {
-			return result(), AtPath(in.Path, err)
+			return result(), fault.AtPath(in.Path, err)
 		}
 		sin := in
 		sin.Previous = prev
@@ -201,7 +204,7 @@ func (q Sequence) Run(ctx context.Context, in Input) (Output, error) {
 		if d, ok := s.Agent.(Director); ok && !out.Failed() {
 			if next = d.Next(out); len(next) > 0 {
 				if inserted += len(next); inserted > MaxInserted {
-					fail = AtPath(JoinPath(in.Path, s.ID), errTooManyInserted)
+					fail = fault.AtPath(fault.JoinPath(in.Path, s.ID), errTooManyInserted)
 					rec := ErrorRecord(fail)
 					rec.Usage = out.Usage
 					out, next = rec, nil
@@ -231,3 +234,18 @@ func (q Sequence) Run(ctx context.Context, in Input) (Output, error) {
 }
 
 var errTooManyInserted = fmt.Errorf("routes inserted more than %d agents in one run; a route probably leads back to its router", MaxInserted)
+
+// Unwrap returns the agent a wrapper (an agent with an Unwrap() Agent method,
+// such as [retry.Agent]) runs, peeling every layer; a that wraps nothing is
+// returned as is. Code that asks for an agent's concrete type (a join looking
+// for its fork) asks it of Unwrap(a).
+func Unwrap(a Agent) Agent {
+	for range 100 {
+		u, ok := a.(interface{ Unwrap() Agent })
+		if !ok {
+			return a
+		}
+		a = u.Unwrap()
+	}
+	return a
+}

@@ -7,13 +7,15 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func constStep(id string, v any) agents.Step {
 	return agents.Step{ID: id, Type: "const", Agent: agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
-		return agents.Output{Response: v, Usage: agents.Usage{PromptTokens: 1}}, nil
+		return agents.Output{Response: v, Usage: spend.Usage{PromptTokens: 1}}, nil
 	})}
 }
 
@@ -67,10 +69,10 @@ func TestSequenceRecordsStepsExposedChildrenAndRoutes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"comp", "k1", "k2", "r", "x", "y", "reader"}, out.Children.IDs(), "Children hold only this run's records, in run order")
 	assert.Equal(t, "B+K2", out.Response)
-	assert.Equal(t, agents.Usage{PromptTokens: 2}, out.Usage, "exposed children are not counted again")
+	assert.Equal(t, spend.Usage{PromptTokens: 2}, out.Usage, "exposed children are not counted again")
 	var nodes []string
 	for _, e := range rec.Events() {
-		if e.Kind == agents.EventAgentStart {
+		if e.Kind == event.AgentStart {
 			nodes = append(nodes, e.Node)
 		}
 	}

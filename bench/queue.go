@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/memory/redis"
 	"github.com/cogloop/cogloop/queue"
@@ -179,7 +179,7 @@ func inProcessRuns(ctx context.Context, url string, source []byte, n int) (plain
 	if err != nil {
 		return 0, 0, err
 	}
-	script, err := agents.ParseScript([]byte(queueScript), "replies.yaml")
+	script, err := scripted.Parse([]byte(queueScript), "replies.yaml")
 	if err != nil {
 		return 0, 0, err
 	}

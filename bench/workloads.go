@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/scripted"
+	"github.com/cogloop/cogloop/agents/spend"
 )
 
 // The workloads: YAML workflows generated with the knobs each scenario turns,
@@ -54,7 +56,7 @@ func replyFor(agent string) string {
 	return "I have nothing to add."
 }
 
-// models answers every agent of a run from the scripted model (agents.Scripted,
+// models answers every agent of a run from the scripted model (scripted.Model,
 // what --script uses) with its reply after delay.
 type models struct {
 	byID map[string]agents.Model
@@ -70,9 +72,9 @@ func newModels(delay time.Duration) *models {
 		ids = append(ids, "a"+strconv.Itoa(i))
 	}
 	for _, id := range ids {
-		m.byID[id] = agents.NewScripted(id, "bench", []agents.ScriptReply{{
+		m.byID[id] = scripted.New(id, "bench", []scripted.Reply{{
 			Text: replyFor(id), Delay: delay,
-			Usage: agents.Usage{PromptTokens: 300, CompletionTokens: 80},
+			Usage: spend.Usage{PromptTokens: 300, CompletionTokens: 80},
 		}}, true)
 	}
 	return m

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/memory/redis"
 	"github.com/cogloop/cogloop/memory/redis/redistest"
@@ -69,8 +69,8 @@ func TestFaultProxy(t *testing.T) {
 
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			res, err := wf.Run(ctx, "x", cogloop.WithRunID("r"), cogloop.WithCheckpoints(), cogloop.WithMemory(store),
-				cogloop.WithModels(parseScript(t, "0s")), cogloop.WithObserver(func(e agents.Event) {
-					if e.Kind == agents.EventAgentStart && e.Node == "l › iteration 3 › writer" {
+				cogloop.WithModels(parseScript(t, "0s")), cogloop.WithObserver(func(e event.Event) {
+					if e.Kind == event.AgentStart && e.Node == "l › iteration 3 › writer" {
 						p.set(tc.fault, 300*time.Millisecond)
 					}
 				}))
@@ -106,8 +106,8 @@ func TestRedisKilledWithAOF(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	res, err := wf.Run(ctx, "x", cogloop.WithRunID("r"), cogloop.WithCheckpoints(), cogloop.WithMemory(store),
-		cogloop.WithModels(parseScript(t, "0s")), cogloop.WithObserver(func(e agents.Event) {
-			if e.Kind == agents.EventLoopIteration && e.Data["loop_number"] == 3 {
+		cogloop.WithModels(parseScript(t, "0s")), cogloop.WithObserver(func(e event.Event) {
+			if e.Kind == event.LoopIteration && e.Data["loop_number"] == 3 {
 				srv.Kill() // pass 3's history entry is written, its checkpoint is not
 			}
 		}))
@@ -131,8 +131,8 @@ func resumeAndCheck(t *testing.T, wf *cogloop.Workflow, url, ns string) {
 	defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
 	resumedAfter := -1
 	res, err := wf.Run(context.Background(), "x", cogloop.WithResume("r", false), cogloop.WithMemory(store),
-		cogloop.WithModels(parseScript(t, "0s")), cogloop.WithObserver(func(e agents.Event) {
-			if e.Kind == agents.EventLoopStart {
+		cogloop.WithModels(parseScript(t, "0s")), cogloop.WithObserver(func(e event.Event) {
+			if e.Kind == event.LoopStart {
 				resumedAfter = e.Data["resumed_after"].(int)
 			}
 		}))

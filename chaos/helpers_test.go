@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/memory"
 )
 
@@ -45,9 +45,9 @@ func chaosScript(delay string) string {
 	return fmt.Sprintf("writer: {cycle: [%s]}\nscorer: {cycle: [%s]}\n", reply("a draft"), strings.Join(scores, ", "))
 }
 
-func parseScript(t *testing.T, delay string) *agents.Script {
+func parseScript(t *testing.T, delay string) *scripted.Script {
 	t.Helper()
-	s, err := agents.ParseScript([]byte(chaosScript(delay)), "chaos-replies.yaml")
+	s, err := scripted.Parse([]byte(chaosScript(delay)), "chaos-replies.yaml")
 	require.NoError(t, err)
 	return s
 }

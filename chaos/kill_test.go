@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/memory/redis"
 	"github.com/cogloop/cogloop/memory/redis/redistest"
@@ -38,10 +38,10 @@ func buildCLI(t *testing.T) string {
 }
 
 // spent sums the tokens the leaf agents reported in a trace.
-func spent(events []agents.Event) int {
+func spent(events []event.Event) int {
 	total := 0
 	for _, e := range events {
-		if e.Kind == agents.EventAgentEnd && (e.Agent == "writer" || e.Agent == "scorer") && e.Usage != nil {
+		if e.Kind == event.AgentEnd && (e.Agent == "writer" || e.Agent == "scorer") && e.Usage != nil {
 			total += e.Usage.Total()
 		}
 	}
@@ -49,8 +49,8 @@ func spent(events []agents.Event) int {
 }
 
 // inPass3 reports whether e happens in pass 3 of the loop.
-func inPass3(e agents.Event) bool {
-	if e.Kind == agents.EventLoopIteration {
+func inPass3(e event.Event) bool {
+	if e.Kind == event.LoopIteration {
 		n, _ := e.Data["loop_number"].(float64)
 		return n == 3
 	}
@@ -126,7 +126,7 @@ func TestKillNineInPass3(t *testing.T) {
 
 // killInPass3 starts a run and kills it with -9 right after the at-th trace
 // line of pass 3; it returns the events the run traced.
-func killInPass3(t *testing.T, bin, wf, script, url, ns string, at int) []agents.Event {
+func killInPass3(t *testing.T, bin, wf, script, url, ns string, at int) []event.Event {
 	t.Helper()
 	pr, pw, err := os.Pipe()
 	require.NoError(t, err)
@@ -138,12 +138,12 @@ func killInPass3(t *testing.T, bin, wf, script, url, ns string, at int) []agents
 	cmd.Stderr = &errb
 	require.NoError(t, cmd.Start())
 	require.NoError(t, pw.Close()) // the child holds its own copy
-	var events []agents.Event
+	var events []event.Event
 	seen := 0
 	sc := bufio.NewScanner(pr)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		var e agents.Event
+		var e event.Event
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &e), sc.Text())
 		events = append(events, e)
 		if inPass3(e) {
@@ -160,13 +160,13 @@ func killInPass3(t *testing.T, bin, wf, script, url, ns string, at int) []agents
 	return events
 }
 
-func readTrace(t *testing.T, path string) []agents.Event {
+func readTrace(t *testing.T, path string) []event.Event {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
-	var events []agents.Event
+	var events []event.Event
 	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
-		var e agents.Event
+		var e event.Event
 		require.NoError(t, json.Unmarshal(line, &e))
 		events = append(events, e)
 	}

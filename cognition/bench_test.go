@@ -1,46 +1,14 @@
 package cognition
 
 import (
+	"github.com/cogloop/cogloop/cognition/internal/cogtest"
 	"strings"
 	"testing"
 )
 
-// benchIteration is three agents with about 1 KB of text each, the score on the
-// scorer's last line.
+// benchIteration is [cogtest.Iteration]: three agents, about 1 KB each.
 func benchIteration() []Result {
-	pad := func(s string) string {
-		for len(s) < 1000 {
-			s += "\nFurther discussion of the topic adds context without new claims, as models often do."
-		}
-		return s
-	}
-	return []Result{
-		{ID: "analyzer", Value: map[string]any{"response": pad(analyzerText), "confidence": 0.8, "internal_reasoning": "r"}},
-		{ID: "critic", Value: pad("The critique identifies three weak spots in the argument.\nIt should cite sources.")},
-		{ID: "scorer", Value: map[string]any{"response": pad(scorerText) + "\nSCORE: 0.72", "confidence": 0.9}},
-	}
-}
-
-func BenchmarkScore(b *testing.B) {
-	results := benchIteration()
-	for _, bc := range []struct {
-		name string
-		cfg  ScoreConfig
-	}{
-		{"default_patterns", ScoreConfig{}},
-		{"score_extraction_pattern", ScoreConfig{ExtractionPattern: `SCORE:\s*([0-9.]+)`}},
-	} {
-		s := newScorer(b, bc.cfg)
-		if got := s.Score(results); !got.Found {
-			b.Fatalf("%s: no score", bc.name)
-		}
-		b.Run(bc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				s.Score(results)
-			}
-		})
-	}
+	return cogtest.Iteration(func(id string, v any) Result { return Result{ID: id, Value: v} })
 }
 
 func BenchmarkExtract(b *testing.B) {
@@ -69,5 +37,23 @@ func BenchmarkFindScan(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_, _, _ = p.Find(text)
+	}
+}
+
+// BenchmarkExtractPass is the lesson extraction of bench/'s loop pass: OrKa's
+// six example patterns over the three agents' replies (one non-ASCII).
+func BenchmarkExtractPass(b *testing.B) {
+	results := []Result{
+		{ID: "improver", Value: map[string]any{"response": cogtest.LoopReplies[0], "formatted_prompt": "p"}},
+		{ID: "critic", Value: map[string]any{"response": cogtest.LoopReplies[1], "formatted_prompt": "p"}},
+		{ID: "scorer", Value: map[string]any{"response": cogtest.LoopReplies[2], "formatted_prompt": "p"}},
+	}
+	e := newExtractor(b, ExtractConfig{Patterns: orkaExamplePatterns})
+	if got := e.Extract(results); got.Insights == "" || got.Mistakes == "" || len(got.Warnings) > 0 {
+		b.Fatalf("unexpected extraction: %+v", got)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		e.Extract(results)
 	}
 }

@@ -25,10 +25,10 @@ func (e *PatternError) Unwrap() error { return e.Err }
 
 // MatchError reports a regex match that failed at run time: a timeout
 // ([ErrMatchTimeout]) or an internal failure of the regex engine. It quotes at
-// most [excerptLen] characters of the scanned text, never all of it.
+// most [modeltext.ExcerptLen] characters of the scanned text, never all of it.
 type MatchError struct {
 	Pattern string // the expression
-	Excerpt string // the start of the scanned text, cut to excerptLen characters
+	Excerpt string // the start of the scanned text, cut to modeltext.ExcerptLen characters
 	Len     int    // length of the scanned text in bytes
 	Err     error  // ErrMatchTimeout or the engine's failure
 }

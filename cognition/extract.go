@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cogloop/cogloop/cognition/internal/modeltext"
+	"github.com/cogloop/cogloop/internal/ascii"
 	"github.com/cogloop/cogloop/internal/values"
 )
 
@@ -100,7 +102,7 @@ const minPairLits = 8
 // *[PatternError]. Patterns are compiled even when Disabled, so a bad one is
 // reported at load either way.
 func NewExtractor(cfg ExtractConfig) (*Extractor, error) {
-	e := &Extractor{disabled: cfg.Disabled, maxLen: cfg.MaxLengthPerCategory, limits: cfg.Limits.withDefaults()}
+	e := &Extractor{disabled: cfg.Disabled, maxLen: cfg.MaxLengthPerCategory, limits: cfg.Limits.WithDefaults()}
 	var errs []error
 	if e.maxLen < 0 {
 		errs = append(errs, &FieldError{Field: "cognitive_extraction.max_length_per_category",
@@ -118,7 +120,7 @@ func NewExtractor(cfg ExtractConfig) (*Extractor, error) {
 				errs = append(errs, &FieldError{Field: field, Err: err})
 				continue
 			}
-			for _, l := range lintPattern(p, false) {
+			for _, l := range p.Lint(false) {
 				e.lints = append(e.lints, &FieldError{Field: field, Err: l})
 			}
 			e.patterns[c] = append(e.patterns[c], p)
@@ -214,12 +216,12 @@ func (e *Extractor) ExtractWithin(results []Result, b *Budget) Extraction {
 	if n == 0 {
 		return out
 	}
-	sc := scan{limits: e.limits, budget: b}
+	sc := Scan{Limits: e.limits, Budget: b}
 	cats := make([]collector, len(all))
 	for i := range cats {
 		cats[i].max = e.maxLen
 	}
-	for _, res := range dedupe(results) {
+	for _, res := range Dedupe(results) {
 		for _, t := range extractTexts(&sc, res) {
 			if !t.cut && !atLeastRunes(t.s, minTextLen) {
 				continue
@@ -255,22 +257,22 @@ func (e *Extractor) ExtractWithin(results []Result, b *Budget) Extraction {
 	return out
 }
 
-func extractTexts(sc *scan, res Result) []*scanText {
+func extractTexts(sc *Scan, res Result) []*Text {
 	if s, ok := res.Value.(string); ok {
-		return []*scanText{sc.text(res.ID, "", s)}
+		return []*Text{sc.Text(res.ID, "", s)}
 	}
 	m, ok := values.AsMap(res.Value)
 	if !ok {
 		return nil
 	}
-	var texts []*scanText
-	for _, f := range textFields {
+	var texts []*Text
+	for _, f := range modeltext.Fields {
 		if s, ok := m[f].(string); ok {
-			texts = append(texts, sc.text(res.ID, f, s))
+			texts = append(texts, sc.Text(res.ID, f, s))
 		}
 	}
 	if len(texts) == 0 {
-		texts = append(texts, sc.text(res.ID, "", textOf(m)))
+		texts = append(texts, sc.Text(res.ID, "", values.Text(m)))
 	}
 	return texts
 }
@@ -292,7 +294,7 @@ func (c *collector) add(capture string) {
 	if !ok {
 		return
 	}
-	key := strings.ToLower(item)
+	key, _, _ := lowerText(item)
 	if _, dup := c.seen[key]; dup {
 		return
 	}
@@ -331,26 +333,55 @@ func (c *collector) String() string {
 // maxItemLen characters. n is the item's length in characters. An item that
 // needs no collapsing is a substring of the capture.
 func cleanItem(capture string) (item string, n int, ok bool) {
-	s := strings.TrimFunc(capture, isPySpace)
+	s := modeltext.TrimSpace(capture)
 	if !atLeastRunes(s, minItemLen+1) {
 		return "", 0, false
 	}
-	space := false
-	for _, c := range s {
-		if isPySpace(c) {
-			if c != ' ' || space {
-				return collapseItem(s)
-			}
-			space = true
-		} else {
-			space = false
+	if ascii.Is(s) {
+		// No whitespace to collapse: no ASCII control character (all of
+		// Python's ASCII white space but the space is one) and no two spaces.
+		// (Another control character only takes collapseItem, which keeps it.)
+		if hasControl(s) || strings.Contains(s, "  ") {
+			return collapseItem(s)
 		}
-		n++
+		n = len(s)
+	} else {
+		space := false
+		for _, r := range s {
+			if modeltext.IsSpace(r) {
+				if r != ' ' || space {
+					return collapseItem(s)
+				}
+				space = true
+			} else {
+				space = false
+			}
+			n++
+		}
 	}
 	if n > maxItemLen {
 		return "", 0, false
 	}
 	return s, n, true
+}
+
+// hasControl reports whether ASCII s has a byte below 0x20, eight bytes at a
+// time.
+func hasControl(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		// The high bit of a byte of w-0x20… is set when the byte is below 0x20
+		// (all bytes are ASCII, so no borrow reaches a byte that is not).
+		if w := word(s[i:]); (w-0x2020202020202020)&hiBits != 0 {
+			return true
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] < 0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 // collapseItem is cleanItem for a stripped text with whitespace to collapse.
@@ -359,7 +390,7 @@ func collapseItem(s string) (string, int, bool) {
 	n := 0
 	space := false
 	for _, c := range s {
-		if isPySpace(c) {
+		if modeltext.IsSpace(c) {
 			space = true
 			continue
 		}

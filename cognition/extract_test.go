@@ -4,54 +4,21 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
+	"github.com/cogloop/cogloop/cognition/internal/cogtest"
+	"github.com/cogloop/cogloop/cognition/internal/modeltext"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // orkaExamplePatterns are the extract_patterns of OrKa's
-// examples/cognitive_loop_scoring_example.yml, verbatim.
+// examples/cognitive_loop_scoring_example.yml.
 var orkaExamplePatterns = ExtractPatterns{
-	Insights: []string{
-		`(?:provides?|identifies?|shows?|reveals?)\s+(.+?)(?:\n|$)`,
-		`(?:key|main|important)\s+(?:insight|finding|point)s?[:\s]+(.+?)(?:\n|$)`,
-	},
-	Improvements: []string{
-		`(?:lacks?|needs?|requires?|missing|should)\s+(.+?)(?:\n|$)`,
-		`(?:could|would)\s+(?:improve|benefit|enhance)\s+(.+?)(?:\n|$)`,
-	},
-	Mistakes: []string{
-		`(?:overlooked|missed|not adequately|fails? to)\s+(.+?)(?:\n|$)`,
-		`(?:weakness|gap|issue|problem)s?[:\s]+(.+?)(?:\n|$)`,
-	},
+	Insights:     cogtest.OrkaInsights,
+	Improvements: cogtest.OrkaImprovements,
+	Mistakes:     cogtest.OrkaMistakes,
 }
-
-const analyzerText = `KEY_INSIGHTS:
-1. The data shows a steady rise in remote work adoption since 2020
-2. Survey results reveal that productivity depends on team size
-Key finding: hybrid schedules reduce attrition by a measurable margin
-
-ANALYSIS:
-The report provides a balanced view of costs and benefits.
-It lacks regional data for smaller markets
-The section on tooling needs more concrete examples.
-Adding case studies would improve the credibility of the argument
-
-AREAS_NEEDING_WORK:
-- Missing long-term health outcomes of remote workers`
-
-const scorerText = `BREAKDOWN:
-- Completeness: 0.2
-SCORE: 0.72
-
-IMPROVEMENTS_NEEDED:
-- The analysis should quantify the productivity claims
-- It requires a comparison with pre-2020 baselines
-
-GAPS_FOUND:
-- The author overlooked the effect on junior employees
-- Weakness: no discussion of security risks in home networks
-- Fails to address the legal implications of cross-border hiring`
 
 func newExtractor(t testing.TB, cfg ExtractConfig) *Extractor {
 	t.Helper()
@@ -65,8 +32,8 @@ func newExtractor(t testing.TB, cfg ExtractConfig) *Extractor {
 func TestExtractOrkaExample(t *testing.T) {
 	e := newExtractor(t, ExtractConfig{MaxLengthPerCategory: 400, Patterns: orkaExamplePatterns})
 	got := e.Extract([]Result{
-		{ID: "analyzer", Value: map[string]any{"response": analyzerText, "confidence": 0.8}},
-		{ID: "scorer", Value: map[string]any{"response": scorerText}},
+		{ID: "analyzer", Value: map[string]any{"response": cogtest.AnalyzerText, "confidence": 0.8}},
+		{ID: "scorer", Value: map[string]any{"response": cogtest.ScorerText}},
 	})
 	assert.Equal(t, "a steady rise in remote work adoption since 2020 | that productivity depends on team size | "+
 		"a balanced view of costs and benefits. | hybrid schedules reduce attrition by a measurable margin", got.Insights)
@@ -212,9 +179,9 @@ func TestExtractRules(t *testing.T) {
 
 func TestExtractDisabled(t *testing.T) {
 	e := newExtractor(t, ExtractConfig{Disabled: true, Patterns: orkaExamplePatterns})
-	assert.Equal(t, Extraction{}, e.Extract([]Result{{ID: "a", Value: analyzerText}}))
+	assert.Equal(t, Extraction{}, e.Extract([]Result{{ID: "a", Value: cogtest.AnalyzerText}}))
 	var nilExtractor *Extractor
-	assert.Equal(t, Extraction{}, nilExtractor.Extract([]Result{{ID: "a", Value: analyzerText}}))
+	assert.Equal(t, Extraction{}, nilExtractor.Extract([]Result{{ID: "a", Value: cogtest.AnalyzerText}}))
 }
 
 func TestNewExtractorErrors(t *testing.T) {
@@ -268,4 +235,38 @@ func TestExtractCapsInput(t *testing.T) {
 	assert.Equal(t, "visible near the start", got.Insights)
 	require.Len(t, got.Warnings, 1)
 	assert.Contains(t, got.Warnings[0].Message, "scanned only up to 64 bytes")
+}
+
+// TestCleanItemIsOrkas compares cleanItem with OrKa's rules written plainly:
+// strip, more than 10 characters, whitespace runs collapsed to one space, at
+// most 200 characters.
+func TestCleanItemIsOrkas(t *testing.T) {
+	orka := func(capture string) (string, bool) {
+		s := strings.TrimFunc(capture, modeltext.IsSpace)
+		if utf8.RuneCountInString(s) <= minItemLen {
+			return "", false
+		}
+		s = strings.Join(strings.FieldsFunc(s, modeltext.IsSpace), " ")
+		if utf8.RuneCountInString(s) > maxItemLen {
+			return "", false
+		}
+		return s, true
+	}
+	inputs := []string{
+		"", "short", "  exactly eleven  ", "a plain item with single spaces",
+		"two  spaces here", "tab\there and more", "new\nline in the item", "ctrl \x01 char inside ok",
+		"sep\x1cchar in item", "nbsp\u00a0inside the item", "ideographic\u3000space item",
+		"  \t leading and trailing \n ", "ünïcödé item with spaces", strings.Repeat("x", 200), strings.Repeat("x", 201),
+		strings.Repeat("ab ", 67), strings.Repeat("ab  ", 60), "\x85nel around\x85",
+	}
+	inputs = append(inputs, cogtest.DifferentialTexts()...)
+	for _, in := range inputs {
+		want, wantOK := orka(in)
+		got, n, ok := cleanItem(in)
+		require.Equal(t, wantOK, ok, "%q", in)
+		if ok {
+			require.Equal(t, want, got, "%q", in)
+			require.Equal(t, utf8.RuneCountInString(want), n, "%q", in)
+		}
+	}
 }

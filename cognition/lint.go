@@ -5,15 +5,16 @@ import (
 	"strings"
 )
 
-// lintPattern returns what is doubtful about a compiled pattern: nested
-// quantifiers, and, for a score pattern without a capturing group, a whole
-// match that cannot be a number.
-func lintPattern(p *Pattern, score bool) []error {
+// Lint returns what is doubtful about a valid pattern, for the caller to show as
+// load warnings: nested quantifiers ([NestedQuantifier]) and, when number is
+// true (a score pattern), no capturing group and a whole match that cannot be
+// a number.
+func (p *Pattern) Lint(number bool) []error {
 	var out []error
 	if at, q, ok := NestedQuantifier(p.expr); ok {
 		out = append(out, fmt.Errorf("pattern %q has a repeated group that can match the same text in many ways, %q at character %d: it can backtrack for the whole regex budget on model output; rewrite it without the nested repetition", p.expr, q, at+1))
 	}
-	if score && p.group == 0 && !canBeNumber(p) {
+	if number && p.group == 0 && !canBeNumber(p) {
 		out = append(out, fmt.Errorf("pattern %q has no capturing group and its whole match (which must contain %s) cannot be read as a number, so it never yields a score; put the number in a group, as in SCORE:\\s*([0-9.]+)", p.expr, quoteAll(p.pre.lits)))
 	}
 	return out

@@ -132,6 +132,9 @@ type analysis struct {
 	// fast is an equivalent expression that regexp2 runs faster (see
 	// [lineTail]); "" when there is none.
 	fast string
+	// tail, when not nil, splits the expression into a head and a captured
+	// line idiom that ends it (see [lineTail]).
+	tail *tailSplit
 }
 
 // analyze reads src (the translated, regexp2-syntax expression that regexp2 has
@@ -152,7 +155,7 @@ func analyze(src string, ignoreCase bool) (a analysis) {
 		return analysis{}
 	}
 	a.pre, a.hasPre = p.prefilter(info)
-	a.fast = p.lineTail()
+	a.fast, a.tail = p.lineTail()
 	return a
 }
 
@@ -190,6 +193,7 @@ type litParser struct {
 	anyCI  bool // IgnoreCase is on somewhere
 	failed bool
 	tail   []int // where each unit of the last top-level branch starts, quantifier included
+	top    int   // the number of top-level branches
 }
 
 // OrKa's "rest of the line" idiom ends most extraction patterns:
@@ -225,20 +229,31 @@ var (
 )
 
 // lineTail returns the expression with a final lazy line idiom replaced by its
-// greedy form, or "".
-func (p *litParser) lineTail() string {
+// greedy form, or "". When the idiom is captured, ends the only branch of the
+// expression and its line end tries "\n" first, it also returns the split of
+// the expression into its head and that tail (see [tailSplit]).
+func (p *litParser) lineTail() (string, *tailSplit) {
 	n := len(p.tail)
 	if n < 2 {
-		return ""
+		return "", nil
 	}
 	lazy := string(p.s[p.tail[n-2]:p.tail[n-1]])
 	end := string(p.s[p.tail[n-1]:])
 	fast, ok := lazyLines[lazy]
 	if !ok || !lineEnds[end] {
-		return ""
+		return "", nil
 	}
-	return string(p.s[:p.tail[n-2]]) + fast + end
+	head := string(p.s[:p.tail[n-2]])
+	var split *tailSplit
+	if p.top == 1 && (lazy == `(.+?)` || lazy == `(.*?)`) && nlFirst[end] {
+		split = &tailSplit{headSrc: head, empty: lazy == `(.*?)`}
+	}
+	return head + fast + end, split
 }
+
+// nlFirst are the line ends whose first branch is "\n", so that at a "\n"
+// they take it whatever "$" means (Multiline or not).
+var nlFirst = map[string]bool{`(?:\n|$)`: true, `(?:\n|\z)`: true, "(?:\n|$)": true, "(?:\n|\\z)": true}
 
 // fail gives up the analysis; what it returns is never used.
 func (p *litParser) fail() litInfo {
@@ -270,6 +285,9 @@ func (p *litParser) alternation(depth int) litInfo {
 			break
 		}
 		p.i++
+	}
+	if depth == 0 {
+		p.top = len(branches)
 	}
 	if len(branches) == 1 {
 		return branches[0]
@@ -623,17 +641,7 @@ func (p *litParser) trueQuantifier() bool {
 	}
 	n := len(p.s) - start
 	pos := start
-	for {
-		n--
-		if n <= 0 {
-			break
-		}
-		pos++
-		ch = p.s[pos]
-		if ch < '0' || ch > '9' {
-			break
-		}
-	}
+	pos, n, ch = p.digits(pos, n, ch)
 	if n == 0 || pos-start == 1 {
 		return false
 	}
@@ -643,18 +651,24 @@ func (p *litParser) trueQuantifier() bool {
 	if ch != ',' {
 		return false
 	}
+	pos, n, ch = p.digits(pos, n, ch)
+	return n > 0 && ch == '}'
+}
+
+// digits is isTrueQuantifier's digit loop: it moves pos over digits while n,
+// the characters left, counts down, and returns pos, n and the character at pos.
+func (p *litParser) digits(pos, n int, ch rune) (int, int, rune) {
 	for {
 		n--
 		if n <= 0 {
-			break
+			return pos, n, ch
 		}
 		pos++
 		ch = p.s[pos]
 		if ch < '0' || ch > '9' {
-			break
+			return pos, n, ch
 		}
 	}
-	return n > 0 && ch == '}'
 }
 
 // quantifier reads a quantifier that trueQuantifier accepted.

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/cogloop/cogloop/cognition/internal/modeltext"
 	"github.com/dlclark/regexp2"
 )
 
@@ -24,9 +24,6 @@ const (
 	// and lesson patterns together (the loop's regex_budget).
 	DefaultPassBudget = 500 * time.Millisecond
 )
-
-// excerptLen is how many characters of model output an error or warning quotes.
-const excerptLen = 80
 
 // maxMatchesPerScan caps the matches one pattern may yield on one text.
 const maxMatchesPerScan = 10000
@@ -51,7 +48,7 @@ type Limits struct {
 	Budget time.Duration
 }
 
-func (l Limits) withDefaults() Limits {
+func (l Limits) WithDefaults() Limits {
 	if l.MatchTimeout <= 0 {
 		l.MatchTimeout = DefaultMatchTimeout
 	}
@@ -112,6 +109,7 @@ type Pattern struct {
 	re       *regexp2.Regexp
 	anchored *regexp2.Regexp // \G(?:expr): one attempt at the start position; nil without a prefix prefilter
 	re2      *re2Pattern     // the same expression on Go's regexp, for the texts it fits; nil: regexp2 only
+	tail     *tailSplit      // the expression as a head and a line idiom; nil: run whole
 	pre      prefilter
 	hasPre   bool
 	group    int // regexp2 group number of Python's group 1; 0 when there is none
@@ -156,7 +154,7 @@ func compile(expr string, o PatternOptions, analysis bool) (p *Pattern, err erro
 	if err != nil {
 		return nil, &PatternError{Pattern: expr, Reason: compileReason(err), Err: err}
 	}
-	o.Limits = o.Limits.withDefaults()
+	o.Limits = o.Limits.WithDefaults()
 	p = &Pattern{expr: expr, re: re, opts: o, limits: o.Limits}
 	re.MatchTimeout = p.limits.MatchTimeout
 	if len(re.GetGroupNumbers()) > 1 {
@@ -193,6 +191,7 @@ func compile(expr string, o PatternOptions, analysis bool) (p *Pattern, err erro
 			}
 		}
 	}
+	p.tail = compileTail(a.tail, opts, p)
 	if p.anchored == nil {
 		// regexp2's anchored attempts at literal occurrences beat RE2's
 		// (whose backtracker clears a table the size of the rest of the text
@@ -226,6 +225,20 @@ func compileReason(err error) string {
 	return msg
 }
 
+// AsWritten returns the expression compiled as written, with the same options:
+// no prefilter, no rewrite, no RE2 form. It finds the same matches as p, only
+// slower: it is the reference the differential tests compare p with.
+func (p *Pattern) AsWritten() *Pattern {
+	if p == nil {
+		return nil
+	}
+	q, err := compile(p.expr, p.opts, false)
+	if err != nil {
+		return p // p compiled with these options, so q does too
+	}
+	return q
+}
+
 // String returns the expression as written.
 func (p *Pattern) String() string {
 	if p == nil {
@@ -246,27 +259,26 @@ func (p *Pattern) Find(text string) (value string, ok bool, err error) {
 	if p == nil {
 		return "", false, nil
 	}
-	t := newScanText("", "", text, p.limits.MaxInput)
+	t := newText("", "", text, p.limits.MaxInput)
 	start, end, ok, err := p.first(t, nil)
 	if err != nil || !ok {
 		return "", false, err
 	}
-	return string(t.runes()[start:end]), true, nil
+	return string(t.Runes()[start:end]), true, nil
 }
 
 // first finds the first match in t and returns the rune span of its value. sc,
 // when not nil, is the call whose budget every engine run is checked against.
-func (p *Pattern) first(t *scanText, sc *scan) (start, end int, ok bool, err error) {
+func (p *Pattern) first(t *Text, sc *Scan) (start, end int, ok bool, err error) {
 	if p.re2.fits(t) {
 		return p.firstRE2(t, sc)
 	}
 	var lc litCursor
-	m, err := p.find(t, 0, &lc, sc)
-	if err != nil || m == nil {
+	h, found, err := p.find(t, 0, &lc, sc)
+	if err != nil || !found {
 		return 0, 0, false, err
 	}
-	start, end, ok = p.span(m)
-	return start, end, ok, nil
+	return h.gs, h.ge, h.gok, nil
 }
 
 // each calls fn with the rune span of group 1 of every match in t, in order,
@@ -274,7 +286,7 @@ func (p *Pattern) first(t *scanText, sc *scan) (start, end int, ok bool, err err
 // reached (reported as truncated). Matches without group 1 are skipped; a pattern
 // without a group yields nothing. The matches are those of regexp2's
 // FindNextMatch chain.
-func (p *Pattern) each(t *scanText, sc *scan, fn func(start, end int) bool) (truncated bool, err error) {
+func (p *Pattern) each(t *Text, sc *Scan, fn func(start, end int) bool) (truncated bool, err error) {
 	if p.group == 0 {
 		return false, nil
 	}
@@ -283,20 +295,20 @@ func (p *Pattern) each(t *scanText, sc *scan, fn func(start, end int) bool) (tru
 	}
 	var lc litCursor
 	for n, pos := 0, 0; ; n++ {
-		m, err := p.find(t, pos, &lc, sc)
-		if err != nil || m == nil {
+		h, found, err := p.find(t, pos, &lc, sc)
+		if err != nil || !found {
 			return false, err
 		}
 		if n == maxMatchesPerScan {
 			return true, nil
 		}
-		if s, e, ok := p.span(m); ok && !fn(s, e) {
+		if h.gok && !fn(h.gs, h.ge) {
 			return false, nil
 		}
 		// FindNextMatch: go on at the end of the match, one further after an
 		// empty one.
-		pos = m.Index + m.Length
-		if m.Length == 0 {
+		pos = h.index + h.length
+		if h.length == 0 {
 			if pos >= len(t.r) {
 				return false, nil
 			}
@@ -305,55 +317,101 @@ func (p *Pattern) each(t *scanText, sc *scan, fn func(start, end int) bool) (tru
 	}
 }
 
-// find returns the first match of p in t that starts at rune pos or later, or
-// nil. With a prefilter it runs the engine only where a match can start.
+// hit is a match: the rune span of the whole match and of its value.
+type hit struct {
+	index, length int  // the whole match
+	gs, ge        int  // the value: group 1, or the whole match without a group
+	gok           bool // the value took part in the match
+}
+
+// find returns the first match of p in t that starts at rune pos or later;
+// found is false when there is none. With a prefilter it runs the engine only where a match can start.
 //
 // Every run of the engine is bounded by MatchTimeout and checked against the
 // call's budget first; a search made of several anchored attempts also stops
 // with ErrMatchTimeout once its attempts together have taken MatchTimeout (the
 // last attempt may overrun it by up to MatchTimeout, as one scan may overrun
 // the budget).
-func (p *Pattern) find(t *scanText, pos int, lc *litCursor, sc *scan) (*regexp2.Match, error) {
+func (p *Pattern) find(t *Text, pos int, lc *litCursor, sc *Scan) (h hit, found bool, err error) {
 	c := pos
 	if p.hasPre {
 		if c = lc.next(&p.pre, t, pos); c < 0 {
-			return nil, nil
+			return hit{}, false, nil
 		}
 	}
 	now := time.Now()
 	if !sc.allowAt(now) {
-		return nil, errBudget
+		return hit{}, false, errBudget
 	}
 	if !p.hasPre || !p.pre.prefix {
-		return p.run(p.re, t, pos)
+		return p.scanFrom(t, pos)
 	}
 	deadline := now.Add(p.limits.MatchTimeout)
 	for failed := 0; ; failed++ {
 		if failed > 0 {
 			if c = lc.next(&p.pre, t, pos); c < 0 {
-				return nil, nil
+				return hit{}, false, nil
 			}
 			now = time.Now()
 			if now.After(deadline) {
-				return nil, p.matchError(t, p.timeout())
+				return hit{}, false, p.matchError(t, p.timeout())
 			}
 			if !sc.allowAt(now) {
-				return nil, errBudget
+				return hit{}, false, errBudget
 			}
 		}
 		if failed == maxAnchoredAttempts {
-			return p.run(p.re, t, c)
+			return p.scanFrom(t, c)
 		}
-		m, err := p.run(p.anchored, t, c)
-		if m != nil || err != nil {
-			return m, err
+		if h, found, err := p.attempt(t, c); found || err != nil {
+			return h, found, err
 		}
 		pos = c + 1
 	}
 }
 
+// scanFrom returns the first match at rune pos or later, found by regexp2's
+// own scan: with a [tailSplit], of the head first.
+func (p *Pattern) scanFrom(t *Text, pos int) (hit, bool, error) {
+	if p.tail != nil {
+		m, err := p.run(p.tail.head, t, pos)
+		if err != nil || m == nil {
+			return hit{}, false, err
+		}
+		if h, ok := p.tail.complete(t, m); ok {
+			return h, true, nil
+		}
+	}
+	return p.hitOf(p.run(p.re, t, pos))
+}
+
+// attempt is one anchored attempt at rune c: with a [tailSplit], of the head
+// first.
+func (p *Pattern) attempt(t *Text, c int) (hit, bool, error) {
+	if p.tail != nil {
+		m, err := p.run(p.tail.anchored, t, c)
+		if err != nil || m == nil {
+			return hit{}, false, err
+		}
+		if h, ok := p.tail.complete(t, m); ok {
+			return h, true, nil
+		}
+	}
+	return p.hitOf(p.run(p.anchored, t, c))
+}
+
 func (p *Pattern) timeout() error {
 	return fmt.Errorf("%w after %v", ErrMatchTimeout, p.limits.MatchTimeout)
+}
+
+// hitOf turns the result of a run of regexp2 into a hit.
+func (p *Pattern) hitOf(m *regexp2.Match, err error) (hit, bool, error) {
+	if err != nil || m == nil {
+		return hit{}, false, err
+	}
+	h := hit{index: m.Index, length: m.Length}
+	h.gs, h.ge, h.gok = p.span(m)
+	return h, true, nil
 }
 
 func (p *Pattern) span(m *regexp2.Match) (start, end int, ok bool) {
@@ -370,13 +428,13 @@ func (p *Pattern) span(m *regexp2.Match) (start, end int, ok bool) {
 // run scans t with re from rune pos for the first match. It turns regexp2's
 // errors, which quote the whole input, into a short *MatchError, and a panic of
 // the engine into an error.
-func (p *Pattern) run(re *regexp2.Regexp, t *scanText, pos int) (m *regexp2.Match, err error) {
+func (p *Pattern) run(re *regexp2.Regexp, t *Text, pos int) (m *regexp2.Match, err error) {
 	defer func() {
 		if x := recover(); x != nil {
-			m, err = nil, p.matchError(t, fmt.Errorf("regex engine failure: %s", excerpt(fmt.Sprint(x))))
+			m, err = nil, p.matchError(t, fmt.Errorf("regex engine failure: %s", modeltext.Excerpt(fmt.Sprint(x))))
 		}
 	}()
-	m, err = re.FindRunesMatchStartingAt(t.runes(), pos)
+	m, err = re.FindRunesMatchStartingAt(t.Runes(), pos)
 	if err != nil {
 		cause := errors.New("regex engine failure")
 		if strings.HasPrefix(err.Error(), "match timeout") {
@@ -398,7 +456,7 @@ type litCursor struct {
 
 // next returns the rune index of the first occurrence of a literal of pf in t
 // at or after rune pos, or -1.
-func (lc *litCursor) next(pf *prefilter, t *scanText, pos int) int {
+func (lc *litCursor) next(pf *prefilter, t *Text, pos int) int {
 	text := t.searchable(pf.fold)
 	b := t.byteOffset(pf.fold, pos)
 	best := -1
@@ -421,30 +479,6 @@ func (lc *litCursor) next(pf *prefilter, t *scanText, pos int) int {
 	return t.runeIndex(pf.fold, best)
 }
 
-func (p *Pattern) matchError(t *scanText, cause error) *MatchError {
-	return &MatchError{Pattern: p.expr, Excerpt: excerpt(t.s), Len: len(t.s), Err: cause}
-}
-
-// capText cuts s to at most max bytes at a rune boundary.
-func capText(s string, max int) (string, bool) {
-	if len(s) <= max {
-		return s, false
-	}
-	i := max
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i], true
-}
-
-// excerpt cuts s to excerptLen characters, marking the cut with "…".
-func excerpt(s string) string {
-	n := 0
-	for i := range s {
-		if n == excerptLen {
-			return s[:i] + "…"
-		}
-		n++
-	}
-	return s
+func (p *Pattern) matchError(t *Text, cause error) *MatchError {
+	return &MatchError{Pattern: p.expr, Excerpt: modeltext.Excerpt(t.s), Len: len(t.s), Err: cause}
 }

@@ -11,6 +11,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cogloop/cogloop/cognition/internal/cogtest"
+	"github.com/cogloop/cogloop/cognition/internal/modeltext"
 	"github.com/cogloop/cogloop/internal/ascii"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -121,11 +123,11 @@ func TestPairSet(t *testing.T) {
 }
 
 // differentialPatterns are the expressions the prefilter and the rewrite are
-// checked on: every built-in, OrKa's examples, and constructs that test the
-// analysis.
+// checked on: OrKa's examples, the patterns of every workflow file in the
+// repository, and constructs that test the analysis. (cognition/scorer checks
+// its built-in patterns the same way.)
 func differentialPatterns(t testing.TB) []string {
-	exprs := append(DefaultPatterns(), highPriorityPatterns...)
-	exprs = append(exprs, agentKeyPatterns...)
+	var exprs []string
 	exprs = append(exprs, orkaExamplePatterns.Insights...)
 	exprs = append(exprs, orkaExamplePatterns.Improvements...)
 	exprs = append(exprs, orkaExamplePatterns.Mistakes...)
@@ -208,35 +210,6 @@ func yamlPatterns(t testing.TB, dir string) []string {
 	return out
 }
 
-// differentialTexts are realistic model output and inputs chosen against the
-// prefilter: case folding that changes byte lengths, invalid UTF-8, final
-// newlines, dense literal occurrences.
-func differentialTexts() []string {
-	texts := []string{
-		analyzerText, scorerText, analyzerText + "\n", scorerText + "\n\n",
-		"The answer identifies the base case clearly.\nIt lacks a concrete example with numbers.\nIt overlooked the cost of deep call stacks.\nWeakness: no mention of tail calls.",
-		"Decent but incomplete. SCORE: 0.62", "SCORE: 8/10", "**Score:** 0.85\n", "Score: 9.5 / 10", "7 out of 10", "85%",
-		"rating: 4.5 points", "confidence: 0.9\nagreement: 0.7\nconsensus: 0.8", "AGREEMENT: 0.66 AGREEMENT_SCORE: 0.7",
-		`{"score": 0.85, "response": "shows 0.7"}`, "QUALITY: 0.9\nQUALITY_SCORE: 0.8\n1.0 and 0.55 and 0.75",
-		"SHOWS the point\nShOwS it\nſhows not\n\u212Aey finding: kelvin key\nİmportant point: dotted\n",
-		"Key: value\r\nkey: other\r\n", "KEY INSIGHT: trailing newline\n", "main point: no newline at all",
-		"ÉTÉ été Été ÉtÉ", "ß ẞ ss SS", "ΣΑΣ σας ς", "x\u2028y\u0085z\u00a0w", "\xff\xfeSCORE: \xc3 0.5 shows \xff\n",
-		"", "\n", "a", "ab", "aab", "abcd", "$12 and $3", "50 percent and 60 %",
-		"- first item line\n- second item line\n- third item line", "note: ünï ok", "no score here", "score",
-		strings.Repeat("show ", 200) + "shows it at the end", strings.Repeat("shows x\n", 300),
-		strings.Repeat("0.", 500) + "0.75", strings.Repeat("needs\n", 100) + "needs a real example here",
-		"The data shows a rise\nand reveals more\nit needs work\nmissing pieces\nwould improve clarity\nfails to cite\n",
-		// where RE2 and regexp2 differ: \v in \s, Unicode digits, spaces and
-		// letters in \d \s \w \b, $ before a final newline
-		"SCORE:\v0.5\nshows\vit all\n", "SCORE:\u20030.7 shows\u2003this", "٣/10 and 3/10; ٣ out of 10", "über_wörd key: ü9",
-		"insight: one\ninsight: two\n", "x 7/10\n", "shows it\v\n", "Ärger shows ÄRGER\n",
-	}
-	for i := range 4 {
-		texts = append(texts, strings.Repeat("Further discussion adds context. ", 30*(i+1))+"The report provides a balanced view.\nSCORE: 0.7")
-	}
-	return texts
-}
-
 var differentialOptions = []PatternOptions{
 	{},
 	{IgnoreCase: true, DotAll: true},
@@ -256,8 +229,8 @@ func scanAll(p *Pattern, text string) (spanResult, []spanResult, bool) {
 }
 
 // scanAllIn is scanAll within the budget of sc (nil: none).
-func scanAllIn(sc *scan, p *Pattern, text string) (spanResult, []spanResult, bool) {
-	t := newScanText("a", "", text, p.limits.MaxInput)
+func scanAllIn(sc *Scan, p *Pattern, text string) (spanResult, []spanResult, bool) {
+	t := newText("a", "", text, p.limits.MaxInput)
 	s, e, ok, err := p.first(t, sc)
 	first := spanResult{s, e, ok, err != nil}
 	var all []spanResult
@@ -275,14 +248,14 @@ func scanAllIn(sc *scan, p *Pattern, text string) (spanResult, []spanResult, boo
 // analysed pattern (prefilter, anchored attempts, rewrite) finds exactly what
 // the pattern as written finds.
 func TestPrefilterDifferential(t *testing.T) {
-	texts := differentialTexts()
+	texts := cogtest.DifferentialTexts()
 	var short []string
 	for _, text := range texts {
 		if len(text) <= 300 {
 			short = append(short, text)
 		}
 	}
-	analysed, onRE2 := 0, 0
+	analysed, onRE2, split := 0, 0, 0
 	patterns := differentialPatterns(t)
 	for i, expr := range append(patterns, quadraticPatterns...) {
 		for j, o := range differentialOptions {
@@ -304,21 +277,25 @@ func TestPrefilterDifferential(t *testing.T) {
 			if fast.re2 != nil {
 				onRE2++
 			}
+			if fast.tail != nil {
+				split++
+			}
 			for _, text := range texts {
 				wantFirst, wantAll, wantTrunc := scanAll(plain, text)
 				gotFirst, gotAll, gotTrunc := scanAll(fast, text)
-				require.Equal(t, wantFirst, gotFirst, "first: %q %+v on %q", expr, o, excerpt(text))
-				require.Equal(t, wantAll, gotAll, "each: %q %+v on %q", expr, o, excerpt(text))
+				require.Equal(t, wantFirst, gotFirst, "first: %q %+v on %q", expr, o, modeltext.Excerpt(text))
+				require.Equal(t, wantAll, gotAll, "each: %q %+v on %q", expr, o, modeltext.Excerpt(text))
 				require.Equal(t, wantTrunc, gotTrunc)
 				wv, wok, _ := plain.Find(text)
 				gv, gok, _ := fast.Find(text)
-				require.Equal(t, wv, gv, "Find: %q %+v on %q", expr, o, excerpt(text))
+				require.Equal(t, wv, gv, "Find: %q %+v on %q", expr, o, modeltext.Excerpt(text))
 				require.Equal(t, wok, gok)
 			}
 		}
 	}
 	assert.Greater(t, analysed, 200, "most patterns take the analysed path")
 	assert.Greater(t, onRE2, 100, "the patterns without anchored attempts mostly have an RE2 form")
+	assert.Greater(t, split, 50, "the patterns that end with a captured line idiom run as head and tail")
 }
 
 // TestPrefilterEachMatchesFindNextMatch checks the plain iteration against
@@ -344,37 +321,14 @@ func TestPrefilterEachMatchesFindNextMatch(t *testing.T) {
 	}
 }
 
-// unanalysedScorer and unanalysedExtractor rebuild s and e with every pattern as written.
+// plainPattern is p as written ([Pattern.AsWritten]).
 func plainPattern(t testing.TB, p *Pattern) *Pattern {
-	if p == nil {
-		return nil
-	}
-	q, err := compile(p.expr, p.opts, false)
-	require.NoError(t, err)
+	q := p.AsWritten()
+	require.Equal(t, p.String(), q.String())
 	return q
 }
 
-func unanalysedScorer(t testing.TB, s *Scorer) *Scorer {
-	c := *s
-	c.strategies = nil
-	for _, st := range s.strategies {
-		ps := st.patterns
-		st.patterns = nil
-		for _, p := range ps {
-			st.patterns = append(st.patterns, plainPattern(t, p))
-		}
-		c.strategies = append(c.strategies, st)
-	}
-	c.hpPatterns, c.akPatterns = nil, nil
-	for _, p := range s.hpPatterns {
-		c.hpPatterns = append(c.hpPatterns, plainPattern(t, p))
-	}
-	for _, p := range s.akPatterns {
-		c.akPatterns = append(c.akPatterns, plainPattern(t, p))
-	}
-	return &c
-}
-
+// unanalysedExtractor rebuilds e with every pattern as written.
 func unanalysedExtractor(t testing.TB, e *Extractor) *Extractor {
 	c := *e
 	c.pairs = [2]bool{}
@@ -387,17 +341,10 @@ func unanalysedExtractor(t testing.TB, e *Extractor) *Extractor {
 	return &c
 }
 
-// TestScoreAndExtractDifferential compares whole Score and Extract calls with
-// and without the analysis.
-func TestScoreAndExtractDifferential(t *testing.T) {
+// TestExtractDifferential compares whole Extract calls with and without the
+// analysis (cognition/scorer does the same for Score).
+func TestExtractDifferential(t *testing.T) {
 	limits := Limits{MatchTimeout: 10 * time.Second, Budget: time.Minute}
-	scorers := []*Scorer{
-		newScorer(t, ScoreConfig{Limits: limits}),
-		newScorer(t, ScoreConfig{Limits: limits, ExtractionPattern: `SCORE:\s*([0-9.]+)`}),
-		newScorer(t, ScoreConfig{Limits: limits, Strategies: []Strategy{{Type: StrategyAgentKey, Agents: []string{"b", "a"}}}}),
-		newScorer(t, ScoreConfig{Limits: limits, Strategies: []Strategy{{Type: StrategyPattern, Patterns: []string{
-			`QUALITY:\s*([0-9]+\.?[0-9]*)`, `(0\.[6-9][0-9]?)`, `(1\.0)`}}}}),
-	}
 	extractors := []*Extractor{
 		newExtractor(t, ExtractConfig{Limits: limits, Patterns: orkaExamplePatterns, MaxLengthPerCategory: 400}),
 		newExtractor(t, ExtractConfig{Limits: limits, MaxLengthPerCategory: 2000, Patterns: ExtractPatterns{
@@ -406,21 +353,15 @@ func TestScoreAndExtractDifferential(t *testing.T) {
 			Mistakes:     []string{`(?:too|missing)\s+(.+?)(?:\n|$)`, `(?m)^(?:gap|issue): (.+)$`},
 		}}),
 	}
-	texts := differentialTexts()
+	texts := cogtest.DifferentialTexts()
 	for i, a := range texts {
 		b := texts[(i*7+3)%len(texts)]
-		results := []Result{{"a", a}, {"b", resp(b)}, {"score_moderator", map[string]any{"result": a + b}}}
-		for _, s := range scorers {
-			assert.Equal(t, unanalysedScorer(t, s).Score(results), s.Score(results), "texts %d", i)
-		}
+		results := []Result{{"a", a}, {"b", cogtest.Resp(b)}, {"score_moderator", map[string]any{"result": a + b}}}
 		for _, e := range extractors {
 			assert.Equal(t, unanalysedExtractor(t, e).Extract(results), e.Extract(results), "texts %d", i)
 		}
 	}
 	results := benchIteration()
-	for _, s := range scorers {
-		assert.Equal(t, unanalysedScorer(t, s).Score(results), s.Score(results))
-	}
 	for _, e := range extractors {
 		assert.Equal(t, unanalysedExtractor(t, e).Extract(results), e.Extract(results))
 	}
@@ -429,7 +370,7 @@ func TestScoreAndExtractDifferential(t *testing.T) {
 // FuzzPrefilter: an arbitrary expression (Python syntax) on an arbitrary text,
 // with and without the analysis, must find the same spans.
 func FuzzPrefilter(f *testing.F) {
-	texts := differentialTexts()
+	texts := cogtest.DifferentialTexts()
 	for i, expr := range differentialPatterns(f) {
 		f.Add(expr, texts[i%len(texts)], byte(i))
 	}
@@ -445,7 +386,7 @@ func FuzzPrefilter(f *testing.F) {
 		}
 		fast, err := compile(expr, o, true)
 		require.NoError(t, err)
-		budget := func() *scan { return &scan{limits: Limits{Budget: 200 * time.Millisecond}} }
+		budget := func() *Scan { return &Scan{Limits: Limits{Budget: 200 * time.Millisecond}} }
 		scWant, scGot := budget(), budget()
 		wantFirst, wantAll, wantTrunc := scanAllIn(scWant, plain, text)
 		gotFirst, gotAll, gotTrunc := scanAllIn(scGot, fast, text)
@@ -478,10 +419,12 @@ func TestAnchoredAttemptsAreBounded(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, ErrMatchTimeout), "%v", err)
 
-	s := newScorer(t, ScoreConfig{ExtractionPattern: `xy(\d)`, Limits: Limits{Budget: time.Nanosecond}})
-	got := s.Score([]Result{{"a", strings.Repeat("xy ", 100) + "xy9"}})
-	assert.False(t, got.Found)
-	assert.Equal(t, []Warning{{Code: CodeRegexBudget, Message: "regex budget of 1ns spent: remaining scans skipped"}}, got.Warnings)
+	p, err = Compile(`xy(\d)`)
+	require.NoError(t, err)
+	sc := &Scan{Limits: Limits{Budget: time.Nanosecond}.WithDefaults()}
+	_, _, ok := sc.First(p, sc.Text("a", "", strings.Repeat("xy ", 100)+"xy9"))
+	assert.False(t, ok)
+	assert.Equal(t, []Warning{{Code: CodeRegexBudget, Message: "regex budget of 1ns spent: remaining scans skipped"}}, sc.Warnings())
 }
 
 // TestAnchoredAttemptsFallBack: after maxAnchoredAttempts failed attempts the
@@ -503,10 +446,10 @@ func TestNonASCIIPositions(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, p.pre.fold)
 	text := "é \u212Aey: Ünïcode välue\nKEY: second\n"
-	tx := newScanText("a", "", text, DefaultMaxInput)
+	tx := newText("a", "", text, DefaultMaxInput)
 	var got []string
 	_, err = p.each(tx, nil, func(s, e int) bool {
-		got = append(got, string(tx.runes()[s:e]))
+		got = append(got, string(tx.Runes()[s:e]))
 		return true
 	})
 	require.NoError(t, err)
@@ -523,13 +466,43 @@ func TestLowerText(t *testing.T) {
 			all.WriteRune(r)
 		}
 	}
-	for _, s := range append(differentialTexts(), all.String()) {
+	texts := append(cogtest.DifferentialTexts(), all.String(), "İx Ⱥy", "ab Ⱥ", "\xffA")
+	for i := range 20 { // an upper-case letter, "@", "[" and a non-ASCII rune at every place of the 8-byte words
+		for _, c := range []string{"A", "Z", "@", "[", "É", "\u212A"} {
+			texts = append(texts, strings.Repeat("a", i)+c+strings.Repeat("b", 19-i), strings.Repeat("Q", i)+c)
+		}
+	}
+	for _, s := range texts {
+		want := strings.Map(unicode.ToLower, s)
+		same := true
+		for _, r := range s {
+			same = same && utf8.RuneLen(unicode.ToLower(r)) == utf8.RuneLen(r) && r != utf8.RuneError
+		}
+		got, lowA, sameSize := lowerText(s)
+		require.Equal(t, want, got, "%q", s)
+		assert.Equal(t, ascii.Is(want), lowA, "%q", s)
+		assert.Equal(t, same, sameSize, "%q", s)
+	}
+}
+
+// TestRuneMap: the sparse rune ↔ byte map agrees with a full table on every
+// rune boundary of every differential text and of its lower-cased form.
+func TestRuneMap(t *testing.T) {
+	for _, s := range append(cogtest.DifferentialTexts(), "İx Ⱥy", "ééé", "aé", "éa", "\u212Aey: x") {
 		if !utf8.ValidString(s) {
 			s = string([]rune(s))
 		}
-		want := strings.Map(unicode.ToLower, s)
-		got, lowA := lowerText(s, ascii.Is(s))
-		require.Equal(t, want, got)
-		assert.Equal(t, ascii.Is(want), lowA)
+		low, _, _ := lowerText(s)
+		for _, text := range []string{s, low} {
+			m := newRuneMap(text)
+			i := 0
+			for b := range text {
+				require.Equal(t, b, m.byteOffset(i), "%q rune %d", text, i)
+				require.Equal(t, i, m.runeIndex(b), "%q byte %d", text, b)
+				i++
+			}
+			require.Equal(t, len(text), m.byteOffset(i), "%q end", text)
+			require.Equal(t, i, m.runeIndex(len(text)), "%q end", text)
+		}
 	}
 }

@@ -203,7 +203,7 @@ func isLineEnd(re *syntax.Regexp) bool {
 }
 
 // fits reports whether the RE2 form may run on t.
-func (rp *re2Pattern) fits(t *scanText) bool {
+func (rp *re2Pattern) fits(t *Text) bool {
 	if rp == nil {
 		return false
 	}
@@ -215,7 +215,7 @@ func (rp *re2Pattern) fits(t *scanText) bool {
 
 // gate reports whether a match of p in t is possible: the prefilter's
 // literals occur, and the budget allows a run of the engine.
-func (p *Pattern) gate(t *scanText, sc *scan) (bool, error) {
+func (p *Pattern) gate(t *Text, sc *Scan) (bool, error) {
 	if p.hasPre {
 		var lc litCursor
 		if lc.next(&p.pre, t, 0) < 0 {
@@ -229,7 +229,7 @@ func (p *Pattern) gate(t *scanText, sc *scan) (bool, error) {
 }
 
 // firstRE2 is first on the RE2 path.
-func (p *Pattern) firstRE2(t *scanText, sc *scan) (start, end int, ok bool, err error) {
+func (p *Pattern) firstRE2(t *Text, sc *Scan) (start, end int, ok bool, err error) {
 	if ok, err := p.gate(t, sc); !ok {
 		return 0, 0, false, err
 	}
@@ -246,7 +246,7 @@ func (p *Pattern) firstRE2(t *scanText, sc *scan) (start, end int, ok bool, err 
 // eachRE2 is each on the RE2 path. The expression never matches empty, so
 // FindAll's matches are those of regexp2's FindNextMatch chain (which starts
 // each search where the last match ended).
-func (p *Pattern) eachRE2(t *scanText, sc *scan, fn func(start, end int) bool) (truncated bool, err error) {
+func (p *Pattern) eachRE2(t *Text, sc *Scan, fn func(start, end int) bool) (truncated bool, err error) {
 	if ok, err := p.gate(t, sc); !ok {
 		return false, err
 	}

@@ -1,6 +1,7 @@
 package cognition
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sort"
@@ -8,16 +9,18 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
+	"github.com/cogloop/cogloop/cognition/internal/modeltext"
 	"github.com/cogloop/cogloop/internal/ascii"
 )
 
-// scanText is one text of an iteration prepared for regex scanning: cut to the
+// Text is one text of an iteration prepared for regex scanning: cut to the
 // input cap, with invalid UTF-8 replaced rune by rune (as a []rune conversion
 // does, so byte and rune positions agree with what regexp2 sees). Its rune form,
 // lower-cased form and position tables are made once, on first use, and shared by
 // every pattern of the call.
-type scanText struct {
+type Text struct {
 	agent string // agent id, for warnings
 	field string // the mapping field the text comes from; "" for a bare-string result
 	s     string // the text, cut to MaxInput
@@ -28,12 +31,14 @@ type scanText struct {
 	ascii bool // s is ASCII: rune index == byte offset
 	vt    int8 // s has a vertical tab: 0 not looked, 1 no, 2 yes
 
-	r     []rune // s as runes, for regexp2
-	lower string // s lower-cased rune by rune with unicode.ToLower
-	lowOK bool   // lower is set
-	lowA  bool   // lower is ASCII
-	offs  []int32
-	loffs []int32 // rune index → byte offset of s / lower, for non-ASCII texts
+	r       []rune // s as runes, for regexp2
+	lower   string // s lower-cased rune by rune with unicode.ToLower
+	lowOK   bool   // lower is set
+	lowA    bool   // lower is ASCII
+	lowSame bool   // every rune of lower has the size of its rune in s: the offsets agree
+	offs    runeMap
+	loffs   runeMap // rune index ↔ byte offset of s / lower, for non-ASCII texts
+	offsOK  [2]bool // offs / loffs are made
 
 	pairs [2]*pairSet // byte pairs of s / lower, when the caller asked for them
 }
@@ -67,7 +72,7 @@ func (ps *pairSet) mayContain(lit string) bool {
 }
 
 // indexPairs makes the byte-pair set of searchable(fold).
-func (t *scanText) indexPairs(fold bool) {
+func (t *Text) indexPairs(fold bool) {
 	i := 0
 	if fold {
 		i = 1
@@ -79,7 +84,7 @@ func (t *scanText) indexPairs(fold bool) {
 
 // absent reports whether the byte-pair set of searchable(fold), if made, rules
 // lit out.
-func (t *scanText) absent(fold bool, lit string) bool {
+func (t *Text) absent(fold bool, lit string) bool {
 	i := 0
 	if fold {
 		i = 1
@@ -87,19 +92,19 @@ func (t *scanText) absent(fold bool, lit string) bool {
 	return t.pairs[i] != nil && len(lit) >= 2 && !t.pairs[i].mayContain(lit)
 }
 
-// newScanText prepares s for scanning with the input cap max.
-func newScanText(agent, field, s string, max int) *scanText {
-	capped, cut := capText(s, max)
+// newText prepares s for scanning with the input cap max.
+func newText(agent, field, s string, max int) *Text {
+	capped, cut := modeltext.Cap(s, max)
 	ascii := ascii.Is(capped)
 	kept := len(capped)
 	if !ascii && !utf8.ValidString(capped) {
 		capped = string([]rune(capped))
 	}
-	return &scanText{agent: agent, field: field, s: capped, size: len(s), kept: kept, cut: cut, ascii: ascii}
+	return &Text{agent: agent, field: field, s: capped, size: len(s), kept: kept, cut: cut, ascii: ascii}
 }
 
 // label names the text in warnings: agent "scorer" response.
-func (t *scanText) label() string {
+func (t *Text) label() string {
 	if t.field == "" {
 		return fmt.Sprintf("agent %q", t.agent)
 	}
@@ -108,7 +113,7 @@ func (t *scanText) label() string {
 
 // hasVT reports whether s has a vertical tab (\v), which .NET's \s matches
 // and RE2's does not.
-func (t *scanText) hasVT() bool {
+func (t *Text) hasVT() bool {
 	if t.vt == 0 {
 		t.vt = 1
 		if strings.IndexByte(t.s, '\v') >= 0 {
@@ -118,29 +123,55 @@ func (t *scanText) hasVT() bool {
 	return t.vt == 2
 }
 
-func (t *scanText) runes() []rune {
+// Agent is the id of the agent the text comes from.
+func (t *Text) Agent() string { return t.agent }
+
+// Field is the mapping field the text comes from; "" for a bare-string result.
+func (t *Text) Field() string { return t.field }
+
+// Runes returns the (cut) text as runes: the positions [Scan.First] reports
+// index it.
+func (t *Text) Runes() []rune {
 	if t.r == nil {
-		if t.ascii {
-			r := make([]rune, len(t.s))
-			for i := range r {
-				r[i] = rune(t.s[i])
-			}
-			t.r = r
-		} else {
-			t.r = []rune(t.s)
-		}
+		t.r = toRunes(t.s, t.ascii)
 	}
 	return t.r
 }
 
+// toRunes is []rune(s) for valid UTF-8 s, with ASCII runs copied byte by byte.
+func toRunes(s string, isASCII bool) []rune {
+	if isASCII {
+		r := make([]rune, len(s))
+		for i := range r {
+			r[i] = rune(s[i])
+		}
+		return r
+	}
+	r := make([]rune, 0, utf8.RuneCountInString(s))
+	for i := 0; i < len(s); {
+		k := ascii.Prefix(s[i:])
+		for _, c := range []byte(s[i : i+k]) {
+			r = append(r, rune(c))
+		}
+		i += k
+		if i == len(s) {
+			break
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		r = append(r, c)
+		i += size
+	}
+	return r
+}
+
 // searchable returns the text that literals are looked for in: the text, or
 // its lower-cased form for a case-insensitive prefilter.
-func (t *scanText) searchable(fold bool) string {
+func (t *Text) searchable(fold bool) string {
 	if !fold {
 		return t.s
 	}
 	if !t.lowOK {
-		t.lower, t.lowA = lowerText(t.s, t.ascii)
+		t.lower, t.lowA, t.lowSame = lowerText(t.s)
 		t.lowOK = true
 	}
 	return t.lower
@@ -148,104 +179,222 @@ func (t *scanText) searchable(fold bool) string {
 
 // runeIndex converts a byte offset of searchable(fold), on a rune boundary, to
 // a rune index (the same in both forms: lower-casing maps rune to rune).
-func (t *scanText) runeIndex(fold bool, b int) int {
-	offs := t.offsets(fold)
-	if offs == nil {
+func (t *Text) runeIndex(fold bool, b int) int {
+	m := t.offsets(fold)
+	if m == nil {
 		return b
 	}
-	return sort.Search(len(offs), func(i int) bool { return int(offs[i]) >= b })
+	return m.runeIndex(b)
 }
 
 // byteOffset converts a rune index to a byte offset of searchable(fold).
-func (t *scanText) byteOffset(fold bool, i int) int {
-	offs := t.offsets(fold)
-	if offs == nil {
+func (t *Text) byteOffset(fold bool, i int) int {
+	m := t.offsets(fold)
+	if m == nil {
 		return i
 	}
-	return int(offs[i])
+	return m.byteOffset(i)
 }
 
-// offsets returns the rune → byte table of searchable(fold), nil when it is ASCII.
-func (t *scanText) offsets(fold bool) []int32 {
-	s, table := t.s, &t.offs
-	if fold {
-		s, table = t.searchable(true), &t.loffs
-		if t.lowA {
+// offsets returns the rune ↔ byte map of searchable(fold), nil when it is
+// ASCII.
+func (t *Text) offsets(fold bool) *runeMap {
+	if !fold {
+		if t.ascii {
 			return nil
 		}
-	} else if t.ascii {
-		return nil
-	}
-	if *table == nil {
-		offs := make([]int32, 0, len(s)+1)
-		for i := range s {
-			offs = append(offs, int32(i))
+		if !t.offsOK[0] {
+			t.offs, t.offsOK[0] = newRuneMap(t.s), true
 		}
-		*table = append(offs, int32(len(s)))
+		return &t.offs
 	}
-	return *table
+	low := t.searchable(true)
+	switch {
+	case t.lowA:
+		return nil
+	case t.lowSame:
+		return t.offsets(false)
+	}
+	if !t.offsOK[1] {
+		t.loffs, t.offsOK[1] = newRuneMap(low), true
+	}
+	return &t.loffs
+}
+
+// runeMap converts between rune indexes and byte offsets of a text by its
+// multi-byte runes alone: ASCII runs between them count one byte per rune.
+// Building it reads the text once and allocates only for multi-byte runes.
+type runeMap struct {
+	idx []int32 // rune index of each multi-byte rune, ascending
+	end []int32 // byte offset just after it
+}
+
+func newRuneMap(s string) runeMap {
+	var m runeMap
+	n := int32(0) // runes before byte i
+	for i := 0; i < len(s); {
+		k := ascii.Prefix(s[i:])
+		i += k
+		n += int32(k)
+		if i == len(s) {
+			break
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		m.idx = append(m.idx, n)
+		m.end = append(m.end, int32(i))
+		n++
+	}
+	return m
+}
+
+// byteOffset returns the byte offset of rune index i.
+func (m *runeMap) byteOffset(i int) int {
+	// k: the number of multi-byte runes before rune i.
+	k := sort.Search(len(m.idx), func(j int) bool { return int(m.idx[j]) >= i })
+	if k == 0 {
+		return i
+	}
+	return int(m.end[k-1]) + i - int(m.idx[k-1]) - 1
+}
+
+// runeIndex returns the rune index of byte offset b, on a rune boundary.
+func (m *runeMap) runeIndex(b int) int {
+	// k: the number of multi-byte runes that end at or before b.
+	k := sort.Search(len(m.end), func(j int) bool { return int(m.end[j]) > b })
+	if k == 0 {
+		return b
+	}
+	return int(m.idx[k-1]) + 1 + b - int(m.end[k-1])
 }
 
 // lowerText lower-cases valid UTF-8 s rune by rune with unicode.ToLower, as
-// regexp2 does under IgnoreCase, and reports whether the result is ASCII.
-func lowerText(s string, ascii bool) (string, bool) {
-	if ascii {
-		i := 0
-		for i < len(s) && (s[i] < 'A' || s[i] > 'Z') {
-			i++
+// regexp2 does under IgnoreCase (and as strings.ToLower does), and reports
+// whether the result is ASCII and whether every rune kept its size (so byte
+// offsets of s and of the result agree). s itself is returned when nothing
+// changes.
+func lowerText(s string) (low string, lowASCII, sameSize bool) {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if w := word(s[i:]); w&hiBits != 0 || upperMask(w) != 0 {
+			break
 		}
-		if i == len(s) {
-			return s, true
-		}
-		b := []byte(s)
-		for ; i < len(b); i++ {
-			if c := b[i]; 'A' <= c && c <= 'Z' {
-				b[i] = c + 'a' - 'A'
+	}
+	for i < len(s) && s[i] < utf8.RuneSelf && (s[i] < 'A' || s[i] > 'Z') {
+		i++
+	}
+	if i == len(s) {
+		return s, true, true
+	}
+	b := []byte(s)
+	lowA := true
+	for i < len(b) {
+		if i+8 <= len(b) {
+			if w := binary.LittleEndian.Uint64(b[i:]); w&hiBits == 0 {
+				binary.LittleEndian.PutUint64(b[i:], w|upperMask(w)>>2)
+				i += 8
+				continue
 			}
 		}
-		return string(b), true
+		c := b[i]
+		if c < utf8.RuneSelf { // unicode.ToLower's ASCII case, inline
+			if 'A' <= c && c <= 'Z' {
+				b[i] = c + 'a' - 'A'
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		l := unicode.ToLower(r)
+		lowA = lowA && l < utf8.RuneSelf
+		if l == r && r != utf8.RuneError {
+			i += size
+			continue
+		}
+		if utf8.RuneLen(l) != size || r == utf8.RuneError {
+			// The rune changes size (or is not valid UTF-8): go on by appending.
+			low, lowA = lowerAppend(b[:i], s[i:], lowA)
+			return low, lowA, false
+		}
+		utf8.EncodeRune(b[i:], l)
+		i += size
 	}
-	b := make([]byte, 0, len(s)+8)
-	lowA := true
+	return unsafe.String(unsafe.SliceData(b), len(b)), lowA, true
+}
+
+const (
+	hiBits  = 0x8080808080808080
+	oneEach = 0x0101010101010101
+)
+
+// word reads 8 bytes of s, the first in the lowest byte.
+func word(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// upperMask has the high bit of every byte of w, all ASCII, that is in A–Z.
+// (No byte overflows into the next: the bytes are below 0x80.)
+func upperMask(w uint64) uint64 {
+	geA := w + (0x80-'A')*oneEach   // high bit: byte ≥ 'A'
+	gtZ := w + (0x80-'Z'-1)*oneEach // high bit: byte > 'Z'
+	return (geA ^ gtZ) & hiBits
+}
+
+// lowerAppend is lowerText for the rest s of a text whose start, already
+// lower-cased, is b; it reports whether all of it is ASCII.
+func lowerAppend(b []byte, s string, lowA bool) (string, bool) {
+	out := make([]byte, len(b), len(b)+len(s)+8)
+	copy(out, b)
 	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf { // unicode.ToLower's ASCII case, inline
+		if c := s[i]; c < utf8.RuneSelf {
 			if 'A' <= c && c <= 'Z' {
 				c += 'a' - 'A'
 			}
-			b = append(b, c)
+			out = append(out, c)
 			i++
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		r = unicode.ToLower(r)
 		lowA = lowA && r < utf8.RuneSelf
-		b = utf8.AppendRune(b, r)
+		out = utf8.AppendRune(out, r)
 		i += size
 	}
-	return string(b), lowA
+	return unsafe.String(unsafe.SliceData(out), len(out)), lowA
 }
 
-// scan holds the per-call state of a Score or Extract call: the regex budget and
-// the warnings. It is never shared between calls.
-type scan struct {
-	limits   Limits
-	budget   *Budget // the pass's shared budget; nil: the call's own, of limits.Budget
+// Scan is the per-call state of one Score or Extract call: the limits, the
+// regex budget and the warnings. It is never shared between calls (nor between
+// goroutines). The zero value scans with its own budget of Limits.Budget, which
+// must then be set: callers set Limits to their compiled limits.
+type Scan struct {
+	Limits   Limits
+	Budget   *Budget // the pass's shared budget; nil: the call's own, of Limits.Budget
 	warnings []Warning
 }
 
-func (sc *scan) warn(code, format string, args ...any) {
+// Warn records a warning of the call.
+func (sc *Scan) Warn(code, format string, args ...any) {
 	sc.warnings = append(sc.warnings, Warning{Code: code, Message: fmt.Sprintf(format, args...)})
 }
 
-func (sc *scan) text(agent, field, s string) *scanText {
-	return newScanText(agent, field, s, sc.limits.MaxInput)
+// Warnings returns the warnings recorded so far.
+func (sc *Scan) Warnings() []Warning { return sc.warnings }
+
+// Text prepares s, the text of field of agent's result ("" for a bare-string
+// result), for scanning: cut to Limits.MaxInput. Prepare a text once and scan
+// it with every pattern.
+func (sc *Scan) Text(agent, field, s string) *Text {
+	return newText(agent, field, s, sc.Limits.MaxInput)
 }
 
 // note reports, once, that t was cut to the input cap.
-func (sc *scan) note(t *scanText) {
+func (sc *Scan) note(t *Text) {
 	if t.cut && !t.noted {
 		t.noted = true
-		sc.warn(CodeTextCut, "%s: text of %d bytes scanned only up to %d bytes", t.label(), t.size, t.kept)
+		sc.Warn(CodeTextCut, "%s: text of %d bytes scanned only up to %d bytes", t.label(), t.size, t.kept)
 	}
 }
 
@@ -300,26 +449,28 @@ func (b *Budget) allowAt(now time.Time) (ok bool, warning string) {
 
 // allowAt reports whether, at time now, the call's regex budget still allows
 // running the regex engine. A nil scan has no budget.
-func (sc *scan) allowAt(now time.Time) bool {
+func (sc *Scan) allowAt(now time.Time) bool {
 	if sc == nil {
 		return true
 	}
-	if sc.budget == nil {
-		sc.budget = &Budget{limit: sc.limits.Budget}
+	if sc.Budget == nil {
+		sc.Budget = &Budget{limit: sc.Limits.Budget}
 	}
-	ok, w := sc.budget.allowAt(now)
+	ok, w := sc.Budget.allowAt(now)
 	if w != "" {
-		sc.warn(CodeRegexBudget, "%s", w)
+		sc.Warn(CodeRegexBudget, "%s", w)
 	}
 	return ok
 }
 
 // spent reports whether the call's budget ran out.
-func (sc *scan) spent() bool { return sc.budget.Spent() }
+func (sc *Scan) spent() bool { return sc.Budget.Spent() }
 
-// first runs p on t and returns the rune span of the first match's value. A
-// failed scan becomes a warning and counts as no match.
-func (sc *scan) first(p *Pattern, t *scanText) (start, end int, ok bool) {
+// First runs p on t and returns the rune span of the first match's value
+// (group 1, or the whole match) in t.Runes(). A cut text, a timeout, an engine
+// failure or a spent budget becomes a warning of the call, and a failed scan
+// counts as no match.
+func (sc *Scan) First(p *Pattern, t *Text) (start, end int, ok bool) {
 	if sc.spent() {
 		return 0, 0, false
 	}
@@ -334,17 +485,17 @@ func (sc *scan) first(p *Pattern, t *scanText) (start, end int, ok bool) {
 	return start, end, ok
 }
 
-func (sc *scan) matchWarn(t *scanText, err error) {
+func (sc *Scan) matchWarn(t *Text, err error) {
 	code := CodeRegexFailure
 	if errors.Is(err, ErrMatchTimeout) {
 		code = CodeRegexTimeout
 	}
-	sc.warn(code, "%s: %v", t.label(), err)
+	sc.Warn(code, "%s: %v", t.label(), err)
 }
 
 // each calls fn with every match span of p in t (see Pattern.each), stopping
 // when the budget is spent.
-func (sc *scan) each(p *Pattern, t *scanText, fn func(start, end int) bool) {
+func (sc *Scan) each(p *Pattern, t *Text, fn func(start, end int) bool) {
 	if sc.spent() {
 		return
 	}
@@ -355,6 +506,6 @@ func (sc *scan) each(p *Pattern, t *scanText, fn func(start, end int) bool) {
 	case err != nil:
 		sc.matchWarn(t, err)
 	case truncated:
-		sc.warn(CodeTooMany, "%s: pattern %q: only the first %d matches read", t.label(), p.expr, maxMatchesPerScan)
+		sc.Warn(CodeTooMany, "%s: pattern %q: only the first %d matches read", t.label(), p.expr, maxMatchesPerScan)
 	}
 }

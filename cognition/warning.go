@@ -1,16 +1,15 @@
 package cognition
 
-// Warning codes of the warnings a [Score] or [Extraction] carries, besides
-// [CodeNegativeScore] and [CodeScoreOutOfRange]. They are short and stable: the
-// loop node emits them as the code of its warning events.
+// Warning codes of the regex engine's warnings, which an [Extraction] or a
+// score (package cognition/scorer, which has its own codes too) carries. They
+// are short and stable: the loop node emits them as the code of its warning
+// events.
 const (
 	CodeRegexBudget  = "regex_budget"  // the regex time budget was spent: the remaining scans were skipped
 	CodeRegexTimeout = "regex_timeout" // one scan ran out of its MatchTimeout
 	CodeRegexFailure = "regex_failure" // the regex engine failed
 	CodeTextCut      = "text_cut"      // a text was scanned only up to MaxInput
 	CodeTooMany      = "too_many_matches"
-	CodeScoreSkipped = "score_skipped" // a value was found but could not be used (sparse or empty boolean_evaluations, a validation_score that is no number, …)
-	CodeAgreement    = "agreement"     // the agreement fallback failed
 )
 
 // Warning is something a Score or Extract call could not do as asked. Message

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/retry"
 	"github.com/cogloop/cogloop/orchestrator"
 	"golang.org/x/sync/errgroup"
 )
@@ -49,7 +51,7 @@ func cpuTime() time.Duration {
 }
 
 func runForkJoin(b *testing.B, wf *orchestrator.Workflow, branches int) {
-	run := &agents.Run{ID: "bench", Observe: func(agents.Event) {}}
+	run := &agents.Run{ID: "bench", Observe: func(event.Event) {}}
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -91,7 +93,7 @@ func BenchmarkForkJoin(b *testing.B) {
 		for b.Loop() {
 			var g errgroup.Group
 			for range 8 {
-				g.Go(func() error { return agents.SleepContext(context.Background(), latency) })
+				g.Go(func() error { return retry.Sleep(context.Background(), latency) })
 			}
 			_ = g.Wait()
 		}

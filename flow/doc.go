@@ -40,5 +40,5 @@
 // branch becomes an error with its stack. Events (branch start and end, with the
 // fork id and the 1-based branch number, and every branch agent's start and end)
 // reach the run's observer from the branch goroutines, which is why an
-// [agents.Observer] must be safe for concurrent use.
+// [event.Observer] must be safe for concurrent use.
 package flow

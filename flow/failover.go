@@ -6,6 +6,9 @@ import (
 	"strings"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/spend"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -24,7 +27,7 @@ var _ agents.Agent = (*Failover)(nil)
 
 // NewFailover builds a failover from its definition (the registry's factory for
 // type failover).
-func NewFailover(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+func NewFailover(b agents.Builder, c *load.Config) (agents.Agent, error) {
 	f := &Failover{id: c.String("id", "")}
 	c.Ignore(orkaIgnored...)
 	list := c.Node("children")
@@ -33,7 +36,7 @@ func NewFailover(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 		c.Errorf("", "missing children: the agents to try in order, each defined inline ({id, type, ...})")
 		return f, nil
 	case list.Kind != yaml.SequenceNode:
-		c.Errorf("children", "children must be a list of inline agent definitions, not %s", agents.KindName(list))
+		c.Errorf("children", "children must be a list of inline agent definitions, not %s", load.KindName(list))
 		return f, nil
 	case len(list.Content) == 0:
 		c.Errorf("children", "children is empty: define at least one agent to try")
@@ -41,7 +44,7 @@ func NewFailover(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 	}
 	seen := map[string]bool{}
 	for _, item := range list.Content {
-		item = agents.Resolve(item)
+		item = load.Resolve(item)
 		id, typ := mappingValue(item, "id"), mappingValue(item, "type")
 		if id != "" && seen[id] {
 			c.Problems().Errorf(c.PosOf(item), "%s: children define %q twice; child ids must be unique", c.What(), id)
@@ -68,19 +71,19 @@ func NewFailover(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 // tried, and Children holds their outputs. When every child fails the error names
 // each child's failure.
 //
-// A child's fatal error ([agents.IsFatal]: a missing key, an unknown model) is
+// A child's fatal error ([fault.IsFatal]: a missing key, an unknown model) is
 // that child failing: the next child is tried, which is what a failover is for.
 // When every child failed and every failure was fatal, the failover's error is
 // fatal too; cancellation stops it at once.
 func (f *Failover) Run(ctx context.Context, in agents.Input) (agents.Output, error) {
-	var usage agents.Usage
+	var usage spend.Usage
 	var tried *agents.Outputs
 	failures := make([]string, 0, len(f.children))
 	fatal := 0
 	for _, ch := range f.children {
 		out, err := agents.RunStep(ctx, ch, in)
 		if err != nil {
-			if ctx.Err() != nil || !agents.IsFatal(err) {
+			if ctx.Err() != nil || !fault.IsFatal(err) {
 				return agents.Output{Usage: usage, Children: tried}, err
 			}
 			fatal++
@@ -89,7 +92,7 @@ func (f *Failover) Run(ctx context.Context, in agents.Input) (agents.Output, err
 		usage = usage.Add(out.Usage)
 		tried = tried.With(ch.ID, out)
 		if why := invalid(out); why != "" {
-			why = strings.TrimPrefix(why, agents.JoinPath(in.Path, ch.ID)+": ")
+			why = strings.TrimPrefix(why, fault.JoinPath(in.Path, ch.ID)+": ")
 			failures = append(failures, ch.ID+": "+why)
 			continue
 		}
@@ -108,7 +111,7 @@ func (f *Failover) Run(ctx context.Context, in agents.Input) (agents.Output, err
 	}
 	err := fmt.Errorf("every child failed: %s", strings.Join(failures, "; "))
 	if fatal == len(failures) {
-		err = agents.Fatal(err, "") // each failure above says its fix
+		err = fault.Fatal(err, "") // each failure above says its fix
 	}
 	return agents.Output{Usage: usage, Children: tried}, err
 }

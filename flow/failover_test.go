@@ -1,9 +1,11 @@
 package flow_test
 
 import (
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/spend"
 	"testing"
 
-	"github.com/cogloop/cogloop/agents"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -26,14 +28,14 @@ agents:
 	assert.Equal(t, "backup answer from backup (backup answer)", out.Response)
 	fo := get(t, out.Children, "fo")
 	assert.Equal(t, "backup for tides", fo.Prompt)
-	assert.Equal(t, agents.Usage{PromptTokens: 4, CompletionTokens: 2}, fo.Usage)
+	assert.Equal(t, spend.Usage{PromptTokens: 4, CompletionTokens: 2}, fo.Usage)
 	assert.Equal(t, []string{"primary", "blank", "backup"}, fo.Children.IDs())
 	assert.Equal(t, "backup answer", fo.Fields["result"].(map[string]any)["response"])
 	assert.Equal(t, []string{"fo", "after"}, out.Children.IDs(), "children are not workflow agents")
 
 	var tried []string
 	for _, e := range rec.Events() {
-		if e.Kind == agents.EventAgentStart {
+		if e.Kind == event.AgentStart {
 			tried = append(tried, e.Node)
 		}
 	}
@@ -83,7 +85,7 @@ func TestFailoverAndFatalChildren(t *testing.T) {
 			out, _, err := run(t, wf, "x")
 			if tc.fatal {
 				require.Error(t, err)
-				assert.True(t, agents.IsFatal(err))
+				assert.True(t, fault.IsFatal(err))
 				assert.Equal(t, tc.want, err.Error())
 				return
 			}

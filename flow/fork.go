@@ -8,6 +8,10 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/spend"
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/sync/errgroup"
 )
@@ -44,7 +48,7 @@ var (
 )
 
 // NewFork builds a fork from its definition (the registry's factory for type fork).
-func NewFork(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+func NewFork(b agents.Builder, c *load.Config) (agents.Agent, error) {
 	f := &Fork{id: c.String("id", "")}
 	f.mode = c.String("mode", ModeParallel)
 	switch f.mode {
@@ -66,7 +70,7 @@ func NewFork(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 		c.Errorf("", "missing targets: the branches to run, e.g. targets: [[a1, a2], [b1], c1]")
 		return f, nil
 	case targets.Kind != yaml.SequenceNode:
-		c.Errorf("targets", "targets must be a list of branches (lists of agent ids), not %s", agents.KindName(targets))
+		c.Errorf("targets", "targets must be a list of branches (lists of agent ids), not %s", load.KindName(targets))
 		return f, nil
 	case len(targets.Content) == 0:
 		c.Errorf("targets", "targets is empty: list at least one branch, e.g. targets: [[a1, a2], [b1]]")
@@ -74,7 +78,7 @@ func NewFork(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 	}
 	seen := map[string]int{}
 	for i, item := range targets.Content {
-		item = agents.Resolve(item)
+		item = load.Resolve(item)
 		ids, pos := idList(c, "targets", item)
 		if item.Kind == yaml.SequenceNode && len(item.Content) == 0 {
 			c.Problems().Errorf(c.PosOf(item), "%s: branch %d of targets is empty: list the agents it runs", c.What(), i+1)
@@ -128,7 +132,7 @@ func (f *Fork) Refs() []string { return append([]string(nil), f.flat...) }
 // earlier branches).
 //
 // Run fails when in's context is cancelled (the run must stop), when a branch
-// agent failed with a fatal error ([agents.IsFatal]: the other branches are
+// agent failed with a fatal error ([fault.IsFatal]: the other branches are
 // cancelled at once and the fatal error is returned, whatever fail_fast says),
 // when fail_fast is set and a branch agent failed (the error names it; the
 // output still holds what the branches recorded), or when a branch panicked
@@ -149,16 +153,16 @@ func (f *Fork) runSequential(ctx context.Context, in agents.Input, res []agents.
 	bin := in
 	for i := range f.branches {
 		if err := ctx.Err(); err != nil {
-			return agents.AtPath(in.Path, err)
+			return fault.AtPath(in.Path, err)
 		}
 		var err error
 		res[i], err = f.safeBranch(ctx, i, bin)
 		bin.Previous = bin.Previous.WithAll(res[i].Children)
 		if err != nil {
 			if ctx.Err() != nil {
-				return agents.AtPath(in.Path, ctx.Err())
+				return fault.AtPath(in.Path, ctx.Err())
 			}
-			if f.failFast || agents.IsFatal(err) {
+			if f.failFast || fault.IsFatal(err) {
 				return err
 			}
 			errs = append(errs, err)
@@ -186,7 +190,7 @@ func (f *Fork) runParallel(ctx context.Context, in agents.Input, res []agents.Ou
 	var first error
 	branch := func(i int) {
 		res[i], errs[i] = f.safeBranch(gctx, i, in)
-		if errs[i] != nil && (f.failFast || agents.IsFatal(errs[i])) {
+		if errs[i] != nil && (f.failFast || fault.IsFatal(errs[i])) {
 			once.Do(func() {
 				first = errs[i]
 				cancel(errs[i])
@@ -208,10 +212,10 @@ func (f *Fork) runParallel(ctx context.Context, in agents.Input, res []agents.Ou
 	}
 	_ = g.Wait() // the branches report through errs; nothing returns an error
 	if err := ctx.Err(); err != nil {
-		return agents.AtPath(in.Path, err)
+		return fault.AtPath(in.Path, err)
 	}
 	for _, err := range errs {
-		if agents.IsFatal(err) {
+		if fault.IsFatal(err) {
 			return err
 		}
 	}
@@ -226,7 +230,7 @@ func (f *Fork) runParallel(ctx context.Context, in agents.Input, res []agents.Ou
 func (f *Fork) safeBranch(ctx context.Context, i int, in agents.Input) (out agents.Output, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = agents.AtPath(f.branchNode(in.Path, i), agents.PanicError(r))
+			err = fault.AtPath(f.branchNode(in.Path, i), fault.FromPanic(r))
 		}
 	}()
 	return f.runBranch(ctx, i, in)
@@ -236,17 +240,17 @@ func (f *Fork) safeBranch(ctx context.Context, i int, in agents.Input) (out agen
 // context is done before it starts runs nothing and reports nothing.
 func (f *Fork) runBranch(ctx context.Context, i int, in agents.Input) (agents.Output, error) {
 	if err := ctx.Err(); err != nil {
-		return agents.Output{}, agents.AtPath(in.Path, err)
+		return agents.Output{}, fault.AtPath(in.Path, err)
 	}
 	if !in.Run.Observed() {
 		return f.branches[i].Run(ctx, in)
 	}
 	node := f.branchNode(in.Path, i)
 	start := time.Now()
-	in.Run.Emit(agents.Event{Kind: agents.EventBranchStart, Time: start, Node: node, Agent: f.id, Type: TypeFork, Data: f.branchData(i)})
+	in.Run.Emit(event.Event{Kind: event.BranchStart, Time: start, Node: node, Agent: f.id, Type: TypeFork, Data: f.branchData(i)})
 	out, err := f.branches[i].Run(ctx, in)
 	now := time.Now()
-	end := agents.Event{Kind: agents.EventBranchEnd, Time: now, Node: node, Agent: f.id, Type: TypeFork,
+	end := event.Event{Kind: event.BranchEnd, Time: now, Node: node, Agent: f.id, Type: TypeFork,
 		Duration: now.Sub(start), Data: f.branchData(i)}
 	failed := 0
 	out.Children.Each(func(_ string, o agents.Output) bool {
@@ -262,7 +266,7 @@ func (f *Fork) runBranch(ctx context.Context, i int, in agents.Input) (agents.Ou
 	if err != nil {
 		end.Error = err.Error()
 	}
-	if out.Usage != (agents.Usage{}) {
+	if out.Usage != (spend.Usage{}) {
 		u := out.Usage
 		end.Usage = &u
 	}
@@ -271,7 +275,7 @@ func (f *Fork) runBranch(ctx context.Context, i int, in agents.Input) (agents.Ou
 }
 
 func (f *Fork) branchNode(path string, i int) string {
-	return agents.JoinPath(path, "branch "+strconv.Itoa(i+1))
+	return fault.JoinPath(path, "branch "+strconv.Itoa(i+1))
 }
 
 // branchData is a branch event's data: a fresh map; its agents list is shared
@@ -283,7 +287,7 @@ func (f *Fork) branchData(i int) map[string]any {
 // output assembles the fork's output from the branch results, in declaration order.
 func (f *Fork) output(res []agents.Output) agents.Output {
 	kids := make([]*agents.Outputs, len(res))
-	var usage agents.Usage
+	var usage spend.Usage
 	for i, r := range res {
 		kids[i] = r.Children
 		usage = usage.Add(r.Usage)

@@ -10,6 +10,9 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -17,7 +20,7 @@ import (
 func agentEnds(rec *agenttest.Recorder) []string {
 	var out []string
 	for _, e := range rec.Events() {
-		if e.Kind == agents.EventAgentEnd {
+		if e.Kind == event.AgentEnd {
 			out = append(out, e.Agent)
 		}
 	}
@@ -45,9 +48,9 @@ agents:
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	rec := &agenttest.Recorder{}
-	observe := func(e agents.Event) {
+	observe := func(e event.Event) {
 		rec.Observe(e)
-		if e.Kind == agents.EventAgentEnd && (e.Agent == "b" || e.Agent == "c") {
+		if e.Kind == event.AgentEnd && (e.Agent == "b" || e.Agent == "c") {
 			close(w.gate(e.Agent))
 		}
 	}
@@ -93,12 +96,12 @@ agents:
 	assert.Equal(t, []string{"f", "slow", "medium", "fast", "j", "moderator"}, out.Children.IDs())
 	assert.Equal(t, "slow answer / medium answer / fast answer", out.Response)
 	fork := get(t, out.Children, "f")
-	assert.Equal(t, agents.Usage{PromptTokens: 8, CompletionTokens: 3}, fork.Usage, "the fork sums its branches' usage")
+	assert.Equal(t, spend.Usage{PromptTokens: 8, CompletionTokens: 3}, fork.Usage, "the fork sums its branches' usage")
 	assert.Equal(t, fork.Usage.Add(get(t, out.Children, "moderator").Usage), out.Usage, "branch usage is counted once")
 
 	var prompts []string
 	for _, e := range rec.Events() {
-		if e.Kind == agents.EventAgentEnd && e.Agent == "slow" {
+		if e.Kind == event.AgentEnd && e.Agent == "slow" {
 			prompts = append(prompts, e.Prompt, e.Node)
 		}
 	}
@@ -122,7 +125,7 @@ agents:
 	}
 	got := map[string]branchEvent{}
 	for _, e := range rec.Events() {
-		if e.Kind == agents.EventBranchStart || e.Kind == agents.EventBranchEnd {
+		if e.Kind == event.BranchStart || e.Kind == event.BranchEnd {
 			assert.Equal(t, "f", e.Agent)
 			assert.Equal(t, "fork", e.Type)
 			got[e.Kind+" "+e.Node] = branchEvent{e.Kind, e.Node, e.Error, e.Data}
@@ -217,7 +220,7 @@ agents:
 			require.NoError(t, err, "fail_fast fails the fork, not the run")
 			started := 0
 			for _, e := range rec.Events() {
-				if e.Kind == agents.EventAgentStart && (e.Agent == "w1" || e.Agent == "w2") {
+				if e.Kind == event.AgentStart && (e.Agent == "w1" || e.Agent == "w2") {
 					started++
 				}
 			}
@@ -260,8 +263,8 @@ agents:
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var started atomic.Int64
-	run := &agents.Run{Observe: func(e agents.Event) {
-		if e.Kind == agents.EventAgentStart && strings.HasPrefix(e.Agent, "w") && started.Add(1) == 3 {
+	run := &agents.Run{Observe: func(e event.Event) {
+		if e.Kind == event.AgentStart && strings.HasPrefix(e.Agent, "w") && started.Add(1) == 3 {
 			cancel()
 		}
 	}}
@@ -406,10 +409,10 @@ agents:
 	var prompts = map[string]string{}
 	branchStarts := 0
 	for _, e := range rec.Events() {
-		if e.Kind == agents.EventAgentEnd {
+		if e.Kind == event.AgentEnd {
 			prompts[e.Node] = e.Prompt
 		}
-		if e.Kind == agents.EventBranchStart {
+		if e.Kind == event.BranchStart {
 			branchStarts++
 			assert.Equal(t, "fork_agents", e.Data["fork"])
 		}
@@ -441,11 +444,11 @@ agents:
 `, mode, targets))
 			_, rec, err := run(t, wf, "x")
 			require.Error(t, err)
-			assert.True(t, agents.IsFatal(err))
+			assert.True(t, fault.IsFatal(err))
 			assert.Equal(t, "f › bad: no API key (set THE_KEY)", err.Error())
 			started := 0
 			for _, e := range rec.Events() {
-				if e.Kind == agents.EventAgentStart && (e.Agent == "w1" || e.Agent == "w2") {
+				if e.Kind == event.AgentStart && (e.Agent == "w1" || e.Agent == "w2") {
 					started++
 				}
 				assert.NotContains(t, []string{"never", "never2", "after"}, e.Agent, "nothing runs after a fatal error")

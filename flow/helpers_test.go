@@ -10,6 +10,8 @@ import (
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/agents/llm"
+	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/retry"
 	"github.com/cogloop/cogloop/flow"
 	"github.com/cogloop/cogloop/loopnode"
 	"github.com/cogloop/cogloop/orchestrator"
@@ -55,7 +57,7 @@ func (w *world) registry() *agents.Registry {
 	llm.Register(r)
 	loopnode.Register(r)
 	flow.Register(r)
-	r.MustRegister("gate", func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+	r.MustRegister("gate", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
 		wait, resp := c.String("wait", ""), c.String("response", "")
 		return agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
 			if wait != "" {
@@ -68,7 +70,7 @@ func (w *world) registry() *agents.Registry {
 			return agents.Output{Response: resp}, nil
 		}), nil
 	})
-	r.MustRegister("track", func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+	r.MustRegister("track", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
 		id := c.String("id", "")
 		hold := c.Duration("hold", 5*time.Millisecond)
 		return agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
@@ -83,13 +85,13 @@ func (w *world) registry() *agents.Registry {
 			w.mu.Lock()
 			w.starts = append(w.starts, id)
 			w.mu.Unlock()
-			if err := agents.SleepContext(ctx, hold); err != nil {
+			if err := retry.Sleep(ctx, hold); err != nil {
 				return agents.Output{}, err
 			}
 			return agents.Output{Response: id + " done"}, nil
 		}), nil
 	})
-	r.MustRegister("wait", func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+	r.MustRegister("wait", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
 		return agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
 			defer w.exited.Add(1)
 			<-ctx.Done()
@@ -99,7 +101,7 @@ func (w *world) registry() *agents.Registry {
 	return r
 }
 
-func (w *world) parse(t *testing.T, src string) (*orchestrator.Workflow, []agents.Problem) {
+func (w *world) parse(t *testing.T, src string) (*orchestrator.Workflow, []load.Problem) {
 	t.Helper()
 	wf, warns, err := orchestrator.Parse([]byte(src), "wf.yaml", w.registry())
 	require.NoError(t, err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
 )
 
 // Join gathers a fork's branch outputs (type join). Its fork has run every branch
@@ -25,7 +26,7 @@ var _ agents.Agent = (*Join)(nil)
 
 // NewJoin builds a join from its definition (the registry's factory for type join).
 // A group that names no agent or an agent that is not a fork is a load problem.
-func NewJoin(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+func NewJoin(b agents.Builder, c *load.Config) (agents.Agent, error) {
 	j := &Join{id: c.String("id", "")}
 	c.Ignore(orkaIgnored...)
 	c.Ignore("max_retries")
@@ -77,7 +78,7 @@ func nearestFork(b agents.Builder, self string) string {
 				continue
 			}
 		}
-		a, err := b.Ref(id, agents.Pos{})
+		a, err := b.Ref(id, load.Pos{})
 		if err != nil {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -29,7 +30,7 @@ var orkaIgnored = []string{"queue", "prompt"}
 // ref resolves id (named by key of c, written at pos) to a step of the same
 // workflow. An undefined id is recorded as a problem naming c's agent; ok is
 // false then. The step's agent is nil when its definition failed to build.
-func ref(b agents.Builder, c *agents.Config, key, id string, pos agents.Pos) (agents.Step, bool) {
+func ref(b agents.Builder, c *load.Config, key, id string, pos load.Pos) (agents.Step, bool) {
 	st := agents.Step{ID: id}
 	if t, ok := b.(agents.Typer); ok {
 		typ, found := t.TypeOf(id)
@@ -50,24 +51,24 @@ func ref(b agents.Builder, c *agents.Config, key, id string, pos agents.Pos) (ag
 
 // idList reads n as agent ids: a list of text, or one text for a one-item list.
 // Problems are recorded on c under key; positions are the items'.
-func idList(c *agents.Config, key string, n *yaml.Node) ([]string, []agents.Pos) {
-	n = agents.Resolve(n)
+func idList(c *load.Config, key string, n *yaml.Node) ([]string, []load.Pos) {
+	n = load.Resolve(n)
 	if n == nil || (n.Kind == yaml.ScalarNode && n.Tag == "!!null") {
 		return nil, nil
 	}
 	if n.Kind == yaml.ScalarNode {
-		return []string{strings.TrimSpace(n.Value)}, []agents.Pos{c.PosOf(n)}
+		return []string{strings.TrimSpace(n.Value)}, []load.Pos{c.PosOf(n)}
 	}
 	if n.Kind != yaml.SequenceNode {
-		c.Problems().Errorf(c.PosOf(n), "%s: %s must be an agent id or a list of agent ids, not %s", c.What(), key, agents.KindName(n))
+		c.Problems().Errorf(c.PosOf(n), "%s: %s must be an agent id or a list of agent ids, not %s", c.What(), key, load.KindName(n))
 		return nil, nil
 	}
 	ids := make([]string, 0, len(n.Content))
-	pos := make([]agents.Pos, 0, len(n.Content))
+	pos := make([]load.Pos, 0, len(n.Content))
 	for _, it := range n.Content {
-		it = agents.Resolve(it)
+		it = load.Resolve(it)
 		if it.Kind != yaml.ScalarNode || it.Tag == "!!null" || strings.TrimSpace(it.Value) == "" {
-			c.Problems().Errorf(c.PosOf(it), "%s: %s items must be agent ids, not %s", c.What(), key, agents.KindName(it))
+			c.Problems().Errorf(c.PosOf(it), "%s: %s items must be agent ids, not %s", c.What(), key, load.KindName(it))
 			continue
 		}
 		ids = append(ids, strings.TrimSpace(it.Value))
@@ -78,13 +79,13 @@ func idList(c *agents.Config, key string, n *yaml.Node) ([]string, []agents.Pos)
 
 // mappingValue returns the scalar value of key in mapping n, or "".
 func mappingValue(n *yaml.Node, key string) string {
-	n = agents.Resolve(n)
+	n = load.Resolve(n)
 	if n == nil || n.Kind != yaml.MappingNode {
 		return ""
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if n.Content[i].Value == key {
-			if v := agents.Resolve(n.Content[i+1]); v != nil && v.Kind == yaml.ScalarNode {
+			if v := load.Resolve(n.Content[i+1]); v != nil && v.Kind == yaml.ScalarNode {
 				return strings.TrimSpace(v.Value)
 			}
 		}

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestRetriedForkIsStillAFork: retry: on a fork wraps it (agents.WithRetry);
+// TestRetriedForkIsStillAFork: retry: on a fork wraps it (retry.Wrap);
 // joins, by group or by finding the nearest fork, still recognise it, and its
 // branch agents are still exposed.
 func TestRetriedForkIsStillAFork(t *testing.T) {

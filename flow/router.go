@@ -6,6 +6,9 @@ import (
 	"unicode"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/load"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -68,7 +71,7 @@ const maxDecisionText = 64 << 10
 
 // NewRouter builds a router from its definition (the registry's factory for
 // type router). An undefined decision_key or route agent is a load problem.
-func NewRouter(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+func NewRouter(b agents.Builder, c *load.Config) (agents.Agent, error) {
 	r := &Router{id: c.String("id", ""), steps: map[string]agents.Step{}}
 	c.Ignore(orkaIgnored...)
 	params := c.Map("params")
@@ -92,15 +95,15 @@ func NewRouter(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 	case rm == nil || (rm.Kind == yaml.ScalarNode && rm.Tag == "!!null"):
 		params.Errorf("", "missing routing_map: answer value → agent ids, e.g. routing_map: {\"true\": [search], \"false\": [answer]}")
 	case rm.Kind != yaml.MappingNode:
-		params.Errorf("routing_map", "routing_map must be a mapping of answer values to agent ids, not %s", agents.KindName(rm))
+		params.Errorf("routing_map", "routing_map must be a mapping of answer values to agent ids, not %s", load.KindName(rm))
 	case len(rm.Content) == 0:
 		params.Errorf("routing_map", "routing_map is empty: map at least one answer value to agent ids")
 	default:
-		seen := map[string]agents.Pos{}
+		seen := map[string]load.Pos{}
 		for i := 0; i+1 < len(rm.Content); i += 2 {
-			k := agents.Resolve(rm.Content[i])
+			k := load.Resolve(rm.Content[i])
 			if k.Kind != yaml.ScalarNode {
-				params.Problems().Errorf(params.PosOf(k), "%s: routing_map keys must be answer values, not %s", params.What(), agents.KindName(k))
+				params.Problems().Errorf(params.PosOf(k), "%s: routing_map keys must be answer values, not %s", params.What(), load.KindName(k))
 				continue
 			}
 			if first, dup := seen[k.Value]; dup {
@@ -129,7 +132,7 @@ func NewRouter(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 }
 
 // resolve reads a route's agent ids and finds their agents.
-func (r *Router) resolve(b agents.Builder, c *agents.Config, key string, n *yaml.Node) []agents.Step {
+func (r *Router) resolve(b agents.Builder, c *load.Config, key string, n *yaml.Node) []agents.Step {
 	ids, pos := idList(c, key, n)
 	steps := make([]agents.Step, 0, len(ids))
 	for i, id := range ids {
@@ -167,8 +170,8 @@ func (r *Router) Run(ctx context.Context, in agents.Input) (agents.Output, error
 		}
 	}
 	if how == MatchNone {
-		in.Run.Emit(agents.Event{Kind: agents.EventWarning, Node: in.Path, Agent: r.id, Type: TypeRouter,
-			Message: "no route for the answer of " + r.key + " (" + agents.Truncate(agents.Text(value), 80) + ") and no fallback_route; nothing runs"})
+		in.Run.Emit(event.Event{Kind: event.Warning, Node: in.Path, Agent: r.id, Type: TypeRouter,
+			Message: "no route for the answer of " + r.key + " (" + fault.Truncate(agents.Text(value), 80) + ") and no fallback_route; nothing runs"})
 	}
 	return agents.Output{
 		Response: ids,

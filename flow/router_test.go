@@ -2,9 +2,9 @@ package flow_test
 
 import (
 	"fmt"
+	"github.com/cogloop/cogloop/agents/event"
 	"testing"
 
-	"github.com/cogloop/cogloop/agents"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -72,7 +72,7 @@ agents:
 			assert.Equal(t, ids, r.Response, "the router answers with the chosen ids, as OrKa's does")
 			warned := false
 			for _, e := range rec.Events() {
-				if e.Kind == agents.EventWarning && e.Agent == "r" {
+				if e.Kind == event.Warning && e.Agent == "r" {
 					warned = true
 				}
 			}
@@ -110,7 +110,7 @@ agents:
 		"the route runs inside the branch, right after the router, in the second iteration too")
 	var nodes []string
 	for _, e := range rec.Events() {
-		if e.Kind == agents.EventAgentEnd && (e.Agent == "yes_agent" || e.Agent == "no_agent") {
+		if e.Kind == event.AgentEnd && (e.Agent == "yes_agent" || e.Agent == "no_agent") {
 			nodes = append(nodes, e.Node)
 		}
 	}

@@ -6,8 +6,9 @@ import (
 	"testing"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -21,7 +22,7 @@ func TestSocietyExampleConvergesOnIteration2(t *testing.T) {
 	assert.Empty(t, wf.Warnings)
 	data, err := os.ReadFile(dir + "replies.yaml")
 	require.NoError(t, err)
-	script, err := agents.ParseScript(data, dir+"replies.yaml")
+	script, err := scripted.Parse(data, dir+"replies.yaml")
 	require.NoError(t, err)
 
 	rec := &agenttest.Recorder{}
@@ -48,10 +49,10 @@ func TestSocietyExampleConvergesOnIteration2(t *testing.T) {
 	prompts := map[string]string{}
 	branches := 0
 	for _, e := range rec.Events() {
-		if e.Kind == agents.EventAgentEnd {
+		if e.Kind == event.AgentEnd {
 			prompts[e.Node] = e.Prompt
 		}
-		if e.Kind == agents.EventBranchEnd {
+		if e.Kind == event.BranchEnd {
 			branches++
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/spend"
 )
 
 const benchLoop = `
@@ -46,7 +47,7 @@ type benchModels map[string]string
 func (m benchModels) ModelFor(id string) (agents.Model, error) {
 	text := m[id]
 	return agents.ModelFunc(func(ctx context.Context, req agents.Request) (agents.Reply, error) {
-		return agents.Reply{Text: text, Usage: agents.Usage{PromptTokens: 100, CompletionTokens: 50}}, nil
+		return agents.Reply{Text: text, Usage: spend.Usage{PromptTokens: 100, CompletionTokens: 50}}, nil
 	}), nil
 }
 

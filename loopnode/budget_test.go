@@ -6,12 +6,13 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 type countingScript struct {
-	*agents.Script
+	*scripted.Script
 	calls int
 }
 
@@ -51,7 +52,7 @@ agents:
 `
 			wf, err := cogloop.Parse([]byte(src), "wf.yaml")
 			require.NoError(t, err)
-			script, err := agents.ParseScript([]byte("writer: {cycle: [{text: 'SCORE: 0.1', usage: {prompt_tokens: 20, completion_tokens: 80}}]}\n"), "s.yaml")
+			script, err := scripted.Parse([]byte("writer: {cycle: [{text: 'SCORE: 0.1', usage: {prompt_tokens: 20, completion_tokens: 80}}]}\n"), "s.yaml")
 			require.NoError(t, err)
 			cs := &countingScript{Script: script}
 			res, err := wf.Run(context.Background(), "x", cogloop.WithModels(cs))

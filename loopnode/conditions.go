@@ -9,7 +9,9 @@ import (
 	"strings"
 
 	"github.com/cogloop/cogloop/agents"
-	"github.com/cogloop/cogloop/cognition"
+	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/cognition/metrics"
 	"github.com/cogloop/cogloop/prompt"
 	"go.yaml.in/yaml/v3"
 )
@@ -47,7 +49,7 @@ type condition struct {
 	agent     string  // evaluator, stable_output's of
 
 	expr    *prompt.Expr // while, until
-	exprPos agents.Pos   // where the expression is written
+	exprPos load.Pos     // where the expression is written
 
 	output   string // continue_while: "agent.field"
 	operator string
@@ -57,9 +59,9 @@ type condition struct {
 	minImprovement float64
 	rounds         int
 
-	ref    string     // the agent id the condition reads, checked at load
-	refPos agents.Pos // where that id is written
-	pos    agents.Pos // where the condition is written
+	ref    string   // the agent id the condition reads, checked at load
+	refPos load.Pos // where that id is written
+	pos    load.Pos // where the condition is written
 }
 
 // condResult is what one condition said about one iteration; iteration events
@@ -94,7 +96,7 @@ func (c *condition) reason() string {
 }
 
 // readStopWhen reads stop_when: a list (any of it), {any: [...]} or {all: [...]}.
-func readStopWhen(c *agents.Config, threshold float64) *condition {
+func readStopWhen(c *load.Config, threshold float64) *condition {
 	n := c.Node("stop_when")
 	if n == nil {
 		return nil
@@ -108,18 +110,18 @@ func readStopWhen(c *agents.Config, threshold float64) *condition {
 
 type condParser struct {
 	file      string
-	probs     *agents.Problems
+	probs     *load.Problems
 	what      string
 	threshold float64
 }
 
-func (p condParser) pos(n *yaml.Node) agents.Pos {
-	return agents.Pos{File: p.file, Line: n.Line, Col: n.Column}
+func (p condParser) pos(n *yaml.Node) load.Pos {
+	return load.Pos{File: p.file, Line: n.Line, Col: n.Column}
 }
 
 func (p condParser) group(kind string, n *yaml.Node) *condition {
 	g := &condition{kind: kind}
-	n = agents.Resolve(n)
+	n = load.Resolve(n)
 	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
 		p.probs.Errorf(p.pos(n), "%s: %s needs a non-empty list of conditions", p.what, kind)
 		return nil
@@ -147,7 +149,7 @@ func (p condParser) group(kind string, n *yaml.Node) *condition {
 
 // parse reads one condition: "score", or a mapping with one kind key (and check).
 func (p condParser) parse(n *yaml.Node, depth int) *condition {
-	n = agents.Resolve(n)
+	n = load.Resolve(n)
 	if depth > 16 {
 		p.probs.Errorf(p.pos(n), "%s: conditions nest more than 16 deep", p.what)
 		return nil
@@ -159,7 +161,7 @@ func (p condParser) parse(n *yaml.Node, depth int) *condition {
 		p.probs.Errorf(p.pos(n), "%s: %q is not a condition; write score, or a mapping with one of: %s", p.what, n.Value, strings.Join(condKinds, ", "))
 		return nil
 	}
-	c := agents.NewConfig(p.file, n, p.what, p.probs)
+	c := load.NewConfig(p.file, n, p.what, p.probs)
 	var kind string
 	for _, k := range c.Keys() {
 		if k == "check" {
@@ -255,7 +257,7 @@ func (p condParser) parse(n *yaml.Node, depth int) *condition {
 	return cond
 }
 
-func (p condParser) expr(c *agents.Config, kind string, v *yaml.Node) *prompt.Expr {
+func (p condParser) expr(c *load.Config, kind string, v *yaml.Node) *prompt.Expr {
 	if v == nil || v.Kind != yaml.ScalarNode || strings.TrimSpace(v.Value) == "" {
 		c.Errorf(kind, "%s needs an expression, e.g. \"previous_outputs.review.approved == false\"", kind)
 		return nil
@@ -268,7 +270,7 @@ func (p condParser) expr(c *agents.Config, kind string, v *yaml.Node) *prompt.Ex
 			if v.Style == yaml.DoubleQuotedStyle || v.Style == yaml.SingleQuotedStyle {
 				col++
 			}
-			p.probs.Errorf(agents.Pos{File: p.file, Line: v.Line, Col: col}, "%s: %s: %s", c.What(), kind, se.Msg)
+			p.probs.Errorf(load.Pos{File: p.file, Line: v.Line, Col: col}, "%s: %s: %s", c.What(), kind, se.Msg)
 		} else {
 			p.probs.Errorf(p.pos(v), "%s: %s: %v", c.What(), kind, err)
 		}
@@ -277,7 +279,7 @@ func (p condParser) expr(c *agents.Config, kind string, v *yaml.Node) *prompt.Ex
 	return e
 }
 
-func (p condParser) continueWhile(c *agents.Config, cond *condition) {
+func (p condParser) continueWhile(c *load.Config, cond *condition) {
 	sc := c.Map(condContinueWhile)
 	if sc == nil {
 		c.Errorf(condContinueWhile, "continue_while needs {output: agent.field, operator, value}")
@@ -410,7 +412,7 @@ func suggest(name string, d prompt.Data) string {
 	for k := range d.Vars {
 		names = append(names, k)
 	}
-	if best := agents.Closest(name, names); best != "" {
+	if best := load.Closest(name, names); best != "" {
 		return fmt.Sprintf(" (did you mean %s?)", best)
 	}
 	return " (a condition sees input, previous_outputs, loop_number, score, best_score, past_loops, the loop variables and input mappings)"
@@ -457,7 +459,7 @@ func (c *condition) judge(env *condEnv) (bool, string, error) {
 		}
 		got, found := fieldOf(o, field)
 		if !found {
-			return false, "", c.cannot("the output of %q has no field %q (its response: %q)", agent, field, agents.Truncate(agents.Text(o.Response), 120))
+			return false, "", c.cannot("the output of %q has no field %q (its response: %q)", agent, field, fault.Truncate(agents.Text(o.Response), 120))
 		}
 		holds := compare(got, c.operator, c.value)
 		return !holds, fmt.Sprintf("%s = %s, %s %s %s is %t", c.output, agents.Text(got), agents.Text(got), c.operator, agents.Text(c.value), holds), nil
@@ -615,7 +617,7 @@ func (c *condition) stable(env *condEnv) (bool, string) {
 	if !had {
 		return false, "first output"
 	}
-	sim := cognition.Similarity(prev, cur, c.threshold)
+	sim := metrics.Similarity(prev, cur, c.threshold)
 	if sim < c.threshold-Tolerance {
 		return false, fmt.Sprintf("similarity below %g", c.threshold)
 	}
@@ -721,7 +723,7 @@ func (c *condition) hasBefore() bool {
 }
 
 // refs calls fn for every agent id the tree reads.
-func (c *condition) refs(fn func(id string, pos agents.Pos)) {
+func (c *condition) refs(fn func(id string, pos load.Pos)) {
 	if c == nil {
 		return
 	}

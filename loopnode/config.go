@@ -9,7 +9,11 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/cognition"
+	"github.com/cogloop/cogloop/cognition/metrics"
+	"github.com/cogloop/cogloop/cognition/scorer"
 	"github.com/cogloop/cogloop/prompt"
 	"github.com/cogloop/cogloop/scoring"
 	"go.yaml.in/yaml/v3"
@@ -21,7 +25,7 @@ func Register(r *agents.Registry) {
 }
 
 // New builds a loop from its definition (the registry's factory for type: loop).
-func New(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+func New(b agents.Builder, c *load.Config) (agents.Agent, error) {
 	n := &Node{id: idOf(c)}
 	if !c.Has("max_loops") && !c.Has("max_iterations") {
 		c.Problems().Notef(c.Pos(), "%s: no max_loops: the loop runs at most 5 passes (OrKa's default); write max_loops: N (or max_iterations) to say so — strict mode requires it", c.What())
@@ -65,7 +69,10 @@ func New(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 	n.stop = readStopWhen(c, n.threshold)
 	n.sameAnswer = n.stop.comparesAnswers()
 	n.stopOnError, n.maxFailed = readErrorPolicy(c)
-	if n.budget, n.budgeted = agents.ReadBudget(b, c, "budget"); n.budgeted {
+	if n.budget, n.budgeted = spend.ReadBudget(c, "budget"); n.budgeted {
+		if nb, ok := b.(agents.BudgetNoter); ok {
+			nb.NoteBudget(n.budget)
+		}
 		n.budget.Name = "loop " + strconv.Quote(n.id)
 	}
 	n.outputAgent = c.String("output_agent", "")
@@ -114,17 +121,17 @@ func New(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 
 // checkRefs reports conditions and mappings that name no agent of the internal
 // workflow, when the workflow can tell.
-func (n *Node) checkRefs(c *agents.Config) {
+func (n *Node) checkRefs(c *load.Config) {
 	d, ok := n.inner.(interface{ Defines(id string) bool })
 	if !ok {
 		return
 	}
-	check := func(what, id string, pos agents.Pos) {
+	check := func(what, id string, pos load.Pos) {
 		if id != "" && !d.Defines(id) {
 			c.Problems().Errorf(pos, "%s: %s names %q, which the internal workflow does not define", c.What(), what, id)
 		}
 	}
-	n.stop.refs(func(id string, pos agents.Pos) { check("stop_when", id, pos) })
+	n.stop.refs(func(id string, pos load.Pos) { check("stop_when", id, pos) })
 	for _, m := range n.inputs {
 		check("input_mappings", m.node, m.pos)
 	}
@@ -134,7 +141,7 @@ func (n *Node) checkRefs(c *agents.Config) {
 	check("output_agent", n.outputAgent, c.ValuePos("output_agent"))
 	if from := c.Node("score_from"); from != nil && from.Kind == yaml.SequenceNode {
 		for _, it := range from.Content {
-			check("score_from", agents.Resolve(it).Value, c.PosOf(it))
+			check("score_from", load.Resolve(it).Value, c.PosOf(it))
 		}
 	} else if from != nil && from.Kind == yaml.ScalarNode {
 		check("score_from", from.Value, c.PosOf(from))
@@ -143,12 +150,12 @@ func (n *Node) checkRefs(c *agents.Config) {
 
 // fileBuilder is the builder's ability to build a workflow from another file.
 type fileBuilder interface {
-	WorkflowFile(path string, pos agents.Pos, what string) (agents.Agent, error)
+	WorkflowFile(path string, pos load.Pos, what string) (agents.Agent, error)
 }
 
 // buildRef reads workflow_ref: the internal workflow from another file,
 // relative to this one, built by the same builder.
-func buildRef(b agents.Builder, c *agents.Config) agents.Agent {
+func buildRef(b agents.Builder, c *load.Config) agents.Agent {
 	if c.Has("internal_workflow") {
 		c.Errorf("workflow_ref", "give internal_workflow or workflow_ref, not both")
 		return nil
@@ -167,13 +174,13 @@ func buildRef(b agents.Builder, c *agents.Config) agents.Agent {
 	return inner
 }
 
-func idOf(c *agents.Config) string { return c.String("id", "") }
+func idOf(c *load.Config) string { return c.String("id", "") }
 
 const maxTimeout = 24 * time.Hour
 
 // buildScorer reads the score extraction keys (§1.1, §1.5).
-func buildScorer(b agents.Builder, c *agents.Config, scoringCtx *any) *cognition.Scorer {
-	cfg := cognition.ScoreConfig{
+func buildScorer(b agents.Builder, c *load.Config, scoringCtx *any) *scorer.Scorer {
+	cfg := scorer.ScoreConfig{
 		ExtractionPattern: c.String("score_extraction_pattern", ""),
 		ExtractionKey:     c.String("score_extraction_key", ""),
 	}
@@ -199,7 +206,7 @@ func buildScorer(b agents.Builder, c *agents.Config, scoringCtx *any) *cognition
 	if sc := c.Map("scoring"); sc != nil {
 		cfg.Boolean, *scoringCtx = buildBoolean(b, c, sc)
 	}
-	s, err := cognition.NewScorer(cfg)
+	s, err := scorer.NewScorer(cfg)
 	if err != nil {
 		reportFieldErrors(c, err, false)
 		return nil
@@ -213,28 +220,28 @@ func buildScorer(b agents.Builder, c *agents.Config, scoringCtx *any) *cognition
 	return s
 }
 
-func readStrategies(sc *agents.Config) []cognition.Strategy {
+func readStrategies(sc *load.Config) []scorer.Strategy {
 	list := sc.Node("strategies")
 	if list.Kind != yaml.SequenceNode {
-		sc.Errorf("strategies", "strategies must be a list of {type: %s, ...}", strings.Join(cognition.StrategyTypes(), "|"))
+		sc.Errorf("strategies", "strategies must be a list of {type: %s, ...}", strings.Join(scorer.StrategyTypes(), "|"))
 		return nil
 	}
-	out := []cognition.Strategy{}
+	out := []scorer.Strategy{}
 	for _, item := range list.Content {
-		st := agents.NewConfig(sc.File(), item, sc.What()+": strategy", sc.Problems())
-		s := cognition.Strategy{Type: st.String("type", "")}
+		st := load.NewConfig(sc.File(), item, sc.What()+": strategy", sc.Problems())
+		s := scorer.Strategy{Type: st.String("type", "")}
 		switch s.Type {
-		case cognition.StrategyPattern:
+		case scorer.StrategyPattern:
 			s.Patterns = st.Strings("patterns")
-		case cognition.StrategyDirectKey:
+		case scorer.StrategyDirectKey:
 			s.Key = st.String("key", "")
-		case cognition.StrategyAgentKey:
+		case scorer.StrategyAgentKey:
 			s.Agents = st.Strings("agents")
 			s.Key = st.String("key", "response")
 			st.Ignore("transform")
-		case cognition.StrategyNestedPath:
+		case scorer.StrategyNestedPath:
 			s.Path = st.String("path", "")
-		case cognition.StrategyJSON:
+		case scorer.StrategyJSON:
 			// OrKa's files write json_path: "$.safety_score".
 			s.Path = st.String("path", "")
 			if p := st.String("json_path", ""); p != "" {
@@ -245,9 +252,9 @@ func readStrategies(sc *agents.Config) []cognition.Strategy {
 			}
 			s.Agents = st.Strings("agents")
 		case "":
-			st.Errorf("", "missing type (%s)", strings.Join(cognition.StrategyTypes(), ", "))
+			st.Errorf("", "missing type (%s)", strings.Join(scorer.StrategyTypes(), ", "))
 		default:
-			st.Errorf("type", "unknown strategy type %q (%s)", s.Type, strings.Join(cognition.StrategyTypes(), ", "))
+			st.Errorf("type", "unknown strategy type %q (%s)", s.Type, strings.Join(scorer.StrategyTypes(), ", "))
 		}
 		st.Done()
 		out = append(out, s)
@@ -256,7 +263,7 @@ func readStrategies(sc *agents.Config) []cognition.Strategy {
 }
 
 // buildExtractor reads cognitive_extraction (§1.9).
-func buildExtractor(c *agents.Config) *cognition.Extractor {
+func buildExtractor(c *load.Config) *cognition.Extractor {
 	var cfg cognition.ExtractConfig
 	if ce := c.Map("cognitive_extraction"); ce != nil {
 		cfg.Disabled = !ce.Bool("enabled", true)
@@ -287,7 +294,7 @@ func buildExtractor(c *agents.Config) *cognition.Extractor {
 // otherCategories reads extract_patterns categories beyond insights,
 // improvements and mistakes: each is extracted like them and stored in
 // past_loops under its own name (OrKa drops them).
-func otherCategories(ep *agents.Config) []cognition.Category {
+func otherCategories(ep *load.Config) []cognition.Category {
 	var out []cognition.Category
 	for _, k := range ep.Keys() {
 		if ep.Known(k) {
@@ -305,7 +312,7 @@ func otherCategories(ep *agents.Config) []cognition.Category {
 
 // buildMetadata parses past_loops_metadata templates at load time; a user map
 // replaces OrKa's default map.
-func buildMetadata(b agents.Builder, c *agents.Config) []metaTemplate {
+func buildMetadata(b agents.Builder, c *load.Config) []metaTemplate {
 	var out []metaTemplate
 	if m := c.Map("past_loops_metadata"); m != nil && len(m.Keys()) > 0 {
 		for _, k := range m.Keys() {
@@ -332,7 +339,7 @@ func buildMetadata(b agents.Builder, c *agents.Config) []metaTemplate {
 // loop_convergence (cogloop's decision, OrKa falls back to graphscout). It
 // returns the calculator (nil when boolean scoring is off) and the context name
 // the iterations see as scoring_context.
-func buildBoolean(b agents.Builder, c *agents.Config, s *agents.Config) (boolean cognition.BooleanScorer, scoringCtx any) {
+func buildBoolean(b agents.Builder, c *load.Config, s *load.Config) (boolean metrics.BooleanScorer, scoringCtx any) {
 	// Boolean scoring (§1.5 step 1): the preset weighs the agents'
 	// boolean_evaluations; without context the criteria are
 	// loop_convergence (cogloop's decision, OrKa falls back to graphscout).
@@ -341,13 +348,13 @@ func buildBoolean(b agents.Builder, c *agents.Config, s *agents.Config) (boolean
 	custom, keyNodes := map[string]float64{}, map[string]*yaml.Node{}
 	if w := s.Node("custom_weights"); w != nil && w.Tag != "!!null" {
 		if w.Kind != yaml.MappingNode {
-			s.Errorf("custom_weights", "custom_weights must be a mapping of dimension.criterion: weight, not %s", agents.KindName(w))
+			s.Errorf("custom_weights", "custom_weights must be a mapping of dimension.criterion: weight, not %s", load.KindName(w))
 		}
 		for i := 0; w.Kind == yaml.MappingNode && i+1 < len(w.Content); i += 2 {
-			k, v := w.Content[i], agents.Resolve(w.Content[i+1])
+			k, v := w.Content[i], load.Resolve(w.Content[i+1])
 			f, err := strconv.ParseFloat(strings.TrimSpace(v.Value), 64)
 			if _, dup := keyNodes[k.Value]; dup || v.Kind != yaml.ScalarNode || err != nil {
-				c.Problems().Errorf(c.PosOf(v), "%s: custom_weights: the weight of %q must be one number, not %s", s.What(), k.Value, agents.KindName(v))
+				c.Problems().Errorf(c.PosOf(v), "%s: custom_weights: the weight of %q must be one number, not %s", s.What(), k.Value, load.KindName(v))
 				continue
 			}
 			custom[k.Value], keyNodes[k.Value] = f, k
@@ -405,7 +412,7 @@ func buildBoolean(b agents.Builder, c *agents.Config, s *agents.Config) (boolean
 // the one context whose preset has every weighted criterion, with a warning
 // (OrKa falls back to graphscout and its files rely on it). "" keeps the
 // default, whose errors then name the criteria that do not fit.
-func inferContext(s *agents.Config, cat *scoring.Catalog, preset string, custom map[string]float64) string {
+func inferContext(s *load.Config, cat *scoring.Catalog, preset string, custom map[string]float64) string {
 	keys := make([]string, 0, len(custom))
 	for k := range custom {
 		keys = append(keys, k)
@@ -427,7 +434,7 @@ func inferContext(s *agents.Config, cat *scoring.Catalog, preset string, custom 
 
 // reportFieldErrors places cognition's field errors at their YAML positions, as
 // errors or (warn) as warnings.
-func reportFieldErrors(c *agents.Config, err error, warn bool) {
+func reportFieldErrors(c *load.Config, err error, warn bool) {
 	report := c.Problems().Errorf
 	if warn {
 		report = c.Problems().Warnf
@@ -457,7 +464,7 @@ var pathPart = regexp.MustCompile(`\.([A-Za-z0-9_]+)|\[(\d+)\]`)
 // the deepest node it can reach.
 func nodeAt(n *yaml.Node, path string) *yaml.Node {
 	for _, m := range pathPart.FindAllStringSubmatch(path, -1) {
-		n = agents.Resolve(n)
+		n = load.Resolve(n)
 		if n == nil {
 			return nil
 		}

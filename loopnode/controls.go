@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/retry"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -37,7 +39,7 @@ type inputMapping struct {
 	node, out  string // a field of an agent's output in the previous iteration
 	target     string
 	iterations string
-	pos        agents.Pos // where node is written
+	pos        load.Pos // where node is written
 }
 
 // outputMapping adds outputs.<target> to the loop's output.
@@ -47,10 +49,10 @@ type outputMapping struct {
 	varName   string // a loop variable (vars:), after the pass's update
 	target    string
 	take      string
-	pos       agents.Pos
+	pos       load.Pos
 }
 
-func readFeedback(c *agents.Config) string {
+func readFeedback(c *load.Config) string {
 	switch f := c.String("feedback", feedbackNone); f {
 	case feedbackNone, feedbackReplace, feedbackAppend:
 		return f
@@ -60,7 +62,7 @@ func readFeedback(c *agents.Config) string {
 	}
 }
 
-func listItems(c *agents.Config, key string) []*agents.Config {
+func listItems(c *load.Config, key string) []*load.Config {
 	n := c.Node(key)
 	if n == nil {
 		return nil
@@ -69,14 +71,14 @@ func listItems(c *agents.Config, key string) []*agents.Config {
 		c.Errorf(key, "%s must be a list", key)
 		return nil
 	}
-	out := make([]*agents.Config, 0, len(n.Content))
+	out := make([]*load.Config, 0, len(n.Content))
 	for _, item := range n.Content {
-		out = append(out, agents.NewConfig(c.File(), item, c.What()+": "+key, c.Problems()))
+		out = append(out, load.NewConfig(c.File(), item, c.What()+": "+key, c.Problems()))
 	}
 	return out
 }
 
-func readInputMappings(c *agents.Config) []inputMapping {
+func readInputMappings(c *load.Config) []inputMapping {
 	var out []inputMapping
 	for _, m := range listItems(c, "input_mappings") {
 		im := inputMapping{target: m.String("target", ""), iterations: m.String("iterations", iterAll)}
@@ -111,7 +113,7 @@ func readInputMappings(c *agents.Config) []inputMapping {
 	return out
 }
 
-func readOutputMappings(c *agents.Config) []outputMapping {
+func readOutputMappings(c *load.Config) []outputMapping {
 	var out []outputMapping
 	for _, m := range listItems(c, "output_mappings") {
 		om := outputMapping{target: m.String("target", ""), take: m.String("take", takeLast)}
@@ -322,5 +324,5 @@ func sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}
-	return agents.SleepContext(ctx, d)
+	return retry.Sleep(ctx, d)
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -115,8 +115,8 @@ agents:
 	wf, err := cogloop.Parse([]byte(src), "wf.yaml")
 	require.NoError(t, err)
 	var reasons []any
-	res, err := wf.Run(context.Background(), "x", cogloop.WithObserver(func(e agents.Event) {
-		if e.Kind == agents.EventLoopEnd {
+	res, err := wf.Run(context.Background(), "x", cogloop.WithObserver(func(e event.Event) {
+		if e.Kind == event.LoopEnd {
 			reasons = append(reasons, e.Data["stop_reason"])
 		}
 	}))

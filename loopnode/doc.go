@@ -22,7 +22,7 @@
 // # Budgets
 //
 // budget: on the loop limits the model calls of all its passes together
-// (tokens, cost, calls, in the run's budget tree, [agents.ReadBudget]); a call
+// (tokens, cost, calls, in the run's budget tree, [spend.ReadBudget]); a call
 // that does not fit is refused and the loop ends with stop_reason budget.
 // The spending is journalled with the checkpoint, so a resumed run never
 // spends more than the budget across both processes.
@@ -31,7 +31,7 @@
 //
 // A pass with a failed agent goes on as in OrKa (on_error: continue) unless
 // on_error: stop or max_failed_passes passes in a row with one end the loop
-// with stop_reason error. A fatal error ([agents.IsFatal]) cuts the pass short
+// with stop_reason error. A fatal error ([fault.IsFatal]) cuts the pass short
 // and is returned at once; so the run stops. A stop_when expression that cannot
 // be evaluated ends the loop with stop_reason error. loops_completed counts
 // the passes that ran to the end; a pass cut short is listed in iterations

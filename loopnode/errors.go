@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
 )
 
 // Error policies (on_error): what a pass with a failed agent does to the loop.
@@ -17,7 +18,7 @@ const (
 const DefaultMaxFailedPasses = 2
 
 // readErrorPolicy reads on_error and max_failed_passes.
-func readErrorPolicy(c *agents.Config) (stopOnError bool, maxFailed int) {
+func readErrorPolicy(c *load.Config) (stopOnError bool, maxFailed int) {
 	switch p := c.String("on_error", onErrorContinue); p {
 	case onErrorContinue:
 	case onErrorStop:

@@ -8,6 +8,8 @@ import (
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -50,7 +52,7 @@ func TestConditionThatCannotBeEvaluatedStopsTheLoop(t *testing.T) {
 func TestFatalErrorCutsThePassAndStopsTheRun(t *testing.T) {
 	res, err := transcript(t, "fatal")
 	require.Error(t, err)
-	assert.True(t, agents.IsFatal(err))
+	assert.True(t, fault.IsFatal(err))
 	assert.ErrorIs(t, err, cogloop.ErrRunFailed)
 	assert.Equal(t, `run failed: workflow "fatal": improve › iteration 2 › critic: agent "critic" was called more times than it has scripted replies (1 in testdata/fatal/replies.yaml): scripted replies exhausted (add replies for "critic" to testdata/fatal/replies.yaml, or write {cycle: [...]} to repeat them)`, err.Error())
 	_, ran := res.Outputs.Get("after")
@@ -162,7 +164,7 @@ func TestWhatMakesAPassFailed(t *testing.T) {
 			requireStatus(t, res, err, o)
 			var failed any
 			for _, e := range rec.Events() {
-				if e.Kind == agents.EventLoopIteration && e.Node == "l" {
+				if e.Kind == event.LoopIteration && e.Node == "l" {
 					failed = e.Data["failed_agents"]
 				}
 			}

@@ -14,6 +14,8 @@ import (
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/llm"
 	"github.com/cogloop/cogloop/flow"
 	"github.com/cogloop/cogloop/loopnode"
@@ -90,7 +92,7 @@ agents:
 	_, err := wf.Run(ctx, "tides", cogloop.WithObserver(rec.Observe))
 	require.Error(t, err)
 	require.NoError(t, ctx.Err(), "the blocked branch was cancelled, not waited for")
-	assert.True(t, agents.IsFatal(err))
+	assert.True(t, fault.IsFatal(err))
 	assert.Contains(t, err.Error(), "improve › iteration 1 › reviews › critic: call openai model \"gpt-test\" at "+srv.URL+"/v1: HTTP 401 Unauthorized")
 	assert.Contains(t, err.Error(), "(check the API key in OPENAI_API_KEY; the server does not accept it)")
 	assert.NotContains(t, err.Error(), "sk-wrong-key")
@@ -99,11 +101,11 @@ agents:
 	assert.Empty(t, sl.Waits(), "no retry waits")
 	for _, e := range rec.Events() {
 		assert.NotEqual(t, "after", e.Agent, "nothing runs after a fatal error")
-		if e.Kind == agents.EventLoopIteration {
+		if e.Kind == event.LoopIteration {
 			assert.Equal(t, 1, e.Data["loop_number"], "pass 2 never starts")
 			assert.Equal(t, false, e.Data["completed"])
 		}
-		if e.Kind == agents.EventLoopEnd {
+		if e.Kind == event.LoopEnd {
 			assert.Equal(t, 0, e.Data["loops_completed"])
 			assert.Equal(t, "error", e.Data["stop_reason"])
 			assert.Contains(t, e.Error, "HTTP 401")
@@ -133,7 +135,7 @@ agents:
 	wf, tr, sl := llmWorkflow(t, src, func(string) string { return "" })
 	res, err := wf.Run(context.Background(), "tides")
 	require.ErrorIs(t, err, cogloop.ErrRunFailed, "the loop stopped with an error")
-	require.False(t, agents.IsFatal(err), "connection refused is not fatal: the loop's policy decides")
+	require.False(t, fault.IsFatal(err), "connection refused is not fatal: the loop's policy decides")
 	o, ok := res.Outputs.Get("improve")
 	require.True(t, ok)
 	assert.Equal(t, "error", o.Fields["stop_reason"])
@@ -172,12 +174,12 @@ agents:
 	rec := &agenttest.Recorder{}
 	_, err = wf.Run(context.Background(), "x", cogloop.WithObserver(rec.Observe))
 	require.Error(t, err)
-	assert.True(t, agents.IsFatal(err))
+	assert.True(t, fault.IsFatal(err))
 	assert.Contains(t, err.Error(), `outer › iteration 1 › inner › iteration 2 › a: agent "a" was called more times than it has scripted replies (1 in its responses)`)
 	var ends []string
 	for _, e := range rec.Events() {
 		assert.NotEqual(t, "after", e.Agent)
-		if e.Kind == agents.EventLoopEnd {
+		if e.Kind == event.LoopEnd {
 			ends = append(ends, e.Node+" "+e.Data["stop_reason"].(string))
 		}
 	}

@@ -15,6 +15,8 @@ import (
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/stretchr/testify/require"
 )
 
@@ -32,7 +34,7 @@ func transcript(t *testing.T, name string, opts ...cogloop.RunOption) (*cogloop.
 	require.NoError(t, err)
 	data, err := os.ReadFile(filepath.Join(dir, "replies.yaml"))
 	require.NoError(t, err)
-	script, err := agents.ParseScript(data, filepath.Join(dir, "replies.yaml"))
+	script, err := scripted.Parse(data, filepath.Join(dir, "replies.yaml"))
 	require.NoError(t, err)
 	input, err := os.ReadFile(filepath.Join(dir, "input.txt"))
 	require.NoError(t, err)
@@ -50,7 +52,7 @@ func transcript(t *testing.T, name string, opts ...cogloop.RunOption) (*cogloop.
 	var b strings.Builder
 	for _, e := range rec.Events() {
 		switch e.Kind {
-		case agents.EventAgentEnd:
+		case event.AgentEnd:
 			if e.Type == "loop" {
 				fmt.Fprintf(&b, "== %s done\n", e.Node)
 				continue
@@ -59,11 +61,11 @@ func transcript(t *testing.T, name string, opts ...cogloop.RunOption) (*cogloop.
 			if e.Error != "" {
 				fmt.Fprintf(&b, "-- error\n%s\n", firstLine(e.Error))
 			}
-		case agents.EventLoopStart, agents.EventLoopPassStart, agents.EventLoopIteration, agents.EventLoopEnd:
+		case event.LoopStart, event.LoopPassStart, event.LoopIteration, event.LoopEnd:
 			fmt.Fprintf(&b, "== %s %s %s\n", e.Kind, e.Node, compact(e.Data))
-		case agents.EventWarning:
+		case event.Warning:
 			fmt.Fprintf(&b, "== warning %s: %s\n", e.Node, e.Message)
-		case agents.EventAgentRetry:
+		case event.AgentRetry:
 			// wait_ms is jittered: the transcript shows what decides the retry.
 			fmt.Fprintf(&b, "== retry %s attempt=%d class=%v status=%v next_attempt=%v\n", e.Node, e.Attempt, e.Data["class"], e.Data["status"], e.Data["next_attempt"])
 		}

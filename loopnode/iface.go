@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
 )
 
 // The declared loop interface (issue 17, the component loop's inputs and
@@ -20,10 +21,10 @@ type declaredInput struct {
 	required   bool
 	def        any
 	hasDefault bool
-	pos        agents.Pos
+	pos        load.Pos
 }
 
-func readDeclaredInputs(c *agents.Config) []declaredInput {
+func readDeclaredInputs(c *load.Config) []declaredInput {
 	var out []declaredInput
 	for _, m := range listItems(c, "inputs") {
 		d := declaredInput{name: m.String("name", ""), required: m.Bool("required", false), pos: m.Pos()}
@@ -32,7 +33,7 @@ func readDeclaredInputs(c *agents.Config) []declaredInput {
 		}
 		if m.Has("default") {
 			d.hasDefault = true
-			if v := agents.Resolve(m.Node("default")); v != nil {
+			if v := load.Resolve(m.Node("default")); v != nil {
 				var val any
 				if err := v.Decode(&val); err == nil {
 					d.def = agents.Plain(val)
@@ -50,7 +51,7 @@ func readDeclaredInputs(c *agents.Config) []declaredInput {
 
 // closestHint is "did you mean X?" for the candidate closest to name, else fallback.
 func closestHint(name string, candidates []string, fallback string) string {
-	if s := agents.Closest(name, candidates); s != "" {
+	if s := load.Closest(name, candidates); s != "" {
 		return fmt.Sprintf("did you mean %q?", s)
 	}
 	return fallback
@@ -66,7 +67,7 @@ func (n *Node) varNames() []string {
 }
 
 // checkVarMappings reports output_mappings whose source var is not declared.
-func checkVarMappings(c *agents.Config, n *Node) {
+func checkVarMappings(c *load.Config, n *Node) {
 	names := n.varNames()
 	for _, m := range n.outputs {
 		if m.varName != "" && !slices.Contains(names, m.varName) {
@@ -76,7 +77,7 @@ func checkVarMappings(c *agents.Config, n *Node) {
 	}
 }
 
-func readDeclaredOutputs(c *agents.Config, n *Node) []string {
+func readDeclaredOutputs(c *load.Config, n *Node) []string {
 	if !c.Has("outputs") {
 		return nil
 	}

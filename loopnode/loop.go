@@ -8,7 +8,12 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/cognition"
+	"github.com/cogloop/cogloop/cognition/metrics"
+	"github.com/cogloop/cogloop/cognition/scorer"
 	"github.com/cogloop/cogloop/prompt"
 )
 
@@ -27,7 +32,7 @@ type Node struct {
 	maxLoops     int
 	threshold    float64
 	inner        agents.Agent
-	scorer       *cognition.Scorer
+	scorer       *scorer.Scorer
 	extractor    *cognition.Extractor
 	metas        []metaTemplate
 	maxPastLoops int
@@ -49,7 +54,7 @@ type Node struct {
 	outputs       []outputMapping
 	best          bool // return: best
 	delay         time.Duration
-	budget        agents.Limit // budget: on the loop
+	budget        spend.Limit // budget: on the loop
 	budgeted      bool
 
 	regexBudget  time.Duration // regex_budget: the regex time of one pass's score and lesson patterns
@@ -100,7 +105,7 @@ type iteration struct {
 	ScoreFound  bool          `json:"score_found"`
 	ScoreSource string        `json:"score_source,omitempty"`
 	Duration    time.Duration `json:"duration_ns"`
-	Usage       agents.Usage  `json:"usage"`
+	Usage       spend.Usage   `json:"usage"`
 	Warnings    []string      `json:"warnings,omitempty"`
 	// Cut marks a pass that did not run to the end (timeout, cancellation, a
 	// fatal error, a feedback or persistence error): it is not counted in
@@ -120,7 +125,7 @@ type agentError struct {
 }
 
 // usageValue is a usage as outputs and events show it.
-func usageValue(u agents.Usage) map[string]any {
+func usageValue(u spend.Usage) map[string]any {
 	m := map[string]any{"prompt_tokens": u.PromptTokens, "completion_tokens": u.CompletionTokens}
 	if u.Cost > 0 {
 		m["cost"] = u.Cost
@@ -195,7 +200,7 @@ type state struct {
 	score      float64
 	best       float64
 	bestIter   int
-	usage      agents.Usage
+	usage      spend.Usage
 	reason     string
 	errText    string
 	fatal      error // a fatal error that cut a pass short: the loop returns it
@@ -241,13 +246,13 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 		return agents.Output{}, err
 	}
 	if st.bound, err = n.bindInputs(task); err != nil {
-		err = agents.AtPath(in.Path, err)
+		err = fault.AtPath(in.Path, err)
 		st.reason, st.errText = StopError, err.Error()
-		in.Run.Emit(agents.Event{Kind: agents.EventLoopEnd, Node: in.Path, Agent: n.id, Type: "loop", Error: st.errText,
+		in.Run.Emit(event.Event{Kind: event.LoopEnd, Node: in.Path, Agent: n.id, Type: "loop", Error: st.errText,
 			Data: map[string]any{"loops_completed": 0, "stop_reason": st.reason}})
 		return n.output(in, st, 0), err
 	}
-	in.Run.Emit(agents.Event{Kind: agents.EventLoopStart, Node: in.Path, Agent: n.id, Type: "loop",
+	in.Run.Emit(event.Event{Kind: event.LoopStart, Node: in.Path, Agent: n.id, Type: "loop",
 		Data: map[string]any{"max_loops": n.maxLoops, "threshold": n.threshold, "resumed_after": loops, "history": len(st.past)}})
 
 	for st.reason == "" && loops < n.maxLoops {
@@ -285,12 +290,12 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 	}
 	completed := completedPasses(st.iterations)
 	out := n.output(in, st, completed)
-	in.Run.Emit(agents.Event{Kind: agents.EventLoopEnd, Node: in.Path, Agent: n.id, Type: "loop", Error: st.errText,
+	in.Run.Emit(event.Event{Kind: event.LoopEnd, Node: in.Path, Agent: n.id, Type: "loop", Error: st.errText,
 		Data: map[string]any{"loops_completed": completed, "stop_reason": st.reason, "final_score": st.score,
 			"best_score": st.best, "best_iteration": st.bestIter, "usage": usageValue(st.usage)}})
 	switch {
 	case st.reason == StopCanceled:
-		return out, agents.AtPath(in.Path, context.Cause(ctx))
+		return out, fault.AtPath(in.Path, context.Cause(ctx))
 	case st.fatal != nil:
 		return out, st.fatal
 	}
@@ -345,9 +350,9 @@ func (n *Node) checkBefore(_ context.Context, in agents.Input, st *state, next i
 	fired, reason, err := n.stop.eval(env, true, &rs)
 	if err != nil {
 		fired, reason = true, StopError
-		st.errText = agents.AtPath(in.Path, err).Error()
+		st.errText = fault.AtPath(in.Path, err).Error()
 	}
-	in.Run.Emit(agents.Event{Kind: agents.EventLoopCheck, Node: in.Path, Agent: n.id, Type: "loop",
+	in.Run.Emit(event.Event{Kind: event.LoopCheck, Node: in.Path, Agent: n.id, Type: "loop",
 		Data: map[string]any{"before_iteration": next, "conditions": resultsValue(rs), "stop": fired}})
 	if fired {
 		st.reason = reason
@@ -388,18 +393,18 @@ func (n *Node) condData(in agents.Input, st *state, loop int, outs *agents.Outpu
 // iterate runs pass number loop; it reports whether the loop must stop and
 // whether the pass was cut short (then it does not count).
 func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]any, loop int, st *state) (stop, cut bool) {
-	path := agents.JoinPath(in.Path, fmt.Sprintf("iteration %d", loop))
+	path := fault.JoinPath(in.Path, fmt.Sprintf("iteration %d", loop))
 	start := time.Now()
 	if loop > 1 {
 		next, err := n.nextInput(st.input, st)
 		if err != nil {
-			n.cutShort(in, st, iteration{LoopNumber: loop}, StopError, agents.AtPath(path, err))
+			n.cutShort(in, st, iteration{LoopNumber: loop}, StopError, fault.AtPath(path, err))
 			return true, true
 		}
 		st.input = next
 	}
-	in.Run.Emit(agents.Event{Kind: agents.EventLoopPassStart, Node: in.Path, Agent: n.id, Type: "loop",
-		Data: map[string]any{"loop_number": loop, "max_loops": n.maxLoops, "input_preview": agents.Truncate(pyStr(st.input), previewLength)}})
+	in.Run.Emit(event.Event{Kind: event.LoopPassStart, Node: in.Path, Agent: n.id, Type: "loop",
+		Data: map[string]any{"loop_number": loop, "max_loops": n.maxLoops, "input_preview": fault.Truncate(pyStr(st.input), previewLength)}})
 	passCtx := ctx
 	if n.iterTimeout > 0 {
 		var cancel context.CancelFunc
@@ -436,7 +441,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 		if ctx.Err() != nil {
 			reason = n.ctxReason(ctx)
 		}
-		n.cutShort(in, st, iteration{LoopNumber: loop, Duration: time.Since(start), Usage: out.Usage}, reason, agents.AtPath(path, err))
+		n.cutShort(in, st, iteration{LoopNumber: loop, Duration: time.Since(start), Usage: out.Usage}, reason, fault.AtPath(path, err))
 		return true, true
 	}
 
@@ -445,13 +450,13 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	failed := failures(out.Children)
 	answer := n.answer(out.Children)
 	it := iteration{LoopNumber: loop, Score: sc.Value, ScoreFound: sc.Found, ScoreSource: sc.Source,
-		Duration: time.Since(start), Usage: out.Usage, Response: agents.Truncate(agents.Text(answer), n.maxLength)}
+		Duration: time.Since(start), Usage: out.Usage, Response: fault.Truncate(agents.Text(answer), n.maxLength)}
 	for _, f := range failed {
 		it.Errors = append(it.Errors, agentError{Agent: f.agent, Message: f.message})
 	}
 	entry, warns := buildEntry(n.metas, entryContext{
 		loop: loop, score: sc.Value,
-		reasoningQuality: cognition.ReasoningQuality(results), convergenceTrend: cognition.ConvergenceTrend(results),
+		reasoningQuality: metrics.ReasoningQuality(results), convergenceTrend: metrics.ConvergenceTrend(results),
 		timestamp: now(), input: truncateInput(st.input),
 		insights: lessons.Insights, improvements: lessons.Improvements, mistakes: lessons.Mistakes,
 		other: lessons.Other,
@@ -463,7 +468,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 		// The iteration's work is done: persist it even if the run is being
 		// canceled right now (the store bounds the wait).
 		if err := n.appendHistory(context.WithoutCancel(ctx), in, loop, entry); err != nil {
-			n.cutShort(in, st, it, StopError, agents.AtPath(path, err))
+			n.cutShort(in, st, it, StopError, fault.AtPath(path, err))
 			return true, true
 		}
 	}
@@ -499,15 +504,15 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 		st.errText = werr.Error()
 	case policy != "":
 		stop, reason = true, StopError
-		st.errText = agents.AtPath(in.Path, errors.New(policy)).Error()
+		st.errText = fault.AtPath(in.Path, errors.New(policy)).Error()
 	case cerr != nil:
 		stop, reason = true, StopError
-		st.errText = agents.AtPath(path, cerr).Error()
+		st.errText = fault.AtPath(path, cerr).Error()
 	}
 	data := map[string]any{"loop_number": loop, "max_loops": n.maxLoops, "completed": true,
 		"score": sc.Value, "score_found": sc.Found, "best": st.best, "threshold": n.threshold,
 		"conditions": resultsValue(rs), "stop": stop,
-		"kind": n.kind, "answer_preview": agents.Truncate(agents.Text(answer), previewLength)}
+		"kind": n.kind, "answer_preview": fault.Truncate(agents.Text(answer), previewLength)}
 	if len(n.vars) > 0 {
 		data["vars"] = n.varsOf(st)
 	}
@@ -517,10 +522,10 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	if l := lessonsValue(lessons); l != nil {
 		data["lessons"] = l
 	}
-	if out.Usage != (agents.Usage{}) {
+	if out.Usage != (spend.Usage{}) {
 		data["usage"] = usageValue(out.Usage)
 	}
-	in.Run.Emit(agents.Event{Kind: agents.EventLoopIteration, Node: in.Path, Agent: n.id, Type: "loop",
+	in.Run.Emit(event.Event{Kind: event.LoopIteration, Node: in.Path, Agent: n.id, Type: "loop",
 		Duration: it.Duration, Data: data})
 	if stop {
 		st.reason = reason
@@ -540,10 +545,10 @@ func (n *Node) cutShort(in agents.Input, st *state, it iteration, reason string,
 		// pass before, and a resume runs it again.
 		st.errText, st.unfinished = err.Error(), true
 	}
-	if agents.IsFatal(err) {
+	if fault.IsFatal(err) {
 		st.fatal = err
 	}
-	in.Run.Emit(agents.Event{Kind: agents.EventLoopIteration, Node: in.Path, Agent: n.id, Type: "loop",
+	in.Run.Emit(event.Event{Kind: event.LoopIteration, Node: in.Path, Agent: n.id, Type: "loop",
 		Duration: it.Duration, Error: err.Error(), Data: map[string]any{"loop_number": it.LoopNumber,
 			"max_loops": n.maxLoops, "completed": false, "stop": true}})
 }
@@ -584,7 +589,7 @@ func unwrapInput(v any) any {
 func truncateInput(v any) string {
 	s := pyStr(v)
 	if len(s) > 200 {
-		return agents.Truncate(s, 200)[:len(agents.Truncate(s, 200))-len("…")] + "...<truncated>"
+		return fault.Truncate(s, 200)[:len(fault.Truncate(s, 200))-len("…")] + "...<truncated>"
 	}
 	return s
 }
@@ -625,7 +630,7 @@ func (n *Node) passTimedOut(in agents.Input, st *state, it iteration, path strin
 		st.errText = fmt.Sprintf("%s: %d passes in a row failed (max_failed_passes: %d), the last: %s", in.Path, failedRun(st.iterations), n.maxFailed, msg)
 	}
 	stop = st.reason != ""
-	in.Run.Emit(agents.Event{Kind: agents.EventLoopIteration, Node: in.Path, Agent: n.id, Type: "loop",
+	in.Run.Emit(event.Event{Kind: event.LoopIteration, Node: in.Path, Agent: n.id, Type: "loop",
 		Duration: it.Duration, Error: msg, Data: map[string]any{"loop_number": it.LoopNumber,
 			"max_loops": n.maxLoops, "completed": false, "timed_out": true, "stop": stop, "kind": n.kind}})
 	return stop, true

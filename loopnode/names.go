@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/prompt"
 	"go.yaml.in/yaml/v3"
 )
@@ -62,7 +63,7 @@ func (n *Node) entryNames() []string {
 // of stop_when that the loop does not provide: variables (see condData) and
 // previous_outputs ids the internal workflow does not define. It reads the
 // expressions from the YAML (their syntax is checked where stop_when is read).
-func (n *Node) checkConditionNames(c *agents.Config) {
+func (n *Node) checkConditionNames(c *load.Config) {
 	stop := c.Node("stop_when")
 	if stop == nil {
 		return
@@ -105,7 +106,7 @@ func (n *Node) checkConditionNames(c *agents.Config) {
 
 // eachExpr calls fn for every while and until expression under n.
 func eachExpr(n *yaml.Node, depth int, fn func(kind string, v *yaml.Node)) {
-	n = agents.Resolve(n)
+	n = load.Resolve(n)
 	if n == nil || depth > 16 {
 		return
 	}
@@ -116,7 +117,7 @@ func eachExpr(n *yaml.Node, depth int, fn func(kind string, v *yaml.Node)) {
 		}
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i].Value, agents.Resolve(n.Content[i+1])
+			k, v := n.Content[i].Value, load.Resolve(n.Content[i+1])
 			switch {
 			case (k == condWhile || k == condUntil) && v != nil && v.Kind == yaml.ScalarNode:
 				fn(k, v)
@@ -129,16 +130,16 @@ func eachExpr(n *yaml.Node, depth int, fn func(kind string, v *yaml.Node)) {
 
 // exprPos maps a position inside a condition expression to the file: exact
 // on the first line of a plain or quoted scalar, the line only elsewhere.
-func exprPos(file string, v *yaml.Node, line, col int) agents.Pos {
+func exprPos(file string, v *yaml.Node, line, col int) load.Pos {
 	switch {
 	case line <= 1 && (v.Style == yaml.DoubleQuotedStyle || v.Style == yaml.SingleQuotedStyle):
-		return agents.Pos{File: file, Line: v.Line, Col: v.Column + col}
+		return load.Pos{File: file, Line: v.Line, Col: v.Column + col}
 	case line <= 1 && v.Style != yaml.LiteralStyle && v.Style != yaml.FoldedStyle:
-		return agents.Pos{File: file, Line: v.Line, Col: v.Column + col - 1}
+		return load.Pos{File: file, Line: v.Line, Col: v.Column + col - 1}
 	case v.Style == yaml.LiteralStyle || v.Style == yaml.FoldedStyle:
-		return agents.Pos{File: file, Line: v.Line + line, Col: col}
+		return load.Pos{File: file, Line: v.Line + line, Col: col}
 	}
-	return agents.Pos{File: file, Line: v.Line + line - 1, Col: col}
+	return load.Pos{File: file, Line: v.Line + line - 1, Col: col}
 }
 
 func keysOf(m map[string]any) []string {

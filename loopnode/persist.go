@@ -15,6 +15,9 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/memory"
 )
 
@@ -39,7 +42,7 @@ type savedHead struct {
 	Score     float64        `json:"score"`
 	BestScore float64        `json:"best"`
 	BestIter  int            `json:"best_iteration"`
-	Usage     agents.Usage   `json:"usage"`
+	Usage     spend.Usage    `json:"usage"`
 	Reason    string         `json:"stop_reason,omitempty"`
 	ErrText   string         `json:"error,omitempty"`
 	Stable    []string       `json:"stable,omitempty"`  // agents stable_output compares next
@@ -71,7 +74,7 @@ type savedOutput struct {
 	Response any            `json:"response,omitempty"`
 	Fields   map[string]any `json:"fields,omitempty"`
 	Prompt   string         `json:"prompt,omitempty"`
-	Usage    agents.Usage   `json:"usage"`
+	Usage    spend.Usage    `json:"usage"`
 	Err      string         `json:"error,omitempty"`
 }
 
@@ -134,7 +137,7 @@ func (n *Node) save(ctx context.Context, in agents.Input, st *state, loops int) 
 		states[passKey(key, rec.Iteration.LoopNumber)] = rec
 	}
 	if err := cp.SaveAll(ctx, states); err != nil {
-		in.Run.Emit(agents.Event{Kind: agents.EventWarning, Node: in.Path, Agent: n.id,
+		in.Run.Emit(event.Event{Kind: event.Warning, Node: in.Path, Agent: n.id,
 			Message: fmt.Sprintf("iteration %d: checkpoint not saved, a resume would repeat it: %v", loops, err)})
 		return
 	}
@@ -192,7 +195,7 @@ func (n *Node) restore(ctx context.Context, in agents.Input, st *state) (int, er
 	for _, p := range passes {
 		st.past = append(st.past, agents.Plain(p.Entry).(map[string]any))
 		o := restoreOutputs(p.Outputs)
-		p.Iteration.Response = agents.Truncate(agents.Text(n.answer(o)), n.maxLength)
+		p.Iteration.Response = fault.Truncate(agents.Text(n.answer(o)), n.maxLength)
 		st.iterations = append(st.iterations, p.Iteration)
 		if p.Counted {
 			st.answers = append(st.answers, p.Answer)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/stretchr/testify/require"
 )
 
@@ -93,8 +94,8 @@ agents:
 
 		var last map[string]any
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		res, err := wf.Run(ctx, "topic", cogloop.WithModels(randomModels{r}), cogloop.WithObserver(func(e agents.Event) {
-			if e.Kind == agents.EventLoopIteration {
+		res, err := wf.Run(ctx, "topic", cogloop.WithModels(randomModels{r}), cogloop.WithObserver(func(e event.Event) {
+			if e.Kind == event.LoopIteration {
 				last = e.Data
 			}
 		}))

@@ -15,6 +15,8 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/memory"
 )
 
@@ -67,7 +69,7 @@ func (m *promptModels) ModelFor(string) (agents.Model, error) {
 			return agents.Reply{Text: "steady SCORE: 0.5"}, nil
 		}
 		return agents.Reply{Text: fmt.Sprintf("answer %x SCORE: 0.%02d", h[:3], int(h[3])%90),
-			Usage: agents.Usage{PromptTokens: 10, CompletionTokens: 5}}, nil
+			Usage: spend.Usage{PromptTokens: 10, CompletionTokens: 5}}, nil
 	}), nil
 }
 
@@ -118,8 +120,8 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 			defer cancel()
 			at := fmt.Sprintf("l › iteration %d › w", k)
 			_, err = run(ctx, store, models, cogloop.WithRunID("r"), cogloop.WithCheckpoints(),
-				cogloop.WithObserver(func(e agents.Event) {
-					if e.Kind == agents.EventAgentStart && e.Node == at {
+				cogloop.WithObserver(func(e event.Event) {
+					if e.Kind == event.AgentStart && e.Node == at {
 						cancel()
 					}
 				}))
@@ -200,8 +202,8 @@ func TestResumeKeepsDelaySchedule(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	_, err = wf.Run(ctx, "x", cogloop.WithRunID("d"), cogloop.WithCheckpoints(), cogloop.WithMemory(store),
-		cogloop.WithModels(&promptModels{}), cogloop.WithObserver(func(e agents.Event) {
-			if e.Kind == agents.EventLoopIteration {
+		cogloop.WithModels(&promptModels{}), cogloop.WithObserver(func(e event.Event) {
+			if e.Kind == event.LoopIteration {
 				cancel() // the run dies in the hour-long wait after pass 1
 			}
 		}))

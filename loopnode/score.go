@@ -6,7 +6,10 @@ import (
 	"strings"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/cognition"
+	"github.com/cogloop/cogloop/cognition/scorer"
 )
 
 // Warning codes the loop adds to cognition's.
@@ -19,7 +22,7 @@ const (
 // judge reads the pass's score and lessons; all their regexes share one budget
 // of regex_budget. The warnings name the source and pattern; no score and a
 // rescaled bare number are warnings too.
-func (n *Node) judge(ctx context.Context, results []cognition.Result) (cognition.Score, cognition.Extraction, []cognition.Warning) {
+func (n *Node) judge(ctx context.Context, results []cognition.Result) (scorer.Score, cognition.Extraction, []cognition.Warning) {
 	b := cognition.NewBudget(n.regexBudget)
 	sc := n.scorer.ScoreWithin(ctx, results, nil, b)
 	lessons := n.extractor.ExtractWithin(results, b)
@@ -31,7 +34,7 @@ func (n *Node) judge(ctx context.Context, results []cognition.Result) (cognition
 			sc.From(), sc.Rescaled, readBy(sc))})
 	case !sc.Found && !n.scoreMatters:
 		// Nothing reads the score: stop_when decides by other conditions.
-	case !sc.Found && sc.Strategy == cognition.StrategyGuard:
+	case !sc.Found && sc.Strategy == scorer.StrategyGuard:
 		warns = append(warns, cognition.Warning{Code: codeNoScore, Message: fmt.Sprintf(
 			"no score found: high-priority agent %q gave none (%s); the score is 0", sc.Source, n.scorer.Tried())})
 	case !sc.Found:
@@ -41,11 +44,11 @@ func (n *Node) judge(ctx context.Context, results []cognition.Result) (cognition
 	return sc, lessons, warns
 }
 
-func readBy(sc cognition.Score) string {
+func readBy(sc scorer.Score) string {
 	if sc.Pattern == "" {
 		return "strategy " + sc.Strategy
 	}
-	if sc.Strategy == cognition.StrategyDirectKey || sc.Strategy == cognition.StrategyNestedPath || sc.Strategy == cognition.StrategyJSON {
+	if sc.Strategy == scorer.StrategyDirectKey || sc.Strategy == scorer.StrategyNestedPath || sc.Strategy == scorer.StrategyJSON {
 		return fmt.Sprintf("%s %q", sc.Strategy, sc.Pattern)
 	}
 	return fmt.Sprintf("pattern %q", sc.Pattern)
@@ -65,12 +68,12 @@ func agentList(results []cognition.Result) string {
 // warnPass emits the pass's warnings as warning events naming the loop and the
 // pass (Data: code, loop, pass, and for a score its source and pattern). Under
 // strict mode the first one is returned as the error the loop stops with.
-func (n *Node) warnPass(in agents.Input, path string, loop int, sc cognition.Score, ws []cognition.Warning) error {
+func (n *Node) warnPass(in agents.Input, path string, loop int, sc scorer.Score, ws []cognition.Warning) error {
 	var first error
 	for _, w := range ws {
 		data := map[string]any{"code": w.Code, "loop": n.id, "pass": loop}
 		switch w.Code {
-		case codeScoreRescaled, cognition.CodeNegativeScore, cognition.CodeScoreOutOfRange:
+		case codeScoreRescaled, scorer.CodeNegativeScore, scorer.CodeScoreOutOfRange:
 			if sc.Source != "" {
 				data["source"] = sc.Source
 			}
@@ -80,7 +83,7 @@ func (n *Node) warnPass(in agents.Input, path string, loop int, sc cognition.Sco
 		case codeNoScore:
 			data["pattern"] = n.scorer.Tried()
 		}
-		if err := in.Run.Warn(agents.Event{Node: path, Agent: n.id, Type: "loop", Message: w.Message, Data: data}); err != nil && first == nil {
+		if err := in.Run.Warn(event.Event{Node: path, Agent: n.id, Type: "loop", Message: w.Message, Data: data}); err != nil && first == nil {
 			first = err
 		}
 	}
@@ -99,7 +102,7 @@ func metadataWarnings(ws []string) []cognition.Warning {
 // scoreMatters reports whether a missing score changes what the loop does or
 // says: the threshold decides (no stop_when), return: best, a stop_when
 // condition reading the score, or a score configuration written in the file.
-func scoreMatters(c *agents.Config, n *Node) bool {
+func scoreMatters(c *load.Config, n *Node) bool {
 	for _, k := range []string{"score_extraction_pattern", "score_extraction_key", "score_extraction_config",
 		"scoring", "score_from", "score_scale", "high_priority_agents"} {
 		if c.Has(k) {

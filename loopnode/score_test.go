@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -26,8 +26,8 @@ func runWarnings(t *testing.T, src string, opts ...cogloop.LoadOption) (map[stri
 	wf, err := cogloop.Parse([]byte(src), "wf.yaml", opts...)
 	require.NoError(t, err)
 	var ws []warning
-	res, err := wf.Run(context.Background(), "x", cogloop.WithObserver(func(e agents.Event) {
-		if e.Kind == agents.EventWarning {
+	res, err := wf.Run(context.Background(), "x", cogloop.WithObserver(func(e event.Event) {
+		if e.Kind == event.Warning {
 			code, _ := e.Data["code"].(string)
 			ws = append(ws, warning{code, e.Node, e.Message})
 		}

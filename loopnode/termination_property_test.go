@@ -13,6 +13,8 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/spend"
 )
 
 // randomBefore is a condition checked before each iteration.
@@ -49,7 +51,7 @@ func (m *spendingRandomModels) ModelFor(string) (agents.Model, error) {
 				return agents.Reply{}, ctx.Err()
 			}
 		}
-		return agents.Reply{Text: text, Usage: agents.Usage{PromptTokens: 5, CompletionTokens: 20}}, nil
+		return agents.Reply{Text: text, Usage: spend.Usage{PromptTokens: 5, CompletionTokens: 20}}, nil
 	}), nil
 }
 
@@ -91,11 +93,11 @@ agents:
 
 		iterations, checks := 0, 0
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		res, err := wf.Run(ctx, "topic", cogloop.WithModels(&spendingRandomModels{r: r}), cogloop.WithObserver(func(e agents.Event) {
+		res, err := wf.Run(ctx, "topic", cogloop.WithModels(&spendingRandomModels{r: r}), cogloop.WithObserver(func(e event.Event) {
 			switch e.Kind {
-			case agents.EventLoopIteration:
+			case event.LoopIteration:
 				iterations++
-			case agents.EventLoopCheck:
+			case event.LoopCheck:
 				checks++
 			}
 		}))

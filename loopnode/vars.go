@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/prompt"
 	"go.yaml.in/yaml/v3"
 )
@@ -27,7 +28,7 @@ type loopVar struct {
 type varUpdate struct {
 	name string
 	tmpl *prompt.Template
-	pos  agents.Pos
+	pos  load.Pos
 }
 
 // reservedVars are names the loop binds itself; a variable may not hide them.
@@ -43,18 +44,18 @@ func (n *Node) reservedVars() map[string]bool {
 	return r
 }
 
-func readVars(c *agents.Config, reserved map[string]bool) []loopVar {
+func readVars(c *load.Config, reserved map[string]bool) []loopVar {
 	m := c.Node("vars")
 	if m == nil {
 		return nil
 	}
 	if m.Kind != yaml.MappingNode {
-		c.Errorf("vars", "vars must be a mapping {name: initial value}, not %s", agents.KindName(m))
+		c.Errorf("vars", "vars must be a mapping {name: initial value}, not %s", load.KindName(m))
 		return nil
 	}
 	var out []loopVar
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], agents.Resolve(m.Content[i+1])
+		k, v := m.Content[i], load.Resolve(m.Content[i+1])
 		pos := c.PosOf(k)
 		switch {
 		case !validName(k.Value):
@@ -74,25 +75,25 @@ func readVars(c *agents.Config, reserved map[string]bool) []loopVar {
 	return out
 }
 
-func readUpdates(c *agents.Config, names []string) []varUpdate {
+func readUpdates(c *load.Config, names []string) []varUpdate {
 	m := c.Node("update")
 	if m == nil {
 		return nil
 	}
 	if m.Kind != yaml.MappingNode {
-		c.Errorf("update", "update must be a mapping {variable: \"{{ template }}\"}, not %s", agents.KindName(m))
+		c.Errorf("update", "update must be a mapping {variable: \"{{ template }}\"}, not %s", load.KindName(m))
 		return nil
 	}
 	var out []varUpdate
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], agents.Resolve(m.Content[i+1])
+		k, v := m.Content[i], load.Resolve(m.Content[i+1])
 		if !slices.Contains(names, k.Value) {
 			hint := closestHint(k.Value, names, "declare it under vars: with its initial value")
 			c.Problems().Errorf(c.PosOf(k), "%s: update: %q is not a declared variable (%s)", c.What(), k.Value, hint)
 			continue
 		}
 		if v == nil || v.Kind != yaml.ScalarNode {
-			c.Problems().Errorf(c.PosOf(v), "%s: update: %s must be a template (text), not %s", c.What(), k.Value, agents.KindName(v))
+			c.Problems().Errorf(c.PosOf(v), "%s: update: %s must be a template (text), not %s", c.What(), k.Value, load.KindName(v))
 			continue
 		}
 		t, err := prompt.Parse(c.What()+" update "+k.Value, v.Value, prompt.Options{})

@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/llm"
+	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/orchestrator"
 )
 
@@ -47,7 +49,7 @@ type cycleModel struct{}
 
 func (cycleModel) ModelFor(string) (agents.Model, error) {
 	return agents.ModelFunc(func(ctx context.Context, req agents.Request) (agents.Reply, error) {
-		return agents.Reply{Text: "Tides rise and fall twice a day. SCORE: 0.80", Usage: agents.Usage{PromptTokens: 200, CompletionTokens: 20}}, nil
+		return agents.Reply{Text: "Tides rise and fall twice a day. SCORE: 0.80", Usage: spend.Usage{PromptTokens: 200, CompletionTokens: 20}}, nil
 	}), nil
 }
 
@@ -68,7 +70,7 @@ func BenchmarkAgentStep(b *testing.B) {
 		map[string]any{"title": "shape", "text": "Coastlines and the depth of the sea floor change how high the tide gets in a place."},
 	}
 	var events int
-	run := &agents.Run{ID: "bench", Models: cycleModel{}, Observe: func(agents.Event) { events++ }}
+	run := &agents.Run{ID: "bench", Models: cycleModel{}, Observe: func(event.Event) { events++ }}
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/scripted"
 )
 
 // maxLoadHeap is the most a workflow of any size within DefaultLimits may
@@ -75,7 +75,7 @@ func TestScriptNodeBound(t *testing.T) {
 	src := fill("a:\n", "  - r\n", "", 4<<20-1)
 	var err error
 	data := []byte(src)
-	n := allocated(func() { _, err = agents.ParseScript(data, "s.yaml") })
+	n := allocated(func() { _, err = scripted.Parse(data, "s.yaml") })
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "s.yaml:100000:1: script has more than 100,000 YAML nodes")
 	assert.LessOrEqual(t, n, uint64(maxLoadHeap))

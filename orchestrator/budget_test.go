@@ -12,6 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/scripted"
+	"github.com/cogloop/cogloop/agents/spend"
 )
 
 // budgetRegistry is retryRegistry plus sub: runs its internal_workflow in a
@@ -20,8 +24,13 @@ func budgetRegistry(t *testing.T) *agents.Registry {
 	t.Helper()
 	var runs atomic.Int64
 	r := retryRegistry(t, &runs)
-	r.MustRegister("sub", func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
-		l, limited := agents.ReadBudget(b, c, "budget")
+	r.MustRegister("sub", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
+		l, limited := spend.ReadBudget(c, "budget")
+		if limited {
+			if nb, ok := b.(agents.BudgetNoter); ok {
+				nb.NoteBudget(l)
+			}
+		}
 		inner, err := b.Workflow(c.Node("internal_workflow"), "internal_workflow")
 		if err != nil {
 			return nil, err
@@ -36,22 +45,22 @@ func budgetRegistry(t *testing.T) *agents.Registry {
 	return r
 }
 
-func parseBudget(t *testing.T, src string, opts ...Option) (*Workflow, []agents.Problem, error) {
+func parseBudget(t *testing.T, src string, opts ...Option) (*Workflow, []load.Problem, error) {
 	t.Helper()
 	return Parse([]byte(src), "wf.yaml", budgetRegistry(t), opts...)
 }
 
-func script(t *testing.T, src string) *agents.Script {
+func script(t *testing.T, src string) *scripted.Script {
 	t.Helper()
-	s, err := agents.ParseScript([]byte(src), "script.yaml")
+	s, err := scripted.Parse([]byte(src), "script.yaml")
 	require.NoError(t, err)
 	return s
 }
 
-func calls(t *testing.T, s *agents.Script, id string) int {
+func calls(t *testing.T, s *scripted.Script, id string) int {
 	m, err := s.ModelFor(id)
 	require.NoError(t, err)
-	return m.(*agents.Scripted).Calls()
+	return m.(*scripted.Model).Calls()
 }
 
 const threeWriters = `orchestrator:
@@ -84,7 +93,7 @@ func TestWorkflowBudgetStopsBeforeTheCallThatWouldOvershoot(t *testing.T) {
 
 	s := script(t, threeReplies)
 	rec := &recorderT{}
-	root := agents.NewBudget(agents.Limit{}, w.Pricing())
+	root := spend.NewBudget(spend.Limit{}, w.Pricing())
 	out, err := w.Run(context.Background(), agents.Input{Value: "x", Run: &agents.Run{ID: "r", Models: s, Observe: rec.observe}, Budget: root})
 	require.NoError(t, err)
 
@@ -103,16 +112,16 @@ func TestWorkflowBudgetStopsBeforeTheCallThatWouldOvershoot(t *testing.T) {
 
 	var costs []float64
 	for _, e := range rec.events {
-		if e.Kind == agents.EventAgentEnd && e.Usage != nil {
+		if e.Kind == event.AgentEnd && e.Usage != nil {
 			costs = append(costs, e.Usage.Cost)
 		}
 	}
 	assert.InDeltaSlice(t, []float64{0.17, 0.17}, costs, 1e-12, "agent.end events carry each call's cost")
 }
 
-type recorderT struct{ events []agents.Event }
+type recorderT struct{ events []event.Event }
 
-func (r *recorderT) observe(e agents.Event) { r.events = append(r.events, e) }
+func (r *recorderT) observe(e event.Event) { r.events = append(r.events, e) }
 
 func TestWorkflowWithoutABudgetInputOpensItsOwnScope(t *testing.T) {
 	w, _, err := parseBudget(t, threeWriters)
@@ -262,7 +271,7 @@ agents:
 	require.NoError(t, err)
 	p, ok := w.Pricing().Price("mystery-1")
 	require.True(t, ok)
-	assert.Equal(t, agents.Price{Prompt: 0.5, Completion: 1}, p)
+	assert.Equal(t, spend.Price{Prompt: 0.5, Completion: 1}, p)
 	_, ok = w.Pricing().Price("gpt-4o-mini")
 	assert.True(t, ok, "a pricing file adds to the built-in table")
 
@@ -273,7 +282,7 @@ agents:
 
 	// WithPricing replaces the built-in table; inline pricing adds to it.
 	w, _, err = parseBudget(t, "orchestrator:\n  id: w\n  agents: [a]\n  pricing: {gpt-4o-mini: {prompt: 9, completion: 9}}\nagents: [{id: a, type: echo}]\n",
-		WithPricing(agents.Pricing{"own": {Prompt: 1, Completion: 1}}))
+		WithPricing(spend.Pricing{"own": {Prompt: 1, Completion: 1}}))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"gpt-4o-mini", "own"}, w.Pricing().Models())
 	p, _ = w.Pricing().Price("gpt-4o-mini")

@@ -8,6 +8,9 @@ import (
 	"strings"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/retry"
+	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/prompt"
 	"github.com/cogloop/cogloop/scoring"
 	"go.yaml.in/yaml/v3"
@@ -17,7 +20,7 @@ import (
 type builder struct {
 	file  string
 	reg   *agents.Registry
-	probs *agents.Problems
+	probs *load.Problems
 	lines map[string][][]byte // each file's lines, for template positions
 	opts  options
 	// refs.go: the files being built, outermost first (reference cycles), and
@@ -28,10 +31,10 @@ type builder struct {
 	refNodes int
 	// pricing is the file's table: the base (built-in, or WithPricing) with
 	// the top-level orchestrator's pricing: on top.
-	pricing agents.Pricing
+	pricing spend.Pricing
 	// budgets are every budget of the file (workflows' and loops'), and models
 	// the first use of each model, for the price check at the end of the load.
-	budgets []agents.Limit
+	budgets []spend.Limit
 	models  []modelUse
 	// ids are the agent ids of every workflow of the file, nested ones too.
 	ids []string
@@ -46,23 +49,23 @@ type builder struct {
 	// recording is spec mode (spec.go): configs record the keys read, and
 	// nested workflows, references and inline agents are not built.
 	recording bool
-	spec      *agents.Spec
+	spec      *load.Spec
 }
 
 // config reads node, or records a spec in recording mode.
-func (b *builder) config(node *yaml.Node, what string) *agents.Config {
+func (b *builder) config(node *yaml.Node, what string) *load.Config {
 	if b.recording {
-		c, spec := agents.NewRecordingConfig(what, b.probs)
+		c, spec := load.NewRecording(what, b.probs)
 		b.spec = spec
 		return c
 	}
-	return agents.NewConfig(b.file, node, what, b.probs)
+	return load.NewConfig(b.file, node, what, b.probs)
 }
 
 // modelUse is the first agent found calling a model.
 type modelUse struct {
 	model, agent string
-	pos          agents.Pos
+	pos          load.Pos
 }
 
 // scope is one workflow's agent definitions; nested workflows see their parent's.
@@ -82,8 +85,8 @@ type scope struct {
 
 type def struct {
 	id, typ string
-	cfg     *agents.Config
-	idPos   agents.Pos
+	cfg     *load.Config
+	idPos   load.Pos
 	state   int // 0 not built, 1 building, 2 built
 	agent   agents.Agent
 	deps    []string
@@ -159,7 +162,8 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 		orch.Errorf("pricing", "pricing belongs on the top-level orchestrator: it prices the models of the whole file")
 	}
 	w.pricing = b.pricing
-	if l, ok := agents.ReadBudget(&scopeBuilder{s: s}, orch, "budget"); ok {
+	if l, ok := spend.ReadBudget(orch, "budget"); ok {
+		(&scopeBuilder{s: s}).NoteBudget(l)
 		l.Name = fmt.Sprintf("workflow %q", w.ID)
 		w.budget = &l
 	}
@@ -189,7 +193,7 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 	}
 	queueNode := orch.Node("agents")
 	var steps []step
-	positions := make([]agents.Pos, 0, len(queue))
+	positions := make([]load.Pos, 0, len(queue))
 	for i, id := range queue {
 		pos := orch.ValuePos("agents")
 		if queueNode != nil && queueNode.Kind == yaml.SequenceNode && i < len(queueNode.Content) {
@@ -233,7 +237,7 @@ func (s *scope) queueDefinitions(w *Workflow) {
 		}
 	}
 	steps := make([]step, 0, len(s.order))
-	positions := make([]agents.Pos, 0, len(s.order))
+	positions := make([]load.Pos, 0, len(s.order))
 	for _, d := range s.order {
 		if runBy[d.id] {
 			continue
@@ -241,7 +245,7 @@ func (s *scope) queueDefinitions(w *Workflow) {
 		steps = append(steps, step{Step: agents.Step{ID: d.id, Type: d.typ, Agent: d.agent}, deps: d.deps})
 		positions = append(positions, d.idPos)
 	}
-	pos := agents.Pos{File: s.b.file}
+	pos := load.Pos{File: s.b.file}
 	if len(positions) > 0 {
 		pos = positions[0]
 	}
@@ -250,7 +254,7 @@ func (s *scope) queueDefinitions(w *Workflow) {
 
 // setQueue orders steps by depends_on and makes them w's queue; positions are
 // the steps' places in the file, pos the queue's.
-func (w *Workflow) setQueue(steps []step, positions []agents.Pos, probs *agents.Problems, pos agents.Pos) {
+func (w *Workflow) setQueue(steps []step, positions []load.Pos, probs *load.Problems, pos load.Pos) {
 	warnRunTwice(steps, positions, probs)
 	w.steps = order(steps, probs, pos)
 	w.seq.Steps = make([]agents.Step, len(w.steps))
@@ -260,17 +264,17 @@ func (w *Workflow) setQueue(steps []step, positions []agents.Pos, probs *agents.
 }
 
 // collect reads the agents list into definitions.
-func (s *scope) collect(c *agents.Config) {
+func (s *scope) collect(c *load.Config) {
 	list := c.Node("agents")
 	if list == nil {
 		return
 	}
 	if list.Kind != yaml.SequenceNode {
-		s.b.probs.Errorf(c.PosOf(list), "agents must be a list of agent definitions, not %s", agents.KindName(list))
+		s.b.probs.Errorf(c.PosOf(list), "agents must be a list of agent definitions, not %s", load.KindName(list))
 		return
 	}
 	for _, item := range list.Content {
-		d := s.newDef(agents.Resolve(item), "")
+		d := s.newDef(load.Resolve(item), "")
 		if d == nil {
 			continue
 		}
@@ -301,7 +305,7 @@ func (s *scope) newDef(n *yaml.Node, fallbackID string) *def {
 }
 
 // readDef reads the keys every definition has.
-func (s *scope) readDef(c *agents.Config, fallbackID, fallbackType string) *def {
+func (s *scope) readDef(c *load.Config, fallbackID, fallbackType string) *def {
 	id := strings.TrimSpace(c.String("id", fallbackID))
 	if id == "" {
 		c.Errorf("", "missing id: every agent needs a unique id")
@@ -395,22 +399,22 @@ func (s *scope) construct(d *def) agents.Agent {
 
 // withRetry applies the common key retry: to a. The key belongs to whoever
 // reads it: a factory that reads it itself (LLM agents, validators, memory
-// agents, which retry around each model call with [agents.DefaultLLMRetry] as
+// agents, which retry around each model call with [retry.DefaultLLM] as
 // default) applies it; for any other agent the builder reads it, with
-// [agents.DefaultAgentRetry] for the keys left out, and wraps the agent with
-// [agents.WithRetry]. So one policy type, one Retrier and one event kind serve
+// [retry.DefaultAgent] for the keys left out, and wraps the agent with
+// [retry.Wrap]. So one policy type, one Retrier and one event kind serve
 // every agent, and no agent is retried twice over.
 func (b *builder) withRetry(a agents.Agent, d *def) agents.Agent {
 	if d.cfg.Known("retry") || !d.cfg.Has("retry") {
 		return a
 	}
-	p := agents.ReadRetryPolicy(d.cfg, "retry", agents.DefaultAgentRetry())
-	if a == nil || p.Type == agents.RetryNone || p.Count <= 0 {
+	p := retry.ReadPolicy(d.cfg, "retry", retry.DefaultAgent())
+	if a == nil || p.Type == retry.None || p.Count <= 0 {
 		return a
 	}
 	r := b.opts.retrier
 	r.Policy = p
-	return agents.WithRetry(a, r, d.id)
+	return retry.Wrap(a, r, d.id)
 }
 
 // noteModel records the first use of model, for the price check.
@@ -434,20 +438,20 @@ func (b *builder) noteModel(model string, d *def) {
 // readPricing returns the file's pricing table: the base table with the
 // orchestrator's pricing: (an inline table, or the name of a pricing file
 // relative to the workflow file) on top.
-func (b *builder) readPricing(orch *agents.Config) agents.Pricing {
+func (b *builder) readPricing(orch *load.Config) spend.Pricing {
 	base := b.opts.pricing
 	if base == nil {
-		base = agents.DefaultPricing()
+		base = spend.DefaultPricing()
 	}
 	n := orch.Node("pricing")
 	if n == nil || (n.Kind == yaml.ScalarNode && n.Tag == "!!null") {
 		return base
 	}
 	if n.Kind == yaml.MappingNode {
-		return base.With(agents.ReadPricing(b.file, n, orch.What()+": pricing", b.probs))
+		return base.With(spend.ReadPricing(b.file, n, orch.What()+": pricing", b.probs))
 	}
 	if n.Kind != yaml.ScalarNode {
-		orch.Errorf("pricing", "pricing must be a mapping {<model>: {prompt, completion}} (per 1k tokens) or the name of a pricing file, not %s", agents.KindName(n))
+		orch.Errorf("pricing", "pricing must be a mapping {<model>: {prompt, completion}} (per 1k tokens) or the name of a pricing file, not %s", load.KindName(n))
 		return base
 	}
 	path := strings.TrimSpace(n.Value)
@@ -459,9 +463,9 @@ func (b *builder) readPricing(orch *agents.Config) agents.Pricing {
 		orch.Errorf("pricing", "pricing file: %v", err)
 		return base
 	}
-	p, err := agents.ParsePricing(data, path)
+	p, err := spend.ParsePricing(data, path)
 	if err != nil {
-		var le *agents.LoadError
+		var le *load.Error
 		if errors.As(err, &le) {
 			for _, pr := range le.Problems {
 				b.probs.Errorf(pr.Pos, "%s", pr.Msg)
@@ -480,7 +484,7 @@ func (b *builder) readPricing(orch *agents.Config) agents.Pricing {
 // only tokens (its calls are counted without cost). The check is file-wide,
 // not per scope: a file that limits cost anywhere prices every model it uses.
 func (b *builder) checkPrices() {
-	var cost, tokens *agents.Limit
+	var cost, tokens *spend.Limit
 	for i := range b.budgets {
 		l := &b.budgets[i]
 		if l.MaxCost > 0 && cost == nil {
@@ -508,7 +512,7 @@ func (b *builder) checkPrices() {
 }
 
 // loadPresets adds the presets in dir (relative to the workflow file) to base.
-func (b *builder) loadPresets(orch *agents.Config, base *scoring.Catalog, dir string) *scoring.Catalog {
+func (b *builder) loadPresets(orch *load.Config, base *scoring.Catalog, dir string) *scoring.Catalog {
 	if !filepath.IsAbs(dir) && b.file != "" {
 		dir = filepath.Join(filepath.Dir(b.file), dir)
 	}
@@ -536,9 +540,9 @@ var (
 	_ scoring.Source     = (*scopeBuilder)(nil)
 )
 
-// NoteBudget records a budget read with [agents.ReadBudget] (the orchestrator's
+// NoteBudget records a budget read with [spend.ReadBudget] (the orchestrator's
 // own, a loop's) for the price check at the end of the load.
-func (sb *scopeBuilder) NoteBudget(l agents.Limit) { sb.s.b.budgets = append(sb.s.b.budgets, l) }
+func (sb *scopeBuilder) NoteBudget(l spend.Limit) { sb.s.b.budgets = append(sb.s.b.budgets, l) }
 
 // Presets is the scoring catalog of the workflow being built (presets_dir on
 // its orchestrator or an enclosing one, or the catalog given to Parse).
@@ -548,7 +552,7 @@ func (sb *scopeBuilder) Workflow(node *yaml.Node, what string) (agents.Agent, er
 	if sb.s.b.recording {
 		return nil, nil
 	}
-	n := agents.Resolve(node)
+	n := load.Resolve(node)
 	if n == nil {
 		return nil, errors.New("the workflow is empty")
 	}
@@ -559,7 +563,7 @@ func (sb *scopeBuilder) Inline(node *yaml.Node) (agents.Agent, error) {
 	if sb.s.b.recording {
 		return nil, nil
 	}
-	d := sb.s.newDef(agents.Resolve(node), "")
+	d := sb.s.newDef(load.Resolve(node), "")
 	if d == nil {
 		return nil, nil
 	}
@@ -570,7 +574,7 @@ func (sb *scopeBuilder) Inline(node *yaml.Node) (agents.Agent, error) {
 	return sb.s.construct(d), nil
 }
 
-func (sb *scopeBuilder) Ref(id string, pos agents.Pos) (agents.Agent, error) {
+func (sb *scopeBuilder) Ref(id string, pos load.Pos) (agents.Agent, error) {
 	if sb.s.b.recording {
 		return nil, nil
 	}
@@ -588,7 +592,7 @@ func (sb *scopeBuilder) Ref(id string, pos agents.Pos) (agents.Agent, error) {
 
 // Template parses the template and notes it for the name checks at the end
 // of the load (names.go).
-func (sb *scopeBuilder) Template(c *agents.Config, key string) *prompt.Template {
+func (sb *scopeBuilder) Template(c *load.Config, key string) *prompt.Template {
 	if c.Recording() {
 		c.String(key, "")
 		return nil
@@ -600,13 +604,13 @@ func (sb *scopeBuilder) Template(c *agents.Config, key string) *prompt.Template 
 	return t
 }
 
-func (sb *scopeBuilder) parseTemplate(c *agents.Config, key string) *prompt.Template {
+func (sb *scopeBuilder) parseTemplate(c *load.Config, key string) *prompt.Template {
 	n := c.Node(key)
 	if n == nil || (n.Kind == yaml.ScalarNode && n.Tag == "!!null") {
 		return nil
 	}
 	if n.Kind != yaml.ScalarNode {
-		c.Errorf(key, "%s must be text (a template), not %s", key, agents.KindName(n))
+		c.Errorf(key, "%s must be text (a template), not %s", key, load.KindName(n))
 		return nil
 	}
 	t, err := prompt.Parse(c.What()+" "+key, n.Value, prompt.Options{Strict: sb.s.strict})
@@ -628,7 +632,7 @@ func (sb *scopeBuilder) parseTemplate(c *agents.Config, key string) *prompt.Temp
 // templatePos maps a position inside a template to the file. Block scalars (| and >)
 // start on the next line at their indentation; quoted and plain scalars start at
 // the node (after the quote).
-func (b *builder) templatePos(file string, n *yaml.Node, line, col int) agents.Pos {
+func (b *builder) templatePos(file string, n *yaml.Node, line, col int) load.Pos {
 	if line < 1 {
 		line, col = 1, 1
 	}
@@ -642,15 +646,15 @@ func (b *builder) templatePos(file string, n *yaml.Node, line, col int) agents.P
 				indent++
 			}
 		}
-		return agents.Pos{File: file, Line: fl, Col: indent + col}
+		return load.Pos{File: file, Line: fl, Col: indent + col}
 	case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
 		if line == 1 {
-			return agents.Pos{File: file, Line: n.Line, Col: n.Column + col}
+			return load.Pos{File: file, Line: n.Line, Col: n.Column + col}
 		}
 	default:
 		if line == 1 {
-			return agents.Pos{File: file, Line: n.Line, Col: n.Column + col - 1}
+			return load.Pos{File: file, Line: n.Line, Col: n.Column + col - 1}
 		}
 	}
-	return agents.Pos{File: file, Line: n.Line + line - 1, Col: col}
+	return load.Pos{File: file, Line: n.Line + line - 1, Col: col}
 }

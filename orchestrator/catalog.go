@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -19,7 +20,7 @@ type hints struct {
 // readHints reads the graph-scout hints capabilities: and is_terminal: of a
 // definition (so they are accepted on every agent type and checked), and
 // notes its prompt and model text without reading them for its factory.
-func readHints(c *agents.Config) hints {
+func readHints(c *load.Config) hints {
 	h := hints{capabilities: c.Strings("capabilities"), terminal: c.Bool("is_terminal", false)}
 	text := func(key string) string {
 		if v := c.Peek(key); v != nil && v.Kind == yaml.ScalarNode {

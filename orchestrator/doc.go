@@ -19,9 +19,9 @@
 // # Common keys, budgets and pricing
 //
 // Besides id, type and depends_on, the builder owns retry: on any agent whose
-// factory does not read it (see [agents.WithRetry]). The orchestrator block
+// factory does not read it (see [retry.Wrap]). The orchestrator block
 // takes budget: {max_tokens, max_cost}, a scope every call of the workflow must
-// fit ([agents.Budget]), and, on the top-level orchestrator only, pricing: (a
+// fit ([spend.Budget]), and, on the top-level orchestrator only, pricing: (a
 // table {<model>: {prompt, completion}} per 1,000 tokens, or the name of a file
 // in that form) on top of the built-in table. At the end of a load every model
 // in use must have a price when any budget of the file limits cost (an error

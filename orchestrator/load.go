@@ -10,6 +10,9 @@ import (
 	"strings"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/retry"
+	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/internal/yamlbound"
 	"github.com/cogloop/cogloop/scoring"
 	"go.yaml.in/yaml/v3"
@@ -90,9 +93,9 @@ func yamlError(file string, err error) error {
 }
 
 // Parse reads a workflow from data (file names it in messages) and builds it with
-// reg. Every problem found is in the returned *agents.LoadError; warnings come back
+// reg. Every problem found is in the returned *load.Error; warnings come back
 // even when building succeeds.
-func Parse(data []byte, file string, reg *agents.Registry, opts ...Option) (*Workflow, []agents.Problem, error) {
+func Parse(data []byte, file string, reg *agents.Registry, opts ...Option) (*Workflow, []load.Problem, error) {
 	o := options{limits: DefaultLimits}
 	for _, fn := range opts {
 		fn(&o)
@@ -101,10 +104,10 @@ func Parse(data []byte, file string, reg *agents.Registry, opts ...Option) (*Wor
 	if err != nil {
 		return nil, nil, err
 	}
-	probs := &agents.Problems{}
+	probs := &load.Problems{}
 	b := &builder{file: file, reg: reg, probs: probs, opts: o,
 		lines: map[string][][]byte{file: bytes.Split(data, []byte("\n"))}, stack: []string{absPath(file)}}
-	w := b.workflow(agents.Resolve(doc), "workflow", nil)
+	w := b.workflow(load.Resolve(doc), "workflow", nil)
 	w.all = b.ids
 	w.Sources = b.sources
 	warnings := probs.Warnings()
@@ -124,7 +127,7 @@ func Parse(data []byte, file string, reg *agents.Registry, opts ...Option) (*Wor
 }
 
 // Load reads and builds the workflow file at path.
-func Load(path string, reg *agents.Registry, opts ...Option) (*Workflow, []agents.Problem, error) {
+func Load(path string, reg *agents.Registry, opts ...Option) (*Workflow, []load.Problem, error) {
 	o := options{limits: DefaultLimits}
 	for _, fn := range opts {
 		fn(&o)
@@ -142,8 +145,8 @@ type Option func(*options)
 type options struct {
 	limits  Limits
 	presets *scoring.Catalog
-	pricing agents.Pricing
-	retrier agents.Retrier
+	pricing spend.Pricing
+	retrier retry.Retrier
 	strict  bool
 }
 
@@ -152,13 +155,13 @@ type options struct {
 func WithStrict() Option { return func(o *options) { o.strict = true } }
 
 // WithPricing builds with p as the base pricing table instead of
-// [agents.DefaultPricing]; a pricing: on the orchestrator adds to it.
-func WithPricing(p agents.Pricing) Option { return func(o *options) { o.pricing = p } }
+// [spend.DefaultPricing]; a pricing: on the orchestrator adds to it.
+func WithPricing(p spend.Pricing) Option { return func(o *options) { o.pricing = p } }
 
 // WithRetrier runs the retry policies the builder applies (retry: on agents
 // that do not retry by themselves) with r's Sleep, Rand, Now and Logger; r's
 // Policy is ignored. Tests put a fake clock here.
-func WithRetrier(r agents.Retrier) Option { return func(o *options) { o.retrier = r } }
+func WithRetrier(r retry.Retrier) Option { return func(o *options) { o.retrier = r } }
 
 // WithPresets builds with the scoring presets of cat (instead of
 // scoring.Default); a presets_dir on the orchestrator adds to it.

@@ -5,13 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/load"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-func parse(t *testing.T, src string) (*Workflow, []agents.Problem, error) {
+func parse(t *testing.T, src string) (*Workflow, []load.Problem, error) {
 	t.Helper()
 	return Parse([]byte(src), "wf.yaml", agenttest.Registry())
 }
@@ -58,7 +58,7 @@ agents:
 `
 	_, _, err := parse(t, src)
 	require.Error(t, err)
-	var le *agents.LoadError
+	var le *load.Error
 	require.ErrorAs(t, err, &le)
 	assert.Len(t, le.Problems, 3, err.Error())
 	assert.Contains(t, err.Error(), "3 problems")
@@ -109,7 +109,7 @@ agents:
 	_, _, err := parse(t, src)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `unknown key "defaults"`)
-	assert.Equal(t, 1, len(err.(*agents.LoadError).Problems), err.Error())
+	assert.Equal(t, 1, len(err.(*load.Error).Problems), err.Error())
 }
 
 func TestFileSizeCap(t *testing.T) {
@@ -143,7 +143,7 @@ func TestStrictTurnsWarningsIntoErrors(t *testing.T) {
 	t.Run("WithStrict", func(t *testing.T) {
 		_, _, err := Parse([]byte(fmt.Sprintf(src, "")), "wf.yaml", agenttest.Registry(), WithStrict())
 		require.Error(t, err)
-		assert.True(t, agents.IsLoadError(err))
+		assert.True(t, load.IsError(err))
 	})
 	t.Run("plain", func(t *testing.T) {
 		w, warns, err := parse(t, fmt.Sprintf(src, ""))

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/prompt"
 	"go.yaml.in/yaml/v3"
 )
@@ -61,7 +62,7 @@ type templateScoper interface {
 	TemplateScope(t *prompt.Template) (prompt.Scope, bool)
 }
 
-func (b *builder) noteTemplate(c *agents.Config, key string, n *yaml.Node, t *prompt.Template) {
+func (b *builder) noteTemplate(c *load.Config, key string, n *yaml.Node, t *prompt.Template) {
 	b.tmpls = append(b.tmpls, tmplUse{t: t, node: n, file: c.File(), what: c.What(), key: key, d: b.cur})
 }
 

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/loopnode"
 	"github.com/cogloop/cogloop/prompt"
 	"github.com/stretchr/testify/assert"
@@ -26,9 +28,9 @@ func namesRegistry() *agents.Registry {
 func templateProblems(t *testing.T, src string, opts ...Option) []string {
 	t.Helper()
 	_, warns, err := Parse([]byte(src), "wf.yaml", namesRegistry(), opts...)
-	probs := append([]agents.Problem(nil), warns...)
+	probs := append([]load.Problem(nil), warns...)
 	if err != nil {
-		var le *agents.LoadError
+		var le *load.Error
 		require.ErrorAs(t, err, &le, "only load problems")
 		probs = append(probs, le.Problems...)
 	}
@@ -241,11 +243,11 @@ func BenchmarkParseChecksNames(b *testing.B) {
 // reads variables the factory binds itself: only its calls are checked.
 func TestFactoryMadeTemplatesAreCheckedForCallsOnly(t *testing.T) {
 	reg := namesRegistry()
-	reg.MustRegister("wrapper", func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+	reg.MustRegister("wrapper", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
 		for _, src := range []string{"{{ inner_prompt }}", "{{ get_inptu() }}"} {
 			node := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
 				{Kind: yaml.ScalarNode, Value: "prompt"}, {Kind: yaml.ScalarNode, Value: src}}}
-			b.Template(agents.NewConfig(c.File(), node, c.What()+" inner", c.Problems()), "prompt")
+			b.Template(load.NewConfig(c.File(), node, c.What()+" inner", c.Problems()), "prompt")
 		}
 		return agents.Func(func(context.Context, agents.Input) (agents.Output, error) { return agents.Output{}, nil }), nil
 	})
@@ -258,7 +260,7 @@ func TestFactoryMadeTemplatesAreCheckedForCallsOnly(t *testing.T) {
 // function at run time ends the run at once, with the did-you-mean.
 func TestUndefinedFunctionAtRunTimeEndsTheRun(t *testing.T) {
 	reg := namesRegistry()
-	reg.MustRegister("gocode", func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+	reg.MustRegister("gocode", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
 		tp, err := prompt.Parse("go template", "{{ get_inptu() }}", prompt.Options{})
 		require.NoError(t, err)
 		return agents.Func(func(_ context.Context, in agents.Input) (agents.Output, error) {
@@ -270,7 +272,7 @@ func TestUndefinedFunctionAtRunTimeEndsTheRun(t *testing.T) {
 	require.NoError(t, err)
 	out, err := w.Run(context.Background(), agents.Input{Value: "x"})
 	require.Error(t, err)
-	assert.True(t, agents.IsFatal(err))
+	assert.True(t, fault.IsFatal(err))
 	assert.Equal(t, `a: render template "go template" line 1: get_inptu is not callable (did you mean get_input?)`, err.Error())
 	assert.Equal(t, 0, out.Children.Len(), "b never ran")
 }

@@ -1,15 +1,14 @@
 package orchestrator
 
 import (
+	"github.com/cogloop/cogloop/agents/load"
 	"strings"
-
-	"github.com/cogloop/cogloop/agents"
 )
 
 // order sorts the queue by depends_on, stably: an agent runs after the agents it
 // depends on, and otherwise keeps its place in the list. A dependency outside the
 // queue is a warning (it never runs here); a cycle is an error naming its members.
-func order(steps []step, probs *agents.Problems, pos agents.Pos) []step {
+func order(steps []step, probs *load.Problems, pos load.Pos) []step {
 	inQueue := make(map[string]bool, len(steps))
 	for _, s := range steps {
 		inQueue[s.ID] = true

@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
 )
 
 var (
@@ -30,7 +31,7 @@ func (sb *scopeBuilder) TypeOf(id string) (string, bool) {
 
 // warnRunTwice warns about a queue entry that another queued agent also runs
 // itself (a fork's branch agent, a router's route): it would run twice.
-func warnRunTwice(steps []step, positions []agents.Pos, probs *agents.Problems) {
+func warnRunTwice(steps []step, positions []load.Pos, probs *load.Problems) {
 	runner := map[string]step{}
 	for _, s := range steps {
 		r, ok := s.Agent.(agents.Referrer)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/load"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -42,7 +43,7 @@ func (r runner) Refs() []string {
 
 func registryWithRunner() *agents.Registry {
 	reg := agenttest.Registry()
-	reg.MustRegister("runner", func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+	reg.MustRegister("runner", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
 		var r runner
 		t := b.(agents.Typer)
 		for _, id := range c.Strings("runs") {
@@ -86,7 +87,7 @@ func TestBuilderAnswersTypeAndDefinitions(t *testing.T) {
 	var gotOK bool
 	var defined []string
 	reg := agenttest.Registry()
-	reg.MustRegister("probe", func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+	reg.MustRegister("probe", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
 		gotType, gotOK = b.(agents.Typer).TypeOf("a")
 		_, missing := b.(agents.Typer).TypeOf("ghost")
 		assert.False(t, missing)

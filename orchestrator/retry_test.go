@@ -12,7 +12,11 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/llm"
+	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/retry"
+	"github.com/cogloop/cogloop/agents/scripted"
 )
 
 // sleeps records the retry waits asked for, without waiting.
@@ -29,7 +33,7 @@ func retryRegistry(t *testing.T, runs *atomic.Int64) *agents.Registry {
 	t.Helper()
 	r := agenttest.Registry()
 	llm.RegisterWith(r, llm.Options{Getenv: func(string) string { return "" }, Sleep: (&sleeps{}).Sleep})
-	r.MustRegister("flaky", func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+	r.MustRegister("flaky", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
 		failures := c.Int("failures", 1, 0, 100)
 		msg := c.String("message", "flaky failure")
 		var key int
@@ -59,7 +63,7 @@ agents:
     type: flaky
     failures: 1
     retry: {count: 3, on: [timeout, rate_limit]}
-`), "wf.yaml", retryRegistry(t, &runs), WithRetrier(agents.Retrier{Sleep: sl.Sleep}))
+`), "wf.yaml", retryRegistry(t, &runs), WithRetrier(retry.Retrier{Sleep: sl.Sleep}))
 	require.NoError(t, err)
 	rec := &agenttest.Recorder{}
 	out, err := w.Run(context.Background(), agents.Input{Value: "x", Run: &agents.Run{ID: "r", Observe: rec.Observe}})
@@ -74,9 +78,9 @@ agents:
 	assert.Equal(t, int64(3+1+1), runs.Load())
 	assert.Equal(t, []time.Duration{2 * time.Second, 2 * time.Second}, sl.waits)
 
-	var retries []agents.Event
+	var retries []event.Event
 	for _, e := range rec.Events() {
-		if e.Kind == agents.EventAgentRetry {
+		if e.Kind == event.AgentRetry {
 			retries = append(retries, e)
 		}
 	}
@@ -106,7 +110,7 @@ agents:
     retry: {type: fixed, count: 2, interval: 1ms}
 `), "wf.yaml", retryRegistry(t, &runs))
 	require.NoError(t, err)
-	script, err := agents.ParseScript([]byte(`writer: [{error: busy, status: 503}, {error: busy, status: 503}, {error: busy, status: 503}, fine]`), "s.yaml")
+	script, err := scripted.Parse([]byte(`writer: [{error: busy, status: 503}, {error: busy, status: 503}, {error: busy, status: 503}, fine]`), "s.yaml")
 	require.NoError(t, err)
 	rec := &agenttest.Recorder{}
 	out, err := w.Run(context.Background(), agents.Input{Value: "x", Run: &agents.Run{ID: "r", Observe: rec.Observe, Models: script}})
@@ -115,7 +119,7 @@ agents:
 	require.True(t, writer.Failed())
 	assert.Contains(t, writer.Err, "gave up after 3 attempts")
 	m, _ := script.ModelFor("writer")
-	assert.Equal(t, 3, m.(*agents.Scripted).Calls())
+	assert.Equal(t, 3, m.(*scripted.Model).Calls())
 }
 
 func TestRetryProblemsHavePositions(t *testing.T) {

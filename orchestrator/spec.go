@@ -5,19 +5,20 @@ import (
 	"runtime/debug"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
 )
 
 // Specs are the key specifications of a workflow file, recorded by running the
-// loader in recording mode ([agents.NewRecordingConfig]): the same code that
+// loader in recording mode ([load.NewRecording]): the same code that
 // reads a file reads an empty recording config, and every key it asks for is
 // noted. The JSON Schema of workflow files is generated from them.
 type Specs struct {
 	// Workflow is the top level of a file (orchestrator, agents, OrKa's
 	// top-level keys); Internal is a loop's internal_workflow.
-	Workflow, Internal *agents.Spec
+	Workflow, Internal *load.Spec
 	// Agents is each registered type's keys, the keys every definition has
 	// (id, type, depends_on, timeout, retry, ...) included.
-	Agents map[string]*agents.Spec
+	Agents map[string]*load.Spec
 }
 
 // RecordSpecs records the specs of every type of reg. A factory that panics in
@@ -28,7 +29,7 @@ func RecordSpecs(reg *agents.Registry, opts ...Option) (Specs, error) {
 		fn(&o)
 	}
 	rec := func() *builder {
-		return &builder{file: "spec", reg: reg, probs: &agents.Problems{}, opts: o, recording: true}
+		return &builder{file: "spec", reg: reg, probs: &load.Problems{}, opts: o, recording: true}
 	}
 	var out Specs
 	b := rec()
@@ -42,7 +43,7 @@ func RecordSpecs(reg *agents.Registry, opts ...Option) (Specs, error) {
 		return out, err
 	}
 	out.Internal = b.spec
-	out.Agents = map[string]*agents.Spec{}
+	out.Agents = map[string]*load.Spec{}
 	for _, typ := range reg.Types() {
 		b := rec()
 		s := &scope{b: b, defs: map[string]*def{}}

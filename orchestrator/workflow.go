@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/spend"
 )
 
 // Workflow is a built workflow: its queue of agents in run order. It is an
@@ -19,7 +21,7 @@ type Workflow struct {
 	Strict bool
 	// Notes (top level only) are the load's advice that only validate shows
 	// (a loop without an explicit max_loops); under strict mode they are errors.
-	Notes []agents.Problem
+	Notes []load.Problem
 	// Sources (top level only) are the files the workflow references
 	// (workflow_ref), in load order, with their contents: the digest a
 	// resume compares covers them.
@@ -30,9 +32,9 @@ type Workflow struct {
 	// all lists every agent id of the file, nested workflows' too (top level only).
 	all []string
 	// budget is the orchestrator's budget:, nil when it has none.
-	budget *agents.Limit
+	budget *spend.Limit
 	// pricing is the file's pricing table.
-	pricing agents.Pricing
+	pricing spend.Pricing
 	// secretUsers (top level only) are the file's agents configured with
 	// secrets: a run scrubs their keys from every model reply.
 	secretUsers []agents.SecretUser
@@ -91,11 +93,11 @@ func (w *Workflow) Queue() []string {
 func (w *Workflow) Run(ctx context.Context, in agents.Input) (agents.Output, error) {
 	switch {
 	case in.Budget == nil:
-		var l agents.Limit
+		var l spend.Limit
 		if w.budget != nil {
 			l = *w.budget
 		}
-		in.Budget = agents.NewBudget(l, w.pricing)
+		in.Budget = spend.NewBudget(l, w.pricing)
 	case w.budget != nil:
 		in.Budget = in.Budget.ChildAt("workflow:"+w.ID+"@"+in.Path, *w.budget)
 	}
@@ -106,9 +108,9 @@ func (w *Workflow) Run(ctx context.Context, in agents.Input) (agents.Output, err
 }
 
 // Budget is the orchestrator's budget: limit; ok is false when it has none.
-func (w *Workflow) Budget() (l agents.Limit, ok bool) {
+func (w *Workflow) Budget() (l spend.Limit, ok bool) {
 	if w.budget == nil {
-		return agents.Limit{}, false
+		return spend.Limit{}, false
 	}
 	return *w.budget, true
 }
@@ -116,4 +118,4 @@ func (w *Workflow) Budget() (l agents.Limit, ok bool) {
 // Pricing is the pricing table of the workflow's file: the built-in table (or
 // the one given with [WithPricing]) with the orchestrator's pricing: on top.
 // Callers must not modify it.
-func (w *Workflow) Pricing() agents.Pricing { return w.pricing }
+func (w *Workflow) Pricing() spend.Pricing { return w.pricing }

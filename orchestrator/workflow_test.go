@@ -6,6 +6,8 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -69,9 +71,9 @@ agents:
 `)
 	ctx, cancel := context.WithCancel(context.Background())
 	rec := &agenttest.Recorder{}
-	run := &agents.Run{Observe: func(e agents.Event) {
+	run := &agents.Run{Observe: func(e event.Event) {
 		rec.Observe(e)
-		if e.Kind == agents.EventAgentStart && e.Agent == "wait" {
+		if e.Kind == event.AgentStart && e.Agent == "wait" {
 			cancel()
 		}
 	}}
@@ -90,7 +92,7 @@ agents:
   - {id: a, type: fail, message: bad}
 `)
 	rec := &agenttest.Recorder{}
-	out, err := w.Run(context.Background(), agents.Input{Path: "outer" + agents.PathSep + "iteration 2", Run: &agents.Run{Observe: rec.Observe}})
+	out, err := w.Run(context.Background(), agents.Input{Path: "outer" + fault.PathSep + "iteration 2", Run: &agents.Run{Observe: rec.Observe}})
 	require.NoError(t, err)
 	a, _ := out.Children.Get("a")
 	assert.Equal(t, "outer › iteration 2 › a: bad", a.Err)

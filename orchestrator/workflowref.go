@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/internal/yamlbound"
 )
 
@@ -25,7 +26,7 @@ type Source struct {
 const MaxRefFiles = 64
 
 var _ interface {
-	WorkflowFile(path string, pos agents.Pos, what string) (agents.Agent, error)
+	WorkflowFile(path string, pos load.Pos, what string) (agents.Agent, error)
 } = (*scopeBuilder)(nil)
 
 // WorkflowFile builds the workflow in the file at path (a loop's
@@ -35,7 +36,7 @@ var _ interface {
 // file exists. Problems in the referenced file are recorded with its own
 // positions; a reference cycle, a missing or oversized file is a problem at
 // pos. It returns nil, nil when a problem was recorded.
-func (sb *scopeBuilder) WorkflowFile(path string, pos agents.Pos, what string) (agents.Agent, error) {
+func (sb *scopeBuilder) WorkflowFile(path string, pos load.Pos, what string) (agents.Agent, error) {
 	b := sb.s.b
 	if strings.TrimSpace(path) == "" {
 		b.probs.Errorf(pos, "%s is empty: give the path of a workflow file, relative to %s", what, displayDir(pos.File))
@@ -81,7 +82,7 @@ func (sb *scopeBuilder) WorkflowFile(path string, pos agents.Pos, what string) (
 	doc, err := parseYAML(data, name, lim)
 	if err != nil {
 		// The error names the referenced file and its position.
-		b.probs.Errorf(agents.Pos{}, "%v (referenced from %s)", err, pos)
+		b.probs.Errorf(load.Pos{}, "%v (referenced from %s)", err, pos)
 		return nil, nil
 	}
 	b.refBytes += int64(len(data))
@@ -95,7 +96,7 @@ func (sb *scopeBuilder) WorkflowFile(path string, pos agents.Pos, what string) (
 		b.file = prevFile
 		b.stack = b.stack[:len(b.stack)-1]
 	}()
-	return b.workflow(agents.Resolve(doc), what, sb.s), nil
+	return b.workflow(load.Resolve(doc), what, sb.s), nil
 }
 
 func absPath(p string) string {

@@ -16,6 +16,8 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/memory/redis/redistest"
 	"github.com/cogloop/cogloop/queue"
 )
@@ -32,7 +34,7 @@ var loopWF = func() string {
 
 func registry() *agents.Registry {
 	reg := cogloop.NewRegistry()
-	reg.MustRegister("shout", func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+	reg.MustRegister("shout", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
 		return agents.Func(func(_ context.Context, in agents.Input) (agents.Output, error) {
 			return agents.Output{Response: "DONE"}, nil
 		}), nil
@@ -172,7 +174,7 @@ func TestSubmitRefusesBadWorkflowsAndPlainKeys(t *testing.T) {
 	srv := redistest.Start(t)
 	c := client(t, srv.URL())
 	_, err := queue.Enqueue(context.Background(), c, queue.Source("bad.yaml", []byte("orchestrator: {id: x, agents: [a]}\nagents:\n  - {id: a, type: nosuch}\n")), "x")
-	var le *agents.LoadError
+	var le *load.Error
 	require.ErrorAs(t, err, &le)
 	assert.ErrorContains(t, err, "bad.yaml:3:")
 
@@ -192,7 +194,7 @@ func TestSubmitRefusesBadWorkflowsAndPlainKeys(t *testing.T) {
 func TestPermanentFailureIsArchived(t *testing.T) {
 	srv := redistest.Start(t)
 	c := client(t, srv.URL())
-	script, err := agents.ParseScript([]byte("writer: [draft]\nscorer: {cycle: [\"SCORE: 0.5\"]}\n"), "replies.yaml")
+	script, err := scripted.Parse([]byte("writer: [draft]\nscorer: {cycle: [\"SCORE: 0.5\"]}\n"), "replies.yaml")
 	require.NoError(t, err)
 	startWorker(t, srv.URL(), script, 1)
 	_, err = queue.Enqueue(context.Background(), c, queue.Source("refine.yaml", []byte(loopWF)), "essay",

@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/load"
 )
 
 // MaxEvents caps the events a [Record] keeps (the last ones, across attempts).
@@ -95,13 +96,13 @@ func newRecorder(w io.Writer, prev *Record, runID, worker string, attempt int) *
 	return &recorder{rec: rec, w: w}
 }
 
-func (r *recorder) observe(e agents.Event) {
+func (r *recorder) observe(e event.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	flush := false
 	s := EventSummary{Kind: e.Kind, Time: e.Time, Node: e.Node, Error: e.Error, Message: e.Message, Attempt: r.rec.Attempt}
 	switch e.Kind {
-	case agents.EventLoopStart:
+	case event.LoopStart:
 		lp := r.loop(e.Node)
 		lp.Max = toInt(e.Data["max_loops"])
 		if n := toInt(e.Data["resumed_after"]); n > 0 {
@@ -113,7 +114,7 @@ func (r *recorder) observe(e agents.Event) {
 			at.ResumedAfter[e.Node] = n
 		}
 		flush = true
-	case agents.EventLoopIteration:
+	case event.LoopIteration:
 		lp := r.loop(e.Node)
 		s.Pass = toInt(e.Data["loop_number"])
 		if e.Data["completed"] == true {
@@ -123,12 +124,12 @@ func (r *recorder) observe(e agents.Event) {
 			}
 		}
 		flush = true
-	case agents.EventLoopEnd:
+	case event.LoopEnd:
 		r.loop(e.Node).Done = true
 		flush = true
-	case agents.EventWarning, agents.EventRunStart:
+	case event.Warning, event.RunStart:
 		flush = true
-	case agents.EventAgentStart, agents.EventBranchStart, agents.EventBranchEnd:
+	case event.AgentStart, event.BranchStart, event.BranchEnd:
 		return // too many to keep, nothing to learn
 	}
 	r.rec.Events = append(r.rec.Events, s)
@@ -194,11 +195,11 @@ func toInt(v any) int {
 }
 
 // plainKey finds the load warning about an API key written in the workflow.
-func plainKey(wf *cogloop.Workflow) (agents.Problem, bool) {
+func plainKey(wf *cogloop.Workflow) (load.Problem, bool) {
 	for _, p := range wf.Warnings {
 		if strings.Contains(p.Msg, "API key in a workflow file") {
 			return p, true
 		}
 	}
-	return agents.Problem{}, false
+	return load.Problem{}, false
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/memory/redis"
 )
@@ -272,9 +273,9 @@ func (w *Worker) run(ctx context.Context, p Payload, rec *recorder) (string, err
 	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	observe := func(e agents.Event) {
+	observe := func(e event.Event) {
 		rec.observe(e)
-		if e.Kind == agents.EventLoopIteration && e.Data["completed"] == true && e.Data["stop"] != true && w.draining.Load() {
+		if e.Kind == event.LoopIteration && e.Data["completed"] == true && e.Data["stop"] != true && w.draining.Load() {
 			cancel(errDrain) // after this pass's checkpoint, the loop stops
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"os"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/records"
 )
 
@@ -19,7 +19,7 @@ func Example() {
 		panic(err)
 	}
 	replies, _ := os.ReadFile("../examples/quality/replies.yaml")
-	script, err := agents.ParseScript(replies, "replies.yaml")
+	script, err := scripted.Parse(replies, "replies.yaml")
 	if err != nil {
 		panic(err)
 	}

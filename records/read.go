@@ -6,12 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cogloop/cogloop/agents/event"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/cogloop/cogloop/agents"
 )
 
 // maxLine bounds one event line (a prompt and a reply of a large model call).
@@ -24,7 +23,7 @@ type Record struct {
 	// Path is the record file.
 	Path string
 	// Events are the whole events, in order.
-	Events []agents.Event
+	Events []event.Event
 	// Complete reports that the record ends with the run's run.end event.
 	Complete bool
 	// Problem says why an incomplete record stops where it does ("" when the
@@ -63,7 +62,7 @@ func Read(r io.Reader) (*Record, error) {
 				rec.Problem = fmt.Sprintf("line %d is cut short (the process writing it was killed)", n)
 				break
 			}
-			var e agents.Event
+			var e event.Event
 			if jerr := json.Unmarshal(line, &e); jerr != nil || e.Kind == "" {
 				rec.Skipped = append(rec.Skipped, fmt.Sprintf("line %d is not an event (cut short by a killed run?) and is left out", n))
 				continue
@@ -82,7 +81,7 @@ func Read(r io.Reader) (*Record, error) {
 		}
 	}
 	if k := len(rec.Events); k > 0 && rec.Problem == "" {
-		rec.Complete = rec.Events[k-1].Kind == agents.EventRunEnd
+		rec.Complete = rec.Events[k-1].Kind == event.RunEnd
 	}
 	return rec, nil
 }

@@ -14,14 +14,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/records"
 )
 
 // runWith runs the workflow at wf on input with the scripted replies in
 // script (a file, or YAML text when it holds a newline), sending every event
 // to obs.
-func runWith(t *testing.T, wf, script, input string, obs agents.Observer) {
+func runWith(t *testing.T, wf, script, input string, obs event.Observer) {
 	t.Helper()
 	w, err := cogloop.Load(wf)
 	require.NoError(t, err)
@@ -30,7 +31,7 @@ func runWith(t *testing.T, wf, script, input string, obs agents.Observer) {
 		data, err = os.ReadFile(script)
 		require.NoError(t, err)
 	}
-	sc, err := agents.ParseScript(data, "replies.yaml")
+	sc, err := scripted.Parse(data, "replies.yaml")
 	require.NoError(t, err)
 	_, _ = w.Run(context.Background(), input, cogloop.WithModels(sc), cogloop.WithObserver(obs), cogloop.WithRunID("r1"))
 }
@@ -92,7 +93,7 @@ func TestRecordIsTraceFormat(t *testing.T) {
 	w, _, err := d.Create("r1", false, nil)
 	require.NoError(t, err)
 	n := 0
-	runWith(t, "../examples/quality/workflow.yaml", "../examples/quality/replies.yaml", "x", func(e agents.Event) {
+	runWith(t, "../examples/quality/workflow.yaml", "../examples/quality/replies.yaml", "x", func(e event.Event) {
 		n++
 		tw.Observe(e)
 		w.Observe(e)
@@ -183,13 +184,13 @@ func TestCreateAppendsOrReplaces(t *testing.T) {
 	w, replaced, err := d.Create("r", false, nil)
 	require.NoError(t, err)
 	assert.False(t, replaced)
-	w.Observe(agents.Event{Kind: agents.EventRunStart})
+	w.Observe(event.Event{Kind: event.RunStart})
 	require.NoError(t, w.Close())
 
 	w, replaced, err = d.Create("r", true, nil)
 	require.NoError(t, err)
 	assert.False(t, replaced)
-	w.Observe(agents.Event{Kind: agents.EventRunEnd})
+	w.Observe(event.Event{Kind: event.RunEnd})
 	require.NoError(t, w.Close())
 	rec, err := d.Read("r")
 	require.NoError(t, err)
@@ -278,9 +279,9 @@ func TestListNewestFirst(t *testing.T) {
 		w, _, err := d.Create(id, false, nil)
 		require.NoError(t, err)
 		start := time.Date(2026, 1, 1, 0, i, 0, 0, time.UTC)
-		w.Observe(agents.Event{Kind: agents.EventRunStart, Run: id, Node: "wf", Time: start})
+		w.Observe(event.Event{Kind: event.RunStart, Run: id, Node: "wf", Time: start})
 		if id == "a" {
-			w.Observe(agents.Event{Kind: agents.EventRunEnd, Run: id, Time: start.Add(time.Second), Duration: time.Second,
+			w.Observe(event.Event{Kind: event.RunEnd, Run: id, Time: start.Add(time.Second), Duration: time.Second,
 				Data: map[string]any{"status": "failed"}})
 		}
 		require.NoError(t, w.Close())
@@ -299,8 +300,8 @@ func TestListNewestFirst(t *testing.T) {
 func TestWriterKeepsFirstError(t *testing.T) {
 	var heard []error
 	w := records.NewWriter(failing{}, "trace x", func(err error) { heard = append(heard, err) })
-	w.Observe(agents.Event{Kind: agents.EventRunStart})
-	w.Observe(agents.Event{Kind: agents.EventRunEnd})
+	w.Observe(event.Event{Kind: event.RunStart})
+	w.Observe(event.Event{Kind: event.RunEnd})
 	require.Len(t, heard, 1)
 	assert.EqualError(t, w.Close(), "write trace x: disk full")
 }
@@ -312,14 +313,14 @@ func (failing) Write([]byte) (int, error) { return 0, errors.New("disk full") }
 // A resumed run appends to the record: its loop goes on with the first part's
 // passes, also when the first part's loop had ended before the process died.
 func TestResumedLoopContinues(t *testing.T) {
-	start := func(resumed int) agents.Event {
-		return agents.Event{Kind: agents.EventLoopStart, Node: "l", Agent: "l", Data: map[string]any{"max_loops": 3, "resumed_after": resumed}}
+	start := func(resumed int) event.Event {
+		return event.Event{Kind: event.LoopStart, Node: "l", Agent: "l", Data: map[string]any{"max_loops": 3, "resumed_after": resumed}}
 	}
-	pass := func(n int) agents.Event {
-		return agents.Event{Kind: agents.EventLoopIteration, Node: "l", Data: map[string]any{"loop_number": n, "completed": true, "score": 0.1 * float64(n), "score_found": true}}
+	pass := func(n int) event.Event {
+		return event.Event{Kind: event.LoopIteration, Node: "l", Data: map[string]any{"loop_number": n, "completed": true, "score": 0.1 * float64(n), "score_found": true}}
 	}
-	end := agents.Event{Kind: agents.EventLoopEnd, Node: "l", Data: map[string]any{"stop_reason": "max_loops", "loops_completed": 3}}
-	for name, evs := range map[string][]agents.Event{
+	end := event.Event{Kind: event.LoopEnd, Node: "l", Data: map[string]any{"stop_reason": "max_loops", "loops_completed": 3}}
+	for name, evs := range map[string][]event.Event{
 		"killed in pass 3":   {start(0), pass(1), pass(2), start(2), pass(3), end},
 		"killed after l end": {start(0), pass(1), pass(2), pass(3), end, start(3), end},
 	} {
@@ -373,8 +374,8 @@ func TestResumeAfterCutLine(t *testing.T) {
 	d := records.Dir{Path: t.TempDir()}
 	w, _, err := d.Create("k", false, nil)
 	require.NoError(t, err)
-	w.Observe(agents.Event{Kind: agents.EventRunStart, Run: "k"})
-	w.Observe(agents.Event{Kind: agents.EventAgentStart, Node: "a"})
+	w.Observe(event.Event{Kind: event.RunStart, Run: "k"})
+	w.Observe(event.Event{Kind: event.AgentStart, Node: "a"})
 	require.NoError(t, w.Close())
 	data, err := os.ReadFile(d.File("k"))
 	require.NoError(t, err)
@@ -382,8 +383,8 @@ func TestResumeAfterCutLine(t *testing.T) {
 
 	w, _, err = d.Create("k", true, nil)
 	require.NoError(t, err)
-	w.Observe(agents.Event{Kind: agents.EventRunStart, Run: "k"})
-	w.Observe(agents.Event{Kind: agents.EventRunEnd, Run: "k", Data: map[string]any{"status": "ok"}})
+	w.Observe(event.Event{Kind: event.RunStart, Run: "k"})
+	w.Observe(event.Event{Kind: event.RunEnd, Run: "k", Data: map[string]any{"status": "ok"}})
 	require.NoError(t, w.Close())
 
 	rec, err := d.Read("k")

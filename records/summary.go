@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/spend"
 )
 
 // StatusIncomplete is the status of a record without its run.end event: the
@@ -30,7 +32,7 @@ type Summary struct {
 	Error    string `json:"error,omitempty"`
 	Response string `json:"response,omitempty"`
 	// Usage is the run's tokens and cost.
-	Usage    agents.Usage         `json:"usage"`
+	Usage    spend.Usage          `json:"usage"`
 	Errors   []cogloop.RunError   `json:"errors"`
 	Warnings []cogloop.RunWarning `json:"warnings"`
 	// Loops are every loop run in the order they started; a loop nested in
@@ -55,8 +57,8 @@ type Loop struct {
 	BestIteration  int     `json:"best_iteration"`
 	StopReason     string  `json:"stop_reason"`
 	// Error is the error that stopped the loop (stop_reason error).
-	Error string       `json:"error,omitempty"`
-	Usage agents.Usage `json:"usage"`
+	Error string      `json:"error,omitempty"`
+	Usage spend.Usage `json:"usage"`
 	// Ended reports that the record holds the loop's loop.end event.
 	Ended  bool   `json:"ended"`
 	Passes []Pass `json:"passes"`
@@ -101,11 +103,11 @@ type Pass struct {
 	// pass the record does not finish.
 	Completed bool `json:"completed"`
 	// Best is the loop's best score after this pass.
-	Best       float64      `json:"best"`
-	Stop       bool         `json:"stop"`
-	Conditions []Condition  `json:"conditions"`
-	Lessons    Lessons      `json:"lessons"`
-	Usage      agents.Usage `json:"usage"`
+	Best       float64     `json:"best"`
+	Stop       bool        `json:"stop"`
+	Conditions []Condition `json:"conditions"`
+	Lessons    Lessons     `json:"lessons"`
+	Usage      spend.Usage `json:"usage"`
 	// FailedAgents are the ids of the pass's agents that failed.
 	FailedAgents []string      `json:"failed_agents,omitempty"`
 	Error        string        `json:"error,omitempty"`
@@ -146,13 +148,13 @@ type Call struct {
 	Prompt   string        `json:"prompt,omitempty"`
 	Response string        `json:"response,omitempty"`
 	Error    string        `json:"error,omitempty"`
-	Usage    agents.Usage  `json:"usage"`
+	Usage    spend.Usage   `json:"usage"`
 	Duration time.Duration `json:"duration_ns"`
 }
 
 // Summarize summarises a run's events. Without a run.end event the status is
 // [StatusIncomplete]; [Record.Summarize] also says why.
-func Summarize(events []agents.Event) Summary {
+func Summarize(events []event.Event) Summary {
 	s := Summary{Status: StatusIncomplete, Errors: []cogloop.RunError{}, Warnings: []cogloop.RunWarning{},
 		Loops: []Loop{}, Agents: []Call{}}
 	s.Errors, s.Warnings = cogloop.CollectEvents(events)
@@ -169,11 +171,11 @@ func Summarize(events []agents.Event) Summary {
 			last = e.Time
 		}
 		switch e.Kind {
-		case agents.EventRunStart:
+		case event.RunStart:
 			if s.Started.IsZero() {
 				s.Started, s.RunID, s.Workflow = e.Time, e.Run, e.Node
 			}
-		case agents.EventRunEnd:
+		case event.RunEnd:
 			s.Complete = true
 			s.Status, _ = e.Data["status"].(string)
 			if s.Status == "" { // a record written before run.end said it
@@ -191,7 +193,7 @@ func Summarize(events []agents.Event) Summary {
 			}
 			decode(e.Data, &d)
 			s.Usage.Cost = d.Cost
-		case agents.EventLoopStart:
+		case event.LoopStart:
 			var d struct {
 				MaxLoops     int     `json:"max_loops"`
 				Threshold    float64 `json:"threshold"`
@@ -207,11 +209,11 @@ func Summarize(events []agents.Event) Summary {
 			open[e.Node] = len(s.Loops)
 			s.Loops = append(s.Loops, Loop{ID: e.Agent, Path: e.Node, Shape: shape(e.Node), MaxLoops: d.MaxLoops,
 				Threshold: d.Threshold, Passes: []Pass{}, Checks: []Check{}})
-		case agents.EventLoopIteration:
+		case event.LoopIteration:
 			if i, ok := open[e.Node]; ok {
 				s.Loops[i].iteration(e)
 			}
-		case agents.EventLoopCheck:
+		case event.LoopCheck:
 			if i, ok := open[e.Node]; ok {
 				var d struct {
 					Before     int         `json:"before_iteration"`
@@ -221,11 +223,11 @@ func Summarize(events []agents.Event) Summary {
 				decode(e.Data, &d)
 				s.Loops[i].Checks = append(s.Loops[i].Checks, Check{Before: d.Before, Conditions: d.Conditions, Stop: d.Stop})
 			}
-		case agents.EventLoopEnd:
+		case event.LoopEnd:
 			if i, ok := open[e.Node]; ok {
 				s.Loops[i].end(e)
 			}
-		case agents.EventAgentEnd:
+		case event.AgentEnd:
 			if e.Type == "loop" {
 				continue
 			}
@@ -268,7 +270,7 @@ func Summarize(events []agents.Event) Summary {
 		}
 	} else {
 		for _, e := range events {
-			if e.Kind == agents.EventRunEnd {
+			if e.Kind == event.RunEnd {
 				s.Duration = e.Duration
 			}
 		}
@@ -295,13 +297,13 @@ type iterationData struct {
 	ScoreFound   bool              `json:"score_found"`
 	Best         float64           `json:"best"`
 	Stop         bool              `json:"stop"`
-	Usage        agents.Usage      `json:"usage"`
+	Usage        spend.Usage       `json:"usage"`
 	Conditions   []Condition       `json:"conditions"`
 	FailedAgents []string          `json:"failed_agents"`
 	Lessons      map[string]string `json:"lessons"`
 }
 
-func (l *Loop) iteration(e agents.Event) {
+func (l *Loop) iteration(e event.Event) {
 	var d iterationData
 	decode(e.Data, &d)
 	p := l.pass(d.LoopNumber)
@@ -332,14 +334,14 @@ func (l *Loop) iteration(e agents.Event) {
 	}
 }
 
-func (l *Loop) end(e agents.Event) {
+func (l *Loop) end(e event.Event) {
 	var d struct {
-		StopReason     string       `json:"stop_reason"`
-		LoopsCompleted int          `json:"loops_completed"`
-		FinalScore     float64      `json:"final_score"`
-		BestScore      float64      `json:"best_score"`
-		BestIteration  int          `json:"best_iteration"`
-		Usage          agents.Usage `json:"usage"`
+		StopReason     string      `json:"stop_reason"`
+		LoopsCompleted int         `json:"loops_completed"`
+		FinalScore     float64     `json:"final_score"`
+		BestScore      float64     `json:"best_score"`
+		BestIteration  int         `json:"best_iteration"`
+		Usage          spend.Usage `json:"usage"`
 	}
 	decode(e.Data, &d)
 	l.Ended, l.Error = true, e.Error
@@ -350,11 +352,11 @@ func (l *Loop) end(e agents.Event) {
 // passOf splits an agent path at its last "iteration N" part: the loop's path
 // and the pass number; ok is false outside loops.
 func passOf(path string) (loop string, pass int, ok bool) {
-	parts := strings.Split(path, agents.PathSep)
+	parts := strings.Split(path, fault.PathSep)
 	for i := len(parts) - 2; i >= 0; i-- {
 		if n, found := strings.CutPrefix(parts[i], "iteration "); found {
 			if k, err := strconv.Atoi(n); err == nil {
-				return strings.Join(parts[:i], agents.PathSep), k, true
+				return strings.Join(parts[:i], fault.PathSep), k, true
 			}
 		}
 	}
@@ -363,7 +365,7 @@ func passOf(path string) (loop string, pass int, ok bool) {
 
 // shape drops the "iteration N" parts of a loop path.
 func shape(path string) string {
-	parts := strings.Split(path, agents.PathSep)
+	parts := strings.Split(path, fault.PathSep)
 	out := parts[:0]
 	for _, p := range parts {
 		if n, found := strings.CutPrefix(p, "iteration "); found {
@@ -373,7 +375,7 @@ func shape(path string) string {
 		}
 		out = append(out, p)
 	}
-	return strings.Join(out, agents.PathSep)
+	return strings.Join(out, fault.PathSep)
 }
 
 // decode reads an event's data into the typed v, the same from a record

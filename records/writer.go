@@ -4,11 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/cogloop/cogloop/agents/event"
 	"io"
 	"os"
 	"sync"
-
-	"github.com/cogloop/cogloop/agents"
 )
 
 // Writer writes every event it observes as one complete JSON line (no HTML
@@ -44,8 +43,8 @@ func (w *Writer) owning(c io.Closer) *Writer {
 // Name is the file (or stream) the writer writes.
 func (w *Writer) Name() string { return w.name }
 
-// Observe writes e; it is an [agents.Observer].
-func (w *Writer) Observe(e agents.Event) {
+// Observe writes e; it is an [event.Observer].
+func (w *Writer) Observe(e event.Event) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err != nil {
@@ -98,19 +97,19 @@ func Create(path, what string, onErr func(error)) (*Writer, error) {
 // use.
 type Buffer struct {
 	mu     sync.Mutex
-	events []agents.Event
+	events []event.Event
 }
 
-// Observe keeps e; it is an [agents.Observer].
-func (b *Buffer) Observe(e agents.Event) {
+// Observe keeps e; it is an [event.Observer].
+func (b *Buffer) Observe(e event.Event) {
 	b.mu.Lock()
 	b.events = append(b.events, e)
 	b.mu.Unlock()
 }
 
 // Events returns the events kept so far, in order.
-func (b *Buffer) Events() []agents.Event {
+func (b *Buffer) Events() []event.Event {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return append([]agents.Event(nil), b.events...)
+	return append([]event.Event(nil), b.events...)
 }

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/records"
 )
 
@@ -22,7 +23,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"cost":     cost,
 	"duration": duration,
 	"time":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
-	"pathsep":  func() string { return agents.PathSep },
+	"pathsep":  func() string { return fault.PathSep },
 }).Parse(pageSource))
 
 // Write renders s as an HTML page to w.
@@ -54,7 +55,7 @@ func newView(s records.Summary) view {
 	return v
 }
 
-func tokens(u agents.Usage) string {
+func tokens(u spend.Usage) string {
 	t := u.PromptTokens + u.CompletionTokens
 	if t == 0 {
 		return "–"
@@ -62,7 +63,7 @@ func tokens(u agents.Usage) string {
 	return fmt.Sprintf("%d (%d in, %d out)", t, u.PromptTokens, u.CompletionTokens)
 }
 
-func cost(u agents.Usage) string {
+func cost(u spend.Usage) string {
 	switch {
 	case u.Cost == 0:
 		return "–"

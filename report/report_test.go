@@ -12,7 +12,8 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/internal/htmlnode"
 	"github.com/cogloop/cogloop/records"
 	"github.com/cogloop/cogloop/report"
@@ -20,13 +21,13 @@ import (
 
 // events runs the workflow at wf with the scripted replies in script and
 // returns its events; summary summarises them as a record would.
-func events(t *testing.T, wf, script, input string) []agents.Event {
+func events(t *testing.T, wf, script, input string) []event.Event {
 	t.Helper()
 	w, err := cogloop.Load(wf)
 	require.NoError(t, err)
 	data, err := os.ReadFile(script)
 	require.NoError(t, err)
-	sc, err := agents.ParseScript(data, script)
+	sc, err := scripted.Parse(data, script)
 	require.NoError(t, err)
 	var buf records.Buffer
 	_, _ = w.Run(context.Background(), input, cogloop.WithModels(sc), cogloop.WithObserver(buf.Observe))

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/orchestrator"
 	"github.com/stretchr/testify/require"
 )
@@ -16,7 +16,7 @@ func TestHintsNameRecordedKeys(t *testing.T) {
 	require.NoError(t, err)
 	for _, p := range paths() {
 		parts := strings.Split(p, ".")
-		var s *agents.Spec
+		var s *load.Spec
 		switch parts[0] {
 		case "workflow":
 			s = specs.Workflow

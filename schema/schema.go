@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/orchestrator"
 )
 
@@ -78,7 +79,7 @@ func agentDef(types []string) map[string]any {
 
 // object is the schema of one recorded mapping; path names it for the hints
 // ("loop", "loop.cognitive_extraction", "workflow").
-func object(path string, s *agents.Spec) map[string]any {
+func object(path string, s *load.Spec) map[string]any {
 	props := map[string]any{}
 	for _, k := range s.Keys {
 		props[k.Name] = property(path+"."+k.Name, k)
@@ -97,7 +98,7 @@ func object(path string, s *agents.Spec) map[string]any {
 	return out
 }
 
-func property(path string, k *agents.KeySpec) map[string]any {
+func property(path string, k *load.KeySpec) map[string]any {
 	if h, ok := hints[path]; ok && k.Kind != "map" {
 		return h
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -129,7 +130,7 @@ agents:
 // asks for, and the keys every definition has.
 func TestSchemaFollowsTheFactories(t *testing.T) {
 	reg := agents.NewRegistry()
-	reg.MustRegister("custom", func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+	reg.MustRegister("custom", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
 		c.Int("tries", 2, 1, 5)
 		if o := c.Map("options"); o != nil {
 			o.Bool("loud", false)

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cogloop/cogloop/cognition"
+	"github.com/cogloop/cogloop/cognition/metrics"
 	"github.com/cogloop/cogloop/internal/values"
 )
 
@@ -21,8 +21,8 @@ type Calculator struct {
 }
 
 var (
-	_ cognition.BooleanScorer  = (*Calculator)(nil)
-	_ cognition.CriteriaLister = (*Calculator)(nil)
+	_ metrics.BooleanScorer  = (*Calculator)(nil)
+	_ metrics.CriteriaLister = (*Calculator)(nil)
 )
 
 // NewCalculator builds a calculator for p. Custom weights ("dimension.criterion"
@@ -96,7 +96,7 @@ func (c *Calculator) Preset() *Preset { return c.preset.Clone() }
 // Custom reports whether custom weights were given.
 func (c *Calculator) Custom() bool { return c.custom }
 
-// Criteria implements cognition.CriteriaLister: the preset's criterion keys
+// Criteria implements metrics.CriteriaLister: the preset's criterion keys
 // in order.
 func (c *Calculator) Criteria() []string { return c.preset.Keys() }
 
@@ -106,7 +106,7 @@ func (c *Calculator) Weight(key string) (float64, bool) {
 	return w, ok
 }
 
-// Score implements cognition.BooleanScorer: the sum of the weights of the
+// Score implements metrics.BooleanScorer: the sum of the weights of the
 // criteria that [Passed], rounded to 4 decimals. It is always ok.
 func (c *Calculator) Score(evals map[string]any) (float64, bool) {
 	return c.Evaluate(evals).Score, true
@@ -189,5 +189,5 @@ func (c *Calculator) Evaluate(evals map[string]any) Evaluation {
 func round4(f float64) float64 { return math.Round(f*1e4) / 1e4 }
 
 // Passed is the calculator's notion of a passed criterion, the same as the
-// loop's boolean scoring ([cognition.Passed]).
-func Passed(v any) bool { return cognition.Passed(v) }
+// loop's boolean scoring ([metrics.Passed]).
+func Passed(v any) bool { return metrics.Passed(v) }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/cogloop/cogloop/cognition"
+	"github.com/cogloop/cogloop/cognition/scorer"
 	"github.com/cogloop/cogloop/scoring"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -141,7 +142,7 @@ func TestCustomWeightErrors(t *testing.T) {
 func TestCalculatorIsABooleanScorerForTheLoop(t *testing.T) {
 	calc, err := scoring.Embedded().Calculator("loop_convergence", "moderate", nil)
 	require.NoError(t, err)
-	s, err := cognition.NewScorer(cognition.ScoreConfig{Boolean: calc})
+	s, err := scorer.NewScorer(scorer.ScoreConfig{Boolean: calc})
 	require.NoError(t, err)
 
 	sparse := cognition.Result{ID: "v", Value: map[string]any{
@@ -149,14 +150,14 @@ func TestCalculatorIsABooleanScorerForTheLoop(t *testing.T) {
 		"validation_score":    0.9,
 	}}
 	sc := s.Score([]cognition.Result{sparse})
-	assert.NotEqual(t, cognition.StrategyBoolean, sc.Strategy, "2 of 7 criteria is under the 50 % rule")
+	assert.NotEqual(t, scorer.StrategyBoolean, sc.Strategy, "2 of 7 criteria is under the 50 % rule")
 
 	full := cognition.Result{ID: "v", Value: map[string]any{"boolean_evaluations": map[string]any{
 		"improvement": map[string]any{"better_than_previous": true, "significant_delta": false, "approaching_target": false},
 		"stability":   map[string]any{"not_degrading": true},
 	}}}
 	sc = s.Score([]cognition.Result{full})
-	assert.Equal(t, cognition.StrategyBoolean, sc.Strategy, "4 of 7 passes the 50 % rule")
+	assert.Equal(t, scorer.StrategyBoolean, sc.Strategy, "4 of 7 passes the 50 % rule")
 	assert.Equal(t, 0.43, sc.Value)
 }
 

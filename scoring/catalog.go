@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/configs"
 	"github.com/cogloop/cogloop/internal/yamlnode"
 	"go.yaml.in/yaml/v3"
@@ -265,7 +266,7 @@ func (c *Catalog) Calculator(context, level string, custom map[string]float64) (
 // subdirectories), read in name order. A context the files define again keeps
 // its other presets, takes the file's description and criteria descriptions,
 // and has every preset the file defines replaced. Problems are reported
-// together in a *[LoadError] with file:line:col.
+// together in a *[load.Error] with file:line:col.
 func (c *Catalog) LoadDir(dir string) (*Catalog, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
@@ -358,14 +359,14 @@ func (c *Catalog) overlay(files []presetFile) (*Catalog, error) {
 	for _, x := range out.contexts {
 		for _, a := range x.Aliases {
 			if other, ok := out.names[a]; ok && other != x {
-				r.problems = append(r.problems, Problem{File: x.Source, Msg: fmt.Sprintf("context %s: alias %q is already the name or an alias of context %s", x.Name, a, other.Name)})
+				r.problems = append(r.problems, load.Problem{Pos: load.Pos{File: x.Source}, Msg: fmt.Sprintf("context %s: alias %q is already the name or an alias of context %s", x.Name, a, other.Name)})
 				continue
 			}
 			out.names[a] = x
 		}
 	}
 	if len(r.problems) > 0 {
-		return nil, &LoadError{Problems: r.problems}
+		return nil, &load.Error{Problems: r.problems, What: "problems in scoring presets"}
 	}
 	return out, nil
 }
@@ -373,13 +374,13 @@ func (c *Catalog) overlay(files []presetFile) (*Catalog, error) {
 // reader parses preset files, collecting problems with positions.
 type reader struct {
 	file     string
-	problems []Problem
+	problems []load.Problem
 }
 
 func (r *reader) errorf(n *yaml.Node, format string, args ...any) {
-	p := Problem{File: r.file, Msg: fmt.Sprintf(format, args...)}
+	p := load.Problem{Pos: load.Pos{File: r.file}, Msg: fmt.Sprintf(format, args...)}
 	if n != nil {
-		p.Line, p.Col = n.Line, n.Column
+		p.Pos.Line, p.Pos.Col = n.Line, n.Column
 	}
 	r.problems = append(r.problems, p)
 }
@@ -727,13 +728,13 @@ func contains(list []string, s string) bool {
 }
 
 // yamlProblem turns a yaml.v3 syntax error into a positioned problem.
-func yamlProblem(file string, err error) Problem {
+func yamlProblem(file string, err error) load.Problem {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	p := Problem{File: file, Msg: "invalid YAML: " + msg}
+	p := load.Problem{Pos: load.Pos{File: file}, Msg: "invalid YAML: " + msg}
 	if rest, ok := strings.CutPrefix(msg, "line "); ok {
 		if num, tail, ok := strings.Cut(rest, ": "); ok {
 			if n, err := strconv.Atoi(num); err == nil {
-				p.Line, p.Col, p.Msg = n, 1, "invalid YAML: "+tail
+				p.Pos.Line, p.Pos.Col, p.Msg = n, 1, "invalid YAML: "+tail
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/configs"
 	"github.com/cogloop/cogloop/scoring"
 	"github.com/stretchr/testify/assert"
@@ -225,7 +226,7 @@ func TestPresetFileProblemsHavePositions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := scoring.Embedded().Parse("p.yaml", []byte(tc.src))
 			require.Error(t, err)
-			var le *scoring.LoadError
+			var le *load.Error
 			require.ErrorAs(t, err, &le)
 			for _, w := range tc.want {
 				assert.Contains(t, err.Error(), w)

@@ -2,7 +2,8 @@
 // "dimension.criterion" verdicts (true/false answers of a model) into one score
 // in [0, 1], and the [Calculator] that applies them. It is OrKa's
 // orka/scoring (presets and BooleanScoreCalculator) as data plus a few
-// functions; it imports no agent machinery.
+// functions; it imports no agent machinery, only agents/load for its load
+// problems (a *[load.Error], like every loader's).
 //
 // # Presets
 //
@@ -37,7 +38,7 @@
 //	      ...
 //
 // Loading checks every file and reports every problem with its file:line:col
-// (a *[LoadError]): unknown keys, keys that are not "dimension.criterion",
+// (a *[load.Error]): unknown keys, keys that are not "dimension.criterion",
 // negative weights, weights that do not sum to 1 (±0.001), weights of
 // criteria the context does not list, thresholds out of order.
 //
@@ -50,7 +51,7 @@
 // preset, or a negative weight, is an error. The score is the sum of the
 // weights of the criteria that passed ([Passed]: true, or the text true, yes,
 // 1, pass or passed in any case), rounded to 4 decimals. A Calculator is a
-// cognition.BooleanScorer and cognition.CriteriaLister, so a loop node scores
+// cognition/metrics.BooleanScorer and CriteriaLister, so a loop node scores
 // boolean_evaluations with it.
 //
 // # Concurrency

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/cogloop/cogloop/internal/loaderr"
 )
 
 // Sentinel errors, wrapped by the errors of this package so callers can place
@@ -50,34 +48,3 @@ type WeightError struct {
 func (e *WeightError) Error() string { return fmt.Sprintf("custom weight %q: %v", e.Key, e.Err) }
 
 func (e *WeightError) Unwrap() error { return e.Err }
-
-// Problem is one thing wrong in a preset file, at a 1-based line and column
-// (zero when unknown).
-type Problem struct {
-	File      string
-	Line, Col int
-	Msg       string
-}
-
-func (p Problem) Error() string {
-	switch {
-	case p.Line > 0:
-		return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Col, p.Msg)
-	case p.File != "":
-		return p.File + ": " + p.Msg
-	}
-	return p.Msg
-}
-
-// LoadError lists every problem found in a set of preset files, in the order
-// found (file by file, top to bottom).
-type LoadError struct {
-	Problems []Problem
-}
-
-func (e *LoadError) Error() string {
-	return loaderr.Message[Problem]("problems in scoring presets", e.Problems, nil)
-}
-
-// Unwrap lets errors.As see each problem.
-func (e *LoadError) Unwrap() []error { return loaderr.Unwrap(e.Problems) }

@@ -3,6 +3,8 @@ package telemetry
 import (
 	"context"
 	"fmt"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/fault"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,8 +14,6 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
 	"go.opentelemetry.io/otel/trace"
-
-	"github.com/cogloop/cogloop/agents"
 )
 
 // TracerProvider is OpenTelemetry's tracer provider (an SDK
@@ -63,7 +63,7 @@ type Options struct {
 
 // Observer returns an event observer that records one run as spans of tp,
 // under the span in ctx if there is one.
-func Observer(ctx context.Context, tp TracerProvider, o Options) agents.Observer {
+func Observer(ctx context.Context, tp TracerProvider, o Options) event.Observer {
 	t := &tracer{ctx: ctx, tr: tp.Tracer(ScopeName), o: o, open: map[string][]*span{}}
 	return t.observe
 }
@@ -84,17 +84,17 @@ type tracer struct {
 	open map[string][]*span // node path → open spans there, innermost last
 }
 
-func (t *tracer) observe(e agents.Event) {
+func (t *tracer) observe(e event.Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch e.Kind {
-	case agents.EventRunStart:
+	case event.RunStart:
 		ctx, s := t.tr.Start(t.ctx, "run "+e.Node, trace.WithTimestamp(e.Time),
 			trace.WithAttributes(KeyRunID.String(e.Run), KeyWorkflow.String(e.Node)))
 		t.run = &span{Span: s, ctx: ctx}
-	case agents.EventRunEnd:
+	case event.RunEnd:
 		t.endRun(e)
-	case agents.EventAgentStart:
+	case event.AgentStart:
 		name := "agent " + e.Agent
 		if e.Type == "loop" {
 			name = "loop " + e.Agent
@@ -103,7 +103,7 @@ func (t *tracer) observe(e agents.Event) {
 		ctx, s := t.tr.Start(parent.ctx, name, trace.WithTimestamp(e.Time), trace.WithAttributes(
 			KeyNode.String(e.Node), KeyAgentID.String(e.Agent), KeyAgentType.String(e.Type)))
 		t.open[e.Node] = append(t.open[e.Node], &span{Span: s, ctx: ctx, loop: e.Type == "loop"})
-	case agents.EventAgentEnd:
+	case event.AgentEnd:
 		s := t.pop(e.Node)
 		if s == nil {
 			return
@@ -122,27 +122,27 @@ func (t *tracer) observe(e agents.Event) {
 		}
 		fail(s, e.Error)
 		s.End(trace.WithTimestamp(e.Time))
-	case agents.EventLoopStart:
+	case event.LoopStart:
 		if s := t.top(e.Node); s != nil {
 			s.SetAttributes(KeyLoopMax.Int64(int64(number(e.Data["max_loops"]))), KeyLoopThreshold.Float64(number(e.Data["threshold"])))
 		}
-	case agents.EventLoopIteration:
+	case event.LoopIteration:
 		t.endPass(e)
-	case agents.EventLoopEnd:
+	case event.LoopEnd:
 		if s := t.top(e.Node); s != nil {
 			s.SetAttributes(KeyLoopStopReason.String(fmt.Sprint(e.Data["stop_reason"])),
 				KeyLoopScore.Float64(number(e.Data["final_score"])), KeyLoopBest.Float64(number(e.Data["best_score"])),
 				KeyLoopPasses.Int64(int64(number(e.Data["loops_completed"]))))
 			fail(s, e.Error)
 		}
-	case agents.EventModelCall:
+	case event.ModelCall:
 		t.modelCall(e)
 	}
 }
 
 // modelCall records a finished call as a span that began Duration before the event.
-func (t *tracer) modelCall(e agents.Event) {
-	parent := t.parent(e.Node+agents.PathSep, e.Time)
+func (t *tracer) modelCall(e event.Event) {
+	parent := t.parent(e.Node+fault.PathSep, e.Time)
 	provider, _ := e.Data["provider"].(string)
 	model, _ := e.Data["model"].(string)
 	name := "chat"
@@ -169,14 +169,14 @@ func (t *tracer) modelCall(e agents.Event) {
 // opening the pass span of a loop ("loop › iteration 2") on the way if it is
 // not open yet; the run span when there is none. t.mu is held.
 func (t *tracer) parent(node string, at time.Time) *span {
-	parts := strings.Split(node, agents.PathSep)
+	parts := strings.Split(node, fault.PathSep)
 	for i := len(parts) - 1; i > 0; i-- {
-		prefix := strings.Join(parts[:i], agents.PathSep)
+		prefix := strings.Join(parts[:i], fault.PathSep)
 		if s := t.top(prefix); s != nil {
 			return s
 		}
 		if n, ok := passNumber(parts[i-1]); ok && i > 1 {
-			loopPath := strings.Join(parts[:i-1], agents.PathSep)
+			loopPath := strings.Join(parts[:i-1], fault.PathSep)
 			if loop := t.top(loopPath); loop != nil && loop.loop {
 				return t.startPass(loop, prefix, n, at)
 			}
@@ -195,9 +195,9 @@ func (t *tracer) startPass(loop *span, path string, n int, at time.Time) *span {
 
 // endPass ends the pass a loop.iteration event reports, opening it first when
 // no agent ran in it.
-func (t *tracer) endPass(e agents.Event) {
+func (t *tracer) endPass(e event.Event) {
 	n := int(number(e.Data["loop_number"]))
-	path := agents.JoinPath(e.Node, "iteration "+strconv.Itoa(n))
+	path := fault.JoinPath(e.Node, "iteration "+strconv.Itoa(n))
 	s := t.pop(path)
 	if s == nil {
 		loop := t.top(e.Node)
@@ -217,7 +217,7 @@ func (t *tracer) endPass(e agents.Event) {
 // endPasses ends pass spans still open under a loop that ended (a pass cut
 // short without its loop.iteration event).
 func (t *tracer) endPasses(node string, at time.Time) {
-	prefix := node + agents.PathSep
+	prefix := node + fault.PathSep
 	for path, stack := range t.open {
 		if strings.HasPrefix(path, prefix) {
 			for _, s := range stack {
@@ -228,7 +228,7 @@ func (t *tracer) endPasses(node string, at time.Time) {
 	}
 }
 
-func (t *tracer) endRun(e agents.Event) {
+func (t *tracer) endRun(e event.Event) {
 	for path, stack := range t.open {
 		for _, s := range stack {
 			s.End(trace.WithTimestamp(e.Time))

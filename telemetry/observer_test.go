@@ -13,7 +13,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/scripted"
 )
 
 const canary = "sk-canary-0123456789abcdef"
@@ -32,7 +32,7 @@ func run(t *testing.T, opts ...cogloop.RunOption) tracetest.SpanStubs {
 	t.Setenv("OPENAI_API_KEY", canary)
 	wf, err := cogloop.Load("testdata/loop_fork.yaml")
 	require.NoError(t, err)
-	script, err := agents.ParseScript([]byte(loopReplies), "replies.yaml")
+	script, err := scripted.Parse([]byte(loopReplies), "replies.yaml")
 	require.NoError(t, err)
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))

@@ -7,6 +7,10 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/spend"
 )
 
 // Registry returns a registry with the test types:
@@ -14,7 +18,7 @@ import (
 //   - echo: renders its prompt and answers with the rendered text;
 //   - const: answers with its response key (any YAML value);
 //   - fail: fails with its message key; with a fix key the failure is fatal
-//     ([agents.Fatal]) with that fix;
+//     ([fault.Fatal]) with that fix;
 //   - panic: panics with its message key.
 func Registry() *agents.Registry {
 	r := agents.NewRegistry()
@@ -24,40 +28,40 @@ func Registry() *agents.Registry {
 
 // Register adds the test types to r.
 func Register(r *agents.Registry) {
-	r.MustRegister("echo", func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+	r.MustRegister("echo", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
 		t := b.Template(c, "prompt")
 		return agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
 			p, err := in.Render(t)
 			if err != nil {
 				return agents.Output{}, err
 			}
-			return agents.Output{Response: p, Prompt: p, Usage: agents.Usage{PromptTokens: len(p), CompletionTokens: 1}}, nil
+			return agents.Output{Response: p, Prompt: p, Usage: spend.Usage{PromptTokens: len(p), CompletionTokens: 1}}, nil
 		}), nil
 	})
-	r.MustRegister("const", func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+	r.MustRegister("const", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
 		var v any
 		c.Decode("response", &v)
 		return agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
 			return agents.Output{Response: v}, nil
 		}), nil
 	})
-	r.MustRegister("fail", func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+	r.MustRegister("fail", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
 		msg := c.String("message", "failed on purpose")
 		fix := c.String("fix", "")
 		return agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
 			if fix != "" {
-				return agents.Output{}, agents.Fatal(errors.New(msg), fix)
+				return agents.Output{}, fault.Fatal(errors.New(msg), fix)
 			}
 			return agents.Output{}, errors.New(msg)
 		}), nil
 	})
-	r.MustRegister("panic", func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+	r.MustRegister("panic", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
 		msg := c.String("message", "panicked on purpose")
 		return agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
 			panic(msg)
 		}), nil
 	})
-	r.MustRegister("block", func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+	r.MustRegister("block", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
 		return agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
 			<-ctx.Done()
 			return agents.Output{}, ctx.Err()
@@ -68,21 +72,21 @@ func Register(r *agents.Registry) {
 // Recorder collects events; safe for concurrent use.
 type Recorder struct {
 	mu     sync.Mutex
-	events []agents.Event
+	events []event.Event
 }
 
 // Observe records e.
-func (r *Recorder) Observe(e agents.Event) {
+func (r *Recorder) Observe(e event.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events = append(r.events, e)
 }
 
 // Events returns a copy of the recorded events.
-func (r *Recorder) Events() []agents.Event {
+func (r *Recorder) Events() []event.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]agents.Event(nil), r.events...)
+	return append([]event.Event(nil), r.events...)
 }
 
 // Kinds returns the kinds of the recorded events, in order.

@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/retry"
 	"github.com/cogloop/cogloop/prompt"
 )
 
@@ -40,7 +41,7 @@ var _ agents.Agent = (*Agent)(nil)
 // Run runs the operation.
 func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error) {
 	if in.Run == nil || in.Run.Memory == nil {
-		return agents.Output{}, agents.Permanent(ErrNoStore)
+		return agents.Output{}, retry.Permanent(ErrNoStore)
 	}
 	raw, err := in.RenderOrInput(a.Prompt)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/brain"
+	"github.com/cogloop/cogloop/agents/retry"
 )
 
 func registry() *agents.Registry {
@@ -50,5 +51,5 @@ func TestWithoutAStoreTheCallFails(t *testing.T) {
 	a := &brain.Agent{ID: "x", Operation: "learn"}
 	_, err := a.Run(context.Background(), agents.Input{Value: "Identify the cause", Run: &agents.Run{ID: "r"}})
 	require.ErrorIs(t, err, brain.ErrNoStore)
-	assert.Equal(t, agents.ClassPermanent, agents.Classify(err), "no retry can make a store appear")
+	assert.Equal(t, retry.ClassPermanent, retry.Classify(err), "no retry can make a store appear")
 }

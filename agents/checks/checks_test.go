@@ -12,6 +12,7 @@ import (
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/agents/checks"
+	"github.com/cogloop/cogloop/agents/event"
 )
 
 func record(t *testing.T, src string) map[string]any {
@@ -165,9 +166,9 @@ agents:
 	out := runCheck(t, wf, rec)
 	assert.Equal(t, "error", out.Fields["status"])
 	assert.Contains(t, out.Fields["error"], "the record must be a mapping")
-	var warned []agents.Event
+	var warned []event.Event
 	for _, e := range rec.Events() {
-		if e.Kind == agents.EventWarning {
+		if e.Kind == event.Warning {
 			warned = append(warned, e)
 		}
 	}

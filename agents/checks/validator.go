@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/prompt"
 )
 
@@ -42,7 +43,7 @@ func (v *Validator) Run(ctx context.Context, in agents.Input) (agents.Output, er
 			data, err = parseRecord(text[i+len(Marker):])
 			if err != nil {
 				msg := fmt.Sprintf("invalid execution record after %s in the prompt: %v", Marker, err)
-				if werr := in.Run.Warn(agents.Event{Node: in.Path, Agent: v.ID, Message: msg,
+				if werr := in.Run.Warn(event.Event{Node: in.Path, Agent: v.ID, Message: msg,
 					Data: map[string]any{"code": "bad_execution_data"}}); werr != nil {
 					return agents.Output{Prompt: text}, werr
 				}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/retry"
 )
 
 // DefaultFailDelay is how long a failing agent waits before it fails (OrKa's
@@ -23,7 +25,7 @@ type Failing struct {
 
 var _ agents.Agent = (*Failing)(nil)
 
-func (o Options) failingFactory(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+func (o Options) failingFactory(b agents.Builder, c *load.Config) (agents.Agent, error) {
 	f := &Failing{ID: c.String("id", ""), sleep: o.Sleep}
 	f.Delay = c.Duration("delay", DefaultFailDelay)
 	// OrKa's failing node takes a prompt and ignores it.
@@ -37,7 +39,7 @@ func (f *Failing) Run(ctx context.Context, in agents.Input) (agents.Output, erro
 	if f.Delay > 0 {
 		sleep := f.sleep
 		if sleep == nil {
-			sleep = agents.SleepContext
+			sleep = retry.Sleep
 		}
 		if err := sleep(ctx, f.Delay); err != nil {
 			return agents.Output{}, err

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/retry"
 )
 
 // Options are what the types depend on. The zero value waits with real timers.
@@ -22,7 +23,7 @@ func Register(r *agents.Registry) { RegisterWith(r, Options{}) }
 // RegisterWith is [Register] with explicit dependencies.
 func RegisterWith(r *agents.Registry, o Options) {
 	if o.Sleep == nil {
-		o.Sleep = agents.SleepContext
+		o.Sleep = retry.Sleep
 	}
 	r.MustRegister("failing", o.failingFactory)
 	r.MustRegister("binary", binaryFactory)

@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/retry"
+	"github.com/cogloop/cogloop/agents/secrets"
+	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/prompt"
 )
 
@@ -71,7 +74,7 @@ type Agent struct {
 	Options []string
 	// Retry runs the calls; its Policy says when to retry. A nil Retry.Logger
 	// means slog.Default() at call time.
-	Retry agents.Retrier
+	Retry retry.Retrier
 
 	once    sync.Once
 	options []*regexp.Regexp
@@ -91,9 +94,9 @@ var affirmative = regexp.MustCompile(`(?i)\b(yes|true|correct|right|affirmative)
 // and Usage (summed over attempts, with its cost when the call ran under a
 // budget that prices its model).
 //
-// Before each attempt the call's worst case ([agents.WorstCase]: the estimated
+// Before each attempt the call's worst case ([agents.Request.WorstCase]: the estimated
 // prompt plus MaxTokens) is reserved in in.Budget; a call that does not fit is
-// not made and fails with [agents.ErrBudgetExceeded], which is never retried.
+// not made and fails with [spend.ErrBudgetExceeded], which is never retried.
 // After the attempt the budget counts the reply's usage (an estimate when the
 // model reports none).
 func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error) {
@@ -133,11 +136,11 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 	if r.Logger == nil {
 		r.Logger = slog.Default()
 	}
-	if s, ok := model.(interface{ Secrets() []agents.Secret }); ok {
-		r.Secrets = append(append([]agents.Secret(nil), r.Secrets...), s.Secrets()...)
+	if s, ok := model.(interface{ Secrets() []secrets.Secret }); ok {
+		r.Secrets = append(append([]secrets.Secret(nil), r.Secrets...), s.Secrets()...)
 	}
 	priceAs := a.pricedModel()
-	worst := agents.WorstCase(req)
+	worst := req.WorstCase()
 	var reply agents.Reply
 	err = r.Do(callCtx, in, a.ID, func(ctx context.Context, attempt int) error {
 		res, err := in.Budget.Reserve(priceAs, worst)
@@ -159,13 +162,13 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 			a.reportCall(in, model, call, attempt, time.Since(began), rep, err, r.Secrets)
 		}
 		counted := rep.Usage
-		if counted == (agents.Usage{}) && err == nil {
+		if counted == (spend.Usage{}) && err == nil {
 			// No usage reported: the budget counts an estimate instead, so a
 			// token limit still holds; the output reports what the model said.
-			counted = agents.Usage{PromptTokens: worst.PromptTokens, CompletionTokens: agents.EstimateTokens(rep.Text)}
+			counted = spend.Usage{PromptTokens: worst.PromptTokens, CompletionTokens: spend.EstimateTokens(rep.Text)}
 		}
 		counted = res.Settle(counted)
-		if rep.Usage != (agents.Usage{}) {
+		if rep.Usage != (spend.Usage{}) {
 			rep.Usage.Cost = counted.Cost
 		}
 		out.Usage = out.Usage.Add(rep.Usage)
@@ -203,8 +206,8 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 
 // Secrets returns the API keys of the agent's model ([agents.SecretUser]), so
 // the run scrubs them from every reply, whichever agent echoes them.
-func (a *Agent) Secrets() []agents.Secret {
-	if s, ok := a.Model.(interface{ Secrets() []agents.Secret }); ok {
+func (a *Agent) Secrets() []secrets.Secret {
+	if s, ok := a.Model.(interface{ Secrets() []secrets.Secret }); ok {
 		return s.Secrets()
 	}
 	return nil

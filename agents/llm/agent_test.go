@@ -12,6 +12,8 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/llm"
+	"github.com/cogloop/cogloop/agents/scripted"
+	"github.com/cogloop/cogloop/agents/spend"
 )
 
 func TestParseReply(t *testing.T) {
@@ -50,9 +52,9 @@ func TestAffirmative(t *testing.T) {
 	}
 }
 
-func scriptFor(t *testing.T, src string) *agents.Script {
+func scriptFor(t *testing.T, src string) *scripted.Script {
 	t.Helper()
-	s, err := agents.ParseScript([]byte(src), "script.yaml")
+	s, err := scripted.Parse([]byte(src), "script.yaml")
 	require.NoError(t, err)
 	return s
 }
@@ -93,11 +95,11 @@ writer: [{text: "A draft", usage: {prompt_tokens: 9, completion_tokens: 3}}]
 	out, err := writer.Run(context.Background(), in)
 	require.NoError(t, err)
 	assert.Equal(t, "A draft", out.Response)
-	assert.Equal(t, agents.Usage{PromptTokens: 9, CompletionTokens: 3}, out.Usage)
+	assert.Equal(t, spend.Usage{PromptTokens: 9, CompletionTokens: 3}, out.Usage)
 	assert.Equal(t, "Write", out.Prompt)
 
 	_, err = writer.Run(context.Background(), in)
-	require.ErrorIs(t, err, agents.ErrScriptExhausted)
+	require.ErrorIs(t, err, scripted.ErrExhausted)
 	assert.Contains(t, err.Error(), `agent "writer"`)
 
 	other := mustBuild(t, o, "id: other\ntype: openai-answer\nprompt: x\n")
@@ -144,9 +146,9 @@ responses:
 	out, err = a.Run(context.Background(), agents.Input{Run: run1})
 	require.NoError(t, err)
 	assert.Equal(t, "SCORE: 0.9", out.Response)
-	assert.Equal(t, agents.Usage{PromptTokens: 4, CompletionTokens: 2}, out.Usage)
+	assert.Equal(t, spend.Usage{PromptTokens: 4, CompletionTokens: 2}, out.Usage)
 	_, err = a.Run(context.Background(), agents.Input{Run: run1})
-	require.ErrorIs(t, err, agents.ErrScriptExhausted)
+	require.ErrorIs(t, err, scripted.ErrExhausted)
 	assert.Contains(t, err.Error(), `agent "critic"`)
 	assert.Contains(t, err.Error(), "2 in its responses")
 

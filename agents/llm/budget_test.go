@@ -9,7 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/llm"
+	"github.com/cogloop/cogloop/agents/spend"
 )
 
 // countingModel answers every call with text and usage, counting the calls
@@ -18,7 +20,7 @@ type countingModel struct {
 	mu    sync.Mutex
 	reqs  []agents.Request
 	text  string
-	usage agents.Usage
+	usage spend.Usage
 }
 
 func (m *countingModel) Generate(ctx context.Context, req agents.Request) (agents.Reply, error) {
@@ -42,33 +44,33 @@ func (s oneModel) ModelFor(string) (agents.Model, error) { return s.m, nil }
 // estimate plus max_tokens; the call whose worst case no longer fits is
 // refused before the model is asked, and is not retried.
 func TestBudgetRefusesTheCallThatWouldOvershoot(t *testing.T) {
-	model := &countingModel{text: "answer", usage: agents.Usage{PromptTokens: 30, CompletionTokens: 40}}
+	model := &countingModel{text: "answer", usage: spend.Usage{PromptTokens: 30, CompletionTokens: 40}}
 	rec := &recorder{}
 	sl := &fakeSleep{}
 	a := mustBuild(t, llm.Options{Getenv: env(), Sleep: sl.Sleep},
 		"id: w\ntype: openai-answer\nmodel: gpt-test\nmax_tokens: 50\nprompt: Write it\nretry: {count: 3, on: [error]}\n")
 	in := input(rec)
 	in.Run.Models = oneModel{model}
-	budget := agents.NewBudget(agents.Limit{MaxTokens: 250, Name: "workflow"}, agents.Pricing{"gpt-test": {Prompt: 1, Completion: 2}})
+	budget := spend.NewBudget(spend.Limit{MaxTokens: 250, Name: "workflow"}, spend.Pricing{"gpt-test": {Prompt: 1, Completion: 2}})
 	in.Budget = budget
 
-	worst := agents.WorstCase(agents.Request{Prompt: "Write it", MaxTokens: 50}).Total()
+	worst := agents.Request{Prompt: "Write it", MaxTokens: 50}.WorstCase().Total()
 	require.Less(t, worst, 70, "the test assumes 3 calls fit and the 4th does not")
 	for i := range 3 {
 		out, err := a.Run(context.Background(), in)
 		require.NoError(t, err, "call %d", i+1)
-		assert.Equal(t, agents.Usage{PromptTokens: 30, CompletionTokens: 40, Cost: 0.03 + 0.08}, out.Usage)
+		assert.Equal(t, spend.Usage{PromptTokens: 30, CompletionTokens: 40, Cost: 0.03 + 0.08}, out.Usage)
 	}
 	require.Equal(t, 210, budget.Spent().Total())
 	_, err := a.Run(context.Background(), in)
-	require.ErrorIs(t, err, agents.ErrBudgetExceeded, "210 spent + %d worst case > 250", worst)
+	require.ErrorIs(t, err, spend.ErrBudgetExceeded, "210 spent + %d worst case > 250", worst)
 	assert.Equal(t, 3, model.calls(), "the refused call never reached the model")
 	assert.Empty(t, sl.Waits(), "a budget refusal is not retried")
 	assert.Equal(t, 210, budget.Spent().Total())
 	assert.True(t, budget.Exceeded())
 	assert.InDelta(t, 3*0.11, budget.Spent().Cost, 1e-12)
 	for _, e := range rec.Events() {
-		assert.NotEqual(t, agents.EventAgentRetry, e.Kind)
+		assert.NotEqual(t, event.AgentRetry, e.Kind)
 	}
 }
 
@@ -76,30 +78,30 @@ func TestBudgetRefusesTheCallThatWouldOvershoot(t *testing.T) {
 // case is counted in full; the next call is refused, so the run passes its
 // limit by that one call at most.
 func TestBudgetOvershootsByAtMostOneCall(t *testing.T) {
-	model := &countingModel{text: "long", usage: agents.Usage{PromptTokens: 10, CompletionTokens: 500}}
+	model := &countingModel{text: "long", usage: spend.Usage{PromptTokens: 10, CompletionTokens: 500}}
 	a := mustBuild(t, llm.Options{Getenv: env()}, "id: w\ntype: openai-answer\nmodel: gpt-test\nmax_tokens: 20\nprompt: p\n")
 	in := input(nil)
 	in.Run = &agents.Run{Models: oneModel{model}}
-	in.Budget = agents.NewBudget(agents.Limit{MaxTokens: 100}, nil)
+	in.Budget = spend.NewBudget(spend.Limit{MaxTokens: 100}, nil)
 	_, err := a.Run(context.Background(), in)
 	require.NoError(t, err, "the worst case (about 30) fits")
 	_, err = a.Run(context.Background(), in)
-	require.ErrorIs(t, err, agents.ErrBudgetExceeded)
+	require.ErrorIs(t, err, spend.ErrBudgetExceeded)
 	assert.Equal(t, 1, model.calls())
 	assert.Equal(t, 510, in.Budget.Spent().Total(), "over by one call")
 }
 
 func TestBudgetDefaultReserveWithoutMaxTokens(t *testing.T) {
-	model := &countingModel{text: "x", usage: agents.Usage{PromptTokens: 1, CompletionTokens: 1}}
+	model := &countingModel{text: "x", usage: spend.Usage{PromptTokens: 1, CompletionTokens: 1}}
 	a := mustBuild(t, llm.Options{Getenv: env()}, "id: w\ntype: openai-answer\nmodel: gpt-test\nprompt: p\n")
 	in := input(nil)
 	in.Run = &agents.Run{Models: oneModel{model}}
-	in.Budget = agents.NewBudget(agents.Limit{MaxTokens: agents.DefaultReserveTokens}, nil)
+	in.Budget = spend.NewBudget(spend.Limit{MaxTokens: spend.DefaultReserveTokens}, nil)
 	_, err := a.Run(context.Background(), in)
-	require.ErrorIs(t, err, agents.ErrBudgetExceeded, "without max_tokens a call reserves DefaultReserveTokens of completion")
+	require.ErrorIs(t, err, spend.ErrBudgetExceeded, "without max_tokens a call reserves DefaultReserveTokens of completion")
 	assert.Zero(t, model.calls())
 
-	in.Budget = agents.NewBudget(agents.Limit{MaxTokens: agents.DefaultReserveTokens + 100}, nil)
+	in.Budget = spend.NewBudget(spend.Limit{MaxTokens: spend.DefaultReserveTokens + 100}, nil)
 	_, err = a.Run(context.Background(), in)
 	require.NoError(t, err)
 	assert.Equal(t, 0, model.reqs[0].MaxTokens, "the reserve is not sent as max_tokens")
@@ -110,22 +112,22 @@ func TestBudgetCountsAnEstimateWhenTheModelReportsNoUsage(t *testing.T) {
 	a := mustBuild(t, llm.Options{Getenv: env()}, "id: w\ntype: openai-answer\nmodel: gpt-test\nmax_tokens: 10\nprompt: p\n")
 	in := input(nil)
 	in.Run = &agents.Run{Models: oneModel{model}}
-	in.Budget = agents.NewBudget(agents.Limit{}, nil)
+	in.Budget = spend.NewBudget(spend.Limit{}, nil)
 	out, err := a.Run(context.Background(), in)
 	require.NoError(t, err)
 	assert.Zero(t, out.Usage, "the output reports what the model said")
-	want := agents.Usage{PromptTokens: agents.EstimateTokens("p"), CompletionTokens: agents.EstimateTokens("twelve chars")}
+	want := spend.Usage{PromptTokens: spend.EstimateTokens("p"), CompletionTokens: spend.EstimateTokens("twelve chars")}
 	assert.Equal(t, want, in.Budget.Spent(), "the budget counts an estimate")
 }
 
 func TestCostLimitNeedsAPrice(t *testing.T) {
-	model := &countingModel{text: "x", usage: agents.Usage{PromptTokens: 1}}
+	model := &countingModel{text: "x", usage: spend.Usage{PromptTokens: 1}}
 	a := mustBuild(t, llm.Options{Getenv: env()}, "id: w\ntype: openai-answer\nmodel: mystery-model\nmax_tokens: 10\nprompt: p\n")
 	in := input(nil)
 	in.Run = &agents.Run{Models: oneModel{model}}
-	in.Budget = agents.NewBudget(agents.Limit{MaxCost: 1}, agents.Pricing{})
+	in.Budget = spend.NewBudget(spend.Limit{MaxCost: 1}, spend.Pricing{})
 	_, err := a.Run(context.Background(), in)
-	require.ErrorIs(t, err, agents.ErrNoPrice)
+	require.ErrorIs(t, err, spend.ErrNoPrice)
 	assert.Contains(t, err.Error(), `"mystery-model"`)
 	assert.Zero(t, model.calls())
 }
@@ -145,9 +147,9 @@ func TestScriptedTypeIsFreeUnderACostLimit(t *testing.T) {
 	a := mustBuild(t, llm.Options{Getenv: env()}, "id: s\ntype: scripted\nresponses: [{text: hi, usage: {prompt_tokens: 5, completion_tokens: 5}}]\n")
 	in := input(nil)
 	in.Run = &agents.Run{}
-	in.Budget = agents.NewBudget(agents.Limit{MaxCost: 0.01, MaxTokens: 2000}, agents.Pricing{})
+	in.Budget = spend.NewBudget(spend.Limit{MaxCost: 0.01, MaxTokens: 2000}, spend.Pricing{})
 	out, err := a.Run(context.Background(), in)
 	require.NoError(t, err)
-	assert.Equal(t, agents.Usage{PromptTokens: 5, CompletionTokens: 5}, out.Usage)
+	assert.Equal(t, spend.Usage{PromptTokens: 5, CompletionTokens: 5}, out.Usage)
 	assert.Equal(t, 10, in.Budget.Spent().Total())
 }

@@ -4,13 +4,17 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/scripted"
+	"github.com/cogloop/cogloop/agents/secrets"
+	"github.com/cogloop/cogloop/agents/spend"
 )
 
 // reportCall emits the model.call event of one attempt (asked for by
 // Run.ModelCalls): provider, model, duration, usage, error, and the prompt and
 // reply scrubbed as the run scrubs them.
 func (a *Agent) reportCall(in agents.Input, model agents.Model, req agents.Request, attempt int,
-	took time.Duration, rep agents.Reply, err error, secrets []agents.Secret) {
+	took time.Duration, rep agents.Reply, err error, secrets []secrets.Secret) {
 	name := req.Model
 	if name == "" {
 		name = a.pricedModel()
@@ -18,11 +22,11 @@ func (a *Agent) reportCall(in agents.Input, model agents.Model, req agents.Reque
 	if m, ok := model.(*Model); ok && name == "" {
 		name, _ = m.modelName("")
 	}
-	e := agents.Event{Kind: agents.EventModelCall, Node: in.Path, Agent: a.ID, Attempt: attempt, Duration: took,
+	e := event.Event{Kind: event.ModelCall, Node: in.Path, Agent: a.ID, Attempt: attempt, Duration: took,
 		Prompt:   in.Run.Scrub(req.Prompt, secrets...),
 		Response: in.Run.Scrub(rep.Text, secrets...),
 		Data:     map[string]any{"provider": providerName(model), "model": name}}
-	if rep.Usage != (agents.Usage{}) {
+	if rep.Usage != (spend.Usage{}) {
 		u := rep.Usage
 		e.Usage = &u
 	}
@@ -38,7 +42,7 @@ func providerName(model agents.Model) string {
 	switch m := model.(type) {
 	case *Model:
 		return string(m.Provider())
-	case *agents.Scripted:
+	case *scripted.Model:
 		return "scripted"
 	}
 	return "unknown"

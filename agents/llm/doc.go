@@ -20,20 +20,20 @@
 // Temperature is always sent (default 0.7; 0 is sent as 0, unlike OrKa, which
 // turns 0 into 0.7). The call, its retries and the waits between them are bounded
 // by the agent's timeout (default 120s). Failures are retried by the agent's
-// retry policy (default [agents.DefaultLLMRetry]: exponential backoff with full
+// retry policy (default [retry.DefaultLLM]: exponential backoff with full
 // jitter on 429, 5xx, connection failures and timeouts, honouring Retry-After;
 // other 4xx are not retried); each retry is an agent.retry event. The agent reads
-// its own retry: key (the same [agents.RetryPolicy] any agent takes, with
-// DefaultLLMRetry for the keys left out) and retries around each model call, so
+// its own retry: key (the same [retry.Policy] any agent takes, with
+// retry.DefaultLLM for the keys left out) and retries around each model call, so
 // the prompt is rendered once and the timeout covers every attempt; the
 // workflow builder leaves the key to it and does not wrap the agent again.
 //
 // # Budgets
 //
-// Each attempt first reserves its worst case ([agents.WorstCase]: the estimated
-// prompt plus max_tokens, or [agents.DefaultReserveTokens]) in the call's
+// Each attempt first reserves its worst case ([agents.Request.WorstCase]: the estimated
+// prompt plus max_tokens, or [spend.DefaultReserveTokens]) in the call's
 // budget scope (Input.Budget) and every enclosing one; a call that does not fit
-// is not made and fails with [agents.ErrBudgetExceeded]. The reply's usage is
+// is not made and fails with [spend.ErrBudgetExceeded]. The reply's usage is
 // then counted, priced by the run's pricing table under the agent's model name
 // ([Agent.Models]; the scripted type is free), and the output's Usage carries
 // the cost.
@@ -70,7 +70,7 @@
 // OpenAI client replaces transport errors with a generic message; the
 // http.Client given to each provider therefore records the status, Retry-After
 // (or retry-after-ms) and transport error of every call, through the request
-// context, and [Model.Generate] returns them in an *[agents.CallError]. The same
+// context, and [Model.Generate] returns them in an *[retry.CallError]. The same
 // record catches an Ollama error status with an empty body, which langchaingo
 // reads as an empty success. (langchaingo's Ollama client also ignores a stream
 // cut short, so a partial Ollama reply can pass as complete.)
@@ -80,19 +80,19 @@
 // When the run asks for deltas ([agents.Run].Deltas: cogloop run -v,
 // cogloop.WithDeltas) each call is made with langchaingo's streaming callback
 // (OpenAI SSE, Ollama NDJSON, Anthropic events) and the text is emitted as
-// [agents.EventAgentDelta] events as it arrives: coalesced (at most one per
+// [event.AgentDelta] events as it arrives: coalesced (at most one per
 // 50 ms or 256 bytes), scrubbed of the run's secrets, with the last
 // len(longest secret)-1 bytes held back until the next chunk or the end so
 // that a key split across chunks never leaks. The pieces of an attempt
 // concatenate to its reply; usage is still read from the final chunk. The
 // scripted model streams word by word. Otherwise calls do not stream. When the
 // run asks for model calls ([agents.Run].ModelCalls: a tracer provider is set)
-// each attempt ends with an [agents.EventModelCall] event (provider, model,
+// each attempt ends with an [event.ModelCall] event (provider, model,
 // duration, usage, error), from which package telemetry builds the GenAI spans.
 //
 // # Secrets
 //
-// API keys are [agents.Secret] values, read from the environment at the first
+// API keys are [secrets.Secret] values, read from the environment at the first
 // call (so loading and validating a workflow needs no key); a missing key is an
 // error naming the variable. A key never appears in errors, events or logs:
 // provider error text that echoes it is scrubbed.

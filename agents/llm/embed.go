@@ -11,6 +11,8 @@ import (
 	"github.com/tmc/langchaingo/llms/openai"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/retry"
+	"github.com/cogloop/cogloop/agents/secrets"
 	"github.com/cogloop/cogloop/memory"
 )
 
@@ -30,7 +32,7 @@ type Embedder struct {
 
 	mu     sync.Mutex
 	client embeddingClient
-	key    agents.Secret
+	key    secrets.Secret
 }
 
 // embeddingClient is the part of langchaingo's openai and ollama clients an
@@ -103,7 +105,7 @@ func (e *Embedder) String() string {
 
 // Secrets returns the keys the embedder uses or would use, for scrubbing text
 // that may echo them.
-func (e *Embedder) Secrets() []agents.Secret {
+func (e *Embedder) Secrets() []secrets.Secret {
 	out := e.m.Secrets()
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -113,7 +115,7 @@ func (e *Embedder) Secrets() []agents.Secret {
 	return out
 }
 
-func (e *Embedder) embedder() (embeddingClient, agents.Secret, error) {
+func (e *Embedder) embedder() (embeddingClient, secrets.Secret, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.client != nil {
@@ -121,7 +123,7 @@ func (e *Embedder) embedder() (embeddingClient, agents.Secret, error) {
 	}
 	key, err := e.m.apiKey()
 	if err != nil {
-		return nil, agents.Secret{}, agents.Permanent(err)
+		return nil, secrets.Secret{}, retry.Permanent(err)
 	}
 	var c embeddingClient
 	switch e.m.cfg.Provider {
@@ -137,13 +139,13 @@ func (e *Embedder) embedder() (embeddingClient, agents.Secret, error) {
 			openai.WithEmbeddingModel(e.model), openai.WithHTTPClient(e.m.http))
 	}
 	if err != nil {
-		return nil, agents.Secret{}, agents.Permanent(fmt.Errorf("set up %s client: %w", e.m.cfg.Provider, agents.ScrubError(err, key)))
+		return nil, secrets.Secret{}, retry.Permanent(fmt.Errorf("set up %s client: %w", e.m.cfg.Provider, secrets.ScrubError(err, key)))
 	}
 	e.client, e.key = c, key
 	return c, key, nil
 }
 
-// Embed returns the embedding of text. A failure is an *[agents.CallError]
+// Embed returns the embedding of text. A failure is an *[retry.CallError]
 // (HTTP status and Retry-After recorded by the transport, so retry policies
 // work as for [Model.Generate]) whose message names the provider, model and
 // URL and never holds the API key. An empty embedding is an error wrapping
@@ -180,14 +182,14 @@ func (e *Embedder) Embed(ctx context.Context, text string) ([]float32, error) {
 
 // fail turns a langchaingo error into Model.fail's *CallError, with what
 // (naming the embedder) in place of the chat call's description.
-func (e *Embedder) fail(ctx context.Context, what string, err error, ex *exchange, key agents.Secret) error {
+func (e *Embedder) fail(ctx context.Context, what string, err error, ex *exchange, key secrets.Secret) error {
 	if errors.Is(err, openai.ErrEmptyResponse) || errors.Is(err, ollama.ErrEmptyResponse) {
 		if st, _, _ := ex.get(); st < 300 {
 			return fmt.Errorf("%s: %w", what, agents.ErrEmptyReply)
 		}
 	}
 	ferr := e.m.fail(ctx, e.model, err, ex, key)
-	var ce *agents.CallError
+	var ce *retry.CallError
 	if errors.As(ferr, &ce) {
 		msg := strings.TrimPrefix(ce.Err.Error(), "call "+e.m.describe(e.model)+": ")
 		// langchaingo's openai client prefixes its own wording.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/llm"
+	"github.com/cogloop/cogloop/agents/retry"
 )
 
 // OpenAI /v1/embeddings wire format: one embedding per input, in order.
@@ -147,10 +148,10 @@ func TestEmbedderErrors(t *testing.T) {
 		assert.Contains(t, msg, "Incorrect API key provided")
 		assert.NotContains(t, msg, "failed to create openai embeddings", "langchaingo's wording is dropped")
 		assert.NotContains(t, chain(err), "sk-secret-123")
-		var ce *agents.CallError
+		var ce *retry.CallError
 		require.ErrorAs(t, err, &ce)
 		assert.Equal(t, http.StatusUnauthorized, ce.Status)
-		assert.Equal(t, agents.ClassPermanent, agents.Classify(err))
+		assert.Equal(t, retry.ClassPermanent, retry.Classify(err))
 	})
 	t.Run("server error is retryable", func(t *testing.T) {
 		srv := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request, _ map[string]any) {
@@ -163,7 +164,7 @@ func TestEmbedderErrors(t *testing.T) {
 		assert.Contains(t, err.Error(), "HTTP 503")
 		assert.Contains(t, err.Error(), "model is loading")
 		assert.Contains(t, err.Error(), srv.URL)
-		assert.Equal(t, agents.ClassServerError, agents.Classify(err))
+		assert.Equal(t, retry.ClassServerError, retry.Classify(err))
 	})
 	t.Run("ollama error status with an empty body", func(t *testing.T) {
 		srv := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request, _ map[string]any) {

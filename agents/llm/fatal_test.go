@@ -10,8 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/llm"
+	"github.com/cogloop/cogloop/agents/retry"
 )
 
 // Refused credentials (401, 403) and an unknown model (404) are fatal: one
@@ -35,17 +36,17 @@ func TestRefusedKeysAndUnknownModelsAreFatal(t *testing.T) {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), fmt.Sprintf("HTTP %d", status))
 				fix, fatal := fixes[p.name][status]
-				assert.Equal(t, fatal, agents.IsFatal(err), "fatal: %v", err)
+				assert.Equal(t, fatal, fault.IsFatal(err), "fatal: %v", err)
 				if !fatal {
 					return
 				}
-				var fe *agents.FatalError
+				var fe *fault.FatalError
 				require.True(t, errors.As(err, &fe))
 				assert.Contains(t, fe.Fix, fix)
 				assert.Contains(t, err.Error(), fix, "the message carries the fix")
 				assert.Len(t, srv.Requests(), 1, "a fatal error is not retried")
 				assert.Empty(t, sl.Waits())
-				var ce *agents.CallError
+				var ce *retry.CallError
 				require.True(t, errors.As(err, &ce), "the status stays readable")
 				assert.Equal(t, status, ce.Status)
 			})
@@ -62,7 +63,7 @@ func TestRefusedKeyFixNamesTheVariable(t *testing.T) {
 		"id: x\ntype: local_llm\nprovider: openai_compatible\napi_key_env: MY_GATEWAY_KEY\nmodel: m\nmodel_url: "+srv.URL+"\nprompt: hi\n")
 	_, err := a.Run(context.Background(), input(nil))
 	require.Error(t, err)
-	assert.True(t, agents.IsFatal(err))
+	assert.True(t, fault.IsFatal(err))
 	assert.Contains(t, err.Error(), "check the API key in MY_GATEWAY_KEY; the server does not accept it")
 	assert.NotContains(t, chain(err), "k-1")
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/agents/llm"
+	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/prompt"
 )
 
@@ -149,10 +150,10 @@ func (builder) Workflow(*yaml.Node, string) (agents.Agent, error) {
 	return nil, errors.New("no workflows in llm tests")
 }
 func (builder) Inline(*yaml.Node) (agents.Agent, error) { return nil, errors.New("no inline agents") }
-func (builder) Ref(string, agents.Pos) (agents.Agent, error) {
+func (builder) Ref(string, load.Pos) (agents.Agent, error) {
 	return nil, errors.New("no references")
 }
-func (builder) Template(c *agents.Config, key string) *prompt.Template {
+func (builder) Template(c *load.Config, key string) *prompt.Template {
 	n := c.Node(key)
 	if n == nil {
 		return nil
@@ -167,12 +168,12 @@ func (builder) Template(c *agents.Config, key string) *prompt.Template {
 
 // build builds the agent defined by src (one YAML mapping) as the workflow
 // builder would: id/type/depends_on read first, Done after the factory.
-func build(t *testing.T, o llm.Options, src string) (agents.Agent, *agents.Problems) {
+func build(t *testing.T, o llm.Options, src string) (agents.Agent, *load.Problems) {
 	t.Helper()
 	var doc yaml.Node
 	require.NoError(t, yaml.Unmarshal([]byte(strings.TrimLeft(src, "\n")), &doc))
-	probs := &agents.Problems{}
-	c := agents.NewConfig("wf.yaml", &doc, `agent "x"`, probs)
+	probs := &load.Problems{}
+	c := load.NewConfig("wf.yaml", &doc, `agent "x"`, probs)
 	typ := c.String("type", "")
 	c.Accept("id", "depends_on")
 	reg := agents.NewRegistry()

@@ -20,6 +20,10 @@ import (
 	"github.com/tmc/langchaingo/llms/openai"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/retry"
+	"github.com/cogloop/cogloop/agents/secrets"
+	"github.com/cogloop/cogloop/agents/spend"
 )
 
 // Provider names a model API.
@@ -101,7 +105,7 @@ type Config struct {
 	// APIKeyEnv, or the provider's variable (OPENAI_API_KEY, ANTHROPIC_API_KEY,
 	// GOOGLE_API_KEY, then GEMINI_API_KEY). lm_studio and openai_compatible read no variable unless
 	// APIKeyEnv names one, so an OpenAI key never goes to a third-party server.
-	APIKey    agents.Secret
+	APIKey    secrets.Secret
 	APIKeyEnv string
 	// HTTPClient makes the calls; nil means [DefaultHTTPClient].
 	HTTPClient *http.Client
@@ -137,7 +141,7 @@ type Model struct {
 
 	mu     sync.Mutex
 	client llms.Model
-	key    agents.Secret
+	key    secrets.Secret
 }
 
 var _ agents.Model = (*Model)(nil)
@@ -282,43 +286,43 @@ func (m *Model) keyEnv() string {
 
 // foundKey is the key apiKey returns when there is one, zero otherwise,
 // without building apiKey's error (Secrets asks on every call).
-func (m *Model) foundKey() agents.Secret {
+func (m *Model) foundKey() secrets.Secret {
 	if !m.cfg.APIKey.IsZero() {
 		return m.cfg.APIKey
 	}
 	if env := m.keyEnv(); env != "" {
 		if v := m.cfg.Getenv(env); v != "" {
-			return agents.NewNamedSecret(env, v)
+			return secrets.NewNamed(env, v)
 		}
 	}
 	if m.cfg.Provider == GoogleAI && m.cfg.APIKeyEnv == "" {
 		if v := m.cfg.Getenv(EnvGeminiKey); v != "" {
-			return agents.NewNamedSecret(EnvGeminiKey, v)
+			return secrets.NewNamed(EnvGeminiKey, v)
 		}
 	}
-	return agents.Secret{}
+	return secrets.Secret{}
 }
 
-func (m *Model) apiKey() (agents.Secret, error) {
+func (m *Model) apiKey() (secrets.Secret, error) {
 	if k := m.foundKey(); !k.IsZero() {
 		return k, nil
 	}
 	env := m.keyEnv()
 	if m.cfg.Provider == GoogleAI && m.cfg.APIKeyEnv == "" {
-		return agents.Secret{}, agents.Fatal(fmt.Errorf("no API key for %s", m.cfg.Provider),
+		return secrets.Secret{}, fault.Fatal(fmt.Errorf("no API key for %s", m.cfg.Provider),
 			fmt.Sprintf("set the environment variable %s (or %s)", EnvGoogleKey, EnvGeminiKey))
 	}
 	switch {
 	case m.cfg.Provider == Ollama:
-		return agents.Secret{}, nil
+		return secrets.Secret{}, nil
 	case m.cfg.APIKeyEnv != "":
-		return agents.Secret{}, agents.Fatal(fmt.Errorf("no API key for %s (api_key_env names %s)", m.cfg.Provider, env),
+		return secrets.Secret{}, fault.Fatal(fmt.Errorf("no API key for %s (api_key_env names %s)", m.cfg.Provider, env),
 			"set the environment variable "+env)
 	case env != "":
-		return agents.Secret{}, agents.Fatal(fmt.Errorf("no API key for %s", m.cfg.Provider),
+		return secrets.Secret{}, fault.Fatal(fmt.Errorf("no API key for %s", m.cfg.Provider),
 			"set the environment variable "+env)
 	}
-	return agents.Secret{}, nil
+	return secrets.Secret{}, nil
 }
 
 // authFix is what to do when the server refused the call's credentials (401/403).
@@ -348,12 +352,12 @@ func (m *Model) modelFix(model string) string {
 
 // Secrets returns the keys the model uses or would use, for scrubbing text
 // that may echo them.
-func (m *Model) Secrets() []agents.Secret {
+func (m *Model) Secrets() []secrets.Secret {
 	m.mu.Lock()
 	used := m.key
 	m.mu.Unlock()
-	var out []agents.Secret
-	for _, k := range []agents.Secret{used, m.cfg.APIKey} {
+	var out []secrets.Secret
+	for _, k := range []secrets.Secret{used, m.cfg.APIKey} {
 		if !k.IsZero() {
 			out = append(out, k)
 		}
@@ -364,7 +368,7 @@ func (m *Model) Secrets() []agents.Secret {
 	return out
 }
 
-func (m *Model) llm() (llms.Model, agents.Secret, error) {
+func (m *Model) llm() (llms.Model, secrets.Secret, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.client != nil {
@@ -372,7 +376,7 @@ func (m *Model) llm() (llms.Model, agents.Secret, error) {
 	}
 	key, err := m.apiKey()
 	if err != nil {
-		return nil, agents.Secret{}, err
+		return nil, secrets.Secret{}, err
 	}
 	var c llms.Model
 	switch m.cfg.Provider {
@@ -391,7 +395,7 @@ func (m *Model) llm() (llms.Model, agents.Secret, error) {
 			anthropic.WithModel(m.cfg.Model), anthropic.WithHTTPClient(m.http))
 	}
 	if err != nil {
-		return nil, agents.Secret{}, agents.Permanent(fmt.Errorf("set up %s client: %w", m.cfg.Provider, agents.ScrubError(err, key)))
+		return nil, secrets.Secret{}, retry.Permanent(fmt.Errorf("set up %s client: %w", m.cfg.Provider, secrets.ScrubError(err, key)))
 	}
 	m.client, m.key = c, key
 	return c, key, nil
@@ -408,14 +412,14 @@ func (m *Model) modelName(req string) (string, error) {
 		if v := m.cfg.Getenv(EnvOpenAIModel); v != "" {
 			return v, nil
 		}
-		return "", agents.Fatal(fmt.Errorf("no model for %s", m.describe("")), "set model in the agent or the environment variable "+EnvOpenAIModel)
+		return "", fault.Fatal(fmt.Errorf("no model for %s", m.describe("")), "set model in the agent or the environment variable "+EnvOpenAIModel)
 	}
-	return "", agents.Fatal(fmt.Errorf("no model for %s", m.describe("")), "set model in the agent")
+	return "", fault.Fatal(fmt.Errorf("no model for %s", m.describe("")), "set model in the agent")
 }
 
 // Generate sends req through langchaingo. Temperature is always passed
 // explicitly; usage is normalised from the provider's generation info. A
-// failure is an *[agents.CallError] carrying the HTTP status and Retry-After of
+// failure is an *[retry.CallError] carrying the HTTP status and Retry-After of
 // the response (recorded by the transport, since langchaingo's errors drop
 // them), with a message that names the provider, model and URL and never holds
 // the API key.
@@ -471,7 +475,7 @@ func (m *Model) Generate(ctx context.Context, req agents.Request) (agents.Reply,
 
 var statusPrefix = regexp.MustCompile(`API returned unexpected status code: \d+(: )?`)
 
-func (m *Model) fail(ctx context.Context, model string, err error, ex *exchange, key agents.Secret) error {
+func (m *Model) fail(ctx context.Context, model string, err error, ex *exchange, key secrets.Secret) error {
 	what := "call " + m.describe(model)
 	if cerr := ctx.Err(); cerr != nil {
 		return fmt.Errorf("%s: %w", what, cerr)
@@ -486,22 +490,22 @@ func (m *Model) fail(ctx context.Context, model string, err error, ex *exchange,
 		status, retryAfter = 0, 0
 	}
 	text := err.Error()
-	var class agents.ErrorClass
+	var class retry.Class
 	switch {
 	case terr != nil:
 		// langchaingo's openai client hides transport errors behind a generic
 		// message; the recorded one says what happened and to which URL.
 		text = terr.Error()
 		if status == 0 {
-			class = agents.Classify(terr)
+			class = retry.Classify(terr)
 		}
 	case status == 0:
 		// The chain is dropped below (its text may hold the key): classify now,
 		// so that a response cut short still counts as a server error.
-		class = agents.Classify(err)
+		class = retry.Classify(err)
 	}
 	text = strings.TrimSpace(statusPrefix.ReplaceAllString(text, ""))
-	text = agents.Truncate(agents.Scrub(text, key, m.cfg.APIKey), 500)
+	text = fault.Truncate(secrets.Scrub(text, key, m.cfg.APIKey), 500)
 	msg := what + ": "
 	if status != 0 {
 		msg += fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
@@ -510,12 +514,12 @@ func (m *Model) fail(ctx context.Context, model string, err error, ex *exchange,
 		}
 	}
 	msg += text
-	ce := &agents.CallError{Class: class, Status: status, RetryAfter: retryAfter, Err: errors.New(msg)}
+	ce := &retry.CallError{Class: class, Status: status, RetryAfter: retryAfter, Err: errors.New(msg)}
 	switch status {
 	case http.StatusUnauthorized, http.StatusForbidden:
-		return agents.Fatal(ce, m.authFix(status))
+		return fault.Fatal(ce, m.authFix(status))
 	case http.StatusNotFound:
-		return agents.Fatal(ce, m.modelFix(model))
+		return fault.Fatal(ce, m.modelFix(model))
 	}
 	return ce
 }
@@ -523,7 +527,7 @@ func (m *Model) fail(ctx context.Context, model string, err error, ex *exchange,
 // Usage normalises a langchaingo GenerationInfo: the OpenAI protocol and Ollama
 // (whose prompt_eval_count/eval_count langchaingo maps) report
 // PromptTokens/CompletionTokens, Anthropic InputTokens/OutputTokens.
-func Usage(info map[string]any) agents.Usage {
+func Usage(info map[string]any) spend.Usage {
 	pick := func(keys ...string) int {
 		for _, k := range keys {
 			if n, ok := toInt(info[k]); ok && n > 0 {
@@ -532,7 +536,7 @@ func Usage(info map[string]any) agents.Usage {
 		}
 		return 0
 	}
-	return agents.Usage{
+	return spend.Usage{
 		PromptTokens:     pick("PromptTokens", "InputTokens", "input_tokens", "prompt_tokens"),
 		CompletionTokens: pick("CompletionTokens", "OutputTokens", "output_tokens", "completion_tokens"),
 	}
@@ -612,5 +616,5 @@ func retryAfterOf(h http.Header, now time.Time) time.Duration {
 			return time.Duration(f * float64(time.Millisecond))
 		}
 	}
-	return agents.ParseRetryAfter(h.Get("Retry-After"), now)
+	return retry.ParseAfter(h.Get("Retry-After"), now)
 }

@@ -12,7 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/llm"
+	"github.com/cogloop/cogloop/agents/retry"
+	"github.com/cogloop/cogloop/agents/spend"
 )
 
 // proto is one wire protocol, spoken by a fake server, through langchaingo's
@@ -24,7 +28,7 @@ type proto struct {
 	ok    func(w http.ResponseWriter, body map[string]any, text string)
 	fail  func(w http.ResponseWriter, status int, msg string)
 	env   func(string) string
-	usage agents.Usage
+	usage spend.Usage
 }
 
 var protos = []proto{
@@ -37,7 +41,7 @@ var protos = []proto{
 		ok:    func(w http.ResponseWriter, _ map[string]any, text string) { chatOK(w, text, 11, 7) },
 		fail:  openAIError,
 		env:   env("OPENAI_API_KEY", "sk-test"),
-		usage: agents.Usage{PromptTokens: 11, CompletionTokens: 7},
+		usage: spend.Usage{PromptTokens: 11, CompletionTokens: 7},
 	},
 	{
 		name: "ollama",
@@ -48,7 +52,7 @@ var protos = []proto{
 		ok:    func(w http.ResponseWriter, body map[string]any, text string) { ollamaOK(w, body, text, 13, 5) },
 		fail:  ollamaError,
 		env:   env(),
-		usage: agents.Usage{PromptTokens: 13, CompletionTokens: 5},
+		usage: spend.Usage{PromptTokens: 13, CompletionTokens: 5},
 	},
 	{
 		name: "lm_studio",
@@ -59,7 +63,7 @@ var protos = []proto{
 		ok:    func(w http.ResponseWriter, _ map[string]any, text string) { chatOK(w, text, 3, 2) },
 		fail:  openAIError,
 		env:   env("OPENAI_API_KEY", "sk-must-not-leave"),
-		usage: agents.Usage{PromptTokens: 3, CompletionTokens: 2},
+		usage: spend.Usage{PromptTokens: 3, CompletionTokens: 2},
 	},
 }
 
@@ -202,7 +206,7 @@ func TestRateLimitThenSuccessHonoursRetryAfter(t *testing.T) {
 
 			ev := rec.Events()
 			require.Len(t, ev, 1)
-			assert.Equal(t, agents.EventAgentRetry, ev[0].Kind)
+			assert.Equal(t, event.AgentRetry, ev[0].Kind)
 			assert.Equal(t, "x", ev[0].Agent)
 			assert.Equal(t, 1, ev[0].Attempt)
 			assert.Equal(t, 429, ev[0].Data["status"])
@@ -260,7 +264,7 @@ func TestClientErrorsAreNotRetried(t *testing.T) {
 				assert.Empty(t, rec.Events())
 				assert.Contains(t, err.Error(), fmt.Sprintf("HTTP %d %s", status, http.StatusText(status)))
 				assert.Contains(t, err.Error(), srv.URL)
-				assert.Equal(t, agents.ClassPermanent, agents.Classify(err))
+				assert.Equal(t, retry.ClassPermanent, retry.Classify(err))
 			})
 		}
 	}
@@ -344,7 +348,7 @@ func TestUnreachableServerNamesTheURLAfterBoundedRetries(t *testing.T) {
 			assert.Contains(t, err.Error(), "gave up after 4 attempts")
 			assert.Len(t, sl.Waits(), 3)
 			assert.Len(t, rec.Events(), 3)
-			assert.Equal(t, agents.ClassServerError, agents.Classify(err))
+			assert.Equal(t, retry.ClassServerError, retry.Classify(err))
 		})
 	}
 }
@@ -369,8 +373,8 @@ func TestMissingAPIKeyNamesTheVariable(t *testing.T) {
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 			assert.Contains(t, err.Error(), "(set the environment variable "+tc.want, "the fix names the variable")
-			assert.True(t, agents.IsFatal(err), "a missing key stops the run")
-			assert.Equal(t, agents.ClassPermanent, agents.Classify(err))
+			assert.True(t, fault.IsFatal(err), "a missing key stops the run")
+			assert.Equal(t, retry.ClassPermanent, retry.Classify(err))
 			assert.Empty(t, sl.Waits())
 		})
 	}
@@ -382,8 +386,8 @@ func TestMissingOpenAIModel(t *testing.T) {
 	_, err := a.Run(context.Background(), input(nil))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "BASE_OPENAI_MODEL")
-	assert.True(t, agents.IsFatal(err))
-	assert.Equal(t, agents.ClassPermanent, agents.Classify(err))
+	assert.True(t, fault.IsFatal(err))
+	assert.Equal(t, retry.ClassPermanent, retry.Classify(err))
 }
 
 func TestEmptyReplyIsAnError(t *testing.T) {
@@ -452,10 +456,10 @@ func TestModelURLForms(t *testing.T) {
 }
 
 func TestUsageNormalisation(t *testing.T) {
-	assert.Equal(t, agents.Usage{PromptTokens: 3, CompletionTokens: 4}, llm.Usage(map[string]any{"PromptTokens": 3, "CompletionTokens": 4}))
-	assert.Equal(t, agents.Usage{PromptTokens: 5, CompletionTokens: 6}, llm.Usage(map[string]any{"InputTokens": 5, "OutputTokens": 6}))
-	assert.Equal(t, agents.Usage{PromptTokens: 7, CompletionTokens: 8}, llm.Usage(map[string]any{"PromptTokens": int32(7), "CompletionTokens": int32(8)}))
-	assert.Equal(t, agents.Usage{}, llm.Usage(nil))
+	assert.Equal(t, spend.Usage{PromptTokens: 3, CompletionTokens: 4}, llm.Usage(map[string]any{"PromptTokens": 3, "CompletionTokens": 4}))
+	assert.Equal(t, spend.Usage{PromptTokens: 5, CompletionTokens: 6}, llm.Usage(map[string]any{"InputTokens": 5, "OutputTokens": 6}))
+	assert.Equal(t, spend.Usage{PromptTokens: 7, CompletionTokens: 8}, llm.Usage(map[string]any{"PromptTokens": int32(7), "CompletionTokens": int32(8)}))
+	assert.Equal(t, spend.Usage{}, llm.Usage(nil))
 }
 
 func TestParseProvider(t *testing.T) {
@@ -501,7 +505,7 @@ func TestGoogleAIThroughTheOpenAIProtocol(t *testing.T) {
 		out, err := a.Run(context.Background(), input(nil))
 		require.NoError(t, err)
 		assert.Equal(t, "from gemini", out.Response)
-		assert.Equal(t, agents.Usage{PromptTokens: 5, CompletionTokens: 6}, out.Usage)
+		assert.Equal(t, spend.Usage{PromptTokens: 5, CompletionTokens: 6}, out.Usage)
 	}
 	for _, r := range srv.Requests() {
 		assert.Equal(t, "/v1beta/openai/chat/completions", r.Path)
@@ -528,7 +532,7 @@ func TestAnthropicMessages(t *testing.T) {
 	out, err := a.Run(context.Background(), input(nil))
 	require.NoError(t, err)
 	assert.Equal(t, "Bonjour", out.Response)
-	assert.Equal(t, agents.Usage{PromptTokens: 7, CompletionTokens: 3}, out.Usage)
+	assert.Equal(t, spend.Usage{PromptTokens: 7, CompletionTokens: 3}, out.Usage)
 	req := srv.Requests()[0]
 	assert.Equal(t, "/v1/messages", req.Path)
 	assert.Equal(t, "sk-ant-secret-1", req.Header.Get("x-api-key"))

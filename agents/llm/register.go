@@ -11,6 +11,10 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/retry"
+	"github.com/cogloop/cogloop/agents/scripted"
+	"github.com/cogloop/cogloop/agents/secrets"
 	"github.com/cogloop/cogloop/prompt"
 )
 
@@ -77,13 +81,13 @@ var llmTypes = []typeSpec{
 // orkaIgnored are keys OrKa accepts on LLM agents that cogloop loads and ignores.
 var orkaIgnored = []string{"queue", "memory_config", "fallback_score", "timeout_score"}
 
-func (o Options) retrier(c *agents.Config) agents.Retrier {
-	return agents.Retrier{Policy: agents.ReadRetryPolicy(c, "retry", agents.DefaultLLMRetry()),
+func (o Options) retrier(c *load.Config) retry.Retrier {
+	return retry.Retrier{Policy: retry.ReadPolicy(c, "retry", retry.DefaultLLM()),
 		Sleep: o.Sleep, Rand: o.Rand, Logger: o.Logger}
 }
 
 func (o Options) llmFactory(t typeSpec) agents.Factory {
-	return func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+	return func(b agents.Builder, c *load.Config) (agents.Agent, error) {
 		a := &Agent{ID: c.String("id", ""), Kind: t.kind, UseRunModels: true}
 		if !c.Has("prompt") {
 			c.Errorf("", "prompt is required")
@@ -101,7 +105,7 @@ func (o Options) llmFactory(t typeSpec) agents.Factory {
 // read as an LLM agent's, with provider defProvider and model defModel when c
 // names none; tmpl and system are its prompts. Like every LLM agent it is
 // answered by the run's models (--script) under its id.
-func (o Options) Answerer(c *agents.Config, id string, tmpl, system *prompt.Template, defProvider Provider, defModel string) *Agent {
+func (o Options) Answerer(c *load.Config, id string, tmpl, system *prompt.Template, defProvider Provider, defModel string) *Agent {
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
 	}
@@ -114,11 +118,11 @@ func (o Options) Answerer(c *agents.Config, id string, tmpl, system *prompt.Temp
 }
 
 // readModel reads an LLM agent's model keys from c into a.
-func (o Options) readModel(c *agents.Config, a *Agent, t typeSpec) {
+func (o Options) readModel(c *load.Config, a *Agent, t typeSpec) {
 	// OrKa nests provider, model, model_url (and more) under params; the
 	// top level wins when both are given.
 	params := c.Map("params")
-	from := func(key string) *agents.Config {
+	from := func(key string) *load.Config {
 		if params != nil && !c.Has(key) && params.Has(key) {
 			return params
 		}
@@ -180,7 +184,7 @@ func (o Options) readModel(c *agents.Config, a *Agent, t typeSpec) {
 		}
 	}
 
-	for _, sc := range []*agents.Config{c, params} {
+	for _, sc := range []*load.Config{c, params} {
 		if sc != nil && sc.Has("structured_output") {
 			sc.Warnf("structured_output", "structured_output is not supported yet: the reply is used as text (a JSON {response, confidence, internal_reasoning} envelope is still unwrapped)")
 		}
@@ -189,7 +193,7 @@ func (o Options) readModel(c *agents.Config, a *Agent, t typeSpec) {
 
 	mc := Config{Provider: prov, Model: a.ModelName, URL: rawURL, Getenv: o.Getenv, HTTPClient: o.HTTPClient}
 	if c.Has("api_key") {
-		mc.APIKey = agents.NewSecret(c.String("api_key", ""))
+		mc.APIKey = secrets.New(c.String("api_key", ""))
 		c.Warnf("api_key", "an API key in a workflow file is a secret in plain text; prefer the environment (%s), or name a variable with api_key_env", keyVarHint(prov))
 	}
 	mc.APIKeyEnv = strings.TrimSpace(c.String("api_key_env", ""))
@@ -238,14 +242,14 @@ func joinProviders(ps []Provider) string {
 // scriptedFactory builds the scripted type: responses: [...] (or {cycle: [...]})
 // answered one per call, in order, for each run separately. It renders its
 // prompt so prompts show in traces, and ignores the run's models (--script).
-func (o Options) scriptedFactory(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+func (o Options) scriptedFactory(b agents.Builder, c *load.Config) (agents.Agent, error) {
 	a := &Agent{ID: c.String("id", ""), Kind: Answer}
 	a.Prompt = b.Template(c, "prompt")
 	a.System = b.Template(c, "system_prompt")
 	if n := c.Node("responses"); n == nil {
 		c.Errorf("", "responses is required: the list of replies, one per call")
 	} else {
-		replies, cycle := agents.ReadReplies(c.File(), n, c.What()+": responses", c.Problems())
+		replies, cycle := scripted.ReadReplies(c.File(), n, c.What()+": responses", c.Problems())
 		a.perRun = &runScripts{id: a.ID, replies: replies, cycle: cycle}
 	}
 	a.Timeout = c.Duration("timeout", DefaultTimeout)
@@ -258,25 +262,25 @@ func (o Options) scriptedFactory(b agents.Builder, c *agents.Config) (agents.Age
 // the run's locals), so a workflow run twice answers the same way twice.
 type runScripts struct {
 	id      string
-	replies []agents.ScriptReply
+	replies []scripted.Reply
 	cycle   bool
 
 	mu    sync.Mutex
-	noRun *agents.Scripted
+	noRun *scripted.Model
 }
 
 const scriptedSource = "its responses"
 
-func (s *runScripts) model(run *agents.Run) *agents.Scripted {
+func (s *runScripts) model(run *agents.Run) *scripted.Model {
 	if run == nil {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if s.noRun == nil {
-			s.noRun = agents.NewScripted(s.id, scriptedSource, s.replies, s.cycle)
+			s.noRun = scripted.New(s.id, scriptedSource, s.replies, s.cycle)
 		}
 		return s.noRun
 	}
 	return run.Local(s, func() any {
-		return agents.NewScripted(s.id, scriptedSource, s.replies, s.cycle)
-	}).(*agents.Scripted)
+		return scripted.New(s.id, scriptedSource, s.replies, s.cycle)
+	}).(*scripted.Model)
 }

@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/secrets"
 )
 
 // Coalescing of agent.delta events: a piece is emitted when this many bytes
@@ -27,7 +29,7 @@ type deltas struct {
 	node    string
 	agent   string
 	attempt int
-	secrets []agents.Secret
+	secrets []secrets.Secret
 	hold    int // bytes held back: len(longest secret)-1
 	now     func() time.Time
 
@@ -36,7 +38,7 @@ type deltas struct {
 	last  time.Time
 }
 
-func newDeltas(in agents.Input, agent string, attempt int, secrets []agents.Secret) *deltas {
+func newDeltas(in agents.Input, agent string, attempt int, secrets []secrets.Secret) *deltas {
 	d := &deltas{run: in.Run, node: in.Path, agent: agent, attempt: attempt, now: time.Now,
 		secrets: in.Run.Secrets(secrets...)}
 	for _, s := range d.secrets {
@@ -50,7 +52,7 @@ func (d *deltas) write(chunk string) {
 	d.raw += chunk
 	cut := d.safeCut()
 	if cut > 0 {
-		d.ready.WriteString(agents.Scrub(d.raw[:cut], d.secrets...))
+		d.ready.WriteString(secrets.Scrub(d.raw[:cut], d.secrets...))
 		d.raw = d.raw[cut:]
 	}
 	if d.ready.Len() > 0 && (d.ready.Len() >= deltaBytes || d.now().Sub(d.last) >= deltaInterval) {
@@ -61,7 +63,7 @@ func (d *deltas) write(chunk string) {
 // close emits what is left: the call is over, so nothing more can complete a
 // secret.
 func (d *deltas) close() {
-	d.ready.WriteString(agents.Scrub(d.raw, d.secrets...))
+	d.ready.WriteString(secrets.Scrub(d.raw, d.secrets...))
 	d.raw = ""
 	if d.ready.Len() > 0 {
 		d.emit()
@@ -102,7 +104,7 @@ func (d *deltas) safeCut() int {
 }
 
 func (d *deltas) emit() {
-	d.run.Emit(agents.Event{Kind: agents.EventAgentDelta, Node: d.node, Agent: d.agent, Attempt: d.attempt,
+	d.run.Emit(event.Event{Kind: event.AgentDelta, Node: d.node, Agent: d.agent, Attempt: d.attempt,
 		Response: d.ready.String()})
 	d.ready.Reset()
 	d.last = d.now()

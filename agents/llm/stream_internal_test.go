@@ -9,13 +9,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/secrets"
 )
 
 // testDeltas returns a delta writer on a fixed clock and the events it emits.
-func testDeltas(secrets ...agents.Secret) (*deltas, *time.Time, *[]string) {
+func testDeltas(secrets ...secrets.Secret) (*deltas, *time.Time, *[]string) {
 	var got []string
-	run := &agents.Run{ID: "r", Observe: func(e agents.Event) {
-		if e.Kind == agents.EventAgentDelta {
+	run := &agents.Run{ID: "r", Observe: func(e event.Event) {
+		if e.Kind == event.AgentDelta {
 			got = append(got, e.Response)
 		}
 	}}
@@ -29,10 +31,10 @@ func testDeltas(secrets ...agents.Secret) (*deltas, *time.Time, *[]string) {
 // the secret or a part of it that a later chunk completes, and the pieces
 // concatenate to the scrubbed reply.
 func TestDeltasNeverLeakASplitSecret(t *testing.T) {
-	key := agents.NewNamedSecret("K", "sk-0123456789")
-	short := agents.NewNamedSecret("S", "pw-abcdefgh")
+	key := secrets.NewNamed("K", "sk-0123456789")
+	short := secrets.NewNamed("S", "pw-abcdefgh")
 	reply := "a sk-0123456789 b pw-abcdefgh sk-0123456789sk-0123456789 ünïcode é"
-	want := agents.Scrub(reply, key, short)
+	want := secrets.Scrub(reply, key, short)
 	for i := 0; i <= len(reply); i++ {
 		for j := i; j <= len(reply); j++ {
 			d, now, got := testDeltas(key, short)

@@ -12,7 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/llm"
+	"github.com/cogloop/cogloop/agents/spend"
 )
 
 const streamKey = "sk-stream-canary-0123456789"
@@ -67,7 +69,7 @@ func deltaText(t *testing.T, rec *recorder) (string, int) {
 	var b strings.Builder
 	n := 0
 	for _, e := range rec.Events() {
-		if e.Kind == agents.EventAgentDelta {
+		if e.Kind == event.AgentDelta {
 			assert.Equal(t, "x", e.Node)
 			assert.Equal(t, 1, e.Attempt)
 			assert.NotEmpty(t, e.Response)
@@ -132,12 +134,12 @@ func TestStreamingProviders(t *testing.T) {
 			assert.Equal(t, streamReply, text, "the deltas, in order, are the reply")
 			assert.Equal(t, streamReply, out.Response)
 			assert.GreaterOrEqual(t, n, 1)
-			assert.Equal(t, agents.Usage{PromptTokens: 9, CompletionTokens: 5}, agents.Usage{
+			assert.Equal(t, spend.Usage{PromptTokens: 9, CompletionTokens: 5}, spend.Usage{
 				PromptTokens: out.Usage.PromptTokens, CompletionTokens: out.Usage.CompletionTokens}, "usage still counted")
 			assert.NotContains(t, rec.JSON(t), streamKey)
-			var calls []agents.Event
+			var calls []event.Event
 			for _, e := range rec.Events() {
-				if e.Kind == agents.EventModelCall {
+				if e.Kind == event.ModelCall {
 					calls = append(calls, e)
 				}
 			}

@@ -11,6 +11,9 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/prompt"
 )
 
@@ -51,7 +54,7 @@ const structurePromptVar = "validate_and_structure_prompt"
 // structureFactory builds validate_and_structure: the definition's model keys
 // are openai-answer's (OrKa uses its default OpenAI answer builder); prompt is
 // optional; store_structure is the memory object's template.
-func (o Options) structureFactory(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+func (o Options) structureFactory(b agents.Builder, c *load.Config) (agents.Agent, error) {
 	s := &Structure{ID: c.String("id", ""), StoreStructure: c.String("store_structure", "")}
 	// An absent or empty prompt means OrKa's default one.
 	if s.Prompt = b.Template(c, "prompt"); s.Prompt == nil {
@@ -102,7 +105,7 @@ func (s *Structure) Run(ctx context.Context, in agents.Input) (agents.Output, er
 	fields := parseStructure(raw)
 	if why, bad := fields["_parse_error"]; bad {
 		delete(fields, "_parse_error")
-		if werr := in.Run.Warn(agents.Event{Node: in.Path, Agent: s.ID, Message: fmt.Sprint(why),
+		if werr := in.Run.Warn(event.Event{Node: in.Path, Agent: s.ID, Message: fmt.Sprint(why),
 			Data: map[string]any{"code": "not_json"}}); werr != nil {
 			return agents.Output{Prompt: out.Prompt, Usage: out.Usage}, werr
 		}
@@ -185,7 +188,7 @@ func parseStructure(raw string) map[string]any {
 	if err != nil {
 		reason := "Failed to parse JSON: " + err.Error()
 		return map[string]any{"valid": false, "reason": reason, "memory_object": nil,
-			"_parse_error": "the reply holds no JSON object, valid is false: " + agents.Truncate(raw, 80)}
+			"_parse_error": "the reply holds no JSON object, valid is false: " + fault.Truncate(raw, 80)}
 	}
 	out := make(map[string]any, len(m)+3)
 	for k, v := range m {

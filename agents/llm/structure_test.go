@@ -9,7 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/llm"
+	"github.com/cogloop/cogloop/agents/spend"
 )
 
 // structureAgent builds a validate_and_structure agent talking to a loopback
@@ -42,7 +44,7 @@ func TestValidateAndStructureAnswersOrKasShape(t *testing.T) {
 	assert.Equal(t, map[string]any{"fact": "Paris is the capital", "confidence": 0.9}, m["memory_object"])
 	assert.Equal(t, reply, m["raw_llm_output"])
 	assert.Equal(t, m["valid"], m["response"].(map[string]any)["valid"], "response holds the same mapping")
-	assert.Equal(t, agents.Usage{PromptTokens: 10, CompletionTokens: 5}, out.Usage)
+	assert.Equal(t, spend.Usage{PromptTokens: 10, CompletionTokens: 5}, out.Usage)
 
 	sent := userMessage(t, srv.Requests()[0])
 	assert.Equal(t, sent, m["formatted_prompt"])
@@ -85,7 +87,7 @@ func TestValidateAndStructureReplyWithoutJSON(t *testing.T) {
 	assert.Contains(t, m["reason"], "Failed to parse JSON: no JSON object in the reply")
 	require.Len(t, rec.Events(), 1)
 	e := rec.Events()[0]
-	assert.Equal(t, agents.EventWarning, e.Kind)
+	assert.Equal(t, event.Warning, e.Kind)
 	assert.Equal(t, "not_json", e.Data["code"])
 	assert.Contains(t, e.Message, "I think it is fine.")
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/secrets"
 	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/prompt"
 )
@@ -59,7 +60,7 @@ func storeOf(in agents.Input) (memory.Store, error) {
 func (cm *common) text(in agents.Input) (string, error) { return in.RenderOrInput(cm.prompt) }
 
 // Secrets returns the embedder's API keys ([agents.SecretUser]).
-func (cm *common) Secrets() []agents.Secret {
+func (cm *common) Secrets() []secrets.Secret {
 	if cm.embedder == nil {
 		return nil
 	}

@@ -1,11 +1,10 @@
 package memories
 
 import (
+	"github.com/cogloop/cogloop/agents/load"
 	"math"
 	"strings"
 	"time"
-
-	"github.com/cogloop/cogloop/agents"
 )
 
 // OrKa's lifetimes when a decay block does not give them.
@@ -60,7 +59,7 @@ type decay struct {
 // readDecay reads memory_preset and decay from c. A preset enables decay with
 // its hours; a decay block is enabled unless it says enabled: false, and its
 // keys override the preset's.
-func readDecay(c *agents.Config) decay {
+func readDecay(c *load.Config) decay {
 	d := decay{shortTerm: DefaultShortTerm, longTerm: DefaultLongTerm}
 	if c.Has("memory_preset") {
 		name := strings.ToLower(strings.TrimSpace(c.String("memory_preset", "")))
@@ -91,7 +90,7 @@ func readDecay(c *agents.Config) decay {
 
 // readHours reads the first of keys that is present as a positive number of
 // hours; both keys become known.
-func readHours(c *agents.Config, def time.Duration, keys ...string) time.Duration {
+func readHours(c *load.Config, def time.Duration, keys ...string) time.Duration {
 	out, set := def, false
 	for _, k := range keys {
 		if !c.Has(k) {
@@ -105,7 +104,7 @@ func readHours(c *agents.Config, def time.Duration, keys ...string) time.Duratio
 }
 
 // positiveHours reads key as a number of hours above zero.
-func positiveHours(c *agents.Config, key string) (time.Duration, bool) {
+func positiveHours(c *load.Config, key string) (time.Duration, bool) {
 	const maxHours = 1_000_000
 	h := c.Float(key, math.NaN(), -math.MaxFloat64, maxHours)
 	if math.IsNaN(h) {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/agents/memories"
 	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/prompt"
@@ -195,8 +196,8 @@ type builder struct{}
 
 func (builder) Workflow(*yaml.Node, string) (agents.Agent, error) { return nil, errors.New("none") }
 func (builder) Inline(*yaml.Node) (agents.Agent, error)           { return nil, errors.New("none") }
-func (builder) Ref(string, agents.Pos) (agents.Agent, error)      { return nil, errors.New("none") }
-func (builder) Template(c *agents.Config, key string) *prompt.Template {
+func (builder) Ref(string, load.Pos) (agents.Agent, error)        { return nil, errors.New("none") }
+func (builder) Template(c *load.Config, key string) *prompt.Template {
 	n := c.Node(key)
 	if n == nil {
 		return nil
@@ -213,8 +214,8 @@ func buildAgent(t *testing.T, src string) agents.Agent {
 	t.Helper()
 	var doc yaml.Node
 	require.NoError(t, yaml.Unmarshal([]byte(src), &doc))
-	probs := &agents.Problems{}
-	c := agents.NewConfig("wf.yaml", &doc, `agent "m"`, probs)
+	probs := &load.Problems{}
+	c := load.NewConfig("wf.yaml", &doc, `agent "m"`, probs)
 	c.Accept("id", "type")
 	reg := agents.NewRegistry()
 	memories.Register(reg)

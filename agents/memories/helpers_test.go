@@ -14,6 +14,7 @@ import (
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/llm"
+	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/agents/memories"
 	"github.com/cogloop/cogloop/loopnode"
 	"github.com/cogloop/cogloop/memory"
@@ -127,7 +128,7 @@ func loadErr(t *testing.T, src string) error {
 	t.Helper()
 	_, err := cogloop.Parse([]byte(src), "wf.yaml")
 	require.Error(t, err)
-	require.True(t, agents.IsLoadError(err), "%v", err)
+	require.True(t, load.IsError(err), "%v", err)
 	return err
 }
 

@@ -3,7 +3,7 @@ package memories
 import (
 	"strings"
 
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/memory"
 )
 
@@ -29,7 +29,7 @@ var readOnlyOrKa = []string{"top_k", "enable_hybrid_search", "text_weight", "vec
 
 // readNamespace reads namespace: at the agent's top level, else config.namespace
 // (OrKa takes either), else the default namespace.
-func readNamespace(c, cfg *agents.Config) string {
+func readNamespace(c, cfg *load.Config) string {
 	src := c
 	if !c.Has("namespace") && cfg.Has("namespace") {
 		src = cfg
@@ -48,7 +48,7 @@ func readNamespace(c, cfg *agents.Config) string {
 }
 
 // readLimit reads limit, or top_k (OrKa's examples' name for it).
-func readLimit(cfg *agents.Config) int {
+func readLimit(cfg *load.Config) int {
 	if cfg.Has("top_k") {
 		if cfg.Has("limit") {
 			cfg.Errorf("top_k", "top_k is another name for limit: give one of them")
@@ -70,7 +70,7 @@ const DefaultTextWeight = 0.3
 // when enable_hybrid_search is true or a weight is given (and
 // enable_hybrid_search is not false). Without an embedder there is no
 // vector to mix in: the keys load with a warning.
-func readHybrid(cfg *agents.Config, embedder bool) float64 {
+func readHybrid(cfg *load.Config, embedder bool) float64 {
 	keys := []string{"enable_hybrid_search", "text_weight", "vector_weight"}
 	tw := cfg.Float("text_weight", -1, 0, 1e6)
 	vw := cfg.Float("vector_weight", -1, 0, 1e6)

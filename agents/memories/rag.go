@@ -10,6 +10,9 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/llm"
+	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/retry"
+	"github.com/cogloop/cogloop/agents/secrets"
 	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/prompt"
 )
@@ -59,14 +62,14 @@ var _ agents.Agent = (*RAG)(nil)
 func (r *RAG) Run(ctx context.Context, in agents.Input) (agents.Output, error) {
 	store, err := storeOf(in)
 	if err != nil {
-		return agents.Output{}, agents.Permanent(err)
+		return agents.Output{}, retry.Permanent(err)
 	}
 	query, err := r.text(in)
 	if err != nil {
 		return agents.Output{}, err
 	}
 	if strings.TrimSpace(query) == "" {
-		return agents.Output{Prompt: query}, agents.Permanent(errors.New("the query is empty: the rendered prompt (or the input) has no text to retrieve for"))
+		return agents.Output{Prompt: query}, retry.Permanent(errors.New("the query is empty: the rendered prompt (or the input) has no text to retrieve for"))
 	}
 	matches, err := r.retrieve(ctx, in, store, query)
 	if err != nil {
@@ -128,16 +131,16 @@ func (r *RAG) retrieve(ctx context.Context, in agents.Input, store memory.Store,
 }
 
 // Secrets returns the embedder's and the model's API keys.
-func (r *RAG) Secrets() []agents.Secret {
+func (r *RAG) Secrets() []secrets.Secret {
 	return append(r.common.Secrets(), r.answer.Secrets()...)
 }
 
-func (o Options) ragFactory(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+func (o Options) ragFactory(b agents.Builder, c *load.Config) (agents.Agent, error) {
 	r := &RAG{common: common{id: c.String("id", "")}, search: "keyword"}
-	r.namespace = readNamespace(c, agents.NewConfig(c.File(), nil, c.What(), c.Problems()))
+	r.namespace = readNamespace(c, load.NewConfig(c.File(), nil, c.What(), c.Problems()))
 	r.prompt = b.Template(c, "prompt")
 	r.embedder = o.readEmbedder(c)
-	r.retry = agents.Retrier{Policy: agents.ReadRetryPolicy(c, "retry", agents.DefaultLLMRetry()), Sleep: o.Sleep}
+	r.retry = retry.Retrier{Policy: retry.ReadPolicy(c, "retry", retry.DefaultLLM()), Sleep: o.Sleep}
 	def := DefaultKeywordThreshold
 	if r.embedder != nil {
 		r.retry.Secrets = r.embedder.Secrets()

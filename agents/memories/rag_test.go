@@ -9,14 +9,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/memories"
+	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/memory"
 )
 
-func script(t *testing.T, src string) *agents.Script {
+func script(t *testing.T, src string) *scripted.Script {
 	t.Helper()
-	s, err := agents.ParseScript([]byte(src), "script.yaml")
+	s, err := scripted.Parse([]byte(src), "script.yaml")
 	require.NoError(t, err)
 	return s
 }
@@ -65,9 +66,9 @@ Answer:`, out.Prompt)
 }
 
 // recorder keeps events.
-type recorder struct{ events []agents.Event }
+type recorder struct{ events []event.Event }
 
-func (r *recorder) observe(e agents.Event) { r.events = append(r.events, e) }
+func (r *recorder) observe(e event.Event) { r.events = append(r.events, e) }
 
 func TestRAGWithoutSourcesAsksNoModel(t *testing.T) {
 	e := newEnv(t, memories.Options{})

@@ -14,6 +14,9 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/llm"
+	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/retry"
+	"github.com/cogloop/cogloop/agents/secrets"
 	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/prompt"
 )
@@ -95,14 +98,14 @@ type common struct {
 	namespace string
 	prompt    *prompt.Template
 	embedder  *llm.Embedder
-	retry     agents.Retrier
+	retry     retry.Retrier
 	timeout   time.Duration
 }
 
-func (o Options) factory(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+func (o Options) factory(b agents.Builder, c *load.Config) (agents.Agent, error) {
 	cfg := c.Map("config")
 	if cfg == nil {
-		cfg = agents.NewConfig(c.File(), nil, c.What()+": config", c.Problems())
+		cfg = load.NewConfig(c.File(), nil, c.What()+": config", c.Problems())
 	}
 	op := Read
 	if cfg.Has("operation") {
@@ -119,13 +122,13 @@ func (o Options) factory(b agents.Builder, c *agents.Config) (agents.Agent, erro
 	cm.prompt = b.Template(c, "prompt")
 	cm.embedder = o.readEmbedder(c)
 	cm.timeout = c.Duration("timeout", llm.DefaultTimeout)
-	cm.retry = agents.Retrier{Policy: agents.ReadRetryPolicy(c, "retry", agents.DefaultLLMRetry()), Sleep: o.Sleep}
+	cm.retry = retry.Retrier{Policy: retry.ReadPolicy(c, "retry", retry.DefaultLLM()), Sleep: o.Sleep}
 	if cm.embedder != nil {
 		cm.retry.Secrets = cm.embedder.Secrets()
 	}
 	d := readDecay(c)
 	c.Ignore("queue")
-	for _, vc := range []*agents.Config{c, cfg} {
+	for _, vc := range []*load.Config{c, cfg} {
 		if vc.Has("vector") && vc.Bool("vector", false) && cm.embedder == nil {
 			vc.Warnf("vector", "vector: true needs an embedder ({provider, model, model_url}); memories are matched by keyword overlap")
 		}
@@ -145,7 +148,7 @@ func (o Options) factory(b agents.Builder, c *agents.Config) (agents.Agent, erro
 	return a, nil
 }
 
-func notFor(c *agents.Config, op string, keys []string) {
+func notFor(c *load.Config, op string, keys []string) {
 	for _, k := range keys {
 		if c.Has(k) {
 			c.Warnf(k, "%s does nothing with operation: %s; ignored", k, op)
@@ -153,7 +156,7 @@ func notFor(c *agents.Config, op string, keys []string) {
 	}
 }
 
-func (o Options) reader(cm common, c, cfg *agents.Config, d decay) *Reader {
+func (o Options) reader(cm common, c, cfg *load.Config, d decay) *Reader {
 	notFor(c, Read, writeOnly)
 	r := &Reader{common: cm, search: "keyword"}
 	r.limit = readLimit(cfg)
@@ -193,7 +196,7 @@ func (o Options) reader(cm common, c, cfg *agents.Config, d decay) *Reader {
 	return r
 }
 
-func (o Options) writer(b agents.Builder, cm common, c, cfg *agents.Config, d decay) *Writer {
+func (o Options) writer(b agents.Builder, cm common, c, cfg *load.Config, d decay) *Writer {
 	notFor(cfg, Write, readOnlyConfig)
 	notFor(cfg, Write, readOnlyOrKa)
 	w := &Writer{common: cm, decay: d, now: o.Now}
@@ -222,7 +225,7 @@ type metaField struct {
 	parts []*prompt.Template
 }
 
-func readField(b agents.Builder, mc *agents.Config, key string) metaField {
+func readField(b agents.Builder, mc *load.Config, key string) metaField {
 	f := metaField{key: key}
 	n := mc.Node(key)
 	if n == nil || n.Kind != yaml.SequenceNode {
@@ -238,7 +241,7 @@ func readField(b agents.Builder, mc *agents.Config, key string) metaField {
 	for i, it := range n.Content {
 		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: item(i), Line: it.Line, Column: it.Column}, it)
 	}
-	ic := agents.NewConfig(mc.File(), m, mc.What(), mc.Problems())
+	ic := load.NewConfig(mc.File(), m, mc.What(), mc.Problems())
 	for i := range n.Content {
 		if t := b.Template(ic, item(i)); t != nil {
 			f.parts = append(f.parts, t)
@@ -247,7 +250,7 @@ func readField(b agents.Builder, mc *agents.Config, key string) metaField {
 	return f
 }
 
-func (o Options) readEmbedder(c *agents.Config) *llm.Embedder {
+func (o Options) readEmbedder(c *load.Config) *llm.Embedder {
 	ec := c.Map("embedder")
 	if ec == nil {
 		return nil
@@ -266,7 +269,7 @@ func (o Options) readEmbedder(c *agents.Config) *llm.Embedder {
 	mc.Model = ec.String("model", "")
 	mc.URL = ec.String("model_url", "")
 	if ec.Has("api_key") {
-		mc.APIKey = agents.NewNamedSecret("api_key", ec.String("api_key", ""))
+		mc.APIKey = secrets.NewNamed("api_key", ec.String("api_key", ""))
 		ec.Warnf("api_key", "an API key in a workflow file is a secret in plain text; prefer the environment, or name a variable with api_key_env")
 	}
 	mc.APIKeyEnv = strings.TrimSpace(ec.String("api_key_env", ""))

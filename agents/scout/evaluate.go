@@ -10,7 +10,11 @@ import (
 	"sync"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/llm"
+	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/retry"
+	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/prompt"
 )
 
@@ -34,7 +38,7 @@ var evalTemplate = sync.OnceValues(func() (*prompt.Template, error) {
 // readEvaluator reads the model keys of params (OrKa's provider, model_url,
 // evaluation_model_name); without provider and model name only the run's
 // models (--script) can answer.
-func readEvaluator(id string, pc *agents.Config) *evaluator {
+func readEvaluator(id string, pc *load.Config) *evaluator {
 	t, err := evalTemplate()
 	if err != nil {
 		pc.Errorf("", "graph-scout evaluation template: %v", err)
@@ -47,7 +51,7 @@ func readEvaluator(id string, pc *agents.Config) *evaluator {
 	pc.Accept("evaluation_model") // OrKa's agent type of the evaluator (local_llm): the provider decides here
 	e.agent = &llm.Agent{ID: id, Kind: llm.Answer, Prompt: t, UseRunModels: true, ModelName: name,
 		Temperature: pc.Float("temperature", 0.1, 0, 2), Timeout: llm.DefaultTimeout,
-		Retry: agents.Retrier{Policy: agents.DefaultLLMRetry()}}
+		Retry: retry.Retrier{Policy: retry.DefaultLLM()}}
 	if provider == "" || name == "" {
 		pc.Warnf("llm_evaluation_enabled", "llm_evaluation_enabled without provider and evaluation_model_name: only a run's scripted models (--script) can answer; otherwise paths are scored by heuristics")
 		return e
@@ -67,12 +71,12 @@ func readEvaluator(id string, pc *agents.Config) *evaluator {
 }
 
 // evaluate rates cs (at most k_beam, best first) and rescores them in place.
-func (e *evaluator) evaluate(ctx context.Context, in agents.Input, question string, cs []*candidate, p params) (agents.Usage, error) {
+func (e *evaluator) evaluate(ctx context.Context, in agents.Input, question string, cs []*candidate, p params) (spend.Usage, error) {
 	if len(cs) == 0 {
-		return agents.Usage{}, nil
+		return spend.Usage{}, nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "You are GraphScout. Rate how well each candidate path of agents answers the question, from 0 (useless) to 1 (ideal).\n\nQuestion:\n%s\n\nCandidates:\n", agents.Truncate(question, 4000))
+	fmt.Fprintf(&b, "You are GraphScout. Rate how well each candidate path of agents answers the question, from 0 (useless) to 1 (ideal).\n\nQuestion:\n%s\n\nCandidates:\n", fault.Truncate(question, 4000))
 	for i, c := range cs {
 		fmt.Fprintf(&b, "%d. %s\n", i+1, strings.Join(c.ids(), " → "))
 	}
@@ -110,11 +114,11 @@ func (e *evaluator) evaluate(ctx context.Context, in agents.Input, question stri
 func parseRatings(text string, n int) (map[int]float64, error) {
 	start, end := strings.Index(text, "{"), strings.LastIndex(text, "}")
 	if start < 0 || end < start {
-		return nil, fmt.Errorf("the evaluation reply holds no JSON object of ratings: %q", agents.Truncate(text, 120))
+		return nil, fmt.Errorf("the evaluation reply holds no JSON object of ratings: %q", fault.Truncate(text, 120))
 	}
 	var raw map[string]any
 	if err := json.Unmarshal([]byte(text[start:end+1]), &raw); err != nil {
-		return nil, fmt.Errorf("the evaluation reply's ratings are not JSON (%v): %q", err, agents.Truncate(text, 120))
+		return nil, fmt.Errorf("the evaluation reply's ratings are not JSON (%v): %q", err, fault.Truncate(text, 120))
 	}
 	out := map[int]float64{}
 	for k, v := range raw {
@@ -132,7 +136,7 @@ func parseRatings(text string, n int) (map[int]float64, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("the evaluation reply rates none of the %d candidates: %q", n, agents.Truncate(text, 120))
+		return nil, fmt.Errorf("the evaluation reply rates none of the %d candidates: %q", n, fault.Truncate(text, 120))
 	}
 	return out, nil
 }

@@ -7,6 +7,9 @@ import (
 	"strings"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/load"
 )
 
 // PathExecutor runs the agents named at a dotted path of earlier outputs
@@ -45,7 +48,7 @@ const (
 )
 
 // NewPathExecutor builds a path_executor from its definition.
-func NewPathExecutor(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+func NewPathExecutor(b agents.Builder, c *load.Config) (agents.Agent, error) {
 	p := &PathExecutor{id: c.String("id", "")}
 	c.Ignore("queue", "prompt")
 	cat, ok := b.(agents.Catalog)
@@ -76,7 +79,7 @@ func NewPathExecutor(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 }
 
 // checkSource reports a dotted path whose first part names no agent.
-func (p *PathExecutor) checkSource(c *agents.Config, key, src string) {
+func (p *PathExecutor) checkSource(c *load.Config, key, src string) {
 	first, _, _ := strings.Cut(src, ".")
 	if first == "" {
 		c.Errorf(key, "%s is empty: give a dotted path into earlier outputs, e.g. graph_scout.target", key)
@@ -91,7 +94,7 @@ func (p *PathExecutor) checkSource(c *agents.Config, key, src string) {
 		}
 	}
 	msg := fmt.Sprintf("%s %q starts with %q, which no agent of this workflow defines", key, src, first)
-	if s := agents.Closest(first, p.visible); s != "" {
+	if s := load.Closest(first, p.visible); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	c.Errorf(key, "%s", msg)
@@ -129,14 +132,14 @@ func (p *PathExecutor) Run(ctx context.Context, in agents.Input) (agents.Output,
 	if p.inputSource != "" {
 		if v, _, why := navigate(view, p.inputSource); why == "" {
 			sin.Value = v
-		} else if err := in.Run.Warn(agents.Event{Node: in.Path, Agent: p.id, Type: TypePathExecutor,
+		} else if err := in.Run.Warn(event.Event{Node: in.Path, Agent: p.id, Type: TypePathExecutor,
 			Message: fmt.Sprintf("input_source %q: %s; the agents get the workflow input", p.inputSource, why),
 			Data:    map[string]any{"code": "input_source_missing"}}); err != nil {
 			return agents.Output{}, err
 		}
 	}
 	out, err := agents.Sequence{Steps: steps, StopOnError: p.abort}.Run(ctx, sin)
-	if err != nil && (ctx.Err() != nil || agents.IsFatal(err)) {
+	if err != nil && (ctx.Err() != nil || fault.IsFatal(err)) {
 		return out, err
 	}
 	return p.result(steps, out, err)
@@ -168,14 +171,14 @@ func (p *PathExecutor) steps(in agents.Input, f found) ([]agents.Step, error) {
 			p.where(f), quoteAll(unknown), strings.Join(p.visible, ", "))
 	}
 	if len(skipped) > 0 {
-		if err := in.Run.Warn(agents.Event{Node: in.Path, Agent: p.id, Type: TypePathExecutor,
+		if err := in.Run.Warn(event.Event{Node: in.Path, Agent: p.id, Type: TypePathExecutor,
 			Message: fmt.Sprintf("%s names %s, which steer the workflow rather than do its work; path_executor does not run them", p.where(f), quoteAll(skipped)),
 			Data:    map[string]any{"code": "path_control_agent"}}); err != nil {
 			return nil, err
 		}
 	}
 	if len(repeated) > 0 {
-		if err := in.Run.Warn(agents.Event{Node: in.Path, Agent: p.id, Type: TypePathExecutor,
+		if err := in.Run.Warn(event.Event{Node: in.Path, Agent: p.id, Type: TypePathExecutor,
 			Message: fmt.Sprintf("%s names %s more than once (a shortlist's candidates can share their first agent); each runs once", p.where(f), quoteAll(repeated)),
 			Data:    map[string]any{"code": "path_repeated_agent"}}); err != nil {
 			return nil, err

@@ -1,13 +1,12 @@
 package scout_test
 
 import (
+	"github.com/cogloop/cogloop/agents/event"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/cogloop/cogloop/agents"
 )
 
 const pool = `
@@ -39,7 +38,7 @@ func TestPathExecutorSources(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			w := load(t, `orchestrator: {id: w, agents: [p, x, after]}
+			w := loadWorkflow(t, `orchestrator: {id: w, agents: [p, x, after]}
 agents:
   - {id: p, type: const, response: `+tc.response+`}
   - {id: x, type: path_executor, path_source: `+tc.source+`}`+pool)
@@ -61,7 +60,7 @@ agents:
 				assert.True(t, ok, "%s is recorded after the executor", id)
 				var started bool
 				for _, e := range rec.Events() {
-					if e.Kind == agents.EventAgentStart && e.Node == "x › "+id {
+					if e.Kind == event.AgentStart && e.Node == "x › "+id {
 						started = true
 					}
 				}
@@ -74,7 +73,7 @@ agents:
 // The agents run in order see the earlier ones, and agents after the
 // executor see what it ran.
 func TestPathExecutorDataFlow(t *testing.T) {
-	w := load(t, `orchestrator: {id: w, agents: [p, x, after]}
+	w := loadWorkflow(t, `orchestrator: {id: w, agents: [p, x, after]}
 agents:
   - {id: p, type: const, response: [a, b]}
   - {id: x, type: path_executor, path_source: p}`+pool)
@@ -86,7 +85,7 @@ agents:
 
 // input_source gives the agents another input.
 func TestPathExecutorInputSource(t *testing.T) {
-	w := load(t, `orchestrator: {id: w, agents: [p, prep, x]}
+	w := loadWorkflow(t, `orchestrator: {id: w, agents: [p, prep, x]}
 agents:
   - {id: p, type: const, response: [a]}
   - {id: prep, type: const, response: prepared}
@@ -98,7 +97,7 @@ agents:
 
 func TestPathExecutorFailures(t *testing.T) {
 	t.Run("continue records the failure and goes on", func(t *testing.T) {
-		w := load(t, `orchestrator: {id: w, agents: [p, x]}
+		w := loadWorkflow(t, `orchestrator: {id: w, agents: [p, x]}
 agents:
   - {id: p, type: const, response: [bad, a]}
   - {id: x, type: path_executor, path_source: p, on_agent_failure: continue}`+pool)
@@ -111,7 +110,7 @@ agents:
 		assert.Equal(t, "A(q)", child(t, out, "a").Response)
 	})
 	t.Run("abort stops at the failure and fails", func(t *testing.T) {
-		w := load(t, `orchestrator: {id: w, agents: [p, x]}
+		w := loadWorkflow(t, `orchestrator: {id: w, agents: [p, x]}
 agents:
   - {id: p, type: const, response: [bad, a]}
   - {id: x, type: path_executor, path_source: p, on_agent_failure: abort}`+pool)
@@ -137,7 +136,7 @@ agents:
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			w := load(t, `orchestrator: {id: w, agents: [p, x]}
+			w := loadWorkflow(t, `orchestrator: {id: w, agents: [p, x]}
 agents:
   - {id: p, type: const, response: `+tc.response+`}
   - {id: x, type: path_executor, path_source: `+tc.source+`}`+pool)
@@ -155,7 +154,7 @@ agents:
 // Control agents named in a path (and the executor itself) are skipped with
 // a warning.
 func TestPathExecutorSkipsControlAgents(t *testing.T) {
-	w := load(t, `orchestrator: {id: w, agents: [p, x]}
+	w := loadWorkflow(t, `orchestrator: {id: w, agents: [p, x]}
 agents:
   - {id: p, type: const, response: [gs, x, a]}
   - {id: gs, type: graph-scout}
@@ -165,7 +164,7 @@ agents:
 	assert.Equal(t, []any{"a"}, child(t, out, "x").Fields["executed_path"])
 	var warned []string
 	for _, e := range rec.Events() {
-		if e.Kind == agents.EventWarning {
+		if e.Kind == event.Warning {
 			warned = append(warned, e.Message)
 		}
 	}

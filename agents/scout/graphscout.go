@@ -6,6 +6,10 @@ import (
 	"strings"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/prompt"
 )
 
@@ -84,7 +88,7 @@ var (
 )
 
 // NewGraphScout builds a graph-scout from its definition.
-func NewGraphScout(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+func NewGraphScout(b agents.Builder, c *load.Config) (agents.Agent, error) {
 	g := &GraphScout{id: c.String("id", ""), p: params{
 		kBeam: DefaultKBeam, maxDepth: DefaultMaxDepth, commitMargin: DefaultCommitMargin, maxCandidates: DefaultMaxCandidates,
 		requireTerminal: true, weights: DefaultWeights(), tokenBudget: DefaultTokenBudget, latencyBudget: DefaultLatencyBudget,
@@ -113,7 +117,7 @@ func NewGraphScout(b agents.Builder, c *agents.Config) (agents.Agent, error) {
 	return g, nil
 }
 
-func (g *GraphScout) readParams(pc *agents.Config) {
+func (g *GraphScout) readParams(pc *load.Config) {
 	defer pc.Done()
 	g.p.kBeam = pc.Int("k_beam", g.p.kBeam, 1, 100)
 	g.p.maxDepth = pc.Int("max_depth", g.p.maxDepth, 1, 10)
@@ -201,7 +205,7 @@ func (g *GraphScout) Run(ctx context.Context, in agents.Input) (agents.Output, e
 	if len(top) > g.p.kBeam {
 		top = top[:g.p.kBeam]
 	}
-	var usage agents.Usage
+	var usage spend.Usage
 	evaluated := "heuristics"
 	if g.eval != nil && len(top) > 0 {
 		u, err := g.eval.evaluate(ctx, in, question, top, g.p)
@@ -209,10 +213,10 @@ func (g *GraphScout) Run(ctx context.Context, in agents.Input) (agents.Output, e
 		switch {
 		case err == nil:
 			evaluated = "llm"
-		case ctx.Err() != nil || agents.IsFatal(err) || !g.eval.fallback:
+		case ctx.Err() != nil || fault.IsFatal(err) || !g.eval.fallback:
 			return agents.Output{Usage: usage}, fmt.Errorf("evaluate candidates: %w", err)
 		default:
-			if werr := in.Run.Warn(agents.Event{Node: in.Path, Agent: g.id, Type: TypeGraphScout,
+			if werr := in.Run.Warn(event.Event{Node: in.Path, Agent: g.id, Type: TypeGraphScout,
 				Message: "graph-scout's LLM evaluation failed, scoring by heuristics (fallback_to_heuristics): " + err.Error(),
 				Data:    map[string]any{"code": "graph_scout_llm_fallback"}}); werr != nil {
 				return agents.Output{Usage: usage}, werr
@@ -249,7 +253,7 @@ func (g *GraphScout) Run(ctx context.Context, in agents.Input) (agents.Output, e
 			"explored": st.explored, "over_budget": st.overBudget, "kept_by_depth": kept},
 	}
 	if d.kind == Fallback {
-		if err := in.Run.Warn(agents.Event{Node: in.Path, Agent: g.id, Type: TypeGraphScout,
+		if err := in.Run.Warn(event.Event{Node: in.Path, Agent: g.id, Type: TypeGraphScout,
 			Message: "graph-scout decided fallback: " + d.reasoning, Data: map[string]any{"code": "graph_scout_fallback"}}); err != nil {
 			return agents.Output{}, err
 		}

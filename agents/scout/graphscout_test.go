@@ -11,6 +11,8 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/scripted"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -39,7 +41,7 @@ agents:
 // executor ran from it.
 func TestGraphScoutGolden(t *testing.T) {
 	src := scoutWorkflow("k_beam: 3, max_depth: 3, commit_margin: 0.001, cost_budget_tokens: 2000, latency_budget_ms: 5000")
-	w := load(t, strings.Replace(src, "  - {id: notes, type: echo, prompt: \"notes\", capabilities: [answer_emit]}\n", "", 1))
+	w := loadWorkflow(t, strings.Replace(src, "  - {id: notes, type: echo, prompt: \"notes\", capabilities: [answer_emit]}\n", "", 1))
 	out, _, err := run(t, w, "search the web for loop convergence")
 	require.NoError(t, err)
 	js, err := agenttest.OutputsJSON(out.Children)
@@ -60,7 +62,7 @@ agents:
     type: graph-scout
     params: {k_beam: 10, max_depth: 3, cost_budget_tokens: 100000, latency_budget_ms: 100000}` + scoutPool
 	src = strings.Replace(src, "\n  - {id: check, type: plan_validator_stub}", "\n  - {id: plan_check, type: path_executor, path_source: gs}", 1)
-	w := load(t, src)
+	w := loadWorkflow(t, src)
 	var first any
 	for i := 0; i < 5; i++ {
 		out, _, err := run(t, w, "summarise the notes")
@@ -85,7 +87,7 @@ agents:
 
 // With every path over the budget it decides fallback, says why, and warns.
 func TestGraphScoutBudgetFallback(t *testing.T) {
-	w := load(t, scoutWorkflow("cost_budget_tokens: 10"))
+	w := loadWorkflow(t, scoutWorkflow("cost_budget_tokens: 10"))
 	out, rec, err := run(t, w, "q")
 	require.NoError(t, err)
 	gs := child(t, out, "gs")
@@ -94,7 +96,7 @@ func TestGraphScoutBudgetFallback(t *testing.T) {
 	assert.Contains(t, gs.Fields["reasoning"], "every path is over the budget (cost_budget_tokens 10")
 	var warned bool
 	for _, e := range rec.Events() {
-		if e.Kind == agents.EventWarning && e.Data["code"] == "graph_scout_fallback" {
+		if e.Kind == event.Warning && e.Data["code"] == "graph_scout_fallback" {
 			warned = true
 		}
 	}
@@ -106,7 +108,7 @@ func TestGraphScoutBudgetFallback(t *testing.T) {
 
 // The defaults are OrKa's: k_beam 3, max_depth 2, commit_margin 0.15.
 func TestGraphScoutDefaults(t *testing.T) {
-	w := load(t, scoutWorkflow(""))
+	w := loadWorkflow(t, scoutWorkflow(""))
 	out, _, err := run(t, w, "q")
 	require.NoError(t, err)
 	tr := child(t, out, "gs").Fields["trace"].(map[string]any)
@@ -153,8 +155,8 @@ func TestGraphScoutAcceptedKeys(t *testing.T) {
 func TestGraphScoutLLMEvaluation(t *testing.T) {
 	params := "k_beam: 3, max_depth: 2, commit_margin: 0.05, require_terminal: false, cost_budget_tokens: 5000, latency_budget_ms: 5000, llm_evaluation_enabled: true"
 	runWith := func(t *testing.T, params, reply string) (agents.Output, *agenttest.Recorder) {
-		w := load(t, scoutWorkflow(params))
-		script, err := agents.ParseScript([]byte("gs: ['"+reply+"']\n"), "script.yaml")
+		w := loadWorkflow(t, scoutWorkflow(params))
+		script, err := scripted.Parse([]byte("gs: ['"+reply+"']\n"), "script.yaml")
 		require.NoError(t, err)
 		rec := &agenttest.Recorder{}
 		out, err := w.Run(context.Background(), agents.Input{Value: "search the web", Run: &agents.Run{ID: "r", Observe: rec.Observe, Models: script}})
@@ -179,7 +181,7 @@ func TestGraphScoutLLMEvaluation(t *testing.T) {
 		assert.Equal(t, "heuristics", gs.Fields["trace"].(map[string]any)["scored_by"])
 		var warned bool
 		for _, e := range rec.Events() {
-			if e.Kind == agents.EventWarning && e.Data["code"] == "graph_scout_llm_fallback" {
+			if e.Kind == event.Warning && e.Data["code"] == "graph_scout_llm_fallback" {
 				warned = true
 				assert.Contains(t, e.Message, "holds no JSON object of ratings")
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/agents/scout"
 	"github.com/cogloop/cogloop/orchestrator"
 )
@@ -15,14 +16,14 @@ import (
 func registry() *agents.Registry {
 	r := agenttest.Registry()
 	scout.Register(r)
-	r.MustRegister("loop", func(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+	r.MustRegister("loop", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
 		c.Accept("internal_workflow")
 		return agents.Func(func(context.Context, agents.Input) (agents.Output, error) { return agents.Output{}, nil }), nil
 	})
 	return r
 }
 
-func load(t *testing.T, src string) *orchestrator.Workflow {
+func loadWorkflow(t *testing.T, src string) *orchestrator.Workflow {
 	t.Helper()
 	w, _, err := orchestrator.Parse([]byte(src), "wf.yaml", registry())
 	require.NoError(t, err)
@@ -51,6 +52,6 @@ func child(t *testing.T, out agents.Output, id string) agents.Output {
 	return o
 }
 
-func parse(src string) (*orchestrator.Workflow, []agents.Problem, error) {
+func parse(src string) (*orchestrator.Workflow, []load.Problem, error) {
 	return orchestrator.Parse([]byte(src), "wf.yaml", registry())
 }

@@ -38,7 +38,7 @@ func TestGraphScoutEvaluationProvider(t *testing.T) {
 		_, _ = w.Write([]byte(`{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"{\"1\": 0.2, \"2\": 0.9}"}}],"usage":{"prompt_tokens":30,"completion_tokens":8,"total_tokens":38}}`))
 	}))
 	defer srv.Close()
-	w := load(t, scoutWorkflow("k_beam: 2, max_depth: 1, require_terminal: false, llm_evaluation_enabled: true, provider: lm_studio, model_url: "+srv.URL+", evaluation_model_name: judge-model"))
+	w := loadWorkflow(t, scoutWorkflow("k_beam: 2, max_depth: 1, require_terminal: false, llm_evaluation_enabled: true, provider: lm_studio, model_url: "+srv.URL+", evaluation_model_name: judge-model"))
 	out, _, err := run(t, w, "search the web")
 	require.NoError(t, err)
 	gs := child(t, out, "gs")

@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/retry"
 	"github.com/cogloop/cogloop/prompt"
 )
 
@@ -39,7 +40,7 @@ type Agent struct {
 	// Timeout bounds each attempt; 0 means none.
 	Timeout time.Duration
 	// Retry runs the attempts under the agent's policy.
-	Retry agents.Retrier
+	Retry retry.Retrier
 }
 
 var _ agents.Agent = (*Agent)(nil)
@@ -53,7 +54,7 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 	}
 	out := agents.Output{Prompt: query}
 	if strings.TrimSpace(query) == "" {
-		return out, agents.Permanent(errors.New("the query is empty: the rendered prompt has no text to search for"))
+		return out, retry.Permanent(errors.New("the query is empty: the rendered prompt has no text to search for"))
 	}
 	max := a.MaxResults
 	if max <= 0 {

@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cogloop/cogloop/agents/retry"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
-
-	"github.com/cogloop/cogloop/agents"
 )
 
 // Endpoint is DuckDuckGo's HTML search page.
@@ -58,14 +57,14 @@ func (d *DuckDuckGo) endpoint() string {
 
 // Search posts query and parses the results page. A failed request or an
 // HTTP status other than 200 is an error naming the endpoint; a status is an
-// [agents.CallError] so retry policies classify it (DuckDuckGo answers a bot
+// [retry.CallError] so retry policies classify it (DuckDuckGo answers a bot
 // check with 202, taken as a rate limit).
 func (d *DuckDuckGo) Search(ctx context.Context, query string, max int) ([]Result, error) {
 	ep := d.endpoint()
 	form := url.Values{"q": {query}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep, strings.NewReader(form.Encode()))
 	if err != nil {
-		return nil, agents.Permanent(fmt.Errorf("search endpoint %s: %w", ep, err))
+		return nil, retry.Permanent(fmt.Errorf("search endpoint %s: %w", ep, err))
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("User-Agent", userAgent)
@@ -89,10 +88,10 @@ func (d *DuckDuckGo) Search(ctx context.Context, query string, max int) ([]Resul
 	body := io.LimitReader(resp.Body, limit)
 	if resp.StatusCode != http.StatusOK {
 		_, _ = io.Copy(io.Discard, io.LimitReader(body, 64<<10))
-		ce := &agents.CallError{Status: resp.StatusCode, RetryAfter: agents.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now()),
+		ce := &retry.CallError{Status: resp.StatusCode, RetryAfter: retry.ParseAfter(resp.Header.Get("Retry-After"), time.Now()),
 			Err: fmt.Errorf("search DuckDuckGo at %s: HTTP %d", ep, resp.StatusCode)}
 		if resp.StatusCode == http.StatusAccepted {
-			ce.Class = agents.ClassRateLimit
+			ce.Class = retry.ClassRateLimit
 			ce.Err = fmt.Errorf("search DuckDuckGo at %s: HTTP 202, a bot check (too many searches; wait or lower the rate)", ep)
 		}
 		return nil, ce

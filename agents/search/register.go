@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/retry"
 )
 
 // Options are the duckduckgo type's dependencies. The zero value searches
@@ -27,12 +29,12 @@ func RegisterWith(r *agents.Registry, o Options) {
 	r.MustRegister("duckduckgo", o.factory)
 }
 
-func (o Options) factory(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+func (o Options) factory(b agents.Builder, c *load.Config) (agents.Agent, error) {
 	a := &Agent{ID: c.String("id", "")}
 	a.Prompt = b.Template(c, "prompt")
 	a.MaxResults = c.Int("max_results", DefaultMaxResults, 1, 50)
 	a.Timeout = c.Duration("timeout", DefaultTimeout)
-	a.Retry = agents.Retrier{Policy: agents.ReadRetryPolicy(c, "retry", agents.DefaultLLMRetry()), Sleep: o.Sleep}
+	a.Retry = retry.Retrier{Policy: retry.ReadPolicy(c, "retry", retry.DefaultLLM()), Sleep: o.Sleep}
 	a.Search = &DuckDuckGo{Endpoint: o.Endpoint, Client: o.HTTPClient}
 	c.Ignore("queue")
 	c.IgnoreBecause("(OrKa's duckduckgo reads only its prompt, the query)", "params")

@@ -17,7 +17,10 @@ import (
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/llm"
+	"github.com/cogloop/cogloop/agents/retry"
+	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/agents/search"
 )
 
@@ -109,8 +112,8 @@ func TestDuckDuckGoReadsAtMostMaxBytes(t *testing.T) {
 func TestDuckDuckGoStatusIsACallError(t *testing.T) {
 	for _, tc := range []struct {
 		code  int
-		class agents.ErrorClass
-	}{{503, agents.ClassServerError}, {429, agents.ClassRateLimit}, {202, agents.ClassRateLimit}, {403, agents.ClassPermanent}} {
+		class retry.Class
+	}{{503, retry.ClassServerError}, {429, retry.ClassRateLimit}, {202, retry.ClassRateLimit}, {403, retry.ClassPermanent}} {
 		s := &server{t: t, pages: []func(http.ResponseWriter){status(tc.code)}}
 		srv := httptest.NewServer(s)
 		d := &search.DuckDuckGo{Endpoint: srv.URL + "/html/"}
@@ -118,7 +121,7 @@ func TestDuckDuckGoStatusIsACallError(t *testing.T) {
 		srv.Close()
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), srv.URL+"/html/")
-		assert.Equal(t, tc.class, agents.Classify(err), "HTTP %d", tc.code)
+		assert.Equal(t, tc.class, retry.Classify(err), "HTTP %d", tc.code)
 	}
 }
 
@@ -180,7 +183,7 @@ func TestAgentRetriesThenAnswersInOrKaShape(t *testing.T) {
 	assert.Equal(t, []string{"go loops", "go loops"}, s.querys)
 	retries := 0
 	for _, e := range rec.Events() {
-		if e.Kind == agents.EventAgentRetry {
+		if e.Kind == event.AgentRetry {
 			retries++
 		}
 	}
@@ -226,7 +229,7 @@ agents:
   - {id: b, type: duckduckgo, prompt: "{{ input }}", max_results: 1}
   - {id: c, type: duckduckgo, prompt: "{{ input }}"}
 `)
-	script, err := agents.ParseScript([]byte(`
+	script, err := scripted.Parse([]byte(`
 a: ['[{"title": "T", "url": "https://x.example", "snippet": "S"}, "plain"]']
 b: ["- one\n- two"]
 c: ["just text"]

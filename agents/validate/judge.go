@@ -6,7 +6,10 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/llm"
+	"github.com/cogloop/cogloop/agents/retry"
+	"github.com/cogloop/cogloop/agents/spend"
 )
 
 // ModelConfig says which model a validator asks and how. The zero value asks only
@@ -22,7 +25,7 @@ type ModelConfig struct {
 	// Timeout bounds the call, retries included; 0 means none.
 	Timeout time.Duration
 	// Retry runs the call; its Policy says when to retry.
-	Retry agents.Retrier
+	Retry retry.Retrier
 }
 
 // judge asks a validator's model, through an LLM agent of package llm, so a
@@ -46,7 +49,7 @@ func newJudge(id string, m ModelConfig) (judge, error) {
 
 // ask sends text and returns the reply's text (an OrKa JSON envelope
 // unwrapped) with the usage of the call.
-func (j judge) ask(ctx context.Context, in agents.Input, text string) (string, agents.Usage, error) {
+func (j judge) ask(ctx context.Context, in agents.Input, text string) (string, spend.Usage, error) {
 	sub := agents.Input{Value: in.Value, Previous: in.Previous, Loop: in.Loop, Path: in.Path, Run: in.Run,
 		Budget: in.Budget, Vars: map[string]any{promptVar: text}}
 	out, err := j.agent.Run(ctx, sub)
@@ -61,7 +64,7 @@ func (j judge) models() []string { return j.agent.Models() }
 
 // warn sends a warning event about the validator's call.
 func warn(in agents.Input, id, format string, args ...any) {
-	in.Run.Emit(agents.Event{Kind: agents.EventWarning, Node: in.Path, Agent: id, Message: fmt.Sprintf(format, args...)})
+	in.Run.Emit(event.Event{Kind: event.Warning, Node: in.Path, Agent: id, Message: fmt.Sprintf(format, args...)})
 }
 
 // evalsValue is the boolean_evaluations value: dimension → criterion → bool.
@@ -87,7 +90,7 @@ func listValue(keys []string) []any {
 
 // output makes a validator's output: the result mapping is both the fields
 // (previous_outputs.<id>.validation_score) and the response.
-func output(fields map[string]any, prompt string, usage agents.Usage) agents.Output {
+func output(fields map[string]any, prompt string, usage spend.Usage) agents.Output {
 	resp := make(map[string]any, len(fields))
 	for k, v := range fields {
 		resp[k] = v

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/scoring"
 )
 
@@ -95,7 +96,7 @@ func (v *LoopValidator) Run(ctx context.Context, in agents.Input) (agents.Output
 	}
 	ev, how := v.criteria.parse(reply)
 	if how == ParsedNone {
-		warn(in, v.id, "the model's answer holds no verdicts, every criterion counts as failed: %q", agents.Truncate(reply, 80))
+		warn(in, v.id, "the model's answer holds no verdicts, every criterion counts as failed: %q", fault.Truncate(reply, 80))
 	}
 	return output(v.fields(ev), text, usage), nil
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/scoring"
 )
 
@@ -100,7 +101,7 @@ func (v *PlanValidator) Run(ctx context.Context, in agents.Input) (agents.Output
 	}
 	ev, how := ps.criteria.parse(reply)
 	if how == ParsedNone {
-		warn(in, v.id, "the model's answer holds no verdicts, every criterion counts as failed: %q", agents.Truncate(reply, 80))
+		warn(in, v.id, "the model's answer holds no verdicts, every criterion counts as failed: %q", fault.Truncate(reply, 80))
 	}
 	f := v.fields(ps, ev)
 	f["rationale"] = rationale(reply)
@@ -199,7 +200,7 @@ func (v *PlanValidator) prompt(in agents.Input, p *scoring.Preset) string {
 	var b strings.Builder
 	heading(&b, "the proposed plan below", p)
 	b.WriteString("\nRequest:\n")
-	b.WriteString(agents.Truncate(taskText(in.Value), maxContent))
+	b.WriteString(fault.Truncate(taskText(in.Value), maxContent))
 	b.WriteString("\n\nProposed plan:\n")
 	b.WriteString(v.plan(in))
 	b.WriteString("\n")

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/prompt"
 	"github.com/cogloop/cogloop/scoring"
 )
@@ -105,7 +106,7 @@ func writeHistory(b *strings.Builder, in agents.Input) {
 	}
 	b.WriteString(" Earlier iterations, oldest first:\n")
 	for _, e := range past {
-		fmt.Fprintf(b, "- %s\n", agents.Truncate(compactJSON(e), 600))
+		fmt.Fprintf(b, "- %s\n", fault.Truncate(compactJSON(e), 600))
 	}
 }
 
@@ -114,7 +115,7 @@ func writeHistory(b *strings.Builder, in agents.Input) {
 // rendered prompt and token counts).
 func outputContent(o agents.Output) string {
 	if s, ok := o.Response.(string); ok && !o.Failed() {
-		return agents.Truncate(s, maxContent)
+		return fault.Truncate(s, maxContent)
 	}
 	m := o.Map()
 	delete(m, "formatted_prompt")
@@ -145,7 +146,7 @@ func indentJSON(v any) string {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
-		return agents.Truncate(fmt.Sprintf("%v", v), maxContent)
+		return fault.Truncate(fmt.Sprintf("%v", v), maxContent)
 	}
-	return agents.Truncate(strings.TrimSuffix(buf.String(), "\n"), maxContent)
+	return fault.Truncate(strings.TrimSuffix(buf.String(), "\n"), maxContent)
 }

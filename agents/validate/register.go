@@ -9,6 +9,9 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/llm"
+	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/retry"
+	"github.com/cogloop/cogloop/agents/secrets"
 	"github.com/cogloop/cogloop/scoring"
 	"go.yaml.in/yaml/v3"
 )
@@ -49,7 +52,7 @@ func RegisterWith(r *agents.Registry, o Options) {
 	r.MustRegister("plan_validator", o.planFactory)
 }
 
-func (o Options) catalog(b agents.Builder, c *agents.Config) *scoring.Catalog {
+func (o Options) catalog(b agents.Builder, c *load.Config) *scoring.Catalog {
 	if o.Presets != nil {
 		return o.Presets
 	}
@@ -69,7 +72,7 @@ type modelKeys struct {
 	temperature          float64
 }
 
-func (o Options) loopFactory(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+func (o Options) loopFactory(b agents.Builder, c *load.Config) (agents.Agent, error) {
 	cfg := LoopConfig{ID: c.String("id", "")}
 	m, mok := o.readModel(c, modelKeys{
 		model: []string{"llm_model", "model"}, provider: []string{"provider"}, url: []string{"model_url"},
@@ -114,7 +117,7 @@ func (o Options) loopFactory(b agents.Builder, c *agents.Config) (agents.Agent, 
 // scoring_context containing "graph" or "path" means path mode, containing
 // "loop" or "converge" loop mode; anything else keeps mode (OrKa's rule).
 // Besides loop and path, mode may name any catalog context.
-func loopContext(c *agents.Config) string {
+func loopContext(c *load.Config) string {
 	mode := strings.ToLower(strings.TrimSpace(c.String("mode", ModeLoop)))
 	if sc := strings.ToLower(c.String("scoring_context", "")); sc != "" {
 		switch {
@@ -133,7 +136,7 @@ func loopContext(c *agents.Config) string {
 	return mode
 }
 
-func (o Options) planFactory(b agents.Builder, c *agents.Config) (agents.Agent, error) {
+func (o Options) planFactory(b agents.Builder, c *load.Config) (agents.Agent, error) {
 	cfg := PlanConfig{ID: c.String("id", "")}
 	m, mok := o.readModel(c, modelKeys{
 		model: []string{"llm_model", "model"}, provider: []string{"llm_provider", "provider"},
@@ -178,7 +181,7 @@ func (o Options) planFactory(b agents.Builder, c *agents.Config) (agents.Agent, 
 
 // readTarget reads evaluation_target; with an [agents.Typer] builder, a target
 // that names no agent of the workflow is a warning.
-func readTarget(b agents.Builder, c *agents.Config) string {
+func readTarget(b agents.Builder, c *load.Config) string {
 	t := strings.TrimSpace(c.String("evaluation_target", ""))
 	if ty, ok := b.(agents.Typer); ok && t != "" {
 		if _, defined := ty.TypeOf(t); !defined {
@@ -189,7 +192,7 @@ func readTarget(b agents.Builder, c *agents.Config) string {
 }
 
 // pick returns the first of keys present in c; two present is an error.
-func pick(c *agents.Config, keys []string) string {
+func pick(c *load.Config, keys []string) string {
 	var found []string
 	for _, k := range keys {
 		if c.Has(k) {
@@ -207,7 +210,7 @@ func pick(c *agents.Config, keys []string) string {
 
 // readModel reads the model settings and builds the provider's model. ok is
 // false when a problem was recorded.
-func (o Options) readModel(c *agents.Config, k modelKeys) (ModelConfig, bool) {
+func (o Options) readModel(c *load.Config, k modelKeys) (ModelConfig, bool) {
 	m := ModelConfig{}
 	probs := len(c.Problems().Errors())
 	mk := pick(c, k.model)
@@ -237,12 +240,12 @@ func (o Options) readModel(c *agents.Config, k modelKeys) (ModelConfig, bool) {
 	m.Temperature = c.Float("temperature", k.temperature, 0, 2)
 	m.MaxTokens = c.Int("max_tokens", 0, 0, 10_000_000)
 	m.Timeout = c.Duration("timeout", llm.DefaultTimeout)
-	m.Retry = agents.Retrier{Policy: agents.ReadRetryPolicy(c, "retry", agents.DefaultLLMRetry()),
+	m.Retry = retry.Retrier{Policy: retry.ReadPolicy(c, "retry", retry.DefaultLLM()),
 		Sleep: o.Sleep, Rand: o.Rand, Logger: o.Logger}
 
 	mc := llm.Config{Provider: prov, Model: m.Name, URL: rawURL, Getenv: o.Getenv, HTTPClient: o.HTTPClient}
 	if c.Has("api_key") {
-		mc.APIKey = agents.NewSecret(c.String("api_key", ""))
+		mc.APIKey = secrets.New(c.String("api_key", ""))
 		c.Warnf("api_key", "an API key in a workflow file is a secret in plain text; prefer the environment, or name a variable with api_key_env")
 	}
 	mc.APIKeyEnv = strings.TrimSpace(c.String("api_key_env", ""))
@@ -271,26 +274,26 @@ func joinProviders() string {
 
 // readWeights reads a mapping of "dimension.criterion" → weight, recording
 // values that are not numbers; it returns the weights and each key's node.
-func readWeights(c *agents.Config, key string) (map[string]float64, map[string]*yaml.Node) {
+func readWeights(c *load.Config, key string) (map[string]float64, map[string]*yaml.Node) {
 	n := c.Node(key)
 	if n == nil || (n.Kind == yaml.ScalarNode && n.Tag == "!!null") {
 		return nil, nil
 	}
 	if n.Kind != yaml.MappingNode {
-		c.Errorf(key, "%s must be a mapping of dimension.criterion: weight, not %s", key, agents.KindName(n))
+		c.Errorf(key, "%s must be a mapping of dimension.criterion: weight, not %s", key, load.KindName(n))
 		return nil, nil
 	}
 	out := map[string]float64{}
 	nodes := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], agents.Resolve(n.Content[i+1])
+		k, v := n.Content[i], load.Resolve(n.Content[i+1])
 		if _, dup := out[k.Value]; dup {
 			c.Problems().Errorf(c.PosOf(k), "%s: %s: key %q appears twice", c.What(), key, k.Value)
 			continue
 		}
 		f, err := strconv.ParseFloat(strings.TrimSpace(v.Value), 64)
 		if v.Kind != yaml.ScalarNode || err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			c.Problems().Errorf(c.PosOf(v), "%s: %s: the weight of %q must be a number, not %s", c.What(), key, k.Value, agents.KindName(v))
+			c.Problems().Errorf(c.PosOf(v), "%s: %s: the weight of %q must be a number, not %s", c.What(), key, k.Value, load.KindName(v))
 			continue
 		}
 		out[k.Value] = f
@@ -301,7 +304,7 @@ func readWeights(c *agents.Config, key string) (map[string]float64, map[string]*
 
 // reportWeightErrors records the errors of [scoring.NewCalculator] on c: a
 // *scoring.WeightError at its key's node (from nodes), anything else at key.
-func reportWeightErrors(c *agents.Config, key string, nodes map[string]*yaml.Node, err error) {
+func reportWeightErrors(c *load.Config, key string, nodes map[string]*yaml.Node, err error) {
 	errs := []error{err}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		errs = j.Unwrap()

@@ -14,6 +14,10 @@ import (
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/scripted"
+	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/agents/validate"
 	"github.com/cogloop/cogloop/scoring"
 	"github.com/stretchr/testify/assert"
@@ -27,7 +31,7 @@ func runWF(t *testing.T, src, script string, input any) (*cogloop.Result, *agent
 	t.Helper()
 	wf, err := cogloop.Parse([]byte(src), "wf.yaml")
 	require.NoError(t, err)
-	s, err := agents.ParseScript([]byte(script), "replies.yaml")
+	s, err := scripted.Parse([]byte(script), "replies.yaml")
 	require.NoError(t, err)
 	rec := &agenttest.Recorder{}
 	res, err := wf.Run(context.Background(), input, cogloop.WithModels(s), cogloop.WithObserver(rec.Observe))
@@ -54,7 +58,7 @@ func iterationScores(t *testing.T, loop map[string]any) []float64 {
 func promptsOf(rec *agenttest.Recorder, node string) []string {
 	var out []string
 	for _, e := range rec.Events() {
-		if e.Kind == agents.EventAgentEnd && strings.HasSuffix(e.Node, node) {
+		if e.Kind == event.AgentEnd && strings.HasSuffix(e.Node, node) {
 			out = append(out, e.Prompt)
 		}
 	}
@@ -64,7 +68,7 @@ func promptsOf(rec *agenttest.Recorder, node string) []string {
 func warningsOf(rec *agenttest.Recorder) []string {
 	var out []string
 	for _, e := range rec.Events() {
-		if e.Kind == agents.EventWarning {
+		if e.Kind == event.Warning {
 			out = append(out, e.Message)
 		}
 	}
@@ -378,7 +382,7 @@ func TestPlanValidatorFindsThePlan(t *testing.T) {
 			agenttest.Register(reg)
 			wf, err := cogloop.Parse([]byte(src), "wf.yaml", cogloop.WithRegistry(reg))
 			require.NoError(t, err)
-			script, err := agents.ParseScript([]byte("check: [nothing]"), "r.yaml")
+			script, err := scripted.Parse([]byte("check: [nothing]"), "r.yaml")
 			require.NoError(t, err)
 			rec := &agenttest.Recorder{}
 			_, err = wf.Run(context.Background(), "x", cogloop.WithModels(script), cogloop.WithObserver(rec.Observe))
@@ -394,7 +398,7 @@ func TestPlanValidatorFollowsTheIterationsScoringContext(t *testing.T) {
 	reg := agents.NewRegistry()
 	validate.Register(reg)
 	a := build(t, reg, "id: check\ntype: plan_validator\nmodel: m\nprovider: ollama\nscoring_preset: strict\ncustom_weights: {safety.validates_inputs: 0.9}\n", nil)
-	script, err := agents.ParseScript([]byte(`check: {cycle: ['{"improvement": {"better_than_previous": true}, "stability": {"not_degrading": true}}']}`), "r.yaml")
+	script, err := scripted.Parse([]byte(`check: {cycle: ['{"improvement": {"better_than_previous": true}, "stability": {"not_degrading": true}}']}`), "r.yaml")
 	require.NoError(t, err)
 	run := &agents.Run{Models: script}
 
@@ -445,12 +449,12 @@ func build(t *testing.T, reg *agents.Registry, src string, b agents.Builder) age
 	return a
 }
 
-func tryBuild(t *testing.T, reg *agents.Registry, src string, b agents.Builder) (agents.Agent, *agents.Problems) {
+func tryBuild(t *testing.T, reg *agents.Registry, src string, b agents.Builder) (agents.Agent, *load.Problems) {
 	t.Helper()
 	var n yaml.Node
 	require.NoError(t, yaml.Unmarshal([]byte(src), &n))
-	probs := &agents.Problems{}
-	c := agents.NewConfig("a.yaml", agents.Resolve(&n), "agent", probs)
+	probs := &load.Problems{}
+	c := load.NewConfig("a.yaml", load.Resolve(&n), "agent", probs)
 	f, ok := reg.Lookup(c.String("type", ""))
 	require.True(t, ok)
 	c.String("id", "")
@@ -597,7 +601,7 @@ func TestProviderIsCalledWithoutRunModels(t *testing.T) {
 	require.NotEmpty(t, got.Messages)
 	assert.Contains(t, got.Messages[len(got.Messages)-1].Content, "MODERATE loop_convergence criteria")
 	o, _ := res.Outputs.Get("v")
-	assert.Equal(t, agents.Usage{PromptTokens: 50, CompletionTokens: 9}, o.Usage)
+	assert.Equal(t, spend.Usage{PromptTokens: 50, CompletionTokens: 9}, o.Usage)
 }
 
 // orkaExamples holds OrKa's own example files, copied unchanged (see its NOTICE).
@@ -615,7 +619,7 @@ func TestOrKaSimpleBooleanLoopRunsUnchanged(t *testing.T) {
 
 	data, err := os.ReadFile(filepath.Join("testdata", "simple_boolean_replies.yaml"))
 	require.NoError(t, err)
-	script, err := agents.ParseScript(data, "testdata/simple_boolean_replies.yaml")
+	script, err := scripted.Parse(data, "testdata/simple_boolean_replies.yaml")
 	require.NoError(t, err)
 	rec := &agenttest.Recorder{}
 	res, err := wf.Run(context.Background(), "Analyze the impact of AI on healthcare",
@@ -649,7 +653,7 @@ func TestValidatorExampleRunsOffline(t *testing.T) {
 	assert.Empty(t, wf.Warnings)
 	data, err := os.ReadFile(filepath.Join(dir, "replies.yaml"))
 	require.NoError(t, err)
-	script, err := agents.ParseScript(data, "replies.yaml")
+	script, err := scripted.Parse(data, "replies.yaml")
 	require.NoError(t, err)
 	res, err := wf.Run(context.Background(), "why loops converge", cogloop.WithModels(script))
 	require.NoError(t, err)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/cogloop/cogloop/agents/spend"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,8 +16,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/cogloop/cogloop/agents"
 )
 
 func runCLI(t *testing.T, args ...string) (int, string, string) {
@@ -76,10 +75,10 @@ func TestTraceWritesJSONLines(t *testing.T) {
 		if e["kind"] == "agent.end" && e["agent"] == "writer" {
 			assert.Contains(t, e["prompt"], "Write about: topic")
 			// The writer's model, gpt-4o-mini, at the built-in prices.
-			price, ok := agents.DefaultPricing().Price("gpt-4o-mini")
+			price, ok := spend.DefaultPricing().Price("gpt-4o-mini")
 			require.True(t, ok)
 			usage := e["usage"].(map[string]any)
-			assert.InDelta(t, price.Cost(agents.Usage{PromptTokens: 12, CompletionTokens: 21}), usage["cost"], 1e-12)
+			assert.InDelta(t, price.Cost(spend.Usage{PromptTokens: 12, CompletionTokens: 21}), usage["cost"], 1e-12)
 			delete(usage, "cost")
 			assert.Equal(t, map[string]any{"prompt_tokens": 12.0, "completion_tokens": 21.0}, usage)
 		}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/scripted"
 )
 
 const evalHelp = `usage: cogloop eval WORKFLOW.yaml --dataset FILE.jsonl [flags]
@@ -201,7 +201,7 @@ func (ev *evaluator) runOne(ctx context.Context, c caseLine) (r evalResult) {
 	r = evalResult{Line: c.Line, Input: c.Input, Errors: []cogloop.RunError{}}
 	opts := append([]cogloop.RunOption(nil), ev.opts...)
 	if ev.script != nil {
-		script, err := agents.ParseScript(ev.script, ev.scriptName) // a fresh copy: each run replays it
+		script, err := scripted.Parse(ev.script, ev.scriptName) // a fresh copy: each run replays it
 		if err != nil {
 			r.Status, r.Error = cogloop.StatusFailed, err.Error()
 			return r

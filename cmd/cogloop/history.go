@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/fault"
 )
 
 // cmdHistory prints (or clears) a loop's persisted past_loops.
@@ -122,7 +123,7 @@ func printHistoryTable(w io.Writer, rows []map[string]any) {
 		cells := make([]string, len(cols))
 		for i, c := range cols {
 			cell := strings.Join(strings.Fields(agents.Text(r[c])), " ")
-			cells[i] = agents.Truncate(cell, 40)
+			cells[i] = fault.Truncate(cell, 40)
 		}
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/scripted"
 )
 
 // Size caps, checked before any work is done.
@@ -98,12 +100,12 @@ var errBadScript = errors.New("bad script")
 
 // readScript reads and parses a --script file and checks that every agent id
 // it answers for is defined by the workflow.
-func readScript(path string, wf *cogloop.Workflow) (*agents.Script, error) {
+func readScript(path string, wf *cogloop.Workflow) (*scripted.Script, error) {
 	data, err := readFileCapped(path, "--script", maxScriptBytes, "split the replies or shorten them")
 	if err != nil {
 		return nil, err
 	}
-	script, err := agents.ParseScript(data, path)
+	script, err := scripted.Parse(data, path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errBadScript, err)
 	}
@@ -112,13 +114,13 @@ func readScript(path string, wf *cogloop.Workflow) (*agents.Script, error) {
 	for _, id := range ids {
 		defined[id] = true
 	}
-	var probs agents.Problems
+	var probs load.Problems
 	for _, id := range script.Agents() {
 		if defined[id] {
 			continue
 		}
 		msg := fmt.Sprintf("script: agent %q is not defined by workflow %q", id, wf.ID())
-		if near := agents.Closest(id, ids); near != "" {
+		if near := load.Closest(id, ids); near != "" {
 			msg += fmt.Sprintf("; did you mean %q?", near)
 		} else {
 			msg += fmt.Sprintf(" (its agents: %s)", strings.Join(ids, ", "))
@@ -132,16 +134,16 @@ func readScript(path string, wf *cogloop.Workflow) (*agents.Script, error) {
 }
 
 // keyPos is the position of top-level key in a YAML mapping document.
-func keyPos(data []byte, file, key string) agents.Pos {
+func keyPos(data []byte, file, key string) load.Pos {
 	var doc yaml.Node
 	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
-		return agents.Pos{File: file}
+		return load.Pos{File: file}
 	}
 	root := doc.Content[0]
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		if k := root.Content[i]; k.Value == key {
-			return agents.Pos{File: file, Line: k.Line, Col: k.Column}
+			return load.Pos{File: file, Line: k.Line, Col: k.Column}
 		}
 	}
-	return agents.Pos{File: file}
+	return load.Pos{File: file}
 }

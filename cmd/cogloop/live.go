@@ -2,11 +2,10 @@ package main
 
 import (
 	"fmt"
+	"github.com/cogloop/cogloop/agents/event"
 	"io"
 	"strings"
 	"sync"
-
-	"github.com/cogloop/cogloop/agents"
 )
 
 // livePrinter is -v: each agent's reply on stderr, every line prefixed with
@@ -27,11 +26,11 @@ func newLivePrinter(w io.Writer) *livePrinter {
 	return &livePrinter{w: w, streamed: map[string]int{}}
 }
 
-func (p *livePrinter) Observe(e agents.Event) {
+func (p *livePrinter) Observe(e event.Event) {
 	switch e.Kind {
-	case agents.EventAgentDelta:
+	case event.AgentDelta:
 		p.delta(e)
-	case agents.EventAgentEnd:
+	case event.AgentEnd:
 		if e.Type == "loop" {
 			return
 		}
@@ -51,7 +50,7 @@ func (p *livePrinter) Observe(e agents.Event) {
 	}
 }
 
-func (p *livePrinter) delta(e agents.Event) {
+func (p *livePrinter) delta(e event.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var b strings.Builder

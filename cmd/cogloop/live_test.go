@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/cogloop/cogloop/agents/event"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,8 +10,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/cogloop/cogloop/agents"
 )
 
 func TestVerboseStreamsRepliesOnce(t *testing.T) {
@@ -23,7 +22,7 @@ func TestVerboseStreamsRepliesOnce(t *testing.T) {
 	events := readTrace(t, trace)
 	var deltas int
 	for _, e := range events {
-		if e.Kind == agents.EventAgentDelta {
+		if e.Kind == event.AgentDelta {
 			deltas++
 		}
 	}
@@ -32,8 +31,8 @@ func TestVerboseStreamsRepliesOnce(t *testing.T) {
 	code, _, errs = runCLI(t, "run", hello, "topic", "--script", helloScript, "--trace", trace)
 	require.Equal(t, 0, code, errs)
 	for _, e := range readTrace(t, trace) {
-		assert.NotEqual(t, agents.EventAgentDelta, e.Kind, "no deltas unless someone asks")
-		assert.NotEqual(t, agents.EventModelCall, e.Kind, "no model.call events unless someone asks")
+		assert.NotEqual(t, event.AgentDelta, e.Kind, "no deltas unless someone asks")
+		assert.NotEqual(t, event.ModelCall, e.Kind, "no model.call events unless someone asks")
 	}
 }
 
@@ -42,16 +41,16 @@ func TestLivePrinterKeepsAgentsOnTheirLines(t *testing.T) {
 	var b strings.Builder
 	p := newLivePrinter(&b)
 	d := func(node, text string) {
-		p.Observe(agents.Event{Kind: agents.EventAgentDelta, Node: node, Attempt: 1, Response: text})
+		p.Observe(event.Event{Kind: event.AgentDelta, Node: node, Attempt: 1, Response: text})
 	}
 	d("f › a", "one ")
 	d("f › b", "uno ")
 	d("f › a", "two\nthree")
-	p.Observe(agents.Event{Kind: agents.EventAgentEnd, Node: "f › a", Response: "one two\nthree"})
+	p.Observe(event.Event{Kind: event.AgentEnd, Node: "f › a", Response: "one two\nthree"})
 	d("f › b", "dos")
-	p.Observe(agents.Event{Kind: agents.EventAgentDelta, Node: "f › b", Attempt: 2, Response: "again"})
-	p.Observe(agents.Event{Kind: agents.EventAgentEnd, Node: "f › b", Error: "boom"})
-	p.Observe(agents.Event{Kind: agents.EventAgentEnd, Node: "c", Response: "not streamed"})
+	p.Observe(event.Event{Kind: event.AgentDelta, Node: "f › b", Attempt: 2, Response: "again"})
+	p.Observe(event.Event{Kind: event.AgentEnd, Node: "f › b", Error: "boom"})
+	p.Observe(event.Event{Kind: event.AgentEnd, Node: "c", Response: "not streamed"})
 	assert.Equal(t, "f › a│ one \n"+
 		"f › b│ uno \n"+
 		"f › a│ two\n"+
@@ -63,13 +62,13 @@ func TestLivePrinterKeepsAgentsOnTheirLines(t *testing.T) {
 		"c│ not streamed\n", b.String())
 }
 
-func readTrace(t *testing.T, path string) []agents.Event {
+func readTrace(t *testing.T, path string) []event.Event {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
-	var events []agents.Event
+	var events []event.Event
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var e agents.Event
+		var e event.Event
 		require.NoError(t, json.Unmarshal([]byte(line), &e), line)
 		events = append(events, e)
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/fault"
 	"io"
 	"os"
 	"sort"
@@ -10,8 +12,6 @@ import (
 
 	"github.com/mattn/go-runewidth"
 	"golang.org/x/term"
-
-	"github.com/cogloop/cogloop/agents"
 )
 
 // isTerminal reports whether w is a terminal.
@@ -77,33 +77,33 @@ func (c *console) Done() {
 }
 
 // Observe updates the line from an event.
-func (c *console) Observe(e agents.Event) {
+func (c *console) Observe(e event.Event) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.live {
 		return
 	}
 	switch e.Kind {
-	case agents.EventAgentStart:
+	case event.AgentStart:
 		if e.Type != "loop" { // a loop shows as its own part
 			c.running = append(c.running, e.Node)
 		}
-	case agents.EventAgentEnd:
+	case event.AgentEnd:
 		c.running = remove(c.running, e.Node)
-	case agents.EventBranchStart:
+	case event.BranchStart:
 		c.branches[e.Agent]++
-	case agents.EventBranchEnd:
+	case event.BranchEnd:
 		if c.branches[e.Agent]--; c.branches[e.Agent] <= 0 {
 			delete(c.branches, e.Agent)
 		}
-	case agents.EventLoopStart:
+	case event.LoopStart:
 		if _, ok := c.loops[e.Node]; !ok {
 			c.loopSeq = append(c.loopSeq, e.Node)
 		}
 		c.loops[e.Node] = fmt.Sprintf("%s 0/%v", e.Node, e.Data["max_loops"])
-	case agents.EventLoopIteration:
+	case event.LoopIteration:
 		c.loops[e.Node] = fmt.Sprintf("%s %v/%v best %.2f", e.Node, e.Data["loop_number"], e.Data["max_loops"], e.Data["best"])
-	case agents.EventLoopEnd:
+	case event.LoopEnd:
 		delete(c.loops, e.Node)
 		c.loopSeq = remove(c.loopSeq, e.Node)
 	default:
@@ -141,7 +141,7 @@ func (c *console) line() string {
 		// The agent's id: the loops and forks around it show as their own parts.
 		p := c.running[n-1]
 		if len(c.loopSeq) > 0 {
-			p = p[strings.LastIndex(p, agents.PathSep)+len(agents.PathSep):]
+			p = p[strings.LastIndex(p, fault.PathSep)+len(fault.PathSep):]
 		}
 		parts = append(parts, "running "+p)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/cogloop/cogloop/agents/event"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,8 +13,6 @@ import (
 	"github.com/mattn/go-runewidth"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/cogloop/cogloop/agents"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -66,7 +65,7 @@ func screen(raw string) string {
 
 // frames records the progress line after each event, as a terminal of the
 // console's width would show it.
-func frames(width int, events []agents.Event) (string, []string) {
+func frames(width int, events []event.Event) (string, []string) {
 	var buf bytes.Buffer
 	c := newConsole(&buf, true, width)
 	var shots []string
@@ -78,23 +77,23 @@ func frames(width int, events []agents.Event) (string, []string) {
 }
 
 func TestProgressLineGolden(t *testing.T) {
-	events := []agents.Event{
-		{Kind: agents.EventAgentStart, Node: "révision", Agent: "révision", Type: "loop"},
-		{Kind: agents.EventLoopStart, Node: "révision", Data: map[string]any{"max_loops": 5, "threshold": 0.85}},
-		{Kind: agents.EventAgentStart, Node: "révision › iteration 1 › 作家", Agent: "作家"},
-		{Kind: agents.EventAgentEnd, Node: "révision › iteration 1 › 作家", Agent: "作家"},
-		{Kind: agents.EventAgentStart, Node: "révision › iteration 1 › reviews", Agent: "reviews", Type: "fork"},
-		{Kind: agents.EventBranchStart, Node: "révision › iteration 1 › reviews › branch 1", Agent: "reviews"},
-		{Kind: agents.EventBranchStart, Node: "révision › iteration 1 › reviews › branch 2", Agent: "reviews"},
-		{Kind: agents.EventBranchStart, Node: "révision › iteration 1 › reviews › branch 3", Agent: "reviews"},
-		{Kind: agents.EventAgentStart, Node: "révision › iteration 1 › reviews › branch 1 › critic", Agent: "critic"},
-		{Kind: agents.EventBranchEnd, Node: "révision › iteration 1 › reviews › branch 2", Agent: "reviews"},
-		{Kind: agents.EventAgentEnd, Node: "révision › iteration 1 › reviews › branch 1 › critic", Agent: "critic"},
-		{Kind: agents.EventBranchEnd, Node: "révision › iteration 1 › reviews › branch 1", Agent: "reviews"},
-		{Kind: agents.EventBranchEnd, Node: "révision › iteration 1 › reviews › branch 3", Agent: "reviews"},
-		{Kind: agents.EventAgentEnd, Node: "révision › iteration 1 › reviews", Agent: "reviews"},
-		{Kind: agents.EventLoopIteration, Node: "révision", Data: map[string]any{"loop_number": 1, "max_loops": 5, "score": 0.72, "best": 0.72}},
-		{Kind: agents.EventAgentStart, Node: "révision › iteration 2 › 作家", Agent: "作家"},
+	events := []event.Event{
+		{Kind: event.AgentStart, Node: "révision", Agent: "révision", Type: "loop"},
+		{Kind: event.LoopStart, Node: "révision", Data: map[string]any{"max_loops": 5, "threshold": 0.85}},
+		{Kind: event.AgentStart, Node: "révision › iteration 1 › 作家", Agent: "作家"},
+		{Kind: event.AgentEnd, Node: "révision › iteration 1 › 作家", Agent: "作家"},
+		{Kind: event.AgentStart, Node: "révision › iteration 1 › reviews", Agent: "reviews", Type: "fork"},
+		{Kind: event.BranchStart, Node: "révision › iteration 1 › reviews › branch 1", Agent: "reviews"},
+		{Kind: event.BranchStart, Node: "révision › iteration 1 › reviews › branch 2", Agent: "reviews"},
+		{Kind: event.BranchStart, Node: "révision › iteration 1 › reviews › branch 3", Agent: "reviews"},
+		{Kind: event.AgentStart, Node: "révision › iteration 1 › reviews › branch 1 › critic", Agent: "critic"},
+		{Kind: event.BranchEnd, Node: "révision › iteration 1 › reviews › branch 2", Agent: "reviews"},
+		{Kind: event.AgentEnd, Node: "révision › iteration 1 › reviews › branch 1 › critic", Agent: "critic"},
+		{Kind: event.BranchEnd, Node: "révision › iteration 1 › reviews › branch 1", Agent: "reviews"},
+		{Kind: event.BranchEnd, Node: "révision › iteration 1 › reviews › branch 3", Agent: "reviews"},
+		{Kind: event.AgentEnd, Node: "révision › iteration 1 › reviews", Agent: "reviews"},
+		{Kind: event.LoopIteration, Node: "révision", Data: map[string]any{"loop_number": 1, "max_loops": 5, "score": 0.72, "best": 0.72}},
+		{Kind: event.AgentStart, Node: "révision › iteration 2 › 作家", Agent: "作家"},
 	}
 	for _, width := range []int{40, 100} {
 		raw, shots := frames(width, events)
@@ -113,10 +112,10 @@ func TestProgressLineGolden(t *testing.T) {
 func TestConsoleClearsTheLineBeforeWriting(t *testing.T) {
 	var buf bytes.Buffer
 	c := newConsole(&buf, true, 60)
-	c.Observe(agents.Event{Kind: agents.EventAgentStart, Node: "editorRound"})
+	c.Observe(event.Event{Kind: event.AgentStart, Node: "editorRound"})
 	_, err := c.Write([]byte("warning: something\n"))
 	require.NoError(t, err)
-	c.Observe(agents.Event{Kind: agents.EventAgentEnd, Node: "editorRound"})
+	c.Observe(event.Event{Kind: event.AgentEnd, Node: "editorRound"})
 	c.Done()
 	assert.Equal(t, "warning: something\n⏎\n", screen(buf.String()))
 	assert.Equal(t, "\rrunning editorRound\r\x1b[Kwarning: something\n", buf.String())
@@ -126,7 +125,7 @@ func TestConsoleClearsTheLineBeforeWriting(t *testing.T) {
 func TestConsoleWithoutTerminal(t *testing.T) {
 	var buf bytes.Buffer
 	c := newConsole(&buf, false, 80)
-	c.Observe(agents.Event{Kind: agents.EventAgentStart, Node: "a"})
+	c.Observe(event.Event{Kind: event.AgentStart, Node: "a"})
 	_, _ = c.Write([]byte("x\n"))
 	c.Done()
 	assert.Equal(t, "x\n", buf.String())

@@ -15,6 +15,8 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/queue"
 )
 
@@ -65,7 +67,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if err != nil {
 			return usageError(stderr, "worker", err)
 		}
-		s, err := agents.ParseScript(data, *script)
+		s, err := scripted.Parse(data, *script)
 		if err != nil {
 			fmt.Fprintf(stderr, "cogloop worker: %v\n", err)
 			return exitUsage
@@ -196,7 +198,7 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			o = append(o[:len(o):len(o)], queue.RunID(j.id))
 		}
 		id, err := queue.Enqueue(ctx, c, wf, j.input, o...)
-		var le *agents.LoadError
+		var le *load.Error
 		switch {
 		case errors.As(err, &le):
 			fmt.Fprintln(stderr, err)

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/memory/redis/redistest"
 	"github.com/cogloop/cogloop/queue"
 )
@@ -45,7 +45,7 @@ func TestSubmitStatusResult(t *testing.T) {
 	srv := redistest.Start(t)
 	t.Setenv("REDIS_URL", srv.URL())
 	const scriptText = "writer: {cycle: [draft]}\nscorer: {cycle: [\"SCORE: 0.5\"]}\nfinal: {cycle: [done]}\n"
-	script, err := agents.ParseScript([]byte(scriptText), "r.yaml")
+	script, err := scripted.Parse([]byte(scriptText), "r.yaml")
 	require.NoError(t, err)
 	w, err := queue.NewWorker(queue.Options{Redis: srv.URL(), Models: script})
 	require.NoError(t, err)

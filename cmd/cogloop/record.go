@@ -13,7 +13,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/records"
 	"github.com/cogloop/cogloop/report"
 )
@@ -56,9 +56,9 @@ type recording struct {
 
 // startRecording opens the run's record (unless --no-record) and the event
 // buffer of --report; observers are what the run must send events to.
-func startRecording(f runFlags, runID string, stderr io.Writer) (*recording, []agents.Observer, error) {
+func startRecording(f runFlags, runID string, stderr io.Writer) (*recording, []event.Observer, error) {
 	r := &recording{report: f.report}
-	var obs []agents.Observer
+	var obs []event.Observer
 	if !f.noRecord {
 		d, err := recordDir(f.recordDir)
 		if err != nil {
@@ -98,7 +98,7 @@ func (r *recording) finish(runID string, stderr io.Writer) error {
 	}
 	rec := &records.Record{ID: runID, Events: r.buf.Events()}
 	if n := len(rec.Events); n > 0 {
-		rec.Complete = rec.Events[n-1].Kind == agents.EventRunEnd
+		rec.Complete = rec.Events[n-1].Kind == event.RunEnd
 	}
 	return writeReport(r.report, rec.Summarize())
 }

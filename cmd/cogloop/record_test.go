@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/records"
 )
 
@@ -188,14 +188,14 @@ final_answer: ["done"]
 	cmd.ExtraFiles = []*os.File{pw}
 	require.NoError(t, cmd.Start())
 	require.NoError(t, pw.Close()) // the child holds its own copy
-	var traced []agents.Event
+	var traced []event.Event
 	sc := bufio.NewScanner(pr)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		var e agents.Event
+		var e event.Event
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &e))
 		traced = append(traced, e)
-		if e.Kind == agents.EventAgentStart && strings.HasSuffix(e.Node, "iteration 2 › improver") {
+		if e.Kind == event.AgentStart && strings.HasSuffix(e.Node, "iteration 2 › improver") {
 			require.NoError(t, cmd.Process.Kill()) // SIGKILL: nothing runs after it
 			break
 		}

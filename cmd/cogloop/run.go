@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/memory"
 )
 
@@ -134,7 +135,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	var observers []agents.Observer
+	var observers []event.Observer
 	var tr *trace
 	if f.trace != "" {
 		tr, err = newTrace(f.trace, stderr, cancel)
@@ -236,22 +237,22 @@ func writeDocument(w io.Writer, doc any) error {
 	return enc.Encode(doc)
 }
 
-func printWarnings(w io.Writer, ps []agents.Problem) {
+func printWarnings(w io.Writer, ps []load.Problem) {
 	for _, p := range ps {
 		fmt.Fprintf(w, "warning: %s\n", p.Error())
 	}
 }
 
-func warningPrinter(w io.Writer) agents.Observer {
-	return func(e agents.Event) {
-		if e.Kind == agents.EventWarning {
+func warningPrinter(w io.Writer) event.Observer {
+	return func(e event.Event) {
+		if e.Kind == event.Warning {
 			fmt.Fprintf(w, "warning: %s: %s\n", e.Node, e.Message)
 		}
 	}
 }
 
-func fanOut(obs []agents.Observer) agents.Observer {
-	return func(e agents.Event) {
+func fanOut(obs []event.Observer) event.Observer {
+	return func(e event.Event) {
 		for _, o := range obs {
 			o(e)
 		}

@@ -10,7 +10,8 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/fault"
 )
 
 // loopLimits remembers each loop's max_loops and threshold from its loop.start
@@ -25,8 +26,8 @@ type loopLimit struct {
 	threshold float64
 }
 
-func (l *loopLimits) Observe(e agents.Event) {
-	if e.Kind != agents.EventLoopStart {
+func (l *loopLimits) Observe(e event.Event) {
+	if e.Kind != event.LoopStart {
 		return
 	}
 	max, _ := e.Data["max_loops"].(int)
@@ -122,7 +123,7 @@ func loopLine(ls loopSummary, errs []cogloop.RunError) string {
 	}
 	n := 0
 	for _, e := range errs {
-		if strings.HasPrefix(e.Path, l.Path+agents.PathSep) && e.Agent != l.ID { // not the loop's own
+		if strings.HasPrefix(e.Path, l.Path+fault.PathSep) && e.Agent != l.ID { // not the loop's own
 			n++
 		}
 	}

@@ -15,3 +15,12 @@ func TestIs(t *testing.T) {
 		assert.False(t, Is(s), "%q", s)
 	}
 }
+
+func TestPrefix(t *testing.T) {
+	assert.Equal(t, 0, Prefix(""))
+	for i := 0; i < 20; i++ {
+		s := strings.Repeat("a", i) + "é" + strings.Repeat("b", 19-i)
+		assert.Equal(t, i, Prefix(s), "%q", s)
+	}
+	assert.Equal(t, 17, Prefix(strings.Repeat("x", 17)))
+}

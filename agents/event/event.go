@@ -1,0 +1,67 @@
+package event
+
+import (
+	"github.com/cogloop/cogloop/agents/spend"
+	"time"
+)
+
+// Event kinds. Every run, agent and loop reports through the same stream.
+const (
+	RunStart      = "run.start"
+	RunEnd        = "run.end"
+	AgentStart    = "agent.start"
+	AgentEnd      = "agent.end"
+	AgentRetry    = "agent.retry"
+	LoopStart     = "loop.start"
+	LoopIteration = "loop.iteration"
+	// LoopPassStart comes before each pass of a loop: loop_number,
+	// max_loops and input_preview (the pass's input, truncated).
+	LoopPassStart = "loop.pass.start"
+	LoopCheck     = "loop.check"
+	LoopEnd       = "loop.end"
+	BranchStart   = "branch.start"
+	BranchEnd     = "branch.end"
+	Warning       = "warning"
+)
+
+// Event is one thing that happened in a run. Fields that do not apply are zero and
+// left out of JSON. Events never carry secrets: agents put rendered prompts and
+// responses here, never API keys or headers.
+type Event struct {
+	Kind string    `json:"kind"`
+	Time time.Time `json:"time"`
+	Run  string    `json:"run,omitempty"`
+	// Node is the path of the agent or loop the event is about.
+	Node  string `json:"node,omitempty"`
+	Agent string `json:"agent,omitempty"`
+	Type  string `json:"type,omitempty"`
+
+	Prompt   string         `json:"prompt,omitempty"`
+	Response string         `json:"response,omitempty"`
+	Usage    *spend.Usage   `json:"usage,omitempty"`
+	Duration time.Duration  `json:"duration_ns,omitempty"`
+	Error    string         `json:"error,omitempty"`
+	Message  string         `json:"message,omitempty"`
+	Attempt  int            `json:"attempt,omitempty"`
+	Data     map[string]any `json:"data,omitempty"`
+}
+
+// Observer receives events. It is called synchronously from the goroutine that
+// produced the event, possibly from several goroutines at once (fork branches), so
+// it must be safe for concurrent use and should return quickly.
+type Observer func(Event)
+
+// Optional event kinds: emitted only when the run asks for them ([agents.Run.Deltas],
+// [agents.Run.ModelCalls]), so the default event stream does not change.
+const (
+	// AgentDelta carries a piece of a model reply as it streams in
+	// (Response; Node is the agent's path, Attempt the call's attempt). Pieces
+	// are coalesced and scrubbed of the run's secrets; in order, the pieces of
+	// one attempt make up its reply.
+	AgentDelta = "agent.delta"
+	// ModelCall reports one model call (one attempt) after it returned:
+	// Node is the calling agent's path, Duration the call's, Usage what the
+	// model reported, Error its failure, Data["provider"] and Data["model"]
+	// the endpoint, Prompt and Response the (scrubbed) text sent and received.
+	ModelCall = "model.call"
+)

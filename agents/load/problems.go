@@ -1,0 +1,162 @@
+package load
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/cogloop/cogloop/internal/loaderr"
+)
+
+// Pos is a position in a workflow file. Line and Col are 1-based; zero means unknown.
+type Pos struct {
+	File string
+	Line int
+	Col  int
+}
+
+func (p Pos) String() string {
+	switch {
+	case p.Line == 0:
+		return p.File
+	case p.File == "":
+		return fmt.Sprintf("%d:%d", p.Line, p.Col)
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// Problem is one thing wrong (or, for a warning, doubtful) in a workflow file.
+type Problem struct {
+	Pos     Pos
+	Msg     string
+	Warning bool
+	// Note marks advice that only `validate` shows (a loop without an explicit
+	// cap); under strict mode a note is an error.
+	Note bool
+}
+
+func (p Problem) Error() string {
+	if s := p.Pos.String(); s != "" {
+		return s + ": " + p.Msg
+	}
+	return p.Msg
+}
+
+// Problems collects every problem found while loading, so a user sees all of them
+// at once. It is safe for concurrent use.
+type Problems struct {
+	mu   sync.Mutex
+	list []Problem
+}
+
+// Errorf records an error at pos.
+func (ps *Problems) Errorf(pos Pos, format string, args ...any) {
+	ps.add(Problem{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+}
+
+// Warnf records a warning at pos.
+func (ps *Problems) Warnf(pos Pos, format string, args ...any) {
+	ps.add(Problem{Pos: pos, Msg: fmt.Sprintf(format, args...), Warning: true})
+}
+
+// Notef records a note at pos: advice validate shows, an error under strict mode.
+func (ps *Problems) Notef(pos Pos, format string, args ...any) {
+	ps.add(Problem{Pos: pos, Msg: fmt.Sprintf(format, args...), Note: true})
+}
+
+// YAMLError records err, a YAML syntax error from parsing file, as an error
+// at the line it names ("what: did not find expected key").
+func (ps *Problems) YAMLError(file, what string, err error) {
+	pos := Pos{File: file}
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		pos.Line, _ = strconv.Atoi(m[1])
+		pos.Col = 1
+	}
+	msg := yamlLine.ReplaceAllString(strings.TrimPrefix(err.Error(), "yaml: "), "")
+	ps.Errorf(pos, "%s: %s", what, msg)
+}
+
+// yamlLine finds the line number in a YAML error.
+var yamlLine = regexp.MustCompile(`line (\d+): `)
+
+func (ps *Problems) add(p Problem) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.list = append(ps.list, p)
+}
+
+// Warnings returns the warnings in file order.
+func (ps *Problems) Warnings() []Problem {
+	return ps.filter(func(p Problem) bool { return p.Warning && !p.Note })
+}
+
+// Errors returns the errors in file order.
+func (ps *Problems) Errors() []Problem {
+	return ps.filter(func(p Problem) bool { return !p.Warning && !p.Note })
+}
+
+// Notes returns the notes in file order.
+func (ps *Problems) Notes() []Problem { return ps.filter(func(p Problem) bool { return p.Note }) }
+
+func (ps *Problems) filter(keep func(Problem) bool) []Problem {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	var out []Problem
+	for _, p := range ps.list {
+		if keep(p) {
+			out = append(out, p)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Pos, out[j].Pos
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
+	return out
+}
+
+// Err returns every error as one *Error, or nil when there are none.
+func (ps *Problems) Err() error {
+	errs := ps.Errors()
+	if len(errs) == 0 {
+		return nil
+	}
+	return &Error{Problems: errs}
+}
+
+// Error is a workflow that cannot be built: every problem found, in file order.
+type Error struct {
+	Problems []Problem
+	// Warnings are the doubtful things found with the errors, shown after
+	// them (Error prefixes each with "warning: ").
+	Warnings []Problem
+	// What names the problems in the first line of a message with several
+	// ("3 problems in scoring presets:"); empty means "problems".
+	What string
+}
+
+func (e *Error) Error() string {
+	what := e.What
+	if what == "" {
+		what = "problems"
+	}
+	return loaderr.Message(what, e.Problems, e.Warnings)
+}
+
+// Unwrap lets errors.Is/As see each problem.
+func (e *Error) Unwrap() []error { return loaderr.Unwrap(e.Problems) }
+
+// IsError reports whether err is (or wraps) a *Error.
+func IsError(err error) bool {
+	var le *Error
+	return errors.As(err, &le)
+}
