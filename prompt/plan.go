@@ -2,8 +2,6 @@ package prompt
 
 import (
 	"errors"
-	"math"
-	"strconv"
 
 	controlStructures "github.com/nikolalohinski/gonja/v2/builtins/control_structures"
 	"github.com/nikolalohinski/gonja/v2/exec"
@@ -263,17 +261,8 @@ func (o *planOutput) run(p *planRun) error {
 		return errAbort
 	}
 	var buf [32]byte
-	var b []byte
-	switch x := v.(type) {
-	case int:
-		b = strconv.AppendInt(buf[:0], int64(x), 10)
-	case float64:
-		if !math.IsNaN(x) && !math.IsInf(x, 0) {
-			b = appendPyFloat(buf[:0], x)
-		}
-	}
 	var err error
-	if b != nil {
+	if b := appendNumber(buf[:0], v); b != nil {
 		_, err = p.w.Write(b)
 	} else {
 		_, err = p.w.WriteString(pyStr(v))
