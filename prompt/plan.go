@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"errors"
+	"sync"
 
 	controlStructures "github.com/nikolalohinski/gonja/v2/builtins/control_structures"
 	"github.com/nikolalohinski/gonja/v2/exec"
@@ -40,13 +41,14 @@ var (
 
 // planRun is one planned render.
 type planRun struct {
-	t    *Template
-	st   renderState
-	w    limitedWriter
-	vars []planVar     // loop variables, innermost last
-	root *exec.Context // this render's variables for gonja's evaluator, built on first use
-	fe   *exec.Evaluator
-	fenv exec.Environment
+	t       *Template
+	st      renderState
+	w       limitedWriter
+	vars    []planVar     // loop variables, innermost last
+	varsBuf [6]planVar    // vars' first backing array
+	root    *exec.Context // this render's variables for gonja's evaluator, built on first use
+	fe      *exec.Evaluator
+	fenv    exec.Environment
 }
 
 type planVar struct {
@@ -124,6 +126,25 @@ func (p *planRun) filterEval() *exec.Evaluator {
 	return p.fe
 }
 
+// planRuns recycles the state of planned renders (one allocation less per
+// render); a run goes back only when it ended normally.
+var planRuns = sync.Pool{New: func() any { return new(planRun) }}
+
+func (t *Template) newPlanRun(d Data) *planRun {
+	p := planRuns.Get().(*planRun)
+	p.t = t
+	p.st = renderState{d: d, maxOut: t.maxOut, maxWork: workFactor * t.maxOut}
+	p.w.st = &p.st
+	p.vars = p.varsBuf[:0]
+	return p
+}
+
+// release clears p (nothing of the render stays reachable) and recycles it.
+func (p *planRun) release() {
+	*p = planRun{}
+	planRuns.Put(p)
+}
+
 // runPlan renders t through its plan; ok is false when gonja must render it.
 func (t *Template) runPlan(d Data) (out string, ok bool) {
 	defer func() {
@@ -131,14 +152,13 @@ func (t *Template) runPlan(d Data) (out string, ok bool) {
 			out, ok = "", false
 		}
 	}()
-	p := &planRun{t: t}
-	p.st = renderState{d: d, maxOut: t.maxOut, maxWork: workFactor * t.maxOut}
-	p.w.st = &p.st
+	p := t.newPlanRun(d)
 	p.w.b.Grow(min(int(t.hint.Load()), t.maxOut))
-	if err := runNodes(p, t.plan); err != nil {
-		return "", false
+	if err := runNodes(p, t.plan); err == nil {
+		out, ok = p.w.b.String(), true
 	}
-	return p.w.b.String(), true
+	p.release()
+	return out, ok
 }
 
 // evalPlan evaluates t's single expression through its plan.
@@ -148,10 +168,9 @@ func (t *Template) evalPlan(d Data) (v any, ok bool) {
 			v, ok = nil, false
 		}
 	}()
-	p := &planRun{t: t}
-	p.st = renderState{d: d, maxOut: t.maxOut, maxWork: workFactor * t.maxOut}
-	p.w.st = &p.st
+	p := t.newPlanRun(d)
 	v, ok = t.planSingle.eval(p)
+	p.release()
 	if !ok {
 		return nil, false
 	}
