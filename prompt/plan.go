@@ -2,7 +2,6 @@ package prompt
 
 import (
 	"errors"
-	"sync"
 
 	controlStructures "github.com/nikolalohinski/gonja/v2/builtins/control_structures"
 	"github.com/nikolalohinski/gonja/v2/exec"
@@ -41,14 +40,13 @@ var (
 
 // planRun is one planned render.
 type planRun struct {
-	t       *Template
-	st      renderState
-	w       limitedWriter
-	vars    []planVar     // loop variables, innermost last
-	varsBuf [6]planVar    // vars' first backing array
-	root    *exec.Context // this render's variables for gonja's evaluator, built on first use
-	fe      *exec.Evaluator
-	fenv    exec.Environment
+	t    *Template
+	st   renderState
+	w    limitedWriter
+	vars []planVar     // loop variables, innermost last
+	root *exec.Context // this render's variables for gonja's evaluator, built on first use
+	fe   *exec.Evaluator
+	fenv exec.Environment
 }
 
 type planVar struct {
@@ -126,25 +124,6 @@ func (p *planRun) filterEval() *exec.Evaluator {
 	return p.fe
 }
 
-// planRuns recycles the state of planned renders (one allocation less per
-// render); a run goes back only when it ended normally.
-var planRuns = sync.Pool{New: func() any { return new(planRun) }}
-
-func (t *Template) newPlanRun(d Data) *planRun {
-	p := planRuns.Get().(*planRun)
-	p.t = t
-	p.st = renderState{d: d, maxOut: t.maxOut, maxWork: workFactor * t.maxOut}
-	p.w.st = &p.st
-	p.vars = p.varsBuf[:0]
-	return p
-}
-
-// release clears p (nothing of the render stays reachable) and recycles it.
-func (p *planRun) release() {
-	*p = planRun{}
-	planRuns.Put(p)
-}
-
 // runPlan renders t through its plan; ok is false when gonja must render it.
 func (t *Template) runPlan(d Data) (out string, ok bool) {
 	defer func() {
@@ -152,13 +131,14 @@ func (t *Template) runPlan(d Data) (out string, ok bool) {
 			out, ok = "", false
 		}
 	}()
-	p := t.newPlanRun(d)
+	p := &planRun{t: t}
+	p.st = renderState{d: d, maxOut: t.maxOut, maxWork: workFactor * t.maxOut}
+	p.w.st = &p.st
 	p.w.b.Grow(min(int(t.hint.Load()), t.maxOut))
-	if err := runNodes(p, t.plan); err == nil {
-		out, ok = p.w.b.String(), true
+	if err := runNodes(p, t.plan); err != nil {
+		return "", false
 	}
-	p.release()
-	return out, ok
+	return p.w.b.String(), true
 }
 
 // evalPlan evaluates t's single expression through its plan.
@@ -168,9 +148,10 @@ func (t *Template) evalPlan(d Data) (v any, ok bool) {
 			v, ok = nil, false
 		}
 	}()
-	p := t.newPlanRun(d)
+	p := &planRun{t: t}
+	p.st = renderState{d: d, maxOut: t.maxOut, maxWork: workFactor * t.maxOut}
+	p.w.st = &p.st
 	v, ok = t.planSingle.eval(p)
-	p.release()
 	if !ok {
 		return nil, false
 	}
