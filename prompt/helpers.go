@@ -1,12 +1,15 @@
 package prompt
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/nikolalohinski/gonja/v2/exec"
 )
@@ -728,14 +731,17 @@ func truncateString(s string, n int, sfx string) string {
 // bytes at a time.
 func skipChars(s string, i, n int) (int, bool) {
 	valid := true
+	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read only: one load per word
 	for n > 0 && i < len(s) {
 		if n >= 8 && i+8 <= len(s) {
-			w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-			if w&0x8080808080808080 == 0 {
+			hi := binary.LittleEndian.Uint64(b[i:]) & 0x8080808080808080
+			if hi == 0 {
 				i, n = i+8, n-8
 				continue
 			}
+			// the ASCII bytes before the first non-ASCII one
+			k := bits.TrailingZeros64(hi) / 8
+			i, n = i+k, n-k
 		}
 		if s[i] < utf8.RuneSelf {
 			i++
