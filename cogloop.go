@@ -3,11 +3,15 @@
 // and [Workflow.Run] runs it as often as you like, concurrently if you like.
 //
 // The packages below do the work: orchestrator (loading, building, sequential
-// runs), agents (the Agent contract, registry, config reader, events, retries,
-// budgets, checkpoints, the scripted model), loopnode (the loop node), flow
-// (fork, join, router, failover), the agent types under agents/ (llm,
-// validate, memories, checks, legacy, scout, search, brain), prompt
-// (templates), cognition (scores and lessons from model text), scoring
+// runs), agents (the Agent contract, registry, step runner, checkpoints) with
+// its concerns in agents/load (the config reader and load problems),
+// agents/fault (error paths, fatal errors), agents/spend (usage, pricing,
+// budgets), agents/event (the event stream), agents/secrets, agents/retry and
+// agents/scripted (the offline model), loopnode (the loop node), flow (fork,
+// join, router, failover), the agent types under agents/ (llm, validate,
+// memories, checks, legacy, scout, search, brain), prompt (templates),
+// cognition with cognition/scorer and cognition/metrics (the bounded regex
+// engine, lessons, scores and metrics from model text), scoring
 // (boolean-criteria presets), memory (histories, checkpoints, memories; a
 // Redis store in memory/redis), telemetry (OpenTelemetry), records and report
 // (run records, the HTML report) and queue (runs on a Redis queue). This

@@ -61,7 +61,7 @@ func TestImportDirections(t *testing.T) {
 		"agents/secrets":  nil,
 		"agents/spend":    {"agents/load", "agents/fault", "configs"},
 		"agents/event":    {"agents/spend"},
-		"agents":          {"agents/load", "agents/fault", "agents/spend", "agents/event", "agents/secrets", "prompt", "memory", "internal/"},
+		"agents":          {"agents/load", "agents/fault", "agents/spend", "agents/event", "agents/secrets", "prompt", "memory", "scoring", "internal/"},
 		"agents/retry":    {"agents", "agents/event", "agents/fault", "agents/load", "agents/secrets", "agents/spend"},
 		"agents/scripted": {"agents", "agents/fault", "agents/load", "agents/retry", "agents/spend", "internal/"},
 		"scoring":         {"agents/load", "cognition", "cognition/", "configs", "internal/"},

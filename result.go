@@ -9,6 +9,7 @@ import (
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/spend"
+	"github.com/cogloop/cogloop/internal/values"
 )
 
 // Run statuses: every run ends one or the other.
@@ -121,10 +122,10 @@ func loopResult(id, path string, o agents.Output) (LoopResult, bool) {
 	}
 	l := LoopResult{
 		ID: id, Path: path,
-		LoopsCompleted: toInt(f["loops_completed"]),
-		FinalScore:     toFloat(f["final_score"]),
-		BestScore:      toFloat(f["best_score"]),
-		BestIteration:  toInt(f["best_iteration"]),
+		LoopsCompleted: int(values.Number(f["loops_completed"])),
+		FinalScore:     values.Number(f["final_score"]),
+		BestScore:      values.Number(f["best_score"]),
+		BestIteration:  int(values.Number(f["best_iteration"])),
 		ThresholdMet:   f["threshold_met"] == true,
 		StopReason:     toString(f["stop_reason"]),
 		Error:          toString(f["error"]),
@@ -138,8 +139,8 @@ func loopResult(id, path string, o agents.Output) (LoopResult, bool) {
 		for _, v := range its {
 			m, _ := v.(map[string]any)
 			it := IterationResult{
-				Number:     toInt(m["loop_number"]),
-				Score:      toFloat(m["score"]),
+				Number:     int(values.Number(m["loop_number"])),
+				Score:      values.Number(m["score"]),
 				ScoreFound: m["score_found"] != false,
 				Completed:  m["completed"] != false,
 				Usage:      usageOf(m["usage"]),
@@ -155,20 +156,6 @@ func loopResult(id, path string, o agents.Output) (LoopResult, bool) {
 	return l, true
 }
 
-func toInt(v any) int { return int(toFloat(v)) }
-
-func toFloat(v any) float64 {
-	switch n := v.(type) {
-	case float64:
-		return n
-	case int:
-		return float64(n)
-	case int64:
-		return float64(n)
-	}
-	return 0
-}
-
 func toString(v any) string {
 	s, _ := v.(string)
 	return s
@@ -180,8 +167,8 @@ func usageOf(v any) spend.Usage {
 	case spend.Usage:
 		return u
 	case map[string]any:
-		return spend.Usage{PromptTokens: toInt(u["prompt_tokens"]), CompletionTokens: toInt(u["completion_tokens"]),
-			Cost: toFloat(u["cost"])}
+		return spend.Usage{PromptTokens: int(values.Number(u["prompt_tokens"])), CompletionTokens: int(values.Number(u["completion_tokens"])),
+			Cost: values.Number(u["cost"])}
 	}
 	return spend.Usage{}
 }

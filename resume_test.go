@@ -247,11 +247,7 @@ func (m *passModels) ModelFor(string) (agents.Model, error) {
 // A pass whose history append failed is not completed: the run fails, and
 // --resume runs that pass again instead of finding nothing to do.
 func TestStoreFailureLeavesThePassToResume(t *testing.T) {
-	mem, err := memory.NewInMemory(memory.Options{})
-	require.NoError(t, err)
-	store := &flakyStore{dyingStore: dyingStore{Store: mem}, failAppend: 3}
-	wf, err := cogloop.Parse([]byte(persistedWF), "p.yaml")
-	require.NoError(t, err)
+	wf, store := persistedOnFlaky(t, 3, 0)
 	models := &passModels{scores: []string{"0.1", "0.2", "0.3", "0.31", "0.4"}, calls: map[string]int{}}
 	res, err := wf.Run(context.Background(), "x", cogloop.WithRunID("f"), cogloop.WithCheckpoints(), cogloop.WithMemory(store), cogloop.WithModels(models))
 	if err == nil {
@@ -273,11 +269,7 @@ func TestStoreFailureLeavesThePassToResume(t *testing.T) {
 // run redoes pass 3 and its entry replaces the discarded attempt's, so the
 // history holds one entry per pass, the ones the run reports.
 func TestRedoReplacesHistoryEntry(t *testing.T) {
-	mem, err := memory.NewInMemory(memory.Options{})
-	require.NoError(t, err)
-	store := &flakyStore{dyingStore: dyingStore{Store: mem}, dieAfter: 3}
-	wf, err := cogloop.Parse([]byte(persistedWF), "p.yaml")
-	require.NoError(t, err)
+	wf, store := persistedOnFlaky(t, 0, 3)
 	models := &passModels{scores: []string{"0.1", "0.2", "0.6", "0.61", "0.7", "0.8"}, calls: map[string]int{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -299,6 +291,18 @@ func TestRedoReplacesHistoryEntry(t *testing.T) {
 	}
 	assert.Equal(t, []string{"0.1", "0.2", "0.61", "0.7"}, reported)
 	assertHistory(t, store, reported)
+}
+
+// persistedOnFlaky parses persistedWF and an in-memory store that fails the
+// history append of pass failAppend, or dies right after the append of pass
+// dieAfter (0: never).
+func persistedOnFlaky(t *testing.T, failAppend, dieAfter int) (*cogloop.Workflow, *flakyStore) {
+	t.Helper()
+	mem, err := memory.NewInMemory(memory.Options{})
+	require.NoError(t, err)
+	wf, err := cogloop.Parse([]byte(persistedWF), "p.yaml")
+	require.NoError(t, err)
+	return wf, &flakyStore{dyingStore: dyingStore{Store: mem}, failAppend: failAppend, dieAfter: dieAfter}
 }
 
 func assertHistory(t *testing.T, store memory.Store, scores []string) {

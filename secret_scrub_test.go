@@ -2,8 +2,6 @@ package cogloop_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -62,11 +60,7 @@ func (s *recordingStore) Remember(ctx context.Context, namespace string, m memor
 // no output, event, past_loops entry, history, memory or checkpoint; the
 // reply says [REDACTED:OPENAI_API_KEY] instead.
 func TestSecretEchoedInAReplyIsScrubbedEverywhere(t *testing.T) {
-	raw := make([]byte, 12)
-	_, err := rand.Read(raw)
-	require.NoError(t, err)
-	canary := "sk-canary-" + hex.EncodeToString(raw)
-	t.Setenv("OPENAI_API_KEY", canary)
+	canary := agenttest.CanaryKey(t, "OPENAI_API_KEY")
 
 	var calls int
 	var mu sync.Mutex
@@ -76,10 +70,7 @@ func TestSecretEchoedInAReplyIsScrubbedEverywhere(t *testing.T) {
 		mu.Unlock()
 		key := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 		text := fmt.Sprintf("INSIGHT: my key is %s and it works\nSCORE: 0.5", key)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":"c1","object":"chat.completion","created":1700000000,"model":"gpt-test",
-"choices":[{"index":0,"message":{"role":"assistant","content":%q},"finish_reason":"stop"}],
-"usage":{"prompt_tokens":3,"completion_tokens":9,"total_tokens":12}}`, text)
+		agenttest.WriteChatReply(w, text, 3, 9)
 	}))
 	t.Cleanup(srv.Close)
 

@@ -16,8 +16,8 @@
 //
 // # Imports
 //
-// agents imports load, fault, spend, event, secrets, prompt, memory and
-// internal packages. It
+// agents imports load, fault, spend, event, secrets, prompt, memory, scoring
+// and internal packages. It
 // must not import retry, scripted, the agent types (agents/llm, ...), flow,
 // loopnode or the orchestrator: those import it.
 //
@@ -30,7 +30,9 @@
 // # Lifecycle
 //
 // A [Registry] is a value: callers register the types they want (cogloop.go wires
-// the built-in ones) and then build agents from their definitions. Factories
-// receive a [Builder] so composite types (loop, fork, failover) can build their
-// children without importing the orchestrator.
+// the built-in ones) and then build agents from their definitions. Every
+// factory receives a [Builder], the one build context: the workflow being
+// built (its definitions, nested workflows, templates, budgets, scoring
+// presets), so composite types (loop, fork, failover) build their children
+// without importing the orchestrator, which does the work behind it.
 package agents

@@ -6,7 +6,7 @@ import (
 )
 
 // Model is the one seam between cogloop and a language model: real providers
-// (through langchaingo, package agents/llm), the [scripted.Model] model and test fakes all
+// (through langchaingo, package agents/llm), the offline scripted.Model and test fakes all
 // sit behind it, so everything above (templates, retries, events, usage) runs the
 // same way for each.
 type Model interface {

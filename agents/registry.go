@@ -3,33 +3,7 @@ package agents
 import (
 	"fmt"
 	"sort"
-
-	"github.com/cogloop/cogloop/agents/load"
-	"github.com/cogloop/cogloop/agents/spend"
-	"github.com/cogloop/cogloop/prompt"
-	"go.yaml.in/yaml/v3"
 )
-
-// Factory builds an agent of one type from its definition. It reads its keys from c
-// (recording problems there) and may use b to build children. It returns an error
-// only for a problem it cannot record on c; the builder places that error at the
-// definition's position.
-type Factory func(b Builder, c *load.Config) (Agent, error)
-
-// Builder is what a workflow builder hands every factory.
-type Builder interface {
-	// Workflow builds a nested workflow (a loop's internal_workflow) from its node.
-	Workflow(node *yaml.Node, what string) (Agent, error)
-	// Inline builds an agent defined inline (a failover child).
-	Inline(node *yaml.Node) (Agent, error)
-	// Ref returns the agent defined with id in the same workflow (fork targets,
-	// router routes); a reference to an undefined id is recorded as a problem at pos.
-	Ref(id string, pos load.Pos) (Agent, error)
-	// Template parses key of c as a template, at load time, with the workflow's
-	// template options; syntax errors are recorded with their file position.
-	// It returns nil when the key is absent or the template is bad.
-	Template(c *load.Config, key string) *prompt.Template
-}
 
 // Registry maps agent type names to factories. It is a value: nothing registers
 // itself, callers decide what a registry holds.
@@ -79,12 +53,4 @@ func (r *Registry) Types() []string {
 // ModelUsers.
 type ModelUser interface {
 	Models() []string
-}
-
-// BudgetNoter is a [Builder] that checks prices at the end of a load: every
-// budget read with [spend.ReadBudget] is noted by the caller, and a model in use without a price
-// is an error when a budget of the file limits cost (a warning when budgets
-// limit only tokens). The orchestrator's builder is one.
-type BudgetNoter interface {
-	NoteBudget(l spend.Limit)
 }

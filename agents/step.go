@@ -20,7 +20,7 @@ type Step struct {
 	Agent Agent
 }
 
-// Optional abilities of agents and builders, found by type assertion.
+// Optional abilities of agents, found by type assertion on a built agent.
 type (
 	// Exposer is an agent whose children's outputs later agents see as their
 	// own: after its output, a [Sequence] records each of its Output.Children in
@@ -44,17 +44,12 @@ type (
 		Refs() []string
 	}
 
-	// Typer is a [Builder] that can tell the type of the agent defined with id
-	// without building it; ok is false when no agent of the workflow has that id.
-	Typer interface {
-		TypeOf(id string) (typ string, ok bool)
-	}
-
-	// Definer is a [Builder] that lists the ids defined in the agents list of the
-	// workflow being built, in file order (a join without a group looks for the
-	// nearest fork defined before it).
-	Definer interface {
-		Defined() []string
+	// MayRunner is an agent that may run, at run time, agents of its workflow
+	// chosen then (path_executor): MayRun lists every id it could run. The
+	// load-time template name check counts them as possibly run after it;
+	// unlike a [Referrer]'s, they are not warned about as running twice.
+	MayRunner interface {
+		MayRun() []string
 	}
 )
 
@@ -236,7 +231,7 @@ func (q Sequence) Run(ctx context.Context, in Input) (Output, error) {
 var errTooManyInserted = fmt.Errorf("routes inserted more than %d agents in one run; a route probably leads back to its router", MaxInserted)
 
 // Unwrap returns the agent a wrapper (an agent with an Unwrap() Agent method,
-// such as [retry.Agent]) runs, peeling every layer; a that wraps nothing is
+// such as retry.Agent) runs, peeling every layer; a that wraps nothing is
 // returned as is. Code that asks for an agent's concrete type (a join looking
 // for its fork) asks it of Unwrap(a).
 func Unwrap(a Agent) Agent {

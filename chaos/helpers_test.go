@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -13,8 +14,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop/agents/scripted"
+	"github.com/cogloop/cogloop/internal/clibin"
+	"github.com/cogloop/cogloop/internal/values"
 	"github.com/cogloop/cogloop/memory"
 )
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	clibin.Remove()
+	os.Exit(code)
+}
 
 // chaosWorkflow is a persisted, budgeted loop of two model calls a pass.
 const chaosWorkflow = `orchestrator: {id: chaos, agents: [l]}
@@ -72,21 +81,9 @@ func checkHistory(t *testing.T, store memory.History, runID string, reported []a
 		require.NoError(t, json.Unmarshal(e.Data, &got))
 		want := reported[i].(map[string]any)
 		assert.EqualValues(t, want["loop_number"], got["loop_number"], "entry %d", i+1)
-		assert.InDelta(t, toFloat(want["score"]), toFloat(got["score"]), 1e-12, "entry %d: the stored score is the reported one", i+1)
+		require.IsType(t, float64(0), got["score"], "entry %d: a stored score", i+1)
+		assert.InDelta(t, values.Number(want["score"]), got["score"], 1e-12, "entry %d: the stored score is the reported one", i+1)
 	}
-}
-
-func toFloat(v any) float64 {
-	switch x := v.(type) {
-	case float64:
-		return x
-	case int:
-		return float64(x)
-	case json.Number:
-		f, _ := x.Float64()
-		return f
-	}
-	return -1
 }
 
 // goroutinesBack waits (bounded) for the goroutine count to return to base,

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/internal/clibin"
 	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/memory/redis"
 	"github.com/cogloop/cogloop/memory/redis/redistest"
@@ -27,15 +28,6 @@ import (
 
 // killBudget binds: ten calls fit, a redo of pass 3 may not.
 const killBudget = 280
-
-// buildCLI compiles the cogloop command once for the test.
-func buildCLI(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "cogloop")
-	out, err := exec.Command("go", "build", "-o", bin, "../cmd/cogloop").CombinedOutput()
-	require.NoError(t, err, string(out))
-	return bin
-}
 
 // spent sums the tokens the leaf agents reported in a trace.
 func spent(events []event.Event) int {
@@ -67,7 +59,7 @@ func TestKillNineInPass3(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	srv := redistest.Start(t)
-	bin := buildCLI(t)
+	bin := clibin.Path(t)
 	dir := t.TempDir()
 	wf := filepath.Join(dir, "wf.yaml")
 	require.NoError(t, os.WriteFile(wf, fmt.Appendf(nil, chaosWorkflow, killBudget), 0o600))

@@ -36,8 +36,10 @@
 // regexp2 is a backtracking engine that tries a pattern at every position of a
 // text. Compiling reads each expression for literals its matches need, so that
 // texts without them are skipped and patterns that start with a literal are
-// tried only where it occurs, runs OrKa's "(.+?)(?:\n|$)" line idiom in an
-// equivalent form without per-character backtracking, and runs the whole-text
+// tried only where it occurs (an [Extractor] finds all its patterns' literals
+// in one pass over each text), runs OrKa's "(.+?)(?:\n|$)" line idiom as a
+// search for the line's end after the part before it (which, for OrKa's lesson
+// patterns, runs as a small program without regexp2), and runs the whole-text
 // scans that Go's regexp finds the same matches for on Go's regexp ([Pattern],
 // "Speed"). The results are those of the expression as written
 // ([Pattern.AsWritten], which the differential tests compare with). A timeout

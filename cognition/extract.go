@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/cogloop/cogloop/cognition/internal/modeltext"
@@ -81,7 +82,7 @@ type Extractor struct {
 	patterns [3][]*Pattern
 	others   []otherCategory
 	limits   Limits
-	pairs    [2]bool // index the byte pairs of each text (plain, lower-cased) first: many literals to look for
+	index    [2]*litIndex // the literals of the patterns (case-sensitive, lower-cased), when many
 	lints    []*FieldError
 }
 
@@ -91,9 +92,9 @@ type otherCategory struct {
 	patterns []*Pattern
 }
 
-// minPairLits is how many prefilter literals make indexing a text's byte pairs
-// pay off.
-const minPairLits = 8
+// minIndexed is how many prefilter literals make finding them all in one pass
+// over a text pay off (a litIndex), rather than a search for each.
+const minIndexed = 8
 
 // NewExtractor compiles every pattern with IgnoreCase and DotAll. All problems
 // are returned together, joined with errors.Join, each a *[FieldError] whose
@@ -144,15 +145,26 @@ func NewExtractor(cfg ExtractConfig) (*Extractor, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	var lits [2]int
+	var pres [2][]*prefilter
 	for _, ps := range e.all() {
 		for _, p := range ps {
 			if p.hasPre {
-				lits[b2i(p.pre.fold)] += len(p.pre.lits)
+				pres[b2i(p.pre.fold)] = append(pres[b2i(p.pre.fold)], &p.pre)
 			}
 		}
 	}
-	e.pairs = [2]bool{lits[0] >= minPairLits, lits[1] >= minPairLits}
+	for fold, ps := range pres {
+		n := 0
+		for _, pf := range ps {
+			n += len(pf.lits)
+		}
+		if n >= minIndexed {
+			newLitIndex(ps)
+			if ix := ps[0].index; ix != nil {
+				e.index[fold] = ix
+			}
+		}
+	}
 	return e, nil
 }
 
@@ -226,9 +238,9 @@ func (e *Extractor) ExtractWithin(results []Result, b *Budget) Extraction {
 			if !t.cut && !atLeastRunes(t.s, minTextLen) {
 				continue
 			}
-			for fold, on := range e.pairs {
-				if on {
-					t.indexPairs(fold == 1)
+			for fold, ix := range e.index {
+				if ix != nil {
+					t.indexLiterals(fold == 1, ix)
 				}
 			}
 			for c, ps := range all {
@@ -283,9 +295,14 @@ func extractTexts(sc *Scan, res Result) []*Text {
 type collector struct {
 	max   int
 	items []string
-	seen  map[string]struct{}
-	n     int // characters of the joined text
+	keys  []string            // the items lower-cased, while there are few
+	seen  map[string]struct{} // the same, once there are many
+	n     int                 // characters of the joined text
 }
+
+// maxListedKeys is how many keys a collector compares one by one before it
+// puts them in a map.
+const maxListedKeys = 16
 
 func (c *collector) full() bool { return c.n > c.max }
 
@@ -295,13 +312,25 @@ func (c *collector) add(capture string) {
 		return
 	}
 	key, _, _ := lowerText(item)
-	if _, dup := c.seen[key]; dup {
-		return
-	}
 	if c.seen == nil {
-		c.seen = make(map[string]struct{})
+		for _, k := range c.keys {
+			if k == key {
+				return
+			}
+		}
+		c.keys = append(c.keys, key)
+		if len(c.keys) > maxListedKeys {
+			c.seen = make(map[string]struct{}, 2*len(c.keys))
+			for _, k := range c.keys {
+				c.seen[k] = struct{}{}
+			}
+		}
+	} else {
+		if _, dup := c.seen[key]; dup {
+			return
+		}
+		c.seen[key] = struct{}{}
 	}
-	c.seen[key] = struct{}{}
 	if len(c.items) > 0 {
 		c.n += 3
 	}
@@ -338,31 +367,45 @@ func cleanItem(capture string) (item string, n int, ok bool) {
 		return "", 0, false
 	}
 	if ascii.Is(s) {
-		// No whitespace to collapse: no ASCII control character (all of
-		// Python's ASCII white space but the space is one) and no two spaces.
-		// (Another control character only takes collapseItem, which keeps it.)
 		if hasControl(s) || strings.Contains(s, "  ") {
 			return collapseItem(s)
 		}
 		n = len(s)
 	} else {
-		space := false
-		for _, r := range s {
-			if modeltext.IsSpace(r) {
-				if r != ' ' || space {
-					return collapseItem(s)
-				}
-				space = true
-			} else {
-				space = false
-			}
-			n++
+		if needsCollapse(s) {
+			return collapseItem(s)
 		}
+		n = utf8.RuneCountInString(s)
 	}
 	if n > maxItemLen {
 		return "", 0, false
 	}
 	return s, n, true
+}
+
+// needsCollapse reports whether s may have white space to collapse: two
+// spaces in a row, an ASCII control character (all of Python's ASCII white
+// space but the space is one; another one only takes collapseItem, which
+// keeps it) or non-ASCII white space.
+func needsCollapse(s string) bool {
+	if strings.Contains(s, "  ") {
+		return true
+	}
+	for i := 0; i < len(s); {
+		k := ascii.Prefix(s[i:])
+		if hasControl(s[i : i+k]) {
+			return true
+		}
+		if i += k; i == len(s) {
+			break
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			return true
+		}
+		i += size
+	}
+	return false
 }
 
 // hasControl reports whether ASCII s has a byte below 0x20, eight bytes at a

@@ -1,6 +1,7 @@
 package cognition
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -269,4 +270,48 @@ func TestCleanItemIsOrkas(t *testing.T) {
 			require.Equal(t, utf8.RuneCountInString(want), n, "%q", in)
 		}
 	}
+}
+
+// TestOrkaHeadsRunWithoutRegexp2: every one of OrKa's example lesson patterns
+// runs its head as a program (and the differential tests compare it with the
+// expression as written).
+func TestOrkaHeadsRunWithoutRegexp2(t *testing.T) {
+	for _, exprs := range [][]string{cogtest.OrkaInsights, cogtest.OrkaImprovements, cogtest.OrkaMistakes} {
+		for _, expr := range exprs {
+			p, err := CompileOptions(expr, PatternOptions{IgnoreCase: true, DotAll: true})
+			require.NoError(t, err)
+			require.NotNil(t, p.tail, expr)
+			assert.NotNil(t, p.tail.prog, expr)
+		}
+	}
+	for _, head := range []string{`a\s+?`, `(?:a|b)+\s+`, `\s+a`, `a[a\s]+`, `a\s+\s+b`, `a\s+(?:b|\tc)`, `a\d+`, `a.`, `(?:a(?:b))`} {
+		assert.Nil(t, compileHead(head, true), head)
+	}
+	hp := compileHead(`(?:key|main)\s+(?:insight|point)s?[:\s]+`, true)
+	require.NotNil(t, hp)
+	for text, want := range map[string]int{"key points: x": 12, "main insight x": 13, "key  pointx": -1, "keypoint: x": -1, "main insights:": 14} {
+		end, ok := hp.match(text, 0)
+		if want < 0 {
+			assert.False(t, ok, text)
+			continue
+		}
+		assert.True(t, ok, text)
+		assert.Equal(t, want, end, text)
+	}
+}
+
+// TestCollectorDedupesManyItems: de-duplication holds past the items the
+// collector compares one by one (maxListedKeys), in first-seen order.
+func TestCollectorDedupesManyItems(t *testing.T) {
+	c := collector{max: 1 << 20}
+	var want []string
+	for i := range 3 * maxListedKeys {
+		item := fmt.Sprintf("Item number %03d here", i%(2*maxListedKeys))
+		if i < 2*maxListedKeys {
+			want = append(want, item)
+		}
+		c.add(item)
+		c.add(strings.ToUpper(item))
+	}
+	assert.Equal(t, strings.Join(want, " | "), c.String())
 }

@@ -2,6 +2,7 @@ package cognition
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dlclark/regexp2"
 )
@@ -23,12 +24,18 @@ import (
 // expression runs from the same position, as written. HEAD has no capturing
 // group (group 1 is the idiom's), no option, lookaround or conditional group,
 // and the expression no other branch.
+//
+// The same holds for a captured run of a small ASCII class that ends the
+// expression, "SCORE:\s*([0-9.]+)": greedy and last, its first way is the
+// longest run, and it fails only when it cannot take one character.
 type tailSplit struct {
 	headSrc  string
-	empty    bool // the idiom is (.*?): its value may be empty and it never fails
-	dotAll   bool // "." takes "\n" too
+	empty    bool       // the idiom is (.*?): its value may be empty and it never fails
+	class    *[256]bool // not the line idiom but a captured run of these ASCII characters, ([0-9.]+)
+	dotAll   bool       // "." takes "\n" too
 	head     *regexp2.Regexp
 	anchored *regexp2.Regexp // \G(?:HEAD)
+	prog     *headProg       // HEAD without regexp2, for anchored attempts; nil: regexp2
 }
 
 // compileTail compiles split's head with opts, or returns nil when the split
@@ -58,36 +65,50 @@ func compileTail(split *tailSplit, opts regexp2.RegexOptions, p *Pattern) *tailS
 	head.MatchTimeout, anchored.MatchTimeout = p.limits.MatchTimeout, p.limits.MatchTimeout
 	out := *split
 	out.head, out.anchored, out.dotAll = head, anchored, opts&regexp2.Singleline != 0
+	out.prog = compileHead(split.headSrc, opts&regexp2.IgnoreCase != 0)
 	return &out
 }
 
-// complete finishes a match of HEAD, m, with the line idiom; ok is false when
-// the idiom cannot match where HEAD ended.
-func (ts *tailSplit) complete(t *Text, m *regexp2.Match) (h hit, ok bool) {
-	r := t.Runes()
-	e := m.Index + m.Length
-	from := e
-	if !ts.empty {
-		if e >= len(r) || (!ts.dotAll && r[e] == '\n') {
+// complete finishes a match of HEAD from rune start to rune e with the line
+// idiom; ok is false when the idiom cannot match at e.
+func (ts *tailSplit) complete(t *Text, start, e int) (h hit, ok bool) {
+	b := t.byteOffset(false, e)
+	if ts.class != nil {
+		// The run is greedy and ends the expression: its first way is the
+		// longest, and it needs one character. ASCII: a byte is a rune.
+		j := b
+		for j < len(t.s) && ts.class[t.s[j]] {
+			j++
+		}
+		if j == b {
 			return hit{}, false
 		}
-		from = e + 1
+		ge := e + j - b
+		return hit{index: start, length: ge - start, gs: e, ge: ge, gok: true}, true
 	}
-	nl := t.indexNewline(from)
-	end := nl
-	if nl < len(r) {
+	from := b
+	if !ts.empty {
+		if b >= len(t.s) || (!ts.dotAll && t.s[b] == '\n') {
+			return hit{}, false
+		}
+		_, size := utf8.DecodeRuneInString(t.s[b:])
+		from = b + size
+	}
+	nl, end := t.runeLen(), t.runeLen()
+	if j := strings.IndexByte(t.s[from:], '\n'); j >= 0 {
+		nl = t.runeIndex(false, from+j)
 		end = nl + 1
 	}
-	return hit{index: m.Index, length: end - m.Index, gs: e, ge: nl, gok: true}, true
+	return hit{index: start, length: end - start, gs: e, ge: nl, gok: true}, true
 }
 
-// indexNewline returns the rune index of the first "\n" at or after rune i, or
-// the text's length in runes.
-func (t *Text) indexNewline(i int) int {
-	b := t.byteOffset(false, i)
-	j := strings.IndexByte(t.s[b:], '\n')
-	if j < 0 {
-		return len(t.Runes())
+// runeLen is the length of the text in runes.
+func (t *Text) runeLen() int {
+	switch {
+	case t.r != nil:
+		return len(t.r)
+	case t.ascii:
+		return len(t.s)
 	}
-	return t.runeIndex(false, b+j)
+	return t.runeIndex(false, len(t.s))
 }

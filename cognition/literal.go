@@ -26,6 +26,9 @@ type prefilter struct {
 	rare   []int // per literal, the offset of its rarest byte (see indexRare)
 	fold   bool  // lits are lower-case: search the lower-cased text
 	prefix bool  // every match starts with one of lits
+
+	index *litIndex // set by NewExtractor: the index of its texts' literals
+	mask  uint64    // the bits of lits in index
 }
 
 // newPrefilter picks each literal's rarest byte.
@@ -241,7 +244,7 @@ func (p *litParser) lineTail() (string, *tailSplit) {
 	end := string(p.s[p.tail[n-1]:])
 	fast, ok := lazyLines[lazy]
 	if !ok || !lineEnds[end] {
-		return "", nil
+		return "", p.classTail()
 	}
 	head := string(p.s[:p.tail[n-2]])
 	var split *tailSplit
@@ -249,6 +252,48 @@ func (p *litParser) lineTail() (string, *tailSplit) {
 		split = &tailSplit{headSrc: head, empty: lazy == `(.*?)`}
 	}
 	return head + fast + end, split
+}
+
+// classTail returns the split of an expression of one branch that ends with a
+// captured run of a small ASCII class, "SCORE:\s*([0-9.]+)", or nil.
+func (p *litParser) classTail() *tailSplit {
+	n := len(p.tail)
+	if p.top != 1 || n < 2 {
+		return nil
+	}
+	last := string(p.s[p.tail[n-1]:])
+	if !strings.HasPrefix(last, "([") || !strings.HasSuffix(last, "]+)") {
+		return nil
+	}
+	set, ok := asciiClass(last[2 : len(last)-3])
+	if !ok {
+		return nil
+	}
+	return &tailSplit{headSrc: string(p.s[:p.tail[n-1]]), class: set}
+}
+
+// asciiClass reads the inside of a character class made of ASCII characters
+// that are no letters and ranges of digits ("0-9."), or returns false.
+func asciiClass(src string) (*[256]bool, bool) {
+	var set [256]bool
+	if src == "" || src[0] == '^' {
+		return nil, false
+	}
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case i+2 < len(src) && src[i+1] == '-' && '0' <= c && c <= src[i+2] && src[i+2] <= '9':
+			for d := c; d <= src[i+2]; d++ {
+				set[d] = true
+			}
+			i += 2
+		case c < utf8.RuneSelf && c > ' ' && !unicode.IsLetter(rune(c)) && !strings.ContainsRune(`\[]^-`, rune(c)):
+			set[c] = true
+		default:
+			return nil, false
+		}
+	}
+	return &set, true
 }
 
 // nlFirst are the line ends whose first branch is "\n", so that at a "\n"
@@ -651,7 +696,7 @@ func (p *litParser) trueQuantifier() bool {
 	if ch != ',' {
 		return false
 	}
-	pos, n, ch = p.digits(pos, n, ch)
+	_, n, ch = p.digits(pos, n, ch)
 	return n > 0 && ch == '}'
 }
 
@@ -821,7 +866,8 @@ func alternate(branches []litInfo) litInfo {
 	return out
 }
 
-// cross is every a+b, or nil when the result would be too large.
+// cross is every a+b, in the order a backtracking engine tries them (each a,
+// then each b), without repeats; nil when the result would be too large.
 func cross(as, bs []string) []string {
 	if len(as)*len(bs) > maxExactSet {
 		return nil

@@ -95,7 +95,12 @@ type PatternOptions struct {
 //
 //   - OrKa's line idiom "(.+?)(?:\n|$)" at the very end of the expression runs
 //     as the equivalent "(.[^\n]*)(?:\n|$)", which regexp2 does without
-//     backtracking at each character.
+//     backtracking at each character. When the idiom is group 1 and the
+//     expression has one branch, the part before it (the head) runs alone and
+//     the rest of the line is found by a search for "\n" ([tailSplit]); a head
+//     made of words, optional letters and runs of white space or punctuation
+//     (OrKa's lesson patterns) runs without regexp2 at all ([headProg]), on the
+//     text prepared once for all patterns, without a []rune copy.
 //
 //   - An expression without anchored attempts (a whole-text scan) that Go's
 //     regexp runs with the same matches is also compiled for it, and runs
@@ -309,7 +314,7 @@ func (p *Pattern) each(t *Text, sc *Scan, fn func(start, end int) bool) (truncat
 		// empty one.
 		pos = h.index + h.length
 		if h.length == 0 {
-			if pos >= len(t.r) {
+			if pos >= t.runeLen() {
 				return false, nil
 			}
 			pos++
@@ -374,27 +379,42 @@ func (p *Pattern) find(t *Text, pos int, lc *litCursor, sc *Scan) (h hit, found 
 // own scan: with a [tailSplit], of the head first.
 func (p *Pattern) scanFrom(t *Text, pos int) (hit, bool, error) {
 	if p.tail != nil {
-		m, err := p.run(p.tail.head, t, pos)
-		if err != nil || m == nil {
-			return hit{}, false, err
-		}
-		if h, ok := p.tail.complete(t, m); ok {
-			return h, true, nil
+		if h, found, done, err := p.viaHead(p.tail.head, t, pos); done {
+			return h, found, err
 		}
 	}
 	return p.hitOf(p.run(p.re, t, pos))
 }
 
+// viaHead runs re, a [tailSplit]'s head, from rune pos and completes its match
+// with the line idiom. done is false when the idiom cannot complete it: then
+// the whole expression must run.
+func (p *Pattern) viaHead(re *regexp2.Regexp, t *Text, pos int) (h hit, found, done bool, err error) {
+	m, err := p.run(re, t, pos)
+	if err != nil || m == nil {
+		return hit{}, false, true, err
+	}
+	if h, ok := p.tail.complete(t, m.Index, m.Index+m.Length); ok {
+		return h, true, true, nil
+	}
+	return hit{}, false, false, nil
+}
+
 // attempt is one anchored attempt at rune c: with a [tailSplit], of the head
 // first.
 func (p *Pattern) attempt(t *Text, c int) (hit, bool, error) {
-	if p.tail != nil {
-		m, err := p.run(p.tail.anchored, t, c)
-		if err != nil || m == nil {
-			return hit{}, false, err
+	if p.tail != nil && p.tail.prog != nil {
+		fold := p.tail.prog.fold
+		end, ok := p.tail.prog.match(t.searchable(fold), t.byteOffset(fold, c))
+		if !ok {
+			return hit{}, false, nil // no way of HEAD matches at c: nor does the expression
 		}
-		if h, ok := p.tail.complete(t, m); ok {
+		if h, ok := p.tail.complete(t, c, t.runeIndex(fold, end)); ok {
 			return h, true, nil
+		}
+	} else if p.tail != nil {
+		if h, found, done, err := p.viaHead(p.tail.anchored, t, c); done {
+			return h, found, err
 		}
 	}
 	return p.hitOf(p.run(p.anchored, t, c))
@@ -452,6 +472,7 @@ type litCursor struct {
 	occ  [maxLitSet]int  // byte offset of the literal's next occurrence at or after from[i]; -1: none
 	from [maxLitSet]int  // the offset occ[i] was searched from
 	set  [maxLitSet]bool // literal i was searched for
+	k, b int             // with a litIndex: the first occurrence at or after byte b
 }
 
 // next returns the rune index of the first occurrence of a literal of pf in t
@@ -459,13 +480,17 @@ type litCursor struct {
 func (lc *litCursor) next(pf *prefilter, t *Text, pos int) int {
 	text := t.searchable(pf.fold)
 	b := t.byteOffset(pf.fold, pos)
+	if at, ok := lc.nextIndexed(pf, t, b); ok {
+		if at < 0 {
+			return -1
+		}
+		return t.runeIndex(pf.fold, at)
+	}
 	best := -1
 	for i, lit := range pf.lits {
 		if !lc.set[i] || lc.from[i] > b || (lc.occ[i] >= 0 && lc.occ[i] < b) {
 			lc.set[i], lc.from[i], lc.occ[i] = true, b, -1
-			if t.absent(pf.fold, lit) {
-				lc.from[i] = 0 // nowhere in the text
-			} else if j := indexRare(text[b:], lit, pf.rare[i]); j >= 0 {
+			if j := indexRare(text[b:], lit, pf.rare[i]); j >= 0 {
 				lc.occ[i] = b + j
 			}
 		}

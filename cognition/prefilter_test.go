@@ -111,15 +111,30 @@ func TestIndexRare(t *testing.T) {
 	}
 }
 
-func TestPairSet(t *testing.T) {
-	text := "Provides a view; lacks data"
-	ps := newPairSet(text)
-	for i := 0; i+2 <= len(text); i++ {
-		for j := i + 2; j <= len(text); j++ {
-			require.True(t, ps.mayContain(text[i:j]), text[i:j])
+func TestLitIndex(t *testing.T) {
+	pfs := []*prefilter{{lits: []string{"pro", "ro", "ovid"}}, {lits: []string{"la", "lacks"}}}
+	newLitIndex(pfs)
+	require.NotNil(t, pfs[0].index)
+	text := "Provides a view; pro lacks data, proovid provide"
+	for _, pf := range pfs {
+		tx := newText("a", "", text, DefaultMaxInput)
+		tx.indexLiterals(false, pf.index)
+		var lc litCursor
+		for b := 0; b <= len(text); b++ {
+			want := -1
+			for _, lit := range pf.lits {
+				if i := strings.Index(text[b:], lit); i >= 0 && (want < 0 || b+i < want) {
+					want = b + i
+				}
+			}
+			got, ok := lc.nextIndexed(pf, tx, b)
+			require.True(t, ok)
+			require.Equal(t, want, got, "%v from %d", pf.lits, b)
 		}
 	}
-	assert.False(t, ps.mayContain("zq"))
+	short := []*prefilter{{lits: []string{"a", "bc"}}}
+	newLitIndex(short)
+	assert.Nil(t, short[0].index, "a one-byte literal: each literal is searched for")
 }
 
 // differentialPatterns are the expressions the prefilter and the rewrite are
@@ -148,6 +163,11 @@ func differentialPatterns(t testing.TB) []string {
 		`\$(\d+)`, `(\d+)\s*(?:%|percent)`, `^(.+?)(?:\n|$)`, `(?:^|\n)- (.+?)(?:\n|$)`, `ß(.)`, `Σ(.)`,
 		``, `\s*`, `(?:)`, `^`, `$`, `(a*)*b`, `(|a)+b`, `.`, `(?s).`, `\n`, `(?i)İ(.)`, `(?i)\x{212A}ey`,
 		`(\d+)/10$`, `(\w+)\s*$`, `(?P<n>\d+)%`, `\b(\w+)\b`, `(\S+)\s+it`, `([a-z]+)\n`, `(\d)(?:\n|$)`,
+		// heads that run as programs (see headProg), and some that do not
+		`(?:a|ab)\s*(.+?)(?:\n|$)`, `(?:sh|show)s?\s*(.*?)(?:\n|$)`, `(?:fails? to|fail)\s+(.+?)(?:\n|\z)`,
+		`note[:,]*(.+?)(?:\n|$)`, `(?:key|k)\s+(?:point|p)s?[:\s]+(.+?)(?:\n|$)`, `it\s+(?:lacks|needs)\s*(.*?)(?:\n|$)`,
+		`key:\s*(.+?)(?:\n|$)`, `(?:missing|needs?)[ :]+(.+?)(?:\n|$)`, `shows\s+(.+?)(?:\n|$)`,
+		`SCORE:\s*([0-9.]+)`, `score[: ]*([0-9]+)`, `(?:rating|score)\s*([0-9.,/]+)`, `x[\s0-9]*([0-9]+)`, `a([.]+)`,
 	)
 	for _, dir := range []string{"../examples", "../configs", "../testdata/orka", "../agents/validate/testdata/orka"} {
 		exprs = append(exprs, yamlPatterns(t, dir)...)
@@ -255,7 +275,7 @@ func TestPrefilterDifferential(t *testing.T) {
 			short = append(short, text)
 		}
 	}
-	analysed, onRE2, split := 0, 0, 0
+	analysed, onRE2, split, prog := 0, 0, 0, 0
 	patterns := differentialPatterns(t)
 	for i, expr := range append(patterns, quadraticPatterns...) {
 		for j, o := range differentialOptions {
@@ -279,6 +299,9 @@ func TestPrefilterDifferential(t *testing.T) {
 			}
 			if fast.tail != nil {
 				split++
+				if fast.tail.prog != nil {
+					prog++
+				}
 			}
 			for _, text := range texts {
 				wantFirst, wantAll, wantTrunc := scanAll(plain, text)
@@ -296,6 +319,8 @@ func TestPrefilterDifferential(t *testing.T) {
 	assert.Greater(t, analysed, 200, "most patterns take the analysed path")
 	assert.Greater(t, onRE2, 100, "the patterns without anchored attempts mostly have an RE2 form")
 	assert.Greater(t, split, 50, "the patterns that end with a captured line idiom run as head and tail")
+	assert.Greater(t, prog, 30, "the heads of OrKa's lesson patterns run without regexp2")
+	t.Logf("%d analysed, %d with an RE2 form, %d split, %d with a head program", analysed, onRE2, split, prog)
 }
 
 // TestPrefilterEachMatchesFindNextMatch checks the plain iteration against
@@ -331,7 +356,7 @@ func plainPattern(t testing.TB, p *Pattern) *Pattern {
 // unanalysedExtractor rebuilds e with every pattern as written.
 func unanalysedExtractor(t testing.TB, e *Extractor) *Extractor {
 	c := *e
-	c.pairs = [2]bool{}
+	c.index = [2]*litIndex{}
 	for i, ps := range e.patterns {
 		c.patterns[i] = nil
 		for _, p := range ps {
@@ -486,7 +511,8 @@ func TestLowerText(t *testing.T) {
 }
 
 // TestRuneMap: the sparse rune ↔ byte map agrees with a full table on every
-// rune boundary of every differential text and of its lower-cased form.
+// rune boundary of every differential text and of its lower-cased form, and
+// toRunes with []rune.
 func TestRuneMap(t *testing.T) {
 	for _, s := range append(cogtest.DifferentialTexts(), "İx Ⱥy", "ééé", "aé", "éa", "\u212Aey: x") {
 		if !utf8.ValidString(s) {
@@ -494,6 +520,7 @@ func TestRuneMap(t *testing.T) {
 		}
 		low, _, _ := lowerText(s)
 		for _, text := range []string{s, low} {
+			require.Equal(t, []rune(text), toRunes(text, ascii.Is(text)), "%q", text)
 			m := newRuneMap(text)
 			i := 0
 			for b := range text {

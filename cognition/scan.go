@@ -40,56 +40,8 @@ type Text struct {
 	loffs   runeMap // rune index ↔ byte offset of s / lower, for non-ASCII texts
 	offsOK  [2]bool // offs / loffs are made
 
-	pairs [2]*pairSet // byte pairs of s / lower, when the caller asked for them
-}
-
-// pairSet is a Bloom filter of the byte pairs of a text: a literal with a pair
-// that is not in the set does not occur in the text. One pass over the text
-// answers for every literal of an Extractor's patterns, which would otherwise
-// each search the whole text.
-type pairSet [64]uint64
-
-func pairHash(a, b byte) uint32 { return (uint32(a)<<8 | uint32(b)) * 0x9E3779B1 >> 20 }
-
-func newPairSet(s string) *pairSet {
-	var ps pairSet
-	for i := 0; i+1 < len(s); i++ {
-		h := pairHash(s[i], s[i+1])
-		ps[h>>6] |= 1 << (h & 63)
-	}
-	return &ps
-}
-
-// mayContain reports whether lit (two bytes or more) may occur in the text.
-func (ps *pairSet) mayContain(lit string) bool {
-	for i := 0; i+1 < len(lit); i++ {
-		h := pairHash(lit[i], lit[i+1])
-		if ps[h>>6]&(1<<(h&63)) == 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// indexPairs makes the byte-pair set of searchable(fold).
-func (t *Text) indexPairs(fold bool) {
-	i := 0
-	if fold {
-		i = 1
-	}
-	if t.pairs[i] == nil {
-		t.pairs[i] = newPairSet(t.searchable(fold))
-	}
-}
-
-// absent reports whether the byte-pair set of searchable(fold), if made, rules
-// lit out.
-func (t *Text) absent(fold bool, lit string) bool {
-	i := 0
-	if fold {
-		i = 1
-	}
-	return t.pairs[i] != nil && len(lit) >= 2 && !t.pairs[i].mayContain(lit)
+	occ   [2][]litOcc  // occurrences of the literals of occIx in s / lower
+	occIx [2]*litIndex // the index occ was made with; nil: none
 }
 
 // newText prepares s for scanning with the input cap max.
@@ -140,28 +92,35 @@ func (t *Text) Runes() []rune {
 
 // toRunes is []rune(s) for valid UTF-8 s, with ASCII runs copied byte by byte.
 func toRunes(s string, isASCII bool) []rune {
-	if isASCII {
-		r := make([]rune, len(s))
-		for i := range r {
-			r[i] = rune(s[i])
-		}
-		return r
+	n := len(s)
+	if !isASCII {
+		n = utf8.RuneCountInString(s)
 	}
-	r := make([]rune, 0, utf8.RuneCountInString(s))
+	r := make([]rune, n)
+	j := 0
 	for i := 0; i < len(s); {
-		k := ascii.Prefix(s[i:])
-		for _, c := range []byte(s[i : i+k]) {
-			r = append(r, rune(c))
+		k := len(s) - i
+		if !isASCII {
+			k = ascii.Prefix(s[i:])
 		}
-		i += k
+		copyASCII(r[j:j+k], s[i:i+k])
+		i, j = i+k, j+k
 		if i == len(s) {
 			break
 		}
 		c, size := utf8.DecodeRuneInString(s[i:])
-		r = append(r, c)
-		i += size
+		r[j] = c
+		i, j = i+size, j+1
 	}
 	return r
+}
+
+// copyASCII sets dst to the bytes of src, as runes; they have the same length.
+func copyASCII(dst []rune, src string) {
+	src = src[:len(dst)]
+	for k := range dst {
+		dst[k] = rune(src[k])
+	}
 }
 
 // searchable returns the text that literals are looked for in: the text, or

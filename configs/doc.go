@@ -12,8 +12,8 @@
 //
 // [Pricing] embeds pricing.yaml: the price of each well-known hosted model, in
 // US dollars per 1,000 prompt and completion tokens, with the date the prices
-// were checked. Budgets with max_cost compute costs from it (package agents,
-// [github.com/cogloop/cogloop/spend.DefaultPricing]); a workflow overrides or
+// were checked. Budgets with max_cost compute costs from it (package agents/spend,
+// [github.com/cogloop/cogloop/agents/spend.DefaultPricing]); a workflow overrides or
 // adds prices with pricing: on its orchestrator.
 //
 // The package exists because go:embed cannot reach files in parent

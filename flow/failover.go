@@ -27,7 +27,7 @@ var _ agents.Agent = (*Failover)(nil)
 
 // NewFailover builds a failover from its definition (the registry's factory for
 // type failover).
-func NewFailover(b agents.Builder, c *load.Config) (agents.Agent, error) {
+func NewFailover(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	f := &Failover{id: c.String("id", "")}
 	c.Ignore(orkaIgnored...)
 	list := c.Node("children")

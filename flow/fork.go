@@ -48,7 +48,7 @@ var (
 )
 
 // NewFork builds a fork from its definition (the registry's factory for type fork).
-func NewFork(b agents.Builder, c *load.Config) (agents.Agent, error) {
+func NewFork(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	f := &Fork{id: c.String("id", "")}
 	f.mode = c.String("mode", ModeParallel)
 	switch f.mode {

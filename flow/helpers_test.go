@@ -57,7 +57,7 @@ func (w *world) registry() *agents.Registry {
 	llm.Register(r)
 	loopnode.Register(r)
 	flow.Register(r)
-	r.MustRegister("gate", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
+	r.MustRegister("gate", func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		wait, resp := c.String("wait", ""), c.String("response", "")
 		return agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
 			if wait != "" {
@@ -70,7 +70,7 @@ func (w *world) registry() *agents.Registry {
 			return agents.Output{Response: resp}, nil
 		}), nil
 	})
-	r.MustRegister("track", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
+	r.MustRegister("track", func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		id := c.String("id", "")
 		hold := c.Duration("hold", 5*time.Millisecond)
 		return agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
@@ -91,7 +91,7 @@ func (w *world) registry() *agents.Registry {
 			return agents.Output{Response: id + " done"}, nil
 		}), nil
 	})
-	r.MustRegister("wait", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
+	r.MustRegister("wait", func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		return agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
 			defer w.exited.Add(1)
 			<-ctx.Done()

@@ -26,7 +26,7 @@ var _ agents.Agent = (*Join)(nil)
 
 // NewJoin builds a join from its definition (the registry's factory for type join).
 // A group that names no agent or an agent that is not a fork is a load problem.
-func NewJoin(b agents.Builder, c *load.Config) (agents.Agent, error) {
+func NewJoin(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	j := &Join{id: c.String("id", "")}
 	c.Ignore(orkaIgnored...)
 	c.Ignore("max_retries")
@@ -51,7 +51,7 @@ func NewJoin(b agents.Builder, c *load.Config) (agents.Agent, error) {
 	j.group = nearestFork(b, j.id)
 	if j.group != "" {
 		c.Warnf("", "no group: joining fork %q, the nearest fork defined before this join (set group: %s to say so)", j.group, j.group)
-	} else if _, ok := b.(agents.Definer); ok {
+	} else {
 		c.Errorf("", "no group and no fork is defined before this join: set group to the id of the fork to join")
 	}
 	return j, nil
@@ -59,24 +59,17 @@ func NewJoin(b agents.Builder, c *load.Config) (agents.Agent, error) {
 
 // nearestFork is the id of the last fork defined before the join with id self
 // that is not itself a branch of another fork defined before it; "" when there
-// is none or b cannot list definitions.
-func nearestFork(b agents.Builder, self string) string {
-	d, ok := b.(agents.Definer)
-	if !ok {
-		return ""
-	}
-	defined := d.Defined()
+// is none.
+func nearestFork(b *agents.Builder, self string) string {
+	defined := b.Defined()
 	if i := slices.Index(defined, self); i >= 0 {
 		defined = defined[:i]
 	}
-	t, _ := b.(agents.Typer)
 	inBranch := map[string]bool{}
 	nearest := ""
 	for _, id := range defined {
-		if t != nil {
-			if typ, _ := t.TypeOf(id); typ != TypeFork {
-				continue
-			}
+		if typ, _ := b.TypeOf(id); typ != TypeFork {
+			continue
 		}
 		a, err := b.Ref(id, load.Pos{})
 		if err != nil {

@@ -30,16 +30,14 @@ var orkaIgnored = []string{"queue", "prompt"}
 // ref resolves id (named by key of c, written at pos) to a step of the same
 // workflow. An undefined id is recorded as a problem naming c's agent; ok is
 // false then. The step's agent is nil when its definition failed to build.
-func ref(b agents.Builder, c *load.Config, key, id string, pos load.Pos) (agents.Step, bool) {
+func ref(b *agents.Builder, c *load.Config, key, id string, pos load.Pos) (agents.Step, bool) {
 	st := agents.Step{ID: id}
-	if t, ok := b.(agents.Typer); ok {
-		typ, found := t.TypeOf(id)
-		if !found {
-			c.Problems().Errorf(pos, "%s: %s names %q, which no agent of this workflow defines", c.What(), key, id)
-			return st, false
-		}
-		st.Type = typ
+	typ, found := b.TypeOf(id)
+	if !found {
+		c.Problems().Errorf(pos, "%s: %s names %q, which no agent of this workflow defines", c.What(), key, id)
+		return st, false
 	}
+	st.Type = typ
 	a, err := b.Ref(id, pos)
 	if err != nil {
 		c.Problems().Errorf(pos, "%s: %s %q: %v", c.What(), key, id, err)

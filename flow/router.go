@@ -71,7 +71,7 @@ const maxDecisionText = 64 << 10
 
 // NewRouter builds a router from its definition (the registry's factory for
 // type router). An undefined decision_key or route agent is a load problem.
-func NewRouter(b agents.Builder, c *load.Config) (agents.Agent, error) {
+func NewRouter(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	r := &Router{id: c.String("id", ""), steps: map[string]agents.Step{}}
 	c.Ignore(orkaIgnored...)
 	params := c.Map("params")
@@ -84,10 +84,8 @@ func NewRouter(b agents.Builder, c *load.Config) (agents.Agent, error) {
 	r.key = strings.TrimSpace(params.String("decision_key", ""))
 	if r.key == "" {
 		params.Errorf("", "missing decision_key: the id of the agent whose answer picks the route")
-	} else if t, ok := b.(agents.Typer); ok {
-		if _, found := t.TypeOf(r.key); !found {
-			params.Errorf("decision_key", "decision_key names %q, which no agent of this workflow defines", r.key)
-		}
+	} else if _, found := b.TypeOf(r.key); !found {
+		params.Errorf("decision_key", "decision_key names %q, which no agent of this workflow defines", r.key)
 	}
 
 	rm := params.Node("routing_map")
@@ -132,7 +130,7 @@ func NewRouter(b agents.Builder, c *load.Config) (agents.Agent, error) {
 }
 
 // resolve reads a route's agent ids and finds their agents.
-func (r *Router) resolve(b agents.Builder, c *load.Config, key string, n *yaml.Node) []agents.Step {
+func (r *Router) resolve(b *agents.Builder, c *load.Config, key string, n *yaml.Node) []agents.Step {
 	ids, pos := idList(c, key, n)
 	steps := make([]agents.Step, 0, len(ids))
 	for i, id := range ids {

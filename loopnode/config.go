@@ -10,7 +10,6 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/load"
-	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/cognition"
 	"github.com/cogloop/cogloop/cognition/metrics"
 	"github.com/cogloop/cogloop/cognition/scorer"
@@ -25,7 +24,7 @@ func Register(r *agents.Registry) {
 }
 
 // New builds a loop from its definition (the registry's factory for type: loop).
-func New(b agents.Builder, c *load.Config) (agents.Agent, error) {
+func New(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	n := &Node{id: idOf(c)}
 	if !c.Has("max_loops") && !c.Has("max_iterations") {
 		c.Problems().Notef(c.Pos(), "%s: no max_loops: the loop runs at most 5 passes (OrKa's default); write max_loops: N (or max_iterations) to say so — strict mode requires it", c.What())
@@ -69,10 +68,7 @@ func New(b agents.Builder, c *load.Config) (agents.Agent, error) {
 	n.stop = readStopWhen(c, n.threshold)
 	n.sameAnswer = n.stop.comparesAnswers()
 	n.stopOnError, n.maxFailed = readErrorPolicy(c)
-	if n.budget, n.budgeted = spend.ReadBudget(c, "budget"); n.budgeted {
-		if nb, ok := b.(agents.BudgetNoter); ok {
-			nb.NoteBudget(n.budget)
-		}
+	if n.budget, n.budgeted = b.Budget(c, "budget"); n.budgeted {
 		n.budget.Name = "loop " + strconv.Quote(n.id)
 	}
 	n.outputAgent = c.String("output_agent", "")
@@ -148,25 +144,15 @@ func (n *Node) checkRefs(c *load.Config) {
 	}
 }
 
-// fileBuilder is the builder's ability to build a workflow from another file.
-type fileBuilder interface {
-	WorkflowFile(path string, pos load.Pos, what string) (agents.Agent, error)
-}
-
 // buildRef reads workflow_ref: the internal workflow from another file,
 // relative to this one, built by the same builder.
-func buildRef(b agents.Builder, c *load.Config) agents.Agent {
+func buildRef(b *agents.Builder, c *load.Config) agents.Agent {
 	if c.Has("internal_workflow") {
 		c.Errorf("workflow_ref", "give internal_workflow or workflow_ref, not both")
 		return nil
 	}
 	path := c.String("workflow_ref", "")
-	fb, ok := b.(fileBuilder)
-	if !ok {
-		c.Errorf("workflow_ref", "workflow_ref needs a builder that reads files; this one cannot (use internal_workflow)")
-		return nil
-	}
-	inner, err := fb.WorkflowFile(path, c.ValuePos("workflow_ref"), "loop "+strconv.Quote(idOf(c))+": workflow_ref")
+	inner, err := b.WorkflowFile(path, c.ValuePos("workflow_ref"), "loop "+strconv.Quote(idOf(c))+": workflow_ref")
 	if err != nil {
 		c.Errorf("workflow_ref", "%v", err)
 		return nil
@@ -179,7 +165,7 @@ func idOf(c *load.Config) string { return c.String("id", "") }
 const maxTimeout = 24 * time.Hour
 
 // buildScorer reads the score extraction keys (§1.1, §1.5).
-func buildScorer(b agents.Builder, c *load.Config, scoringCtx *any) *scorer.Scorer {
+func buildScorer(b *agents.Builder, c *load.Config, scoringCtx *any) *scorer.Scorer {
 	cfg := scorer.ScoreConfig{
 		ExtractionPattern: c.String("score_extraction_pattern", ""),
 		ExtractionKey:     c.String("score_extraction_key", ""),
@@ -312,7 +298,7 @@ func otherCategories(ep *load.Config) []cognition.Category {
 
 // buildMetadata parses past_loops_metadata templates at load time; a user map
 // replaces OrKa's default map.
-func buildMetadata(b agents.Builder, c *load.Config) []metaTemplate {
+func buildMetadata(b *agents.Builder, c *load.Config) []metaTemplate {
 	var out []metaTemplate
 	if m := c.Map("past_loops_metadata"); m != nil && len(m.Keys()) > 0 {
 		for _, k := range m.Keys() {
@@ -339,7 +325,7 @@ func buildMetadata(b agents.Builder, c *load.Config) []metaTemplate {
 // loop_convergence (cogloop's decision, OrKa falls back to graphscout). It
 // returns the calculator (nil when boolean scoring is off) and the context name
 // the iterations see as scoring_context.
-func buildBoolean(b agents.Builder, c *load.Config, s *load.Config) (boolean metrics.BooleanScorer, scoringCtx any) {
+func buildBoolean(b *agents.Builder, c *load.Config, s *load.Config) (boolean metrics.BooleanScorer, scoringCtx any) {
 	// Boolean scoring (§1.5 step 1): the preset weighs the agents'
 	// boolean_evaluations; without context the criteria are
 	// loop_convergence (cogloop's decision, OrKa falls back to graphscout).
@@ -362,7 +348,7 @@ func buildBoolean(b agents.Builder, c *load.Config, s *load.Config) (boolean met
 	}
 	s.Ignore("mode")
 	s.Done()
-	cat, err := scoring.For(b)
+	cat, err := b.Presets()
 	if err == nil && context == "" && preset != "" && len(custom) > 0 {
 		context = inferContext(s, cat, preset, custom)
 	}

@@ -41,7 +41,7 @@
 // the factory, so this package never imports the orchestrator; a loop inside an
 // internal workflow nests with its own counters and history.
 // workflow_ref takes the internal workflow from another file through the same
-// builder (an optional WorkflowFile method found by type assertion).
+// builder ([agents.Builder.WorkflowFile]).
 //
 // # State, interface and per-pass limits
 //

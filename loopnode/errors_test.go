@@ -2,6 +2,7 @@ package loopnode_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -26,27 +27,32 @@ func TestOnErrorStopEndsTheLoopAtTheFirstFailedPass(t *testing.T) {
 	errs := iters[1].(map[string]any)["errors"].([]any)
 	require.Len(t, errs, 1)
 	assert.Equal(t, "drafter", errs[0].(map[string]any)["agent"])
-	assert.Equal(t, "stopped: error after 2", prompt(t, res, "after"))
+	assert.Equal(t, "stopped: error after 2", agenttest.Output(t, res.Outputs, "after").Prompt)
 }
 
-func TestMaxFailedPassesStopsAfterFailuresInARow(t *testing.T) {
-	res, err := transcript(t, "failed_passes")
-	require.ErrorIs(t, err, cogloop.ErrRunFailed)
-	out := loopOut(t, res.Outputs, "loop")
-	assert.Equal(t, "error", out["stop_reason"])
-	assert.Equal(t, 4, out["loops_completed"], "pass 1 failed, pass 2 did not (the count starts again), passes 3 and 4 failed")
-	assert.Contains(t, out["error"], "loop: 2 passes in a row had a failed agent (max_failed_passes: 2), the last: loop › iteration 4 › fetcher:")
-	assert.Equal(t, "stopped: error after 4", prompt(t, res, "after"))
-}
-
-func TestConditionThatCannotBeEvaluatedStopsTheLoop(t *testing.T) {
-	res, err := transcript(t, "condition_error")
-	require.ErrorIs(t, err, cogloop.ErrRunFailed)
-	out := loopOut(t, res.Outputs, "loop")
-	assert.Equal(t, "error", out["stop_reason"])
-	assert.Equal(t, 1, out["loops_completed"], "the pass ran; its condition could not be judged")
-	assert.Equal(t, "stopped: error after 1", prompt(t, res, "after"))
-	assert.Equal(t, `loop › iteration 1: stop_when until "previous_outputs.review.verdict.lower() == 'done'" at testdata/condition_error/workflow.yaml:9:16 cannot be evaluated: cannot call method "lower" of an undefined value`, out["error"])
+// A loop that stops on an error fails the run and says why; the workflow's
+// next agent still sees the loop's outcome.
+func TestLoopStopsOnAnError(t *testing.T) {
+	for _, tc := range []struct {
+		dir    string
+		passes int
+		err    string // the start of the loop's error field
+	}{
+		// Pass 1 failed, pass 2 did not (the count starts again), passes 3 and 4 failed.
+		{"failed_passes", 4, "loop: 2 passes in a row had a failed agent (max_failed_passes: 2), the last: loop › iteration 4 › fetcher:"},
+		// The pass ran; its condition could not be judged.
+		{"condition_error", 1, `loop › iteration 1: stop_when until "previous_outputs.review.verdict.lower() == 'done'" at testdata/condition_error/workflow.yaml:9:16 cannot be evaluated: cannot call method "lower" of an undefined value`},
+	} {
+		t.Run(tc.dir, func(t *testing.T) {
+			res, err := transcript(t, tc.dir)
+			require.ErrorIs(t, err, cogloop.ErrRunFailed)
+			out := loopOut(t, res.Outputs, "loop")
+			assert.Equal(t, "error", out["stop_reason"])
+			assert.Equal(t, tc.passes, out["loops_completed"])
+			assert.True(t, strings.HasPrefix(out["error"].(string), tc.err), "error %q starts with %q", out["error"], tc.err)
+			assert.Equal(t, fmt.Sprintf("stopped: error after %d", tc.passes), agenttest.Output(t, res.Outputs, "after").Prompt)
+		})
+	}
 }
 
 func TestFatalErrorCutsThePassAndStopsTheRun(t *testing.T) {
@@ -57,14 +63,6 @@ func TestFatalErrorCutsThePassAndStopsTheRun(t *testing.T) {
 	assert.Equal(t, `run failed: workflow "fatal": improve › iteration 2 › critic: agent "critic" was called more times than it has scripted replies (1 in testdata/fatal/replies.yaml): scripted replies exhausted (add replies for "critic" to testdata/fatal/replies.yaml, or write {cycle: [...]} to repeat them)`, err.Error())
 	_, ran := res.Outputs.Get("after")
 	assert.False(t, ran, "nothing runs after a fatal error")
-}
-
-// prompt is the prompt agent id was sent in a run.
-func prompt(t *testing.T, res *cogloop.Result, id string) string {
-	t.Helper()
-	o, ok := res.Outputs.Get(id)
-	require.True(t, ok, "no output for %s", id)
-	return o.Prompt
 }
 
 // Every way a condition can fail to evaluate stops the loop with an error that

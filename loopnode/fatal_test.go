@@ -3,7 +3,6 @@ package loopnode_test
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/llm"
 	"github.com/cogloop/cogloop/flow"
+	"github.com/cogloop/cogloop/internal/nettest"
 	"github.com/cogloop/cogloop/loopnode"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -117,10 +117,7 @@ agents:
 // retries; two such passes in a row (max_failed_passes) stop the loop with
 // stop_reason error instead of trying every pass.
 func TestRefusedConnectionsInsideALoopStopAfterMaxFailedPasses(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	url := "http://" + ln.Addr().String()
-	require.NoError(t, ln.Close()) // nobody listens there now
+	url := "http://" + nettest.ClosedAddr(t)
 	src := `orchestrator: {id: w, agents: [improve]}
 agents:
   - id: improve

@@ -3,23 +3,86 @@ package loopnode_test
 import (
 	"testing"
 
+	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
+// loopResult runs the transcript testdata/dir, which must succeed, and
+// returns the run and the output of its loop id.
+func loopResult(t *testing.T, dir, id string) (*cogloop.Result, map[string]any) {
+	t.Helper()
+	res, err := transcript(t, dir)
+	require.NoError(t, err)
+	return res, loopOut(t, res.Outputs, id)
+}
+
 func loopOut(t *testing.T, outs *agents.Outputs, id string) map[string]any {
 	t.Helper()
-	o, ok := outs.Get(id)
-	require.True(t, ok, "no output for %s", id)
+	o := agenttest.Output(t, outs, id)
 	require.False(t, o.Failed(), o.Err)
 	return o.Map()
 }
 
+// loopCase is a golden transcript (testdata/<dir>, -update rewrites it) whose
+// run succeeds, and what its loop's output must hold.
+type loopCase struct {
+	dir, loop string
+	fields    map[string]any // fields of the loop's output
+	text      string         // the run's final text, when not empty
+}
+
+// Loops whose outcome is a few fields of the loop's output; the cases with
+// more to check have their own tests.
+func TestLoopOutcomes(t *testing.T) {
+	for _, tc := range []loopCase{
+		{dir: "boundary", loop: "loop", fields: map[string]any{"loops_completed": 2, "final_score": 0.7, "stop_reason": "threshold"}},
+		{dir: "evaluator", loop: "l", fields: map[string]any{"stop_reason": "evaluator_done", "count": 2, "response": "polished draft"}},
+		// Pass 2 differs too much from pass 1; pass 3 is within 0.9 of pass 2.
+		{dir: "stable", loop: "l", fields: map[string]any{"stop_reason": "stable_output", "loops_completed": 3}},
+		{dir: "until", loop: "l", fields: map[string]any{"stop_reason": "condition", "loops_completed": 2}},
+		// Scores 0.4, 0.9, 0.7 from the review's JSON; return: best.
+		{dir: "continue_while", loop: "l", fields: map[string]any{
+			"stop_reason": "condition", "loops_completed": 3, "best_iteration": 2, "response": "parser v2",
+			"outputs": map[string]any{
+				"approved":   true,
+				"drafts":     []any{"parser v1", "parser v2", "parser v3"},
+				"best_draft": "parser v2",
+				"iterations": 3,
+			},
+		}},
+		{dir: "before", loop: "l", fields: map[string]any{"loops_completed": 0, "stop_reason": "condition"}, text: "ok"},
+		// Answers 2, 3 and 4 are the same once whitespace and case are folded.
+		{dir: "stagnation", loop: "l", fields: map[string]any{"stop_reason": "stagnation", "loops_completed": 4}},
+		// Best 0.612 - 0.6 over 2 rounds < 0.05.
+		{dir: "improvement", loop: "l", fields: map[string]any{"stop_reason": "stagnation", "loops_completed": 4}},
+		{dir: "workflow_ref", loop: "l", fields: map[string]any{"loops_completed": 2, "stop_reason": "threshold", "response": "draft two"}},
+		// One pass per queue item, none more; declared outputs read the variables.
+		{dir: "vars_queue", loop: "l", text: "ok", fields: map[string]any{
+			"loops_completed": 3, "stop_reason": "condition",
+			"vars":    map[string]any{"queue": []any{}, "done": []any{"A", "B", "G"}, "handled": 3},
+			"outputs": map[string]any{"done": []any{"A", "B", "G"}, "handled": 3, "progress": []any{1, 2, 3}},
+		}},
+		// The empty rest stops the loop before a fourth pass.
+		{dir: "before_feedback", loop: "l", fields: map[string]any{"loops_completed": 3, "stop_reason": "condition"}},
+		{dir: "declared_inputs", loop: "l", fields: map[string]any{"outputs": map[string]any{"rounds": 2}}},
+	} {
+		t.Run(tc.dir, func(t *testing.T) {
+			res, out := loopResult(t, tc.dir, tc.loop)
+			for k, want := range tc.fields {
+				assert.Equal(t, want, out[k], k)
+			}
+			if tc.text != "" {
+				assert.Equal(t, tc.text, res.Text())
+			}
+		})
+	}
+}
+
 func TestThresholdMetOnIteration2(t *testing.T) {
-	res, err := transcript(t, "threshold")
-	require.NoError(t, err)
-	out := loopOut(t, res.Outputs, "improve_loop")
+	res, out := loopResult(t, "threshold", "improve_loop")
 	assert.Equal(t, 2, out["loops_completed"])
 	assert.Equal(t, 0.86, out["final_score"])
 	assert.Equal(t, true, out["threshold_met"])
@@ -34,19 +97,8 @@ func TestThresholdMetOnIteration2(t *testing.T) {
 	assert.Equal(t, "Tides: the moon and the sun pull the sea twice a day.", res.Text())
 }
 
-func TestThresholdIsInclusive(t *testing.T) {
-	res, err := transcript(t, "boundary")
-	require.NoError(t, err)
-	out := loopOut(t, res.Outputs, "loop")
-	assert.Equal(t, 2, out["loops_completed"])
-	assert.Equal(t, 0.7, out["final_score"])
-	assert.Equal(t, "threshold", out["stop_reason"])
-}
-
 func TestMaxLoopsKeepsLastAndBest(t *testing.T) {
-	res, err := transcript(t, "maxloops")
-	require.NoError(t, err)
-	out := loopOut(t, res.Outputs, "loop")
+	_, out := loopResult(t, "maxloops", "loop")
 	assert.Equal(t, 3, out["loops_completed"])
 	assert.Equal(t, "max_loops", out["stop_reason"])
 	assert.Equal(t, false, out["threshold_met"])
@@ -87,9 +139,7 @@ func TestCustomMetadataKeepsTypes(t *testing.T) {
 }
 
 func TestNestedLoops(t *testing.T) {
-	res, err := transcript(t, "nested")
-	require.NoError(t, err)
-	out := loopOut(t, res.Outputs, "outer")
+	_, out := loopResult(t, "nested", "outer")
 	assert.Equal(t, 2, out["loops_completed"])
 	assert.Equal(t, 0.95, out["final_score"])
 	inner := out["result"].(map[string]any)["inner"].(map[string]any)
@@ -98,9 +148,7 @@ func TestNestedLoops(t *testing.T) {
 }
 
 func TestLoopTimeoutKeepsFinishedIterations(t *testing.T) {
-	res, err := transcript(t, "timeout")
-	require.NoError(t, err)
-	out := loopOut(t, res.Outputs, "loop")
+	res, out := loopResult(t, "timeout", "loop")
 	assert.Equal(t, "timeout", out["stop_reason"])
 	assert.Equal(t, 1, out["loops_completed"], "the interrupted pass does not count (OrKa counts it)")
 	assert.Equal(t, 1, out["count"])
@@ -113,9 +161,7 @@ func TestLoopTimeoutKeepsFinishedIterations(t *testing.T) {
 }
 
 func TestFailingAgentInsideIteration(t *testing.T) {
-	res, err := transcript(t, "failing")
-	require.NoError(t, err)
-	out := loopOut(t, res.Outputs, "loop")
+	_, out := loopResult(t, "failing", "loop")
 	assert.Equal(t, 2, out["loops_completed"])
 	assert.Equal(t, "threshold", out["stop_reason"])
 	past := out["past_loops"].([]any)

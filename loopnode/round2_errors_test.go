@@ -11,32 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestRound2ConfigErrors(t *testing.T) {
-	tests := []struct {
-		name, body string
-		want       []string
-	}{
-		{"iteration_timeout zero", "    iteration_timeout: 0s\n", []string{"wf.yaml:5:5", "iteration_timeout must be above zero"}},
-		{"iteration_timeout over a day", "    iteration_timeout: 25h\n", []string{"wf.yaml:5:5", "at most 24h"}},
-		{"vars not a mapping", "    vars: [a]\n", []string{"wf.yaml:5:5", "vars must be a mapping"}},
-		{"var hides a loop variable", "    vars: {loop_index: 1}\n", []string{"wf.yaml:5:12", `"loop_index" is a name the loop binds itself`}},
-		{"bad var name", "    vars: {\"my var\": 1}\n", []string{"wf.yaml:5:12", "is not a variable name"}},
-		{"update of an undeclared var", "    vars: {queue: []}\n    update: {quene: \"{{ queue }}\"}\n", []string{"wf.yaml:6:14", `"quene" is not a declared variable (did you mean "queue"?)`}},
-		{"update syntax error", "    vars: {n: 0}\n    update: {n: \"{{ n + }}\"}\n", []string{"wf.yaml:6:17", "update: n:"}},
-		{"return unknown", "    return: newest\n", []string{"wf.yaml:5:5", "last, best or last_successful"}},
-		{"max_length zero", "    max_length: 0\n", []string{"wf.yaml:5:5", "max_length"}},
-		{"input without name", "    inputs: [{required: true}]\n", []string{"wf.yaml:5:", "name must be a variable name"}},
-		{"required with default", "    inputs: [{name: topic, required: true, default: x}]\n", []string{"wf.yaml:5:", "required and has a default"}},
-		{"unknown input key", "    inputs: [{name: topic, requird: true}]\n", []string{"wf.yaml:5:", `"requird"`}},
-		{"undeclared output", "    vars: {rounds: 0}\n    outputs: [rouns]\n", []string{"wf.yaml:6:15", `"rouns" is neither an output_mappings target nor a loop variable (did you mean "rounds"?)`}},
-		{"mapping of an undeclared var", "    vars: {rounds: 0}\n    output_mappings: [{source: {var: round}, target: r}]\n", []string{"wf.yaml:6:38", `var "round" is not a loop variable (did you mean "rounds"?)`}},
-		{"workflow_ref and internal_workflow", "    workflow_ref: inner.yaml\n", []string{"wf.yaml:5:5", "give internal_workflow or workflow_ref, not both"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { assertLoadErrors(t, tc.body, tc.want) })
-	}
-}
-
 func TestMaxLoopsNoteAndStrict(t *testing.T) {
 	wf, err := cogloop.Parse([]byte(controlsHead+controlsInner), "wf.yaml")
 	require.NoError(t, err, "plain mode: only a note")

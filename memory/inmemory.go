@@ -82,6 +82,25 @@ func (s *InMemory) lock(op string) error {
 	return nil
 }
 
+// begin starts op on the key of kind and id: the context must be live, the
+// key valid and check (when not nil) must pass. It returns the key with s.mu
+// held; the caller unlocks it.
+func (s *InMemory) begin(ctx context.Context, op string, kind Kind, id string, check func() error) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("%s: %w", op, err)
+	}
+	key, err := s.keys.Key(kind, id)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", op, err)
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			return "", fmt.Errorf("%s: %w", op, err)
+		}
+	}
+	return key, s.lock(op)
+}
+
 func expiry(now time.Time, ttl time.Duration) time.Time {
 	if ttl <= 0 {
 		return time.Time{}
@@ -101,17 +120,8 @@ func cloneEntry(e Entry) Entry {
 // Append implements [History].
 func (s *InMemory) Append(ctx context.Context, loopID string, e Entry) error {
 	op := fmt.Sprintf("append history loop %q run %q iteration %d", loopID, e.RunID, e.Iteration)
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	key, err := s.keys.Key(KindPastLoops, loopID)
+	key, err := s.begin(ctx, op, KindPastLoops, loopID, e.Validate)
 	if err != nil {
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	if err := e.Validate(); err != nil {
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	if err := s.lock(op); err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
@@ -142,14 +152,8 @@ func (s *InMemory) Append(ctx context.Context, loopID string, e Entry) error {
 // History implements [History].
 func (s *InMemory) History(ctx context.Context, loopID string, limit int) ([]Entry, error) {
 	op := fmt.Sprintf("load history loop %q", loopID)
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	key, err := s.keys.Key(KindPastLoops, loopID)
+	key, err := s.begin(ctx, op, KindPastLoops, loopID, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	if err := s.lock(op); err != nil {
 		return nil, err
 	}
 	defer s.mu.Unlock()
@@ -171,14 +175,8 @@ func (s *InMemory) History(ctx context.Context, loopID string, limit int) ([]Ent
 // ClearHistory implements [History].
 func (s *InMemory) ClearHistory(ctx context.Context, loopID string) error {
 	op := fmt.Sprintf("clear history loop %q", loopID)
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	key, err := s.keys.Key(KindPastLoops, loopID)
+	key, err := s.begin(ctx, op, KindPastLoops, loopID, nil)
 	if err != nil {
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	if err := s.lock(op); err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
@@ -197,17 +195,8 @@ func cloneState(m map[string][]byte) map[string][]byte {
 // SaveCheckpoint implements [Checkpoints].
 func (s *InMemory) SaveCheckpoint(ctx context.Context, runID string, cp Checkpoint) error {
 	op := fmt.Sprintf("save checkpoint run %q", runID)
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	key, err := s.keys.Key(KindCheckpoint, runID)
+	key, err := s.begin(ctx, op, KindCheckpoint, runID, cp.Validate)
 	if err != nil {
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	if err := cp.Validate(); err != nil {
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	if err := s.lock(op); err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
@@ -229,14 +218,8 @@ func (s *InMemory) SaveCheckpoint(ctx context.Context, runID string, cp Checkpoi
 // LoadCheckpoint implements [Checkpoints].
 func (s *InMemory) LoadCheckpoint(ctx context.Context, runID string) (Checkpoint, bool, error) {
 	op := fmt.Sprintf("load checkpoint run %q", runID)
-	if err := ctx.Err(); err != nil {
-		return Checkpoint{}, false, fmt.Errorf("%s: %w", op, err)
-	}
-	key, err := s.keys.Key(KindCheckpoint, runID)
+	key, err := s.begin(ctx, op, KindCheckpoint, runID, nil)
 	if err != nil {
-		return Checkpoint{}, false, fmt.Errorf("%s: %w", op, err)
-	}
-	if err := s.lock(op); err != nil {
 		return Checkpoint{}, false, err
 	}
 	defer s.mu.Unlock()
@@ -252,14 +235,8 @@ func (s *InMemory) LoadCheckpoint(ctx context.Context, runID string) (Checkpoint
 // DeleteCheckpoint implements [Checkpoints].
 func (s *InMemory) DeleteCheckpoint(ctx context.Context, runID string) error {
 	op := fmt.Sprintf("delete checkpoint run %q", runID)
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	key, err := s.keys.Key(KindCheckpoint, runID)
+	key, err := s.begin(ctx, op, KindCheckpoint, runID, nil)
 	if err != nil {
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	if err := s.lock(op); err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
@@ -270,14 +247,8 @@ func (s *InMemory) DeleteCheckpoint(ctx context.Context, runID string) error {
 // Remember implements [Memories].
 func (s *InMemory) Remember(ctx context.Context, namespace string, m Memory) error {
 	op := fmt.Sprintf("remember in namespace %q", namespace)
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	key, err := s.keys.Key(KindMemories, namespace)
+	key, err := s.begin(ctx, op, KindMemories, namespace, nil)
 	if err != nil {
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	if err := s.lock(op); err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
@@ -315,14 +286,8 @@ func (s *InMemory) Remember(ctx context.Context, namespace string, m Memory) err
 // Recall implements [Memories].
 func (s *InMemory) Recall(ctx context.Context, namespace string, q Query) ([]Match, error) {
 	op := fmt.Sprintf("recall from namespace %q", namespace)
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	key, err := s.keys.Key(KindMemories, namespace)
+	key, err := s.begin(ctx, op, KindMemories, namespace, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	if err := s.lock(op); err != nil {
 		return nil, err
 	}
 	defer s.mu.Unlock()

@@ -2,7 +2,6 @@ package memory_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,28 +20,11 @@ func TestInMemoryConformance(t *testing.T) {
 	})
 }
 
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // Key TTLs run on the server's clock in Redis, so they are tested per store;
 // here on the injected clock.
 func TestInMemoryTTLs(t *testing.T) {
 	ctx := context.Background()
-	clock := &fakeClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	clock := storetest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	s, err := memory.NewInMemory(memory.Options{HistoryTTL: time.Hour, CheckpointTTL: 2 * time.Hour, Now: clock.Now})
 	require.NoError(t, err)
 	e := func(i int) memory.Entry { return memory.Entry{RunID: "r", Iteration: i, Data: []byte(`{}`)} }
@@ -71,7 +53,7 @@ func TestInMemoryTTLs(t *testing.T) {
 
 func TestInMemoryEntryTTL(t *testing.T) {
 	ctx := context.Background()
-	clock := &fakeClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	clock := storetest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	s, err := memory.NewInMemory(memory.Options{Now: clock.Now})
 	require.NoError(t, err)
 	e := memory.Entry{RunID: "r", Iteration: 1, Data: []byte(`{}`), TTL: 10 * time.Minute}
@@ -94,7 +76,7 @@ func TestInMemoryEntryTTL(t *testing.T) {
 
 func TestInMemoryNeverExpires(t *testing.T) {
 	ctx := context.Background()
-	clock := &fakeClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	clock := storetest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	s, err := memory.NewInMemory(memory.Options{CheckpointTTL: -1, Now: clock.Now})
 	require.NoError(t, err)
 	require.NoError(t, s.Append(ctx, "l", memory.Entry{RunID: "r", Iteration: 1, Data: []byte(`{}`)}))

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/agents/scripted"
@@ -24,13 +25,8 @@ func budgetRegistry(t *testing.T) *agents.Registry {
 	t.Helper()
 	var runs atomic.Int64
 	r := retryRegistry(t, &runs)
-	r.MustRegister("sub", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
-		l, limited := spend.ReadBudget(c, "budget")
-		if limited {
-			if nb, ok := b.(agents.BudgetNoter); ok {
-				nb.NoteBudget(l)
-			}
-		}
+	r.MustRegister("sub", func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
+		l, limited := b.Budget(c, "budget")
 		inner, err := b.Workflow(c.Node("internal_workflow"), "internal_workflow")
 		if err != nil {
 			return nil, err
@@ -48,13 +44,6 @@ func budgetRegistry(t *testing.T) *agents.Registry {
 func parseBudget(t *testing.T, src string, opts ...Option) (*Workflow, []load.Problem, error) {
 	t.Helper()
 	return Parse([]byte(src), "wf.yaml", budgetRegistry(t), opts...)
-}
-
-func script(t *testing.T, src string) *scripted.Script {
-	t.Helper()
-	s, err := scripted.Parse([]byte(src), "script.yaml")
-	require.NoError(t, err)
-	return s
 }
 
 func calls(t *testing.T, s *scripted.Script, id string) int {
@@ -91,7 +80,7 @@ func TestWorkflowBudgetStopsBeforeTheCallThatWouldOvershoot(t *testing.T) {
 	assert.Equal(t, 280, l.MaxTokens)
 	assert.Equal(t, `workflow "w"`, l.Name)
 
-	s := script(t, threeReplies)
+	s := agenttest.Script(t, threeReplies)
 	rec := &recorderT{}
 	root := spend.NewBudget(spend.Limit{}, w.Pricing())
 	out, err := w.Run(context.Background(), agents.Input{Value: "x", Run: &agents.Run{ID: "r", Models: s, Observe: rec.observe}, Budget: root})
@@ -126,7 +115,7 @@ func (r *recorderT) observe(e event.Event) { r.events = append(r.events, e) }
 func TestWorkflowWithoutABudgetInputOpensItsOwnScope(t *testing.T) {
 	w, _, err := parseBudget(t, threeWriters)
 	require.NoError(t, err)
-	s := script(t, threeReplies)
+	s := agenttest.Script(t, threeReplies)
 	out, err := w.Run(context.Background(), agents.Input{Value: "x", Run: &agents.Run{Models: s}})
 	require.NoError(t, err)
 	c, _ := out.Children.Get("c")
@@ -153,7 +142,7 @@ agents:
   - {id: outer, type: openai-answer, model: gpt-4o-mini, max_tokens: 40, prompt: p}
 `)
 	require.NoError(t, err)
-	s := script(t, `
+	s := agenttest.Script(t, `
 x: [{text: X, usage: {prompt_tokens: 60, completion_tokens: 40}}]
 y: [{text: Y, usage: {prompt_tokens: 60, completion_tokens: 40}}]
 outer: [{text: O, usage: {prompt_tokens: 60, completion_tokens: 40}}]
@@ -180,7 +169,7 @@ agents:
         - {id: y, type: openai-answer, model: gpt-4o-mini, max_tokens: 40, prompt: p}
 `)
 	require.NoError(t, err)
-	s := script(t, "x: [{text: X, usage: {prompt_tokens: 60, completion_tokens: 40}}]\ny: [Y]\n")
+	s := agenttest.Script(t, "x: [{text: X, usage: {prompt_tokens: 60, completion_tokens: 40}}]\ny: [Y]\n")
 	_, err = w.Run(context.Background(), agents.Input{Value: "x", Run: &agents.Run{Models: s}})
 	require.NoError(t, err)
 	assert.Equal(t, 0, calls(t, s, "y"))
@@ -229,9 +218,8 @@ agents:
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := parseBudget(t, tc.src)
-			require.Error(t, err)
 			for _, w := range tc.want {
-				assert.Contains(t, err.Error(), w)
+				assert.ErrorContains(t, err, w)
 			}
 		})
 	}

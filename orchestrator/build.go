@@ -162,8 +162,7 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 		orch.Errorf("pricing", "pricing belongs on the top-level orchestrator: it prices the models of the whole file")
 	}
 	w.pricing = b.pricing
-	if l, ok := spend.ReadBudget(orch, "budget"); ok {
-		(&scopeBuilder{s: s}).NoteBudget(l)
+	if l, ok := agents.NewBuilder(&scopeBuilder{s: s}).Budget(orch, "budget"); ok {
 		l.Name = fmt.Sprintf("workflow %q", w.ID)
 		w.budget = &l
 	}
@@ -377,7 +376,7 @@ func (s *scope) construct(d *def) agents.Agent {
 	}
 	prev := s.b.cur
 	s.b.cur = d
-	a, err := f(&scopeBuilder{s: home}, d.cfg)
+	a, err := f(agents.NewBuilder(&scopeBuilder{s: home}), d.cfg)
 	s.b.cur = prev
 	if err != nil {
 		s.b.probs.Errorf(d.cfg.Pos(), "agent %q: %v", d.id, err)
@@ -531,21 +530,19 @@ func (b *builder) loadPresets(orch *load.Config, base *scoring.Catalog, dir stri
 	return cat
 }
 
-// scopeBuilder is the agents.Builder a factory gets.
+// scopeBuilder does the work of the [agents.Builder] a factory gets: it is
+// the [agents.Workspace] of one workflow scope.
 type scopeBuilder struct{ s *scope }
 
-var (
-	_ agents.Builder     = (*scopeBuilder)(nil)
-	_ agents.BudgetNoter = (*scopeBuilder)(nil)
-	_ scoring.Source     = (*scopeBuilder)(nil)
-)
+var _ agents.Workspace = (*scopeBuilder)(nil)
 
-// NoteBudget records a budget read with [spend.ReadBudget] (the orchestrator's
-// own, a loop's) for the price check at the end of the load.
+// NoteBudget records a budget read with [agents.Builder.Budget] (the
+// orchestrator's own, a loop's) for the price check at the end of the load.
 func (sb *scopeBuilder) NoteBudget(l spend.Limit) { sb.s.b.budgets = append(sb.s.b.budgets, l) }
 
 // Presets is the scoring catalog of the workflow being built (presets_dir on
-// its orchestrator or an enclosing one, or the catalog given to Parse).
+// its orchestrator or an enclosing one, or the catalog given to Parse); nil
+// means scoring.Default.
 func (sb *scopeBuilder) Presets() *scoring.Catalog { return sb.s.presets }
 
 func (sb *scopeBuilder) Workflow(node *yaml.Node, what string) (agents.Agent, error) {

@@ -8,8 +8,6 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-var _ agents.Catalog = (*scopeBuilder)(nil)
-
 // hints are what a definition tells graph-scout about itself.
 type hints struct {
 	capabilities  []string

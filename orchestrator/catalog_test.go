@@ -19,17 +19,16 @@ func TestBuilderCatalog(t *testing.T) {
 	var visible []agents.AgentInfo
 	var resolve func(string) (agents.Step, bool)
 	reg := agenttest.Registry()
-	reg.MustRegister("probe", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
-		cat := b.(agents.Catalog)
-		visible = cat.Visible()
-		resolve = cat.Resolver()
+	reg.MustRegister("probe", func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
+		visible = b.Visible()
+		resolve = b.Resolver()
 		return agents.Func(func(context.Context, agents.Input) (agents.Output, error) { return agents.Output{}, nil }), nil
 	})
-	reg.MustRegister("modeled", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
+	reg.MustRegister("modeled", func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		c.Accept("model", "prompt")
 		return agents.Func(func(context.Context, agents.Input) (agents.Output, error) { return agents.Output{}, nil }), nil
 	})
-	reg.MustRegister("nest", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
+	reg.MustRegister("nest", func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		return b.Workflow(c.Node("internal_workflow"), "nested")
 	})
 	src := `orchestrator: {id: w, agents: [n]}

@@ -9,10 +9,12 @@
 // abilities let them shape the run without the orchestrator knowing their types:
 // an [agents.Exposer] (a fork) has its children's outputs recorded after its own,
 // an [agents.Director] (a router) has the agents it chose run right after it. At
-// load time the builder answers [agents.Typer], [agents.Definer] and
-// [agents.Catalog] (descriptions of the visible agents, with the graph-scout
-// hints capabilities and is_terminal read on every definition, and a resolver
-// for ids chosen at run time) for factories that refer to other agents, and warns when a queued agent is also run by an
+// load time every factory gets an [agents.Builder] whose work this package
+// does (it is the [agents.Workspace]): agents' types and definitions by id,
+// descriptions of the visible agents (with the graph-scout hints capabilities
+// and is_terminal read on every definition) and a resolver for ids chosen at
+// run time, nested workflows and workflow_ref files, templates, budgets and
+// the scoring catalog. The builder warns when a queued agent is also run by an
 // [agents.Referrer] (a fork's branch agent, a router's route), where it would run
 // twice.
 //
@@ -38,7 +40,7 @@
 // past_loops_metadata templates (TemplateScope).
 //
 // A built [Workflow] is itself an [agents.Agent], so a loop runs one as its
-// internal workflow through the [agents.Builder] interface without importing this
+// internal workflow through its [agents.Builder] without importing this
 // package.
 //
 // # Concurrency

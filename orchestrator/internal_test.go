@@ -57,7 +57,7 @@ func (r *refRunner) Run(ctx context.Context, in agents.Input) (agents.Output, er
 // is left to it, not run a second time from the list.
 func TestInternalWorkflowWithoutOrchestratorLeavesReferencedAgentsToTheirRunner(t *testing.T) {
 	reg := budgetRegistry(t)
-	reg.MustRegister("runs", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
+	reg.MustRegister("runs", func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		id := c.String("target", "")
 		a, err := b.Ref(id, c.ValuePos("target"))
 		return &refRunner{target: id, agent: a}, err

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
-	"strings"
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/load"
@@ -80,16 +78,14 @@ func parseYAML(data []byte, file string, lim Limits) (*yaml.Node, error) {
 	return &doc, nil
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
 // yamlError gives a yaml.v3 syntax error its file position ("yaml: line 3: ..." →
-// "file:3:1: invalid YAML: ..."). yaml.v3 reports lines, not columns.
+// "file:3:1: invalid YAML: ..."; 1:1 without a line). yaml.v3 reports lines, not columns.
 func yamlError(file string, err error) error {
-	msg := err.Error()
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		return fmt.Errorf("%s:%s:1: invalid YAML: %s", file, m[1], m[2])
+	p := load.YAMLProblem(file, err)
+	if p.Pos.Line == 0 {
+		p.Pos.Line, p.Pos.Col = 1, 1
 	}
-	return fmt.Errorf("%s:1:1: invalid YAML: %s", file, strings.TrimPrefix(msg, "yaml: "))
+	return fmt.Errorf("%s:%d:%d: invalid YAML: %s", file, p.Pos.Line, p.Pos.Col, p.Msg)
 }
 
 // Parse reads a workflow from data (file names it in messages) and builds it with

@@ -243,7 +243,7 @@ func BenchmarkParseChecksNames(b *testing.B) {
 // reads variables the factory binds itself: only its calls are checked.
 func TestFactoryMadeTemplatesAreCheckedForCallsOnly(t *testing.T) {
 	reg := namesRegistry()
-	reg.MustRegister("wrapper", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
+	reg.MustRegister("wrapper", func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		for _, src := range []string{"{{ inner_prompt }}", "{{ get_inptu() }}"} {
 			node := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
 				{Kind: yaml.ScalarNode, Value: "prompt"}, {Kind: yaml.ScalarNode, Value: src}}}
@@ -260,7 +260,7 @@ func TestFactoryMadeTemplatesAreCheckedForCallsOnly(t *testing.T) {
 // function at run time ends the run at once, with the did-you-mean.
 func TestUndefinedFunctionAtRunTimeEndsTheRun(t *testing.T) {
 	reg := namesRegistry()
-	reg.MustRegister("gocode", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
+	reg.MustRegister("gocode", func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		tp, err := prompt.Parse("go template", "{{ get_inptu() }}", prompt.Options{})
 		require.NoError(t, err)
 		return agents.Func(func(_ context.Context, in agents.Input) (agents.Output, error) {

@@ -5,11 +5,6 @@ import (
 	"github.com/cogloop/cogloop/agents/load"
 )
 
-var (
-	_ agents.Typer   = (*scopeBuilder)(nil)
-	_ agents.Definer = (*scopeBuilder)(nil)
-)
-
 // Defined lists the ids of this workflow's agents list, in file order.
 func (sb *scopeBuilder) Defined() []string {
 	out := make([]string, len(sb.s.order))

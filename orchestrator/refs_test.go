@@ -43,12 +43,11 @@ func (r runner) Refs() []string {
 
 func registryWithRunner() *agents.Registry {
 	reg := agenttest.Registry()
-	reg.MustRegister("runner", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
+	reg.MustRegister("runner", func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		var r runner
-		t := b.(agents.Typer)
 		for _, id := range c.Strings("runs") {
 			a, _ := b.Ref(id, c.ValuePos("runs"))
-			typ, _ := t.TypeOf(id)
+			typ, _ := b.TypeOf(id)
 			r.refs = append(r.refs, agents.Step{ID: id, Type: typ, Agent: a})
 		}
 		if id := c.String("next", ""); id != "" {
@@ -87,11 +86,11 @@ func TestBuilderAnswersTypeAndDefinitions(t *testing.T) {
 	var gotOK bool
 	var defined []string
 	reg := agenttest.Registry()
-	reg.MustRegister("probe", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
-		gotType, gotOK = b.(agents.Typer).TypeOf("a")
-		_, missing := b.(agents.Typer).TypeOf("ghost")
+	reg.MustRegister("probe", func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
+		gotType, gotOK = b.TypeOf("a")
+		_, missing := b.TypeOf("ghost")
 		assert.False(t, missing)
-		defined = b.(agents.Definer).Defined()
+		defined = b.Defined()
 		return agents.Func(func(context.Context, agents.Input) (agents.Output, error) { return agents.Output{}, nil }), nil
 	})
 	_, _, err := Parse([]byte("orchestrator: {id: w, agents: [p]}\nagents:\n  - {id: a, type: const}\n  - {id: p, type: probe}\n  - {id: z, type: echo}\n"), "wf.yaml", reg)

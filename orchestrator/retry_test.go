@@ -33,7 +33,7 @@ func retryRegistry(t *testing.T, runs *atomic.Int64) *agents.Registry {
 	t.Helper()
 	r := agenttest.Registry()
 	llm.RegisterWith(r, llm.Options{Getenv: func(string) string { return "" }, Sleep: (&sleeps{}).Sleep})
-	r.MustRegister("flaky", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
+	r.MustRegister("flaky", func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		failures := c.Int("failures", 1, 0, 100)
 		msg := c.String("message", "flaky failure")
 		var key int

@@ -25,10 +25,6 @@ type Source struct {
 // load reads at most twice what one file may cost.
 const MaxRefFiles = 64
 
-var _ interface {
-	WorkflowFile(path string, pos load.Pos, what string) (agents.Agent, error)
-} = (*scopeBuilder)(nil)
-
 // WorkflowFile builds the workflow in the file at path (a loop's
 // workflow_ref), through the same builder as an inline internal_workflow: a
 // relative path is relative to the directory of the referring file (pos.File);

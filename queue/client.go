@@ -120,7 +120,7 @@ func Enqueue(ctx context.Context, c *Client, wf Workflow, input any, opts ...Opt
 	if err != nil {
 		return "", fmt.Errorf("run %s: the input is not JSON-encodable: %w", o.runID, err)
 	}
-	p := Payload{Version: payloadVersion, RunID: o.runID, Namespace: o.namespace, Workflow: wf.ref(), Input: in,
+	p := payload{Version: payloadVersion, RunID: o.runID, Namespace: o.namespace, Workflow: wf.ref(), Input: in,
 		Strict: o.strict, CheckpointTTL: o.cpTTL}
 	data, err := json.Marshal(p)
 	if err != nil {
@@ -129,7 +129,7 @@ func Enqueue(ctx context.Context, c *Client, wf Workflow, input any, opts ...Opt
 	if err := c.refuseElsewhere(o.runID, o.queue); err != nil {
 		return "", err
 	}
-	task := asynq.NewTask(TaskType, data, asynq.TaskID(o.runID), asynq.Queue(o.queue),
+	task := asynq.NewTask(taskType, data, asynq.TaskID(o.runID), asynq.Queue(o.queue),
 		asynq.MaxRetry(o.maxRetry), asynq.Retention(o.retention), asynq.Timeout(o.timeout))
 	if _, err := c.client.EnqueueContext(ctx, task); err != nil {
 		if errors.Is(err, asynq.ErrTaskIDConflict) {

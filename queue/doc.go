@@ -4,7 +4,7 @@
 //
 // # Tasks and queues
 //
-// A run is one asynq task of type [TaskType] ("cogloop:run") whose task id is
+// A run is one asynq task of type "cogloop:run" whose task id is
 // the run id, so a run id can be submitted once: a second [Enqueue] of the
 // same id fails with [ErrDuplicate]. The default queue is [DefaultQueue]
 // ("cogloop"). asynq's own tools show cogloop's queues and runs:
@@ -13,7 +13,7 @@
 //	asynq task ls --queue cogloop --state active
 //	asynqmon --redis-url redis://...     # web UI: queue "cogloop", type "cogloop:run"
 //
-// The payload (JSON, see [Payload]) carries the workflow file's bytes and
+// The payload (JSON) carries the workflow file's bytes and
 // SHA-256 digest, or only a path all workers share with its digest, the
 // input, the run id, the key namespace and the run options (strict,
 // checkpoint TTL). A workflow with an API key written in it is refused
@@ -28,7 +28,7 @@
 // each loop pass in that store; a run whose run id already has a checkpoint
 // is resumed from it, exactly as `cogloop run --resume` does (the
 // workflow's digest must match). While a run goes, its [Record] (worker,
-// attempt, the pass of each loop, the last [MaxEvents] events) is written to
+// attempt, the pass of each loop, the last 100 events) is written to
 // the task's result field in Redis at every loop pass; when it ends, the
 // record holds the run's JSON document (the one `cogloop run --json`
 // prints). asynq keeps a completed task, and so its record, for the

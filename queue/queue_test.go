@@ -34,7 +34,7 @@ var loopWF = func() string {
 
 func registry() *agents.Registry {
 	reg := cogloop.NewRegistry()
-	reg.MustRegister("shout", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
+	reg.MustRegister("shout", func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		return agents.Func(func(_ context.Context, in agents.Input) (agents.Output, error) {
 			return agents.Output{Response: "DONE"}, nil
 		}), nil
@@ -147,7 +147,7 @@ func TestEnqueueRunsOnAWorkerWithACustomRegistry(t *testing.T) {
 
 	st := wait(t, c, "r1")
 	assert.Equal(t, queue.Done, st.State)
-	assert.Equal(t, queue.StateDone, st.Record.State)
+	assert.Equal(t, queue.Done, st.Record.State)
 	doc := document(t, st)
 	assert.Equal(t, "ok", doc["status"])
 	assert.Equal(t, "DONE", doc["output"])
@@ -203,7 +203,7 @@ func TestPermanentFailureIsArchived(t *testing.T) {
 	st := wait(t, c, "f1")
 	assert.Equal(t, queue.Archived, st.State)
 	assert.Equal(t, 0, st.Retried)
-	assert.Equal(t, queue.StateFailed, st.Record.State)
+	assert.Equal(t, queue.Failed, st.Record.State)
 	assert.Contains(t, st.Record.Error, "writer")
 	assert.Contains(t, st.LastError, "run failed")
 	assert.Equal(t, "failed", document(t, st)["status"])
@@ -263,7 +263,7 @@ func TestDrainHandsBackAtAPassBoundary(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, []string{queue.Retrying, queue.Queued}, st.State)
 	assert.Equal(t, 0, st.Retried, "a drain is not a failure")
-	assert.Equal(t, queue.StateDrained, st.Record.State)
+	assert.Equal(t, queue.Drained, st.Record.State)
 	assert.Equal(t, 2, st.Record.Loops[0].Pass)
 	assert.Equal(t, 0, m.count("improve essay pass 3"))
 
@@ -276,7 +276,7 @@ func TestDrainHandsBackAtAPassBoundary(t *testing.T) {
 	assert.Equal(t, 1, m2.count("improve essay pass 3"))
 	require.Len(t, st.Record.Attempts, 2)
 	assert.Equal(t, map[string]int{"improve": 2}, st.Record.Attempts[1].ResumedAfter)
-	assert.Equal(t, queue.StateDrained, st.Record.Attempts[0].End)
+	assert.Equal(t, queue.Drained, st.Record.Attempts[0].End)
 }
 
 func TestWorkerNeedsRedis(t *testing.T) {

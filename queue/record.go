@@ -10,18 +10,11 @@ import (
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/internal/values"
 )
 
-// MaxEvents caps the events a [Record] keeps (the last ones, across attempts).
-const MaxEvents = 100
-
-// Record states.
-const (
-	StateRunning = "running"
-	StateDone    = "done"   // the run finished ok
-	StateFailed  = "failed" // the run finished failed, or cannot run
-	StateDrained = "drained"
-)
+// maxEvents caps the events a [Record] keeps (the last ones, across attempts).
+const maxEvents = 100
 
 // Record is what a worker writes about a run into its task's result field:
 // while it runs, its progress; when it ends, its outcome and JSON document.
@@ -40,7 +33,7 @@ type Record struct {
 	Error string `json:"error,omitempty"`
 	// Result is the run's JSON document (as `cogloop run --json` prints it).
 	Result json.RawMessage `json:"result,omitempty"`
-	// Events are the last [MaxEvents] events of the run.
+	// Events are the last 100 events of the run (maxEvents).
 	Events []EventSummary `json:"events,omitempty"`
 }
 
@@ -75,7 +68,7 @@ type EventSummary struct {
 }
 
 // Final reports whether the run ended (done or failed).
-func (r *Record) Final() bool { return r != nil && (r.State == StateDone || r.State == StateFailed) }
+func (r *Record) Final() bool { return r != nil && (r.State == Done || r.State == Failed) }
 
 // recorder keeps a run's record up to date from its events and writes it to
 // w (the task's result) at every loop pass and at the end.
@@ -87,7 +80,7 @@ type recorder struct {
 }
 
 func newRecorder(w io.Writer, prev *Record, runID, worker string, attempt int) *recorder {
-	rec := Record{RunID: runID, State: StateRunning, Worker: worker, Attempt: attempt}
+	rec := Record{RunID: runID, State: Running, Worker: worker, Attempt: attempt}
 	if prev != nil {
 		rec.Attempts = prev.Attempts
 		rec.Events = prev.Events
@@ -104,8 +97,8 @@ func (r *recorder) observe(e event.Event) {
 	switch e.Kind {
 	case event.LoopStart:
 		lp := r.loop(e.Node)
-		lp.Max = toInt(e.Data["max_loops"])
-		if n := toInt(e.Data["resumed_after"]); n > 0 {
+		lp.Max = int(values.Number(e.Data["max_loops"]))
+		if n := int(values.Number(e.Data["resumed_after"])); n > 0 {
 			lp.Pass = n
 			at := &r.rec.Attempts[len(r.rec.Attempts)-1]
 			if at.ResumedAfter == nil {
@@ -116,7 +109,7 @@ func (r *recorder) observe(e event.Event) {
 		flush = true
 	case event.LoopIteration:
 		lp := r.loop(e.Node)
-		s.Pass = toInt(e.Data["loop_number"])
+		s.Pass = int(values.Number(e.Data["loop_number"]))
 		if e.Data["completed"] == true {
 			lp.Pass = s.Pass
 			if sc, ok := e.Data["score"].(float64); ok {
@@ -133,7 +126,7 @@ func (r *recorder) observe(e event.Event) {
 		return // too many to keep, nothing to learn
 	}
 	r.rec.Events = append(r.rec.Events, s)
-	if n := len(r.rec.Events) - MaxEvents; n > 0 {
+	if n := len(r.rec.Events) - maxEvents; n > 0 {
 		r.rec.Events = append(r.rec.Events[:0:0], r.rec.Events[n:]...)
 	}
 	if flush {
@@ -180,18 +173,6 @@ func (r *recorder) finish(state, errText string, res *cogloop.Result) error {
 	r.err = nil
 	r.write()
 	return r.err
-}
-
-func toInt(v any) int {
-	switch n := v.(type) {
-	case int:
-		return n
-	case int64:
-		return int(n)
-	case float64:
-		return int(n)
-	}
-	return 0
 }
 
 // plainKey finds the load warning about an API key written in the workflow.

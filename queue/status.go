@@ -10,14 +10,18 @@ import (
 	"github.com/hibiken/asynq"
 )
 
-// Status states of a run, from asynq's task state.
+// States of a run. A [Status]'s State is asynq's task state: queued,
+// scheduled, running, retrying, done or archived. A [Record]'s State is what
+// the worker says: running, done, failed or drained.
 const (
 	Queued    = "queued"
 	Scheduled = "scheduled"
 	Running   = "running"
 	Retrying  = "retrying"
-	Done      = "done"
+	Done      = "done"     // the task completed; its record says done (ok) or failed
 	Archived  = "archived" // failed for good: not retried
+	Failed    = "failed"   // record: the run finished failed, or cannot run
+	Drained   = "drained"  // record: the worker drained the run back to its queue
 )
 
 func stateName(s asynq.TaskState) string {
@@ -98,7 +102,7 @@ func (c *Client) status(info *asynq.TaskInfo) (*Status, error) {
 	if st.State == Running {
 		// The record names the worker as the run starts; asynq's list of
 		// servers is refreshed every 5 s only.
-		if st.Record != nil && st.Record.State == StateRunning {
+		if st.Record != nil && st.Record.State == Running {
 			st.Worker = st.Record.Worker
 		} else {
 			st.Worker = c.workerOf(info.ID)

@@ -13,8 +13,8 @@ import (
 	"github.com/cogloop/cogloop/orchestrator"
 )
 
-// TaskType is the asynq task type of a cogloop run.
-const TaskType = "cogloop:run"
+// taskType is the asynq task type of a cogloop run.
+const taskType = "cogloop:run"
 
 // DefaultQueue is the queue runs go to and workers take from by default.
 const DefaultQueue = "cogloop"
@@ -26,16 +26,16 @@ const (
 	DefaultTimeout   = time.Hour
 )
 
-// payloadVersion is the version of [Payload]'s shape.
+// payloadVersion is the version of [payload]'s shape.
 const payloadVersion = 1
 
-// Payload is a run task's payload, JSON.
-type Payload struct {
+// payload is a run task's payload, JSON.
+type payload struct {
 	Version   int    `json:"v"`
 	RunID     string `json:"run_id"`
 	Namespace string `json:"namespace,omitempty"`
 	// Workflow is the file: its bytes, or a path every worker can read.
-	Workflow WorkflowRef `json:"workflow"`
+	Workflow workflowRef `json:"workflow"`
 	// Input is the run's input as JSON.
 	Input json.RawMessage `json:"input"`
 	// Strict runs with every warning an error (cogloop.WithStrict).
@@ -45,9 +45,9 @@ type Payload struct {
 	CheckpointTTL time.Duration `json:"checkpoint_ttl_ns,omitempty"`
 }
 
-// WorkflowRef is the workflow of a run: Source holds its bytes, or Path names
+// workflowRef is the workflow of a run: Source holds its bytes, or Path names
 // a file the workers share; Digest is the SHA-256 of the bytes, hex.
-type WorkflowRef struct {
+type workflowRef struct {
 	Name   string `json:"name"`
 	Source []byte `json:"source,omitempty"`
 	Path   string `json:"path,omitempty"`
@@ -95,8 +95,8 @@ func digest(data []byte) string {
 }
 
 // ref is what the payload carries for w.
-func (w Workflow) ref() WorkflowRef {
-	r := WorkflowRef{Name: w.name, Digest: digest(w.data)}
+func (w Workflow) ref() workflowRef {
+	r := workflowRef{Name: w.name, Digest: digest(w.data)}
 	if w.shared {
 		r.Path = w.name
 	} else {
@@ -106,7 +106,7 @@ func (w Workflow) ref() WorkflowRef {
 }
 
 // source returns the workflow's bytes, reading a shared file.
-func (r WorkflowRef) source() ([]byte, error) {
+func (r workflowRef) source() ([]byte, error) {
 	if r.Path == "" {
 		if digest(r.Source) != r.Digest {
 			return nil, permanent(fmt.Errorf("workflow %s: the payload's bytes do not match its digest %.12s", r.Name, r.Digest))

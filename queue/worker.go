@@ -135,7 +135,7 @@ func (w *Worker) Run(ctx context.Context, ready func()) error {
 		return err
 	}
 	mux := asynq.NewServeMux()
-	mux.Handle(TaskType, asynq.HandlerFunc(w.process))
+	mux.Handle(taskType, asynq.HandlerFunc(w.process))
 	if err := w.srv.Start(mux); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}
@@ -183,7 +183,7 @@ var errDrain = errors.New("worker draining")
 
 // process is the asynq handler of one delivery of a run.
 func (w *Worker) process(ctx context.Context, t *asynq.Task) error {
-	var p Payload
+	var p payload
 	dec := json.NewDecoder(bytes.NewReader(t.Payload()))
 	if err := dec.Decode(&p); err != nil || p.Version != payloadVersion {
 		return permanent(fmt.Errorf("task %s: not a cogloop run payload of version %d (%v); submit it with cogloop submit", t.ResultWriter().TaskID(), payloadVersion, err))
@@ -192,7 +192,7 @@ func (w *Worker) process(ctx context.Context, t *asynq.Task) error {
 	if prev.Final() {
 		// It ended on a worker that died before asynq heard of it.
 		w.log.Info("run already ended", "run", p.RunID, "state", prev.State)
-		if prev.State == StateDone {
+		if prev.State == Done {
 			return nil
 		}
 		return permanent(errors.New(prev.Error))
@@ -231,14 +231,14 @@ func (w *Worker) previous(ctx context.Context, runID string) *Record {
 
 // run runs one delivery; state is the record's end state ("" when the run
 // goes back to the queue).
-func (w *Worker) run(ctx context.Context, p Payload, rec *recorder) (string, error) {
+func (w *Worker) run(ctx context.Context, p payload, rec *recorder) (string, error) {
 	fail := func(err error) (string, error) {
 		var pe *permanentError
 		if errors.As(err, &pe) {
-			if werr := rec.finish(StateFailed, err.Error(), nil); werr != nil {
+			if werr := rec.finish(Failed, err.Error(), nil); werr != nil {
 				return "", fmt.Errorf("%w; write its record: %w", err, werr)
 			}
-			return StateFailed, err
+			return Failed, err
 		}
 		return "", err
 	}
@@ -294,7 +294,7 @@ func (w *Worker) run(ctx context.Context, p Payload, rec *recorder) (string, err
 	res, err := wf.Run(runCtx, input, opts...)
 	switch {
 	case errors.Is(context.Cause(runCtx), errDrain):
-		_ = rec.finish(StateDrained, "", nil)
+		_ = rec.finish(Drained, "", nil)
 		return "", drainedError{}
 	case ctx.Err() != nil:
 		// asynq took the run back (shutdown timeout, task timeout, lost lease).
@@ -306,15 +306,15 @@ func (w *Worker) run(ctx context.Context, p Payload, rec *recorder) (string, err
 	case err != nil && storeFailed(res):
 		return fail(fmt.Errorf("%w (the store failed: the run is retried and resumes from its checkpoint)", err))
 	case err != nil:
-		if werr := rec.finish(StateFailed, err.Error(), res); werr != nil {
+		if werr := rec.finish(Failed, err.Error(), res); werr != nil {
 			return "", fmt.Errorf("run %s failed, and its record could not be written: %w", p.RunID, werr)
 		}
-		return StateFailed, permanent(err)
+		return Failed, permanent(err)
 	}
-	if werr := rec.finish(StateDone, "", res); werr != nil {
+	if werr := rec.finish(Done, "", res); werr != nil {
 		return "", fmt.Errorf("run %s ended, but its record could not be written: %w", p.RunID, werr)
 	}
-	return StateDone, nil
+	return Done, nil
 }
 
 // storeFailed reports a run that failed because its store did not answer:

@@ -130,7 +130,7 @@ agents:
 // asks for, and the keys every definition has.
 func TestSchemaFollowsTheFactories(t *testing.T) {
 	reg := agents.NewRegistry()
-	reg.MustRegister("custom", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
+	reg.MustRegister("custom", func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		c.Int("tries", 2, 1, 5)
 		if o := c.Map("options"); o != nil {
 			o.Bool("loud", false)

@@ -127,24 +127,6 @@ func Default() (*Catalog, error) {
 	return c, err
 }
 
-// Source is an optional ability of the builder that hands agent factories
-// their dependencies (an agents.Builder): the preset catalog of the workflow
-// being built (an orchestrator's presets_dir, the CLI's --presets).
-type Source interface {
-	Presets() *Catalog
-}
-
-// For returns the catalog of a workflow being built: src's when src is a
-// [Source] with a catalog, else [Default].
-func For(src any) (*Catalog, error) {
-	if s, ok := src.(Source); ok {
-		if c := s.Presets(); c != nil {
-			return c, nil
-		}
-	}
-	return Default()
-}
-
 // Contexts returns the contexts sorted by name (copies).
 func (c *Catalog) Contexts() []*Context {
 	out := make([]*Context, len(c.contexts))
@@ -468,7 +450,9 @@ func (r *reader) parse(data []byte) *contextDef {
 			r.errorf(nil, "preset file is empty; it needs context and presets")
 			return nil
 		}
-		r.problems = append(r.problems, yamlProblem(r.file, err))
+		p := load.YAMLProblem(r.file, err)
+		p.Msg = "invalid YAML: " + p.Msg
+		r.problems = append(r.problems, p)
 		return nil
 	}
 	top, _ := r.fields(&doc, "preset file", "context", "aliases", "description", "criteria", "presets")
@@ -725,18 +709,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// yamlProblem turns a yaml.v3 syntax error into a positioned problem.
-func yamlProblem(file string, err error) load.Problem {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	p := load.Problem{Pos: load.Pos{File: file}, Msg: "invalid YAML: " + msg}
-	if rest, ok := strings.CutPrefix(msg, "line "); ok {
-		if num, tail, ok := strings.Cut(rest, ": "); ok {
-			if n, err := strconv.Atoi(num); err == nil {
-				p.Pos.Line, p.Pos.Col, p.Msg = n, 1, "invalid YAML: "+tail
-			}
-		}
-	}
-	return p
 }

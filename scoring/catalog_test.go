@@ -279,25 +279,6 @@ func TestDefaultReadsTheEnvironmentDirectory(t *testing.T) {
 	assert.Same(t, scoring.Embedded(), cat)
 }
 
-type source struct{ c *scoring.Catalog }
-
-func (s source) Presets() *scoring.Catalog { return s.c }
-
-func TestForPrefersTheBuildersCatalog(t *testing.T) {
-	own, err := scoring.Embedded().Parse("tone.yaml", []byte(newContext))
-	require.NoError(t, err)
-	got, err := scoring.For(source{own})
-	require.NoError(t, err)
-	assert.Same(t, own, got)
-
-	got, err = scoring.For(struct{}{})
-	require.NoError(t, err)
-	assert.Same(t, scoring.Embedded(), got)
-	got, err = scoring.For(source{})
-	require.NoError(t, err)
-	assert.Same(t, scoring.Embedded(), got, "a source without a catalog falls back")
-}
-
 func write(t *testing.T, dir, name, data string) {
 	t.Helper()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644))

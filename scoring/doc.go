@@ -16,9 +16,9 @@
 // overlays a directory of the user's files on a catalog (a context the
 // directory defines again keeps its other levels; a level it defines again is
 // replaced). [Default] is the embedded catalog, overlaid with the directory
-// named by $COGLOOP_PRESETS_DIR when that is set. [For] picks the catalog of a
-// workflow being built: its builder's, when the builder is a [Source], else
-// Default.
+// named by $COGLOOP_PRESETS_DIR when that is set; agent factories get the
+// catalog of the workflow being built from agents.Builder.Presets, which
+// falls back to Default.
 //
 // A preset file describes one context:
 //

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cogloop/cogloop/internal/values"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
@@ -124,15 +125,15 @@ func (t *tracer) observe(e event.Event) {
 		s.End(trace.WithTimestamp(e.Time))
 	case event.LoopStart:
 		if s := t.top(e.Node); s != nil {
-			s.SetAttributes(KeyLoopMax.Int64(int64(number(e.Data["max_loops"]))), KeyLoopThreshold.Float64(number(e.Data["threshold"])))
+			s.SetAttributes(KeyLoopMax.Int64(int64(values.Number(e.Data["max_loops"]))), KeyLoopThreshold.Float64(values.Number(e.Data["threshold"])))
 		}
 	case event.LoopIteration:
 		t.endPass(e)
 	case event.LoopEnd:
 		if s := t.top(e.Node); s != nil {
 			s.SetAttributes(KeyLoopStopReason.String(fmt.Sprint(e.Data["stop_reason"])),
-				KeyLoopScore.Float64(number(e.Data["final_score"])), KeyLoopBest.Float64(number(e.Data["best_score"])),
-				KeyLoopPasses.Int64(int64(number(e.Data["loops_completed"]))))
+				KeyLoopScore.Float64(values.Number(e.Data["final_score"])), KeyLoopBest.Float64(values.Number(e.Data["best_score"])),
+				KeyLoopPasses.Int64(int64(values.Number(e.Data["loops_completed"]))))
 			fail(s, e.Error)
 		}
 	case event.ModelCall:
@@ -196,7 +197,7 @@ func (t *tracer) startPass(loop *span, path string, n int, at time.Time) *span {
 // endPass ends the pass a loop.iteration event reports, opening it first when
 // no agent ran in it.
 func (t *tracer) endPass(e event.Event) {
-	n := int(number(e.Data["loop_number"]))
+	n := int(values.Number(e.Data["loop_number"]))
 	path := fault.JoinPath(e.Node, "iteration "+strconv.Itoa(n))
 	s := t.pop(path)
 	if s == nil {
@@ -208,7 +209,7 @@ func (t *tracer) endPass(e event.Event) {
 		t.pop(path)
 	}
 	if v, ok := e.Data["score"]; ok {
-		s.SetAttributes(KeyLoopScore.Float64(number(v)))
+		s.SetAttributes(KeyLoopScore.Float64(values.Number(v)))
 	}
 	fail(s, e.Error)
 	s.End(trace.WithTimestamp(e.Time))
@@ -291,17 +292,4 @@ func passNumber(part string) (int, bool) {
 	}
 	n, err := strconv.Atoi(rest)
 	return n, err == nil && n > 0
-}
-
-// number reads a number from event data.
-func number(v any) float64 {
-	switch x := v.(type) {
-	case float64:
-		return x
-	case int:
-		return float64(x)
-	case int64:
-		return float64(x)
-	}
-	return 0
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
@@ -28,7 +29,7 @@ func Registry() *agents.Registry {
 
 // Register adds the test types to r.
 func Register(r *agents.Registry) {
-	r.MustRegister("echo", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
+	r.MustRegister("echo", func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		t := b.Template(c, "prompt")
 		return agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
 			p, err := in.Render(t)
@@ -38,14 +39,14 @@ func Register(r *agents.Registry) {
 			return agents.Output{Response: p, Prompt: p, Usage: spend.Usage{PromptTokens: len(p), CompletionTokens: 1}}, nil
 		}), nil
 	})
-	r.MustRegister("const", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
+	r.MustRegister("const", func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		var v any
 		c.Decode("response", &v)
 		return agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
 			return agents.Output{Response: v}, nil
 		}), nil
 	})
-	r.MustRegister("fail", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
+	r.MustRegister("fail", func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		msg := c.String("message", "failed on purpose")
 		fix := c.String("fix", "")
 		return agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
@@ -55,13 +56,13 @@ func Register(r *agents.Registry) {
 			return agents.Output{}, errors.New(msg)
 		}), nil
 	})
-	r.MustRegister("panic", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
+	r.MustRegister("panic", func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		msg := c.String("message", "panicked on purpose")
 		return agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
 			panic(msg)
 		}), nil
 	})
-	r.MustRegister("block", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
+	r.MustRegister("block", func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		return agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
 			<-ctx.Done()
 			return agents.Output{}, ctx.Err()
@@ -118,4 +119,15 @@ func (s *Sleeper) Waits() []time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]time.Duration(nil), s.waits...)
+}
+
+// Output is the output of agent id in outs; an agent that did not run fails
+// the test, naming those that did.
+func Output(t testing.TB, outs *agents.Outputs, id string) agents.Output {
+	t.Helper()
+	o, ok := outs.Get(id)
+	if !ok {
+		t.Fatalf("no output of %q (have %v)", id, outs.IDs())
+	}
+	return o
 }

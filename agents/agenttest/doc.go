@@ -1,3 +1,7 @@
 // Package agenttest holds fakes for tests of packages that run agents: a registry
-// of small deterministic agent types, and an event recorder.
+// of small deterministic agent types, an event recorder, a fake sleeper,
+// inline scripted replies, golden transcripts, a Workspace and Build for one
+// agent built outside a workflow, a canary API key for the secret tests, and the
+// OpenAI chat-completions wire format for httptest servers that stand in for
+// a provider. Only tests import it.
 package agenttest

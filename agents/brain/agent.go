@@ -13,6 +13,7 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/retry"
+	"github.com/cogloop/cogloop/internal/values"
 	"github.com/cogloop/cogloop/prompt"
 )
 
@@ -206,7 +207,7 @@ func learn(ctx context.Context, b *Brain, p payload) (map[string]any, error) {
 	}
 	return map[string]any{"response": "Learned skill: " + s.Name, "confidence": conf(s.Confidence),
 		"internal_reasoning": fmt.Sprintf("Abstracted %d steps into transferable skill '%s'", len(s.Steps), s.Name),
-		"skill_id":           s.ID, "skill_name": s.Name, "skill_steps": toAnyStrings(s.Steps), "skill_tags": toAnyStrings(s.Tags)}, nil
+		"skill_id":           s.ID, "skill_name": s.Name, "skill_steps": values.List(s.Steps), "skill_tags": values.List(s.Tags)}, nil
 }
 
 func recall(ctx context.Context, b *Brain, p payload) (map[string]any, error) {
@@ -229,8 +230,8 @@ func recall(ctx context.Context, b *Brain, p payload) (map[string]any, error) {
 		"response":           fmt.Sprintf("Found applicable skill: '%s' (score: %.2f). Steps: %s", top.Skill.Name, top.Combined, strings.Join(top.Skill.Steps, " → ")),
 		"confidence":         conf(top.Combined),
 		"internal_reasoning": top.Reasoning,
-		"skill_id":           top.Skill.ID, "skill_name": top.Skill.Name, "skill_steps": toAnyStrings(top.Skill.Steps),
-		"skill_tags": toAnyStrings(top.Skill.Tags), "combined_score": top.Combined, "structural_score": top.Structural,
+		"skill_id":           top.Skill.ID, "skill_name": top.Skill.Name, "skill_steps": values.List(top.Skill.Steps),
+		"skill_tags": values.List(top.Skill.Tags), "combined_score": top.Combined, "structural_score": top.Structural,
 		"semantic_score": top.Semantic, "adaptations": map[string]any{}, "all_candidates": all,
 	}, nil
 }

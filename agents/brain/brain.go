@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cogloop/cogloop/internal/values"
 	"github.com/cogloop/cogloop/memory"
 )
 
@@ -149,7 +150,7 @@ func (b *Brain) LearnRecipe(ctx context.Context, agentList []map[string]any, pat
 		Description: fmt.Sprintf("%s recipe for %s: %s", pattern, c.domain(), strings.Join(ids, " → ")),
 		Steps:       prefixAll("run ", ids), Tags: []string{"recipe", pattern, c.domain()},
 		Confidence: min(0.7, 0.5+quality*0.2), SuccessRate: 1,
-		Recipe: map[string]any{"pattern": pattern, "agents": toAny(agentList), "total_agents": len(agentList)}}
+		Recipe: map[string]any{"pattern": pattern, "agents": values.List(agentList), "total_agents": len(agentList)}}
 	return b.reinforce(ctx, s, success)
 }
 
@@ -273,7 +274,7 @@ type EpisodeMatch struct {
 func (m EpisodeMatch) Map() map[string]any {
 	return map[string]any{"episode_id": m.Episode.ID, "semantic_score": round(m.Semantic), "recency_score": round(m.Recency),
 		"domain_score": round(m.DomainScore), "outcome_relevance": round(m.Outcome), "combined_score": round(m.Combined),
-		"task_domain": m.Episode.Domain, "success": m.Episode.Success, "lessons": toAnyStrings(m.Episode.Lessons)}
+		"task_domain": m.Episode.Domain, "success": m.Episode.Success, "lessons": values.List(m.Episode.Lessons)}
 }
 
 // halfLife is the recency half-life of episodes.
@@ -468,22 +469,6 @@ func idList(ids []string) []any {
 	out := make([]any, len(ids))
 	for i, id := range ids {
 		out[i] = map[string]any{"id": id}
-	}
-	return out
-}
-
-func toAny(ms []map[string]any) []any {
-	out := make([]any, len(ms))
-	for i, m := range ms {
-		out[i] = m
-	}
-	return out
-}
-
-func toAnyStrings(xs []string) []any {
-	out := make([]any, len(xs))
-	for i, x := range xs {
-		out[i] = x
 	}
 	return out
 }

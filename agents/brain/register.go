@@ -26,7 +26,7 @@ func RegisterWith(r *agents.Registry, o Options) {
 	r.MustRegister("brain", o.factory)
 }
 
-func (o Options) factory(b agents.Builder, c *load.Config) (agents.Agent, error) {
+func (o Options) factory(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	a := &Agent{ID: c.String("id", ""), Now: o.Now}
 	a.Operation = strings.ToLower(strings.TrimSpace(c.String("operation", "learn")))
 	if !slices.Contains(Operations, a.Operation) {

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/internal/values"
 )
 
 // RunRecord builds the execution record of the agents already run (in OrKa's
@@ -44,7 +45,7 @@ func RunRecord(prev *agents.Outputs) map[string]any {
 			joined[agents.Text(f["fork_group"])] = true
 		case f["decision_key"] != nil:
 			if ids, ok := out.Response.([]string); ok && len(ids) > 0 {
-				routers[id] = map[string]any{"chosen_target": ids[0], "target_nodes_executed": toAny(ids)}
+				routers[id] = map[string]any{"chosen_target": ids[0], "target_nodes_executed": values.List(ids)}
 			} else if l := list(out.Response); len(l) > 0 {
 				routers[id] = map[string]any{"chosen_target": l[0], "target_nodes_executed": l}
 			} else {
@@ -84,12 +85,4 @@ func RunRecord(prev *agents.Outputs) map[string]any {
 		"structured_outputs": map[string]any{},
 		"loops":              loops,
 	}
-}
-
-func toAny(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
 }

@@ -23,7 +23,7 @@ type Config struct {
 	Data map[string]any
 }
 
-func factory(b agents.Builder, c *load.Config) (agents.Agent, error) {
+func factory(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	v := &Validator{ID: c.String("id", ""), Prompt: b.Template(c, "prompt")}
 	// OrKa reads its keys from params: when the definition has one, else from
 	// the definition itself.

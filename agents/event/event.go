@@ -51,8 +51,8 @@ type Event struct {
 // it must be safe for concurrent use and should return quickly.
 type Observer func(Event)
 
-// Optional event kinds: emitted only when the run asks for them ([agents.Run.Deltas],
-// [agents.Run.ModelCalls]), so the default event stream does not change.
+// Optional event kinds: emitted only when the run asks for them (agents.Run.Deltas,
+// agents.Run.ModelCalls), so the default event stream does not change.
 const (
 	// AgentDelta carries a piece of a model reply as it streams in
 	// (Response; Node is the agent's path, Attempt the call's attempt). Pieces

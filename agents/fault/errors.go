@@ -75,7 +75,7 @@ func FromPanic(r any) error {
 // FatalError is a failure that repeating the call cannot fix: a missing API key,
 // a refused key (401/403), an unknown model (404), a template calling a function
 // that does not exist, a scripted reply list that ran out. A step that fails with
-// one ends the run at once ([agents.RunStep] returns it as an error, not an error
+// one ends the run at once (agents.RunStep returns it as an error, not an error
 // record), whatever a loop's on_error says; retries never retry it.
 type FatalError struct {
 	Err error

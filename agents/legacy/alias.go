@@ -14,7 +14,7 @@ import (
 // memory type with config.operation set to op. An operation given in config
 // that contradicts the type is an error.
 func memoryAlias(r *agents.Registry, op string) agents.Factory {
-	return func(b agents.Builder, c *load.Config) (agents.Agent, error) {
+	return func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		memory, ok := r.Lookup("memory")
 		if !ok {
 			return nil, fmt.Errorf("type memory-%s is an alias of memory, which this registry does not have", aliasName(op))

@@ -36,14 +36,14 @@ var (
 	_ agents.Agent = (*Classification)(nil)
 )
 
-func binaryFactory(b agents.Builder, c *load.Config) (agents.Agent, error) {
+func binaryFactory(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	a := &Binary{Prompt: b.Template(c, "prompt")}
 	c.Warnf("type", "type binary is OrKa's rule-based agent: it answers true when the input contains yes, true or correct, and calls no model (use openai-binary for a model's judgement)")
 	c.Ignore("queue")
 	return a, nil
 }
 
-func classificationFactory(b agents.Builder, c *load.Config) (agents.Agent, error) {
+func classificationFactory(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	a := &Classification{Prompt: b.Template(c, "prompt")}
 	c.Warnf("type", "type classification is deprecated in OrKa: it always answers %q and calls no model (use openai-classification with options)", Deprecated)
 	c.Ignore("queue", "options", "categories")

@@ -25,7 +25,7 @@ type Failing struct {
 
 var _ agents.Agent = (*Failing)(nil)
 
-func (o Options) failingFactory(b agents.Builder, c *load.Config) (agents.Agent, error) {
+func (o Options) failingFactory(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	f := &Failing{ID: c.String("id", ""), sleep: o.Sleep}
 	f.Delay = c.Duration("delay", DefaultFailDelay)
 	// OrKa's failing node takes a prompt and ignores it.

@@ -41,8 +41,8 @@ const DefaultConfidence = "0.5"
 // Instructions appended to the rendered prompt, as OrKa does, so that the model
 // knows the expected answer form.
 const (
-	BinaryInstruction         = "Answer with only true or false."
-	ClassificationInstruction = "Answer with exactly one of these options: %s. If none fits, answer " + NotClassified + "."
+	binaryInstruction         = "Answer with only true or false."
+	classificationInstruction = "Answer with exactly one of these options: %s. If none fits, answer " + NotClassified + "."
 )
 
 // maxMatch caps how much of a reply is searched by the binary and classification
@@ -248,12 +248,12 @@ func describe(m agents.Model) string {
 func (a *Agent) instruction() string {
 	switch a.Kind {
 	case Binary:
-		return "\n\n" + BinaryInstruction
+		return "\n\n" + binaryInstruction
 	case Classification:
 		if len(a.Options) == 0 {
 			return "\n\nNo options are given: answer " + NotClassified + "."
 		}
-		return "\n\n" + fmt.Sprintf(ClassificationInstruction, strings.Join(a.Options, ", "))
+		return "\n\n" + fmt.Sprintf(classificationInstruction, strings.Join(a.Options, ", "))
 	}
 	return ""
 }

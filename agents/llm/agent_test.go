@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/agents/llm"
 	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/agents/spend"
@@ -52,17 +53,10 @@ func TestAffirmative(t *testing.T) {
 	}
 }
 
-func scriptFor(t *testing.T, src string) *scripted.Script {
-	t.Helper()
-	s, err := scripted.Parse([]byte(src), "script.yaml")
-	require.NoError(t, err)
-	return s
-}
-
 // TestRunModelsOverride: with the run's model source (--script) no key, model or
 // server is needed; binary and classification shape the reply.
 func TestRunModelsOverride(t *testing.T) {
-	s := scriptFor(t, `
+	s := agenttest.Script(t, `
 judge: ["Yes, it is.", "Nope", "{\"response\": \"true\", \"confidence\": \"0.95\"}"]
 router: ["billing", "I think this is a Technical_Issue.", "Probably billing or refund", "no idea", "'refund'."]
 writer: [{text: "A draft", usage: {prompt_tokens: 9, completion_tokens: 3}}]
@@ -77,7 +71,7 @@ writer: [{text: "A draft", usage: {prompt_tokens: 9, completion_tokens: 3}}]
 		out, err := judge.Run(context.Background(), in)
 		require.NoError(t, err)
 		got = append(got, out.Response)
-		assert.Equal(t, "Is it fine?\n\n"+llm.BinaryInstruction, out.Prompt)
+		assert.Equal(t, "Is it fine?\n\nAnswer with only true or false.", out.Prompt)
 	}
 	assert.Equal(t, []any{true, false, true}, got)
 
@@ -109,7 +103,7 @@ writer: [{text: "A draft", usage: {prompt_tokens: 9, completion_tokens: 3}}]
 }
 
 func TestScriptedErrorReplyGoesThroughRetries(t *testing.T) {
-	s := scriptFor(t, `
+	s := agenttest.Script(t, `
 w:
   - {error: "overloaded", status: 503}
   - {error: "slow down", status: 429, retry_after: 4s}
@@ -137,7 +131,7 @@ responses:
   - "SCORE: 0.5"
   - {text: "SCORE: 0.9", usage: {prompt_tokens: 4, completion_tokens: 2}}
 `)
-	s := scriptFor(t, "critic: [from the script]\n")
+	s := agenttest.Script(t, "critic: [from the script]\n")
 	run1 := &agents.Run{ID: "1", Models: s}
 	out, err := a.Run(context.Background(), agents.Input{Run: run1})
 	require.NoError(t, err)
@@ -238,9 +232,8 @@ func TestFactoryProblems(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, probs := build(t, llm.Options{Getenv: env()}, "id: x\n"+tc.src)
 			err := probs.Err()
-			require.Error(t, err)
 			for _, w := range tc.want {
-				assert.Contains(t, err.Error(), w)
+				assert.ErrorContains(t, err, w)
 			}
 		})
 	}

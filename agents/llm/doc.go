@@ -42,10 +42,11 @@
 // (see [ParseReply] for the JSON envelope and <think> handling), the prompt sent
 // and token usage summed over attempts. openai-binary's response is a bool
 // ([Affirmative]); openai-classification's is the option the reply names, or
-// "not-classified". Those two append a one-line instruction ([BinaryInstruction],
-// [ClassificationInstruction]) to the rendered prompt, as OrKa appends its
-// constraints; answer agents send the prompt as rendered (OrKa also appends a
-// JSON-envelope instruction and a dump of its context; cogloop does not).
+// "not-classified". Those two append a one-line instruction ("Answer with
+// only true or false.", "Answer with exactly one of these options: …") to the
+// rendered prompt, as OrKa appends its constraints; answer agents send the
+// prompt as rendered (OrKa also appends a JSON-envelope instruction and a dump
+// of its context; cogloop does not).
 // An empty reply is an error wrapping [agents.ErrEmptyReply].
 //
 // # Providers through langchaingo

@@ -15,6 +15,7 @@ import (
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/llm"
 	"github.com/cogloop/cogloop/agents/retry"
+	"github.com/cogloop/cogloop/internal/nettest"
 )
 
 // OpenAI /v1/embeddings wire format: one embedding per input, in order.
@@ -177,7 +178,7 @@ func TestEmbedderErrors(t *testing.T) {
 		assert.Contains(t, err.Error(), "HTTP 500")
 	})
 	t.Run("connection refused names the URL", func(t *testing.T) {
-		u := closedURL(t)
+		u := "http://" + nettest.ClosedAddr(t)
 		e, err := llm.NewEmbedder(llm.Config{Provider: llm.Ollama, Model: "m", URL: u, Getenv: env()})
 		require.NoError(t, err)
 		_, err = e.Embed(context.Background(), "x")

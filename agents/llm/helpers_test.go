@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,13 +13,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/agents/llm"
 	"github.com/cogloop/cogloop/agents/load"
-	"github.com/cogloop/cogloop/prompt"
 )
 
 // request is one request a fake server received.
@@ -66,13 +63,6 @@ func (s *server) Requests() []request {
 
 // OpenAI chat-completions wire format.
 
-func chatOK(w http.ResponseWriter, text string, promptTokens, completionTokens int) {
-	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprintf(w, `{"id":"chatcmpl-1","object":"chat.completion","created":1700000000,"model":"gpt-test",
-"choices":[{"index":0,"message":{"role":"assistant","content":%q},"finish_reason":"stop"}],
-"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}}`, text, promptTokens, completionTokens, promptTokens+completionTokens)
-}
-
 func openAIError(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -112,16 +102,6 @@ func block(r *http.Request) {
 	}
 }
 
-// closedURL is the URL of a loopback port nobody listens on.
-func closedURL(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return "http://" + addr
-}
-
 // fakeSleep records the backoff waits and returns at once.
 type fakeSleep = agenttest.Sleeper
 
@@ -143,47 +123,13 @@ func env(kv ...string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
-// builder is the part of agents.Builder the LLM factories use.
-type builder struct{}
-
-func (builder) Workflow(*yaml.Node, string) (agents.Agent, error) {
-	return nil, errors.New("no workflows in llm tests")
-}
-func (builder) Inline(*yaml.Node) (agents.Agent, error) { return nil, errors.New("no inline agents") }
-func (builder) Ref(string, load.Pos) (agents.Agent, error) {
-	return nil, errors.New("no references")
-}
-func (builder) Template(c *load.Config, key string) *prompt.Template {
-	n := c.Node(key)
-	if n == nil {
-		return nil
-	}
-	t, err := prompt.Parse(key, n.Value, prompt.Options{})
-	if err != nil {
-		c.Errorf(key, "%v", err)
-		return nil
-	}
-	return t
-}
-
 // build builds the agent defined by src (one YAML mapping) as the workflow
-// builder would: id/type/depends_on read first, Done after the factory.
+// builder would, with the LLM types registered with o.
 func build(t *testing.T, o llm.Options, src string) (agents.Agent, *load.Problems) {
 	t.Helper()
-	var doc yaml.Node
-	require.NoError(t, yaml.Unmarshal([]byte(strings.TrimLeft(src, "\n")), &doc))
-	probs := &load.Problems{}
-	c := load.NewConfig("wf.yaml", &doc, `agent "x"`, probs)
-	typ := c.String("type", "")
-	c.Accept("id", "depends_on")
 	reg := agents.NewRegistry()
 	llm.RegisterWith(reg, o)
-	f, ok := reg.Lookup(typ)
-	require.True(t, ok, "type %q", typ)
-	a, err := f(builder{}, c)
-	require.NoError(t, err)
-	c.Done()
-	return a, probs
+	return agenttest.Build(t, reg, src, nil)
 }
 
 func mustBuild(t *testing.T, o llm.Options, src string) agents.Agent {

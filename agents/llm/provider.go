@@ -68,12 +68,12 @@ func ParseProvider(s string) (Provider, error) {
 
 // Environment variables read by the providers.
 const (
-	EnvOpenAIKey     = "OPENAI_API_KEY"
-	EnvOpenAIBaseURL = "OPENAI_BASE_URL"
-	EnvOpenAIModel   = "BASE_OPENAI_MODEL" // OrKa's default model for openai-answer & co.
-	EnvAnthropicKey  = "ANTHROPIC_API_KEY"
-	EnvGoogleKey     = "GOOGLE_API_KEY"
-	EnvGeminiKey     = "GEMINI_API_KEY" // read when GOOGLE_API_KEY is not set
+	envOpenAIKey     = "OPENAI_API_KEY"
+	envOpenAIBaseURL = "OPENAI_BASE_URL"
+	envOpenAIModel   = "BASE_OPENAI_MODEL" // OrKa's default model for openai-answer & co.
+	envAnthropicKey  = "ANTHROPIC_API_KEY"
+	envGoogleKey     = "GOOGLE_API_KEY"
+	envGeminiKey     = "GEMINI_API_KEY" // read when GOOGLE_API_KEY is not set
 )
 
 // Default base URLs.
@@ -161,7 +161,7 @@ func NewModel(c Config) (*Model, error) {
 	if raw == "" {
 		switch p {
 		case OpenAI:
-			raw = c.Getenv(EnvOpenAIBaseURL)
+			raw = c.Getenv(envOpenAIBaseURL)
 			if raw == "" {
 				raw = DefaultOpenAIURL
 			}
@@ -275,11 +275,11 @@ func (m *Model) keyEnv() string {
 	}
 	switch m.cfg.Provider {
 	case OpenAI:
-		return EnvOpenAIKey
+		return envOpenAIKey
 	case Anthropic:
-		return EnvAnthropicKey
+		return envAnthropicKey
 	case GoogleAI:
-		return EnvGoogleKey
+		return envGoogleKey
 	}
 	return ""
 }
@@ -296,8 +296,8 @@ func (m *Model) foundKey() secrets.Secret {
 		}
 	}
 	if m.cfg.Provider == GoogleAI && m.cfg.APIKeyEnv == "" {
-		if v := m.cfg.Getenv(EnvGeminiKey); v != "" {
-			return secrets.NewNamed(EnvGeminiKey, v)
+		if v := m.cfg.Getenv(envGeminiKey); v != "" {
+			return secrets.NewNamed(envGeminiKey, v)
 		}
 	}
 	return secrets.Secret{}
@@ -310,7 +310,7 @@ func (m *Model) apiKey() (secrets.Secret, error) {
 	env := m.keyEnv()
 	if m.cfg.Provider == GoogleAI && m.cfg.APIKeyEnv == "" {
 		return secrets.Secret{}, fault.Fatal(fmt.Errorf("no API key for %s", m.cfg.Provider),
-			fmt.Sprintf("set the environment variable %s (or %s)", EnvGoogleKey, EnvGeminiKey))
+			fmt.Sprintf("set the environment variable %s (or %s)", envGoogleKey, envGeminiKey))
 	}
 	switch {
 	case m.cfg.Provider == Ollama:
@@ -409,10 +409,10 @@ func (m *Model) modelName(req string) (string, error) {
 		return m.cfg.Model, nil
 	}
 	if m.cfg.Provider == OpenAI {
-		if v := m.cfg.Getenv(EnvOpenAIModel); v != "" {
+		if v := m.cfg.Getenv(envOpenAIModel); v != "" {
 			return v, nil
 		}
-		return "", fault.Fatal(fmt.Errorf("no model for %s", m.describe("")), "set model in the agent or the environment variable "+EnvOpenAIModel)
+		return "", fault.Fatal(fmt.Errorf("no model for %s", m.describe("")), "set model in the agent or the environment variable "+envOpenAIModel)
 	}
 	return "", fault.Fatal(fmt.Errorf("no model for %s", m.describe("")), "set model in the agent")
 }

@@ -12,11 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/llm"
 	"github.com/cogloop/cogloop/agents/retry"
 	"github.com/cogloop/cogloop/agents/spend"
+	"github.com/cogloop/cogloop/internal/nettest"
 )
 
 // proto is one wire protocol, spoken by a fake server, through langchaingo's
@@ -38,7 +40,7 @@ var protos = []proto{
 			return "id: x\ntype: openai-answer\nmodel: gpt-test\nmodel_url: " + u + "\nprompt: Say hi\n"
 		},
 		path:  "/v1/chat/completions",
-		ok:    func(w http.ResponseWriter, _ map[string]any, text string) { chatOK(w, text, 11, 7) },
+		ok:    func(w http.ResponseWriter, _ map[string]any, text string) { agenttest.WriteChatReply(w, text, 11, 7) },
 		fail:  openAIError,
 		env:   env("OPENAI_API_KEY", "sk-test"),
 		usage: spend.Usage{PromptTokens: 11, CompletionTokens: 7},
@@ -60,7 +62,7 @@ var protos = []proto{
 			return "id: x\ntype: local_llm\nprovider: lm_studio\nmodel: qwen\nmodel_url: " + u + "\nprompt: Say hi\n"
 		},
 		path:  "/v1/chat/completions",
-		ok:    func(w http.ResponseWriter, _ map[string]any, text string) { chatOK(w, text, 3, 2) },
+		ok:    func(w http.ResponseWriter, _ map[string]any, text string) { agenttest.WriteChatReply(w, text, 3, 2) },
 		fail:  openAIError,
 		env:   env("OPENAI_API_KEY", "sk-must-not-leave"),
 		usage: spend.Usage{PromptTokens: 3, CompletionTokens: 2},
@@ -146,7 +148,9 @@ func TestMaxTokensField(t *testing.T) {
 }
 
 func TestOpenAIKeyModelAndBaseURLFromEnvironment(t *testing.T) {
-	srv := newServer(t, func(n int, w http.ResponseWriter, r *http.Request, body map[string]any) { chatOK(w, "ok", 1, 1) })
+	srv := newServer(t, func(n int, w http.ResponseWriter, r *http.Request, body map[string]any) {
+		agenttest.WriteChatReply(w, "ok", 1, 1)
+	})
 	a := mustBuild(t, llm.Options{Getenv: env("OPENAI_API_KEY", "sk-env", "BASE_OPENAI_MODEL", "gpt-env", "OPENAI_BASE_URL", srv.URL+"/v1/")},
 		"id: x\ntype: openai-answer\nprompt: hi\nsystem_prompt: You are terse.\n")
 	_, err := a.Run(context.Background(), input(nil))
@@ -162,7 +166,9 @@ func TestOpenAIKeyModelAndBaseURLFromEnvironment(t *testing.T) {
 }
 
 func TestLocalServersNeverGetTheOpenAIKey(t *testing.T) {
-	srv := newServer(t, func(n int, w http.ResponseWriter, r *http.Request, body map[string]any) { chatOK(w, "ok", 1, 1) })
+	srv := newServer(t, func(n int, w http.ResponseWriter, r *http.Request, body map[string]any) {
+		agenttest.WriteChatReply(w, "ok", 1, 1)
+	})
 	for _, prov := range []string{"lm_studio", "openai_compatible"} {
 		a := mustBuild(t, llm.Options{Getenv: env("OPENAI_API_KEY", "sk-must-not-leave")},
 			"id: x\ntype: local_llm\nprovider: "+prov+"\nmodel_url: "+srv.URL+"/v1/chat/completions\nprompt: hi\n")
@@ -337,7 +343,7 @@ func TestCancellationDuringTheBackoffWait(t *testing.T) {
 func TestUnreachableServerNamesTheURLAfterBoundedRetries(t *testing.T) {
 	for _, p := range protos {
 		t.Run(p.name, func(t *testing.T) {
-			u := closedURL(t)
+			u := "http://" + nettest.ClosedAddr(t)
 			sl := &fakeSleep{}
 			rec := &recorder{}
 			a := mustBuild(t, llm.Options{Getenv: p.env, Sleep: sl.Sleep}, p.agent(u))
@@ -354,7 +360,9 @@ func TestUnreachableServerNamesTheURLAfterBoundedRetries(t *testing.T) {
 }
 
 func TestMissingAPIKeyNamesTheVariable(t *testing.T) {
-	srv := newServer(t, func(n int, w http.ResponseWriter, r *http.Request, body map[string]any) { chatOK(w, "ok", 1, 1) })
+	srv := newServer(t, func(n int, w http.ResponseWriter, r *http.Request, body map[string]any) {
+		agenttest.WriteChatReply(w, "ok", 1, 1)
+	})
 	cases := []struct {
 		name, def, want string
 	}{
@@ -480,7 +488,7 @@ func TestResponseCutShortIsRetried(t *testing.T) {
 			_ = conn.Close()
 			return
 		}
-		chatOK(w, "whole", 1, 1)
+		agenttest.WriteChatReply(w, "whole", 1, 1)
 	})
 	sl := &fakeSleep{}
 	rec := &recorder{}
@@ -497,7 +505,7 @@ func TestResponseCutShortIsRetried(t *testing.T) {
 // OpenAI-compatible endpoint with GOOGLE_API_KEY (or GEMINI_API_KEY) as bearer.
 func TestGoogleAIThroughTheOpenAIProtocol(t *testing.T) {
 	srv := newServer(t, func(n int, w http.ResponseWriter, r *http.Request, body map[string]any) {
-		chatOK(w, "from gemini", 5, 6)
+		agenttest.WriteChatReply(w, "from gemini", 5, 6)
 	})
 	for _, e := range [][]string{{"GOOGLE_API_KEY", "g-key"}, {"GEMINI_API_KEY", "g-key"}} {
 		a := mustBuild(t, llm.Options{Getenv: env(e...)},

@@ -43,18 +43,25 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Register adds the LLM agent types to r: openai-answer, openai-binary,
-// openai-classification, local_llm, llm and scripted.
-func Register(r *agents.Registry) { RegisterWith(r, Options{}) }
-
-// RegisterWith is [Register] with explicit dependencies.
-func RegisterWith(r *agents.Registry, o Options) {
+// WithDefaults fills what o leaves empty: os.Getenv and one
+// [DefaultHTTPClient] that every agent registered with o shares.
+func (o Options) WithDefaults() Options {
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
 	}
 	if o.HTTPClient == nil {
 		o.HTTPClient = DefaultHTTPClient()
 	}
+	return o
+}
+
+// Register adds the LLM agent types to r: openai-answer, openai-binary,
+// openai-classification, local_llm, llm and scripted.
+func Register(r *agents.Registry) { RegisterWith(r, Options{}) }
+
+// RegisterWith is [Register] with explicit dependencies.
+func RegisterWith(r *agents.Registry, o Options) {
+	o = o.WithDefaults()
 	for _, t := range llmTypes {
 		r.MustRegister(t.name, o.llmFactory(t))
 	}
@@ -87,7 +94,7 @@ func (o Options) retrier(c *load.Config) retry.Retrier {
 }
 
 func (o Options) llmFactory(t typeSpec) agents.Factory {
-	return func(b agents.Builder, c *load.Config) (agents.Agent, error) {
+	return func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		a := &Agent{ID: c.String("id", ""), Kind: t.kind, UseRunModels: true}
 		if !c.Has("prompt") {
 			c.Errorf("", "prompt is required")
@@ -224,11 +231,11 @@ func (o Options) readModel(c *load.Config, a *Agent, t typeSpec) {
 func keyVarHint(p Provider) string {
 	switch p {
 	case Anthropic:
-		return EnvAnthropicKey
+		return envAnthropicKey
 	case GoogleAI:
-		return EnvGoogleKey
+		return envGoogleKey
 	}
-	return EnvOpenAIKey
+	return envOpenAIKey
 }
 
 func joinProviders(ps []Provider) string {
@@ -242,7 +249,7 @@ func joinProviders(ps []Provider) string {
 // scriptedFactory builds the scripted type: responses: [...] (or {cycle: [...]})
 // answered one per call, in order, for each run separately. It renders its
 // prompt so prompts show in traces, and ignores the run's models (--script).
-func (o Options) scriptedFactory(b agents.Builder, c *load.Config) (agents.Agent, error) {
+func (o Options) scriptedFactory(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	a := &Agent{ID: c.String("id", ""), Kind: Answer}
 	a.Prompt = b.Template(c, "prompt")
 	a.System = b.Template(c, "system_prompt")

@@ -3,8 +3,6 @@ package llm_test
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -14,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/agents/llm"
 )
 
@@ -39,11 +38,7 @@ func (l *lockedBuffer) String() string {
 // that the key shows up nowhere: not in errors (or anything they wrap), events,
 // or slog output.
 func TestSecretCanary(t *testing.T) {
-	raw := make([]byte, 12)
-	_, err := rand.Read(raw)
-	require.NoError(t, err)
-	canary := "sk-canary-" + hex.EncodeToString(raw)
-	t.Setenv("OPENAI_API_KEY", canary)
+	canary := agenttest.CanaryKey(t, "OPENAI_API_KEY")
 
 	logs := &lockedBuffer{}
 	prev := slog.Default()

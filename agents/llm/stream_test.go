@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/llm"
 	"github.com/cogloop/cogloop/agents/spend"
@@ -97,7 +98,7 @@ func TestStreamingProviders(t *testing.T) {
 					openAISSE(w, streamPieces, 9, 5)
 					return
 				}
-				chatOK(w, strings.Join(streamPieces, ""), 9, 5)
+				agenttest.WriteChatReply(w, strings.Join(streamPieces, ""), 9, 5)
 			},
 			streamed: func(body map[string]any) bool {
 				opts, _ := body["stream_options"].(map[string]any)

@@ -54,7 +54,7 @@ const structurePromptVar = "validate_and_structure_prompt"
 // structureFactory builds validate_and_structure: the definition's model keys
 // are openai-answer's (OrKa uses its default OpenAI answer builder); prompt is
 // optional; store_structure is the memory object's template.
-func (o Options) structureFactory(b agents.Builder, c *load.Config) (agents.Agent, error) {
+func (o Options) structureFactory(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	s := &Structure{ID: c.String("id", ""), StoreStructure: c.String("store_structure", "")}
 	// An absent or empty prompt means OrKa's default one.
 	if s.Prompt = b.Template(c, "prompt"); s.Prompt == nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/llm"
 	"github.com/cogloop/cogloop/agents/spend"
@@ -19,7 +20,7 @@ import (
 func structureAgent(t *testing.T, extra, reply string) (agents.Agent, *server) {
 	t.Helper()
 	srv := newServer(t, func(n int, w http.ResponseWriter, r *http.Request, body map[string]any) {
-		chatOK(w, reply, 10, 5)
+		agenttest.WriteChatReply(w, reply, 10, 5)
 	})
 	o := llm.Options{Getenv: env("OPENAI_API_KEY", "sk-test", "OPENAI_BASE_URL", srv.URL+"/v1")}
 	return mustBuild(t, o, "id: x\ntype: validate_and_structure\nmodel: gpt-test\n"+extra), srv
@@ -122,7 +123,7 @@ func TestValidateAndStructureLoadProblems(t *testing.T) {
 
 func TestClassificationWithoutOptionsWarnsAndAnswersNotClassified(t *testing.T) {
 	srv := newServer(t, func(n int, w http.ResponseWriter, r *http.Request, body map[string]any) {
-		chatOK(w, "science", 3, 1)
+		agenttest.WriteChatReply(w, "science", 3, 1)
 	})
 	o := llm.Options{Getenv: env("OPENAI_API_KEY", "sk-test", "OPENAI_BASE_URL", srv.URL+"/v1")}
 	a, probs := build(t, o, "id: x\ntype: openai-classification\nmodel: gpt-test\nprompt: Classify {{ input }}\n")

@@ -3,7 +3,6 @@ package load
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -67,21 +66,6 @@ func (ps *Problems) Warnf(pos Pos, format string, args ...any) {
 func (ps *Problems) Notef(pos Pos, format string, args ...any) {
 	ps.add(Problem{Pos: pos, Msg: fmt.Sprintf(format, args...), Note: true})
 }
-
-// YAMLError records err, a YAML syntax error from parsing file, as an error
-// at the line it names ("what: did not find expected key").
-func (ps *Problems) YAMLError(file, what string, err error) {
-	pos := Pos{File: file}
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		pos.Line, _ = strconv.Atoi(m[1])
-		pos.Col = 1
-	}
-	msg := yamlLine.ReplaceAllString(strings.TrimPrefix(err.Error(), "yaml: "), "")
-	ps.Errorf(pos, "%s: %s", what, msg)
-}
-
-// yamlLine finds the line number in a YAML error.
-var yamlLine = regexp.MustCompile(`line (\d+): `)
 
 func (ps *Problems) add(p Problem) {
 	ps.mu.Lock()
@@ -159,4 +143,21 @@ func (e *Error) Unwrap() []error { return loaderr.Unwrap(e.Problems) }
 func IsError(err error) bool {
 	var le *Error
 	return errors.As(err, &le)
+}
+
+// YAMLProblem places a yaml.v3 syntax error from parsing file: "yaml: line
+// 3: did not find expected key" is the problem "did not find expected key"
+// at file:3:1; an error without a line is at the file. Callers say what
+// failed to parse in front of Msg.
+func YAMLProblem(file string, err error) Problem {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	p := Problem{Pos: Pos{File: file}, Msg: msg}
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if num, tail, ok := strings.Cut(rest, ": "); ok {
+			if n, err := strconv.Atoi(num); err == nil {
+				p.Pos.Line, p.Pos.Col, p.Msg = n, 1, tail
+			}
+		}
+	}
+	return p
 }

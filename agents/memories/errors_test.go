@@ -3,7 +3,6 @@ package memories_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,14 +14,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
-	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/agents/memories"
 	"github.com/cogloop/cogloop/memory"
-	"github.com/cogloop/cogloop/prompt"
 )
 
 // embeddingServer speaks OpenAI's /v1/embeddings. Its vectors have one axis
@@ -115,8 +112,8 @@ func TestVectorSimilarity(t *testing.T) {
 	e := newEnv(t, memories.Options{})
 	res := e.run(t, e.load(t, vectorWorkflow(srv.URL)), "x")
 
-	assert.Equal(t, true, output(t, res, "cat").Fields["vector_enabled"])
-	r := output(t, res, "recall")
+	assert.Equal(t, true, agenttest.Output(t, res.Outputs, "cat").Fields["vector_enabled"])
+	r := agenttest.Output(t, res.Outputs, "recall")
 	assert.Equal(t, "vector", r.Fields["search_type"])
 	ms := memoriesOf(t, r)
 	require.Len(t, ms, 1, "the dog is below the 0.6 cosine threshold")
@@ -126,7 +123,7 @@ func TestVectorSimilarity(t *testing.T) {
 
 	// Keyword overlap alone finds nothing: "felines" shares no keyword.
 	kw := e.run(t, e.load(t, readerYAML("pets", "similarity_threshold: 0.01")), "Tell me about felines")
-	assert.Empty(t, memoriesOf(t, output(t, kw, "recall")))
+	assert.Empty(t, memoriesOf(t, agenttest.Output(t, kw.Outputs, "recall")))
 }
 
 func TestEmbeddingRetriesAndFailures(t *testing.T) {
@@ -191,39 +188,11 @@ func TestStoreErrorsAreAgentErrors(t *testing.T) {
 	}
 }
 
-// builder is the part of agents.Builder the memory factory uses.
-type builder struct{}
-
-func (builder) Workflow(*yaml.Node, string) (agents.Agent, error) { return nil, errors.New("none") }
-func (builder) Inline(*yaml.Node) (agents.Agent, error)           { return nil, errors.New("none") }
-func (builder) Ref(string, load.Pos) (agents.Agent, error)        { return nil, errors.New("none") }
-func (builder) Template(c *load.Config, key string) *prompt.Template {
-	n := c.Node(key)
-	if n == nil {
-		return nil
-	}
-	t, err := prompt.Parse(key, n.Value, prompt.Options{})
-	if err != nil {
-		c.Errorf(key, "%v", err)
-		return nil
-	}
-	return t
-}
-
 func buildAgent(t *testing.T, src string) agents.Agent {
 	t.Helper()
-	var doc yaml.Node
-	require.NoError(t, yaml.Unmarshal([]byte(src), &doc))
-	probs := &load.Problems{}
-	c := load.NewConfig("wf.yaml", &doc, `agent "m"`, probs)
-	c.Accept("id", "type")
 	reg := agents.NewRegistry()
 	memories.Register(reg)
-	f, ok := reg.Lookup("memory")
-	require.True(t, ok)
-	a, err := f(builder{}, c)
-	require.NoError(t, err)
-	c.Done()
+	a, probs := agenttest.Build(t, reg, src, nil)
 	require.NoError(t, probs.Err())
 	return a
 }
@@ -381,11 +350,11 @@ agents:
 	res, err := wf.Run(context.Background(), "quantum tunnelling", cogloop.WithMemory(e.store))
 	require.NoError(t, err)
 	require.Empty(t, res.Failed())
-	assert.Equal(t, 0, output(t, res, "memory-reader").Fields["num_results"])
-	w := output(t, res, "memory-writer-long")
+	assert.Equal(t, 0, agenttest.Output(t, res.Outputs, "memory-reader").Fields["num_results"])
+	w := agenttest.Output(t, res.Outputs, "memory-writer-long")
 	assert.Equal(t, "long_quantum tunnelling", w.Fields["memory_id"])
 	assert.Contains(t, w.Fields, "expires_at")
-	again := memoriesOf(t, output(t, res, "memory-reader-again"))
+	again := memoriesOf(t, agenttest.Output(t, res.Outputs, "memory-reader-again"))
 	require.Len(t, again, 1)
 	assert.Equal(t, "long_quantum tunnelling", again[0]["id"])
 }

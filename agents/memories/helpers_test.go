@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,40 +17,19 @@ import (
 	"github.com/cogloop/cogloop/agents/memories"
 	"github.com/cogloop/cogloop/loopnode"
 	"github.com/cogloop/cogloop/memory"
+	"github.com/cogloop/cogloop/memory/storetest"
 )
-
-// clock is a fake clock shared by a store and the memory agents.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock {
-	return &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // env builds a store and a registry on one fake clock.
 type env struct {
-	clock *clock
+	clock *storetest.Clock
 	store *memory.InMemory
 	reg   *agents.Registry
 }
 
 func newEnv(t *testing.T, o memories.Options) *env {
 	t.Helper()
-	e := &env{clock: newClock()}
+	e := &env{clock: storetest.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))}
 	store, err := memory.NewInMemory(memory.Options{Now: e.clock.Now})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = store.Close() })
@@ -88,13 +66,6 @@ func (e *env) remember(t *testing.T, ns string, m memory.Memory) {
 }
 
 // output returns the output of id in res.
-func output(t *testing.T, res *cogloop.Result, id string) agents.Output {
-	t.Helper()
-	out, ok := res.Outputs.Get(id)
-	require.True(t, ok, "no output of %q", id)
-	return out
-}
-
 // memoriesOf returns a reader output's memories field.
 func memoriesOf(t *testing.T, out agents.Output) []map[string]any {
 	t.Helper()

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/agents/memories"
 	"github.com/cogloop/cogloop/memory"
 )
@@ -44,7 +45,7 @@ func TestWriteThenReadInOneRun(t *testing.T) {
 	wf := e.load(t, fmt.Sprintf(roundTrip, "facts"))
 	res := e.run(t, wf, "France")
 
-	w := output(t, res, "remember")
+	w := agenttest.Output(t, res.Outputs, "remember")
 	id, _ := w.Fields["memory_id"].(string)
 	assert.Len(t, id, 32, "an id derived from content and metadata")
 	assert.Equal(t, "stored "+id, w.Response)
@@ -54,7 +55,7 @@ func TestWriteThenReadInOneRun(t *testing.T) {
 	assert.Equal(t, "The capital of France is Paris.", w.Prompt)
 	assert.NotContains(t, w.Fields, "expires_at", "no ttl, no decay")
 
-	r := output(t, res, "recall")
+	r := agenttest.Output(t, res.Outputs, "recall")
 	assert.Equal(t, "The capital of France is Paris.", r.Response)
 	assert.Equal(t, "What is the capital of France?", r.Fields["query"])
 	assert.Equal(t, 1, r.Fields["num_results"])
@@ -68,7 +69,7 @@ func TestWriteThenReadInOneRun(t *testing.T) {
 	assert.Equal(t, map[string]any{"source": "user", "category": "stored", "memory_type": "short_term"}, ms[0]["metadata"])
 	assert.Equal(t, e.clock.Now().Format(time.RFC3339Nano), ms[0]["created_at"], "stamped by the shared clock")
 
-	a := output(t, res, "answer")
+	a := agenttest.Output(t, res.Outputs, "answer")
 	assert.Equal(t, "Known: The capital of France is Paris. | first: The capital of France is Paris. | n=1", a.Prompt)
 }
 
@@ -96,7 +97,7 @@ agents:
 
 	res, err := reader.Run(context.Background(), "penguins")
 	require.NoError(t, err)
-	assert.Equal(t, 0, output(t, res, "recall").Fields["num_results"], "nothing written yet")
+	assert.Equal(t, 0, agenttest.Output(t, res.Outputs, "recall").Fields["num_results"], "nothing written yet")
 
 	res, err = writer.Run(context.Background(), "Penguins cannot fly but swim well")
 	require.NoError(t, err)
@@ -105,7 +106,7 @@ agents:
 	res, err = reader.Run(context.Background(), "Can penguins swim?")
 	require.NoError(t, err)
 	require.Empty(t, res.Failed())
-	r := output(t, res, "recall")
+	r := agenttest.Output(t, res.Outputs, "recall")
 	assert.Equal(t, "Penguins cannot fly but swim well", r.Response, "a later run reads what an earlier one wrote")
 	assert.Equal(t, "Can penguins swim?", r.Fields["query"], "without a prompt the query is the input")
 }
@@ -139,7 +140,7 @@ func TestLimitKeepsTheMostRecentOfEquallyRelevant(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := e.run(t, e.load(t, readerYAML("n", tc.config)), "go facts")
-			r := output(t, res, "recall")
+			r := agenttest.Output(t, res.Outputs, "recall")
 			assert.Equal(t, tc.want, contents(memoriesOf(t, r)))
 			assert.Equal(t, strings.Join(tc.want, "\n"), r.Response, "the response is the contents, best first, one per line")
 			assert.Equal(t, len(tc.want), r.Fields["num_results"])
@@ -165,7 +166,7 @@ func TestSimilarityThreshold(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := e.run(t, e.load(t, readerYAML("n", tc.config)), "red apples, pears")
-			ms := memoriesOf(t, output(t, res, "recall"))
+			ms := memoriesOf(t, agenttest.Output(t, res.Outputs, "recall"))
 			assert.Equal(t, tc.want, contents(ms))
 			if len(ms) > 1 {
 				assert.InDelta(t, 1.0/3, ms[1]["similarity"], 1e-9)
@@ -188,15 +189,15 @@ agents:
     prompt: "[{{ get_agent_response('recall') }}] {{ safe_get_response('recall', 'nothing remembered') }}"
 `)
 	res := e.run(t, wf, "anything at all")
-	assert.Equal(t, "", output(t, res, "recall").Response)
-	assert.Equal(t, "[] nothing remembered", output(t, res, "answer").Prompt)
+	assert.Equal(t, "", agenttest.Output(t, res.Outputs, "recall").Response)
+	assert.Equal(t, "[] nothing remembered", agenttest.Output(t, res.Outputs, "answer").Prompt)
 }
 
 func TestEmptyQueryRecallsNothing(t *testing.T) {
 	e := newEnv(t, memories.Options{})
 	e.remember(t, "n", memory.Memory{Content: "something"})
 	res := e.run(t, e.load(t, readerYAML("n", "similarity_threshold: 0")), "   ")
-	r := output(t, res, "recall")
+	r := agenttest.Output(t, res.Outputs, "recall")
 	assert.Equal(t, "No query provided", r.Fields["error"])
 	assert.Empty(t, memoriesOf(t, r))
 }
@@ -228,8 +229,8 @@ agents:
 	res := e.run(t, wf, "boiling")
 	want := map[string]any{"source": "science", "topic": "BOILING", "confidence": "0.7",
 		"tags": "physics, boiling", "category": "notes", "memory_type": "short_term"}
-	assert.Equal(t, want, output(t, res, "remember").Fields["stored_metadata"])
-	ms := memoriesOf(t, output(t, res, "recall"))
+	assert.Equal(t, want, agenttest.Output(t, res.Outputs, "remember").Fields["stored_metadata"])
+	ms := memoriesOf(t, agenttest.Output(t, res.Outputs, "recall"))
 	require.Len(t, ms, 1)
 	assert.Equal(t, want, ms[0]["metadata"])
 }
@@ -262,7 +263,7 @@ agents:
 	}
 
 	res := e.run(t, keyed, map[string]any{"topic": "go", "text": "Go has goroutines"})
-	assert.Equal(t, "topic-go", output(t, res, "remember").Fields["memory_id"])
+	assert.Equal(t, "topic-go", agenttest.Output(t, res.Outputs, "remember").Fields["memory_id"])
 	e.clock.Advance(time.Second)
 	e.run(t, keyed, map[string]any{"topic": "go", "text": "Go has channels"})
 	e.run(t, keyed, map[string]any{"topic": "rust", "text": "Rust has lifetimes"})
@@ -274,18 +275,18 @@ agents:
 	}
 	assert.Equal(t, map[string]string{"topic-go": "Go has channels", "topic-rust": "Rust has lifetimes"}, byID)
 
-	first := output(t, e.run(t, unkeyed, map[string]any{"text": "same fact"}), "remember").Fields["memory_id"]
-	second := output(t, e.run(t, unkeyed, map[string]any{"text": "same fact"}), "remember").Fields["memory_id"]
+	first := agenttest.Output(t, e.run(t, unkeyed, map[string]any{"text": "same fact"}).Outputs, "remember").Fields["memory_id"]
+	second := agenttest.Output(t, e.run(t, unkeyed, map[string]any{"text": "same fact"}).Outputs, "remember").Fields["memory_id"]
 	e.run(t, unkeyed, map[string]any{"text": "another fact"})
 	assert.Equal(t, first, second, "the same content and metadata give the same id")
 	assert.Len(t, all("unkeyed"), 2)
 
 	long := strings.Repeat("x", memories.MaxKeyLen+1)
 	res = e.run(t, keyed, map[string]any{"topic": long, "text": "long key"})
-	id := output(t, res, "remember").Fields["memory_id"].(string)
+	id := agenttest.Output(t, res.Outputs, "remember").Fields["memory_id"].(string)
 	assert.True(t, strings.HasPrefix(id, "sha256-"), id)
 	res = e.run(t, keyed, map[string]any{"topic": long, "text": "long key, again"})
-	assert.Equal(t, id, output(t, res, "remember").Fields["memory_id"], "a long key still names one memory")
+	assert.Equal(t, id, agenttest.Output(t, res.Outputs, "remember").Fields["memory_id"], "a long key still names one memory")
 }
 
 func TestTTLExpiry(t *testing.T) {
@@ -306,16 +307,16 @@ agents:
 `)
 	start := e.clock.Now()
 	res := e.run(t, wf, map[string]any{"write": "the deploy key rotates weekly", "read": "deploy key"})
-	assert.Equal(t, start.Add(time.Hour).Format(time.RFC3339Nano), output(t, res, "remember").Fields["expires_at"])
-	ms := memoriesOf(t, output(t, res, "recall"))
+	assert.Equal(t, start.Add(time.Hour).Format(time.RFC3339Nano), agenttest.Output(t, res.Outputs, "remember").Fields["expires_at"])
+	ms := memoriesOf(t, agenttest.Output(t, res.Outputs, "recall"))
 	require.Len(t, ms, 1)
 	assert.Equal(t, start.Add(time.Hour).Format(time.RFC3339Nano), ms[0]["expires_at"])
 
 	reader := e.load(t, readerYAML("n", ""))
 	e.clock.Advance(59 * time.Minute)
-	assert.Len(t, memoriesOf(t, output(t, e.run(t, reader, "deploy key"), "recall")), 1, "alive before its ttl")
+	assert.Len(t, memoriesOf(t, agenttest.Output(t, e.run(t, reader, "deploy key").Outputs, "recall")), 1, "alive before its ttl")
 	e.clock.Advance(time.Minute)
-	assert.Empty(t, memoriesOf(t, output(t, e.run(t, reader, "deploy key"), "recall")), "gone at its ttl")
+	assert.Empty(t, memoriesOf(t, agenttest.Output(t, e.run(t, reader, "deploy key").Outputs, "recall")), "gone at its ttl")
 }
 
 func TestDecayLifetimes(t *testing.T) {
@@ -356,14 +357,14 @@ agents:
 			now := e.clock.Now()
 			res := e.run(t, wf, "x")
 			for id, life := range map[string]time.Duration{"short": tc.short, "long": tc.lng} {
-				f := output(t, res, id).Fields
+				f := agenttest.Output(t, res.Outputs, id).Fields
 				if life == 0 {
 					assert.NotContains(t, f, "expires_at", id)
 					continue
 				}
 				assert.Equal(t, now.Add(life).Format(time.RFC3339Nano), f["expires_at"], id)
 			}
-			assert.Equal(t, "long_term", output(t, res, "long").Fields["stored_metadata"].(map[string]any)["memory_type"])
+			assert.Equal(t, "long_term", agenttest.Output(t, res.Outputs, "long").Fields["stored_metadata"].(map[string]any)["memory_type"])
 		})
 	}
 }
@@ -394,7 +395,7 @@ agents:
     config: {%s}
     %s
 `, tc.config, tc.extra))
-			ms := memoriesOf(t, output(t, e.run(t, wf, "x"), "recall"))
+			ms := memoriesOf(t, agenttest.Output(t, e.run(t, wf, "x").Outputs, "recall"))
 			assert.Equal(t, tc.want, contents(ms))
 			for _, m := range ms {
 				if tc.config == "" {
@@ -428,7 +429,7 @@ agents:
 		{"memory_type_filter: all", []string{"topic one plain", "topic three note", "topic two stored"}},
 	} {
 		t.Run(tc.config, func(t *testing.T) {
-			ms := memoriesOf(t, output(t, e.run(t, e.load(t, readerYAML("n", tc.config)), "topic"), "recall"))
+			ms := memoriesOf(t, agenttest.Output(t, e.run(t, e.load(t, readerYAML("n", tc.config)), "topic").Outputs, "recall"))
 			assert.ElementsMatch(t, tc.want, contents(ms))
 		})
 	}
@@ -486,7 +487,7 @@ agents:
 `)
 	res, err := wf.Run(context.Background(), "x", cogloop.WithMemory(e.store), cogloop.WithRunID("run-7"))
 	require.NoError(t, err)
-	w := output(t, res, "remember")
+	w := agenttest.Output(t, res.Outputs, "remember")
 	stamp := e.clock.Now().UTC().Format(time.RFC3339Nano)
 	assert.Equal(t, "noted at "+stamp, w.Prompt, "timestamp is the moment the writer stores")
 	assert.Equal(t, stamp, w.Fields["stored_metadata"].(map[string]any)["at"], "now() returns the same moment")
@@ -502,6 +503,6 @@ agents:
 `)
 	again, err := plain.Run(context.Background(), "x", cogloop.WithMemory(e.store), cogloop.WithRunID("run-7"))
 	require.NoError(t, err)
-	assert.Equal(t, w.Fields["memory_id"], output(t, again, "remember").Fields["memory_id"],
+	assert.Equal(t, w.Fields["memory_id"], agenttest.Output(t, again.Outputs, "remember").Fields["memory_id"],
 		"the key comes from session_id, the run id, so the same run writes the same key")
 }

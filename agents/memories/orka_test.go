@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/agents/memories"
 	"github.com/cogloop/cogloop/memory"
 )
@@ -27,7 +28,7 @@ agents:
     prompt: "cats"
     config: {namespace: notes, top_k: 2, similarity_threshold: 0.1}
 `)
-	out := output(t, e.run(t, wf, "x"), "recall")
+	out := agenttest.Output(t, e.run(t, wf, "x").Outputs, "recall")
 	assert.Equal(t, "notes", out.Fields["namespace"])
 	assert.Len(t, memoriesOf(t, out), 2)
 }
@@ -55,7 +56,7 @@ agents:
 `, emb))
 	res := e.run(t, wf, "x")
 
-	hy := output(t, res, "recall")
+	hy := agenttest.Output(t, res.Outputs, "recall")
 	assert.Equal(t, "hybrid", hy.Fields["search_type"])
 	ms := memoriesOf(t, hy)
 	require.Len(t, ms, 2)
@@ -65,7 +66,7 @@ agents:
 	assert.InDelta(t, 0.75, ms[0]["similarity"], 1e-6)
 	assert.InDelta(t, 0.5, ms[1]["similarity"], 1e-6)
 
-	pl := output(t, res, "plain")
+	pl := agenttest.Output(t, res.Outputs, "plain")
 	assert.Equal(t, "vector", pl.Fields["search_type"])
 	for _, m := range memoriesOf(t, pl) {
 		assert.InDelta(t, 1.0, m["similarity"], 1e-6, "without hybrid keys the ranking is pure vector")

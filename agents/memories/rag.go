@@ -135,7 +135,7 @@ func (r *RAG) Secrets() []secrets.Secret {
 	return append(r.common.Secrets(), r.answer.Secrets()...)
 }
 
-func (o Options) ragFactory(b agents.Builder, c *load.Config) (agents.Agent, error) {
+func (o Options) ragFactory(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	r := &RAG{common: common{id: c.String("id", "")}, search: "keyword"}
 	r.namespace = readNamespace(c, load.NewConfig(c.File(), nil, c.What(), c.Problems()))
 	r.prompt = b.Template(c, "prompt")

@@ -9,18 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/memories"
-	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/memory"
 )
-
-func script(t *testing.T, src string) *scripted.Script {
-	t.Helper()
-	s, err := scripted.Parse([]byte(src), "script.yaml")
-	require.NoError(t, err)
-	return s
-}
 
 func TestRAGRetrievesThenAnswers(t *testing.T) {
 	e := newEnv(t, memories.Options{})
@@ -37,10 +30,10 @@ agents:
     prompt: "When does the loop stop at the threshold score?"
 `)
 	rec := &recorder{}
-	res, err := wf.Run(context.Background(), "x", cogloop.WithMemory(e.store), cogloop.WithModels(script(t, `qa: ["It stops at the threshold."]`)),
+	res, err := wf.Run(context.Background(), "x", cogloop.WithMemory(e.store), cogloop.WithModels(agenttest.Script(t, `qa: ["It stops at the threshold."]`)),
 		cogloop.WithObserver(rec.observe))
 	require.NoError(t, err)
-	out := output(t, res, "qa")
+	out := agenttest.Output(t, res.Outputs, "qa")
 	assert.Equal(t, "It stops at the threshold.", out.Response)
 	sources := out.Fields["sources"].([]any)
 	require.Len(t, sources, 2)
@@ -78,9 +71,9 @@ agents:
   - {id: qa, type: rag, namespace: empty, prompt: "{{ input }}"}
 `)
 	// The script has no replies for qa: a model call would fail the run.
-	res, err := wf.Run(context.Background(), "anything at all", cogloop.WithMemory(e.store), cogloop.WithModels(script(t, `other: ["x"]`)))
+	res, err := wf.Run(context.Background(), "anything at all", cogloop.WithMemory(e.store), cogloop.WithModels(agenttest.Script(t, `other: ["x"]`)))
 	require.NoError(t, err)
-	out := output(t, res, "qa")
+	out := agenttest.Output(t, res.Outputs, "qa")
 	assert.Equal(t, memories.NoRAGSources, out.Response)
 	assert.Equal(t, []any{}, out.Fields["sources"])
 }
@@ -96,9 +89,9 @@ agents:
   - {id: dog, type: memory, namespace: pets, config: {operation: write}, prompt: "The dog barks at night", %[1]s}
   - {id: qa, type: rag, namespace: pets, prompt: "What do felines do?", %[1]s, llm_config: {model: gpt-4o-mini, temperature: 0.1}}
 `, emb))
-	res, err := wf.Run(context.Background(), "x", cogloop.WithMemory(e.store), cogloop.WithModels(script(t, `qa: ["They sleep."]`)))
+	res, err := wf.Run(context.Background(), "x", cogloop.WithMemory(e.store), cogloop.WithModels(agenttest.Script(t, `qa: ["They sleep."]`)))
 	require.NoError(t, err)
-	out := output(t, res, "qa")
+	out := agenttest.Output(t, res.Outputs, "qa")
 	assert.Equal(t, "vector", out.Fields["search_type"])
 	sources := out.Fields["sources"].([]any)
 	require.Len(t, sources, 1, "the dog is below the 0.7 cosine threshold")

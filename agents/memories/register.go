@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -60,12 +59,8 @@ func Register(r *agents.Registry) { RegisterWith(r, Options{}) }
 
 // RegisterWith is [Register] with explicit dependencies.
 func RegisterWith(r *agents.Registry, o Options) {
-	if o.Getenv == nil {
-		o.Getenv = os.Getenv
-	}
-	if o.HTTPClient == nil {
-		o.HTTPClient = llm.DefaultHTTPClient()
-	}
+	d := llm.Options{Getenv: o.Getenv, HTTPClient: o.HTTPClient}.WithDefaults()
+	o.Getenv, o.HTTPClient = d.Getenv, d.HTTPClient
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -102,7 +97,7 @@ type common struct {
 	timeout   time.Duration
 }
 
-func (o Options) factory(b agents.Builder, c *load.Config) (agents.Agent, error) {
+func (o Options) factory(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	cfg := c.Map("config")
 	if cfg == nil {
 		cfg = load.NewConfig(c.File(), nil, c.What()+": config", c.Problems())
@@ -196,7 +191,7 @@ func (o Options) reader(cm common, c, cfg *load.Config, d decay) *Reader {
 	return r
 }
 
-func (o Options) writer(b agents.Builder, cm common, c, cfg *load.Config, d decay) *Writer {
+func (o Options) writer(b *agents.Builder, cm common, c, cfg *load.Config, d decay) *Writer {
 	notFor(cfg, Write, readOnlyConfig)
 	notFor(cfg, Write, readOnlyOrKa)
 	w := &Writer{common: cm, decay: d, now: o.Now}
@@ -225,7 +220,7 @@ type metaField struct {
 	parts []*prompt.Template
 }
 
-func readField(b agents.Builder, mc *load.Config, key string) metaField {
+func readField(b *agents.Builder, mc *load.Config, key string) metaField {
 	f := metaField{key: key}
 	n := mc.Node(key)
 	if n == nil || n.Kind != yaml.SequenceNode {

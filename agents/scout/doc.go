@@ -6,7 +6,7 @@
 // outputs (a graph-scout decision, a validated path, JSON text) and runs
 // those agents in order through the ordinary step runner.
 //
-// Both read the workflow through the builder's [agents.Catalog]: graph-scout
+// Both read the workflow through their [agents.Builder]: graph-scout
 // the descriptions of the visible agents (type, capabilities, is_terminal,
 // prompt, model), path_executor a resolver that finds built agents by id at
 // run time. Built agents are immutable and safe for concurrent Run calls.

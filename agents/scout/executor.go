@@ -2,7 +2,6 @@ package scout
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -48,20 +47,16 @@ const (
 )
 
 // NewPathExecutor builds a path_executor from its definition.
-func NewPathExecutor(b agents.Builder, c *load.Config) (agents.Agent, error) {
+func NewPathExecutor(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	p := &PathExecutor{id: c.String("id", "")}
 	c.Ignore("queue", "prompt")
-	cat, ok := b.(agents.Catalog)
-	if !ok {
-		return nil, errors.New("path_executor needs a builder that can resolve agent ids (agents.Catalog)")
-	}
-	for _, a := range cat.Visible() {
+	for _, a := range b.Visible() {
 		p.visible = append(p.visible, a.ID)
 		if a.ID != p.id && !control[a.Type] {
 			p.mayRun = append(p.mayRun, a.ID)
 		}
 	}
-	p.resolve = cat.Resolver()
+	p.resolve = b.Resolver()
 	p.source = strings.TrimSpace(c.String("path_source", "validated_path"))
 	p.checkSource(c, "path_source", p.source)
 	if c.Has("input_source") {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -38,13 +40,7 @@ func TestPathExecutorSources(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			w := loadWorkflow(t, `orchestrator: {id: w, agents: [p, x, after]}
-agents:
-  - {id: p, type: const, response: `+tc.response+`}
-  - {id: x, type: path_executor, path_source: `+tc.source+`}`+pool)
-			out, rec, err := run(t, w, "q")
-			require.NoError(t, err)
-			x := child(t, out, "x")
+			out, x, rec := runExecutor(t, "p, x, after", tc.response, "path_source: "+tc.source)
 			require.False(t, x.Failed(), x.Err)
 			var got []string
 			for _, id := range x.Fields["executed_path"].([]any) {
@@ -79,8 +75,8 @@ agents:
   - {id: x, type: path_executor, path_source: p}`+pool)
 	out, _, err := run(t, w, "q")
 	require.NoError(t, err)
-	assert.Equal(t, "B after A(q)", child(t, out, "b").Response)
-	assert.Equal(t, "saw B after A(q)", child(t, out, "after").Response)
+	assert.Equal(t, "B after A(q)", agenttest.Output(t, out.Children, "b").Response)
+	assert.Equal(t, "saw B after A(q)", agenttest.Output(t, out.Children, "after").Response)
 }
 
 // input_source gives the agents another input.
@@ -92,31 +88,24 @@ agents:
   - {id: x, type: path_executor, path_source: p, input_source: prep.response}`+pool)
 	out, _, err := run(t, w, "q")
 	require.NoError(t, err)
-	assert.Equal(t, "A(prepared)", child(t, out, "a").Response)
+	assert.Equal(t, "A(prepared)", agenttest.Output(t, out.Children, "a").Response)
 }
 
 func TestPathExecutorFailures(t *testing.T) {
+	// execute runs the path [bad, a] under the failure policy.
+	execute := func(t *testing.T, policy string) (out, x agents.Output) {
+		out, x, _ = runExecutor(t, "p, x", "[bad, a]", "path_source: p, on_agent_failure: "+policy)
+		return out, x
+	}
 	t.Run("continue records the failure and goes on", func(t *testing.T) {
-		w := loadWorkflow(t, `orchestrator: {id: w, agents: [p, x]}
-agents:
-  - {id: p, type: const, response: [bad, a]}
-  - {id: x, type: path_executor, path_source: p, on_agent_failure: continue}`+pool)
-		out, _, err := run(t, w, "q")
-		require.NoError(t, err)
-		x := child(t, out, "x")
+		out, x := execute(t, "continue")
 		require.False(t, x.Failed())
 		assert.Equal(t, "partial", x.Fields["status"])
 		assert.Equal(t, []any{`agent "bad" failed: x › bad: broke`}, x.Fields["errors"])
-		assert.Equal(t, "A(q)", child(t, out, "a").Response)
+		assert.Equal(t, "A(q)", agenttest.Output(t, out.Children, "a").Response)
 	})
 	t.Run("abort stops at the failure and fails", func(t *testing.T) {
-		w := loadWorkflow(t, `orchestrator: {id: w, agents: [p, x]}
-agents:
-  - {id: p, type: const, response: [bad, a]}
-  - {id: x, type: path_executor, path_source: p, on_agent_failure: abort}`+pool)
-		out, _, err := run(t, w, "q")
-		require.NoError(t, err)
-		x := child(t, out, "x")
+		out, x := execute(t, "abort")
 		require.True(t, x.Failed())
 		assert.Contains(t, x.Err, "on_agent_failure is abort: x › bad: broke")
 		_, ran := out.Children.Get("a")
@@ -136,13 +125,7 @@ agents:
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			w := loadWorkflow(t, `orchestrator: {id: w, agents: [p, x]}
-agents:
-  - {id: p, type: const, response: `+tc.response+`}
-  - {id: x, type: path_executor, path_source: `+tc.source+`}`+pool)
-			out, _, err := run(t, w, "q")
-			require.NoError(t, err)
-			x := child(t, out, "x")
+			out, x, _ := runExecutor(t, "p, x", tc.response, "path_source: "+tc.source)
 			require.True(t, x.Failed())
 			assert.Contains(t, x.Err, tc.want)
 			_, ran := out.Children.Get("a")
@@ -161,7 +144,7 @@ agents:
   - {id: x, type: path_executor, path_source: p}`+pool)
 	out, rec, err := run(t, w, "q")
 	require.NoError(t, err)
-	assert.Equal(t, []any{"a"}, child(t, out, "x").Fields["executed_path"])
+	assert.Equal(t, []any{"a"}, agenttest.Output(t, out.Children, "x").Fields["executed_path"])
 	var warned []string
 	for _, e := range rec.Events() {
 		if e.Kind == event.Warning {
@@ -195,4 +178,18 @@ agents:
 			assert.False(t, strings.Contains(msg, "panic"))
 		})
 	}
+}
+
+// runExecutor runs the agents order names of a workflow with a const agent p
+// answering response, path_executor x with keys (its YAML keys) and the
+// agents of pool; it returns the run's output and x's, and the events.
+func runExecutor(t *testing.T, order, response, keys string) (out, x agents.Output, rec *agenttest.Recorder) {
+	t.Helper()
+	w := loadWorkflow(t, `orchestrator: {id: w, agents: [`+order+`]}
+agents:
+  - {id: p, type: const, response: `+response+`}
+  - {id: x, type: path_executor, `+keys+`}`+pool)
+	out, rec, err := run(t, w, "q")
+	require.NoError(t, err)
+	return out, agenttest.Output(t, out.Children, "x"), rec
 }

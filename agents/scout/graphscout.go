@@ -88,7 +88,7 @@ var (
 )
 
 // NewGraphScout builds a graph-scout from its definition.
-func NewGraphScout(b agents.Builder, c *load.Config) (agents.Agent, error) {
+func NewGraphScout(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	g := &GraphScout{id: c.String("id", ""), p: params{
 		kBeam: DefaultKBeam, maxDepth: DefaultMaxDepth, commitMargin: DefaultCommitMargin, maxCandidates: DefaultMaxCandidates,
 		requireTerminal: true, weights: DefaultWeights(), tokenBudget: DefaultTokenBudget, latencyBudget: DefaultLatencyBudget,
@@ -102,11 +102,7 @@ func NewGraphScout(b agents.Builder, c *load.Config) (agents.Agent, error) {
 	if pc := c.Map("params"); pc != nil {
 		g.readParams(pc)
 	}
-	cat, ok := b.(agents.Catalog)
-	if !ok {
-		return nil, fmt.Errorf("graph-scout needs a builder that describes the workflow's agents (agents.Catalog)")
-	}
-	for i, a := range cat.Visible() {
+	for i, a := range b.Visible() {
 		if n := candidateNode(g.id, a, i); n != nil {
 			g.nodes = append(g.nodes, n)
 		}

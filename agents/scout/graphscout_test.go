@@ -48,9 +48,9 @@ func TestGraphScoutGolden(t *testing.T) {
 	require.NoError(t, err)
 	agenttest.Golden(t, "testdata/graphscout.golden.json", js, *update)
 
-	gs := child(t, out, "gs")
+	gs := agenttest.Output(t, out.Children, "gs")
 	assert.Equal(t, "commit_path", gs.Fields["decision"])
-	assert.Equal(t, []any{"web_search", "response_builder"}, child(t, out, "run").Fields["executed_path"])
+	assert.Equal(t, []any{"web_search", "response_builder"}, agenttest.Output(t, out.Children, "run").Fields["executed_path"])
 }
 
 // Same workflow and input, same decision; it never proposes itself, a
@@ -67,7 +67,7 @@ agents:
 	for i := 0; i < 5; i++ {
 		out, _, err := run(t, w, "summarise the notes")
 		require.NoError(t, err)
-		gs := child(t, out, "gs")
+		gs := agenttest.Output(t, out.Children, "gs")
 		if i == 0 {
 			first = gs.Response
 		} else {
@@ -90,7 +90,7 @@ func TestGraphScoutBudgetFallback(t *testing.T) {
 	w := loadWorkflow(t, scoutWorkflow("cost_budget_tokens: 10"))
 	out, rec, err := run(t, w, "q")
 	require.NoError(t, err)
-	gs := child(t, out, "gs")
+	gs := agenttest.Output(t, out.Children, "gs")
 	assert.Equal(t, "fallback", gs.Fields["decision"])
 	assert.Equal(t, "budget_exceeded", gs.Fields["status"])
 	assert.Contains(t, gs.Fields["reasoning"], "every path is over the budget (cost_budget_tokens 10")
@@ -101,7 +101,7 @@ func TestGraphScoutBudgetFallback(t *testing.T) {
 		}
 	}
 	assert.True(t, warned)
-	run := child(t, out, "run")
+	run := agenttest.Output(t, out.Children, "run")
 	require.True(t, run.Failed(), "the executor cannot run a fallback")
 	assert.Contains(t, run.Err, `holds the decision "fallback"`)
 }
@@ -111,7 +111,7 @@ func TestGraphScoutDefaults(t *testing.T) {
 	w := loadWorkflow(t, scoutWorkflow(""))
 	out, _, err := run(t, w, "q")
 	require.NoError(t, err)
-	tr := child(t, out, "gs").Fields["trace"].(map[string]any)
+	tr := agenttest.Output(t, out.Children, "gs").Fields["trace"].(map[string]any)
 	assert.Equal(t, 3, tr["k_beam"])
 	assert.Equal(t, 2, tr["max_depth"])
 	assert.Equal(t, 0.15, tr["commit_margin"])
@@ -165,7 +165,7 @@ func TestGraphScoutLLMEvaluation(t *testing.T) {
 	}
 	t.Run("ratings decide", func(t *testing.T) {
 		out, _ := runWith(t, params, `{"1": 0.1, "2": 0.2, "3": 1.0}`)
-		gs := child(t, out, "gs")
+		gs := agenttest.Output(t, out.Children, "gs")
 		assert.Equal(t, "llm", gs.Fields["trace"].(map[string]any)["scored_by"])
 		cands := gs.Fields["candidates"].([]any)
 		best := cands[0].(map[string]any)
@@ -176,7 +176,7 @@ func TestGraphScoutLLMEvaluation(t *testing.T) {
 	})
 	t.Run("no ratings fall back with a warning", func(t *testing.T) {
 		out, rec := runWith(t, params, `I like them all`)
-		gs := child(t, out, "gs")
+		gs := agenttest.Output(t, out.Children, "gs")
 		require.False(t, gs.Failed())
 		assert.Equal(t, "heuristics", gs.Fields["trace"].(map[string]any)["scored_by"])
 		var warned bool
@@ -190,7 +190,7 @@ func TestGraphScoutLLMEvaluation(t *testing.T) {
 	})
 	t.Run("without fallback the agent fails", func(t *testing.T) {
 		out, _ := runWith(t, params+", fallback_to_heuristics: false", `I like them all`)
-		gs := child(t, out, "gs")
+		gs := agenttest.Output(t, out.Children, "gs")
 		require.True(t, gs.Failed())
 		assert.Contains(t, gs.Err, "evaluate candidates: the evaluation reply holds no JSON object of ratings")
 	})

@@ -16,7 +16,7 @@ import (
 func registry() *agents.Registry {
 	r := agenttest.Registry()
 	scout.Register(r)
-	r.MustRegister("loop", func(b agents.Builder, c *load.Config) (agents.Agent, error) {
+	r.MustRegister("loop", func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		c.Accept("internal_workflow")
 		return agents.Func(func(context.Context, agents.Input) (agents.Output, error) { return agents.Output{}, nil }), nil
 	})
@@ -43,13 +43,6 @@ func run(t *testing.T, w *orchestrator.Workflow, input any) (agents.Output, *age
 	rec := &agenttest.Recorder{}
 	out, err := w.Run(context.Background(), agents.Input{Value: input, Run: &agents.Run{ID: "r", Observe: rec.Observe}})
 	return out, rec, err
-}
-
-func child(t *testing.T, out agents.Output, id string) agents.Output {
-	t.Helper()
-	o, ok := out.Children.Get(id)
-	require.True(t, ok, "no output of %s (have %v)", id, out.Children.IDs())
-	return o
 }
 
 func parse(src string) (*orchestrator.Workflow, []load.Problem, error) {

@@ -1,13 +1,13 @@
 package scout_test
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -23,25 +23,19 @@ func TestGraphScoutEvaluationProvider(t *testing.T) {
 			http.NotFound(w, r)
 			return
 		}
-		var req struct {
-			Model    string `json:"model"`
-			Messages []struct {
-				Content string `json:"content"`
-			} `json:"messages"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 {
-			http.Error(w, "bad request", http.StatusBadRequest)
+		req, err := agenttest.ReadChatRequest(r)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		asked = req.Model + "\n" + req.Messages[len(req.Messages)-1].Content
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"{\"1\": 0.2, \"2\": 0.9}"}}],"usage":{"prompt_tokens":30,"completion_tokens":8,"total_tokens":38}}`))
+		asked = req.Model + "\n" + req.Prompt
+		agenttest.WriteChatReply(w, `{"1": 0.2, "2": 0.9}`, 30, 8)
 	}))
 	defer srv.Close()
 	w := loadWorkflow(t, scoutWorkflow("k_beam: 2, max_depth: 1, require_terminal: false, llm_evaluation_enabled: true, provider: lm_studio, model_url: "+srv.URL+", evaluation_model_name: judge-model"))
 	out, _, err := run(t, w, "search the web")
 	require.NoError(t, err)
-	gs := child(t, out, "gs")
+	gs := agenttest.Output(t, out.Children, "gs")
 	require.False(t, gs.Failed(), gs.Err)
 	assert.Equal(t, int32(1), calls.Load())
 	assert.True(t, strings.HasPrefix(asked, "judge-model\n"), asked)

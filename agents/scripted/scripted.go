@@ -143,7 +143,8 @@ func Parse(data []byte, file string) (*Script, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		probs.YAMLError(file, "script", err)
+		p := load.YAMLProblem(file, err)
+		probs.Errorf(p.Pos, "script: %s", p.Msg)
 		return nil, probs.Err()
 	}
 	if yamlbound.ExpandedSize(&doc, MaxNodes) > MaxNodes {

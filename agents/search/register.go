@@ -29,7 +29,7 @@ func RegisterWith(r *agents.Registry, o Options) {
 	r.MustRegister("duckduckgo", o.factory)
 }
 
-func (o Options) factory(b agents.Builder, c *load.Config) (agents.Agent, error) {
+func (o Options) factory(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	a := &Agent{ID: c.String("id", "")}
 	a.Prompt = b.Template(c, "prompt")
 	a.MaxResults = c.Int("max_results", DefaultMaxResults, 1, 50)

@@ -2,7 +2,6 @@ package search_test
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -22,6 +21,7 @@ import (
 	"github.com/cogloop/cogloop/agents/retry"
 	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/agents/search"
+	"github.com/cogloop/cogloop/internal/nettest"
 )
 
 func fixture(t *testing.T, name string) []byte {
@@ -125,16 +125,6 @@ func TestDuckDuckGoStatusIsACallError(t *testing.T) {
 	}
 }
 
-// closedPort returns a loopback address nothing listens on.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
-	return "http://" + addr + "/html/"
-}
-
 func registry(o search.Options) *agents.Registry {
 	r := agents.NewRegistry()
 	llm.Register(r)
@@ -159,7 +149,7 @@ agents:
 `
 
 func TestAgentUnreachableNamesTheEndpoint(t *testing.T) {
-	ep := closedPort(t)
+	ep := "http://" + nettest.ClosedAddr(t) + "/html/"
 	sleep := &agenttest.Sleeper{}
 	wf := load(t, search.Options{Endpoint: ep, Sleep: sleep.Sleep}, oneSearch)
 	res, err := wf.Run(context.Background(), "go")
@@ -221,7 +211,7 @@ agents:
 }
 
 func TestScriptedRepliesAnswerOffline(t *testing.T) {
-	ep := closedPort(t)
+	ep := "http://" + nettest.ClosedAddr(t) + "/html/"
 	wf := load(t, search.Options{Endpoint: ep}, `
 orchestrator: {id: s, strategy: sequential, agents: [a, b, c]}
 agents:

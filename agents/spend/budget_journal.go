@@ -7,7 +7,7 @@ import (
 
 // Journal keeps what a run's limited budget scopes have committed, so
 // that a resumed run goes on from what the dead one spent instead of from
-// zero. [agents.Checkpoint] is one.
+// zero. agents.Checkpoint is one.
 //
 // A scope commits before every model call what it has spent and reserved
 // (the call's worst case included), and again after the call, so the record

@@ -103,7 +103,8 @@ func ParsePricing(data []byte, file string) (Pricing, error) {
 	probs := &load.Problems{}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		probs.YAMLError(file, "pricing", err)
+		p := load.YAMLProblem(file, err)
+		probs.Errorf(p.Pos, "pricing: %s", p.Msg)
 		return nil, probs.Err()
 	}
 	var root *yaml.Node

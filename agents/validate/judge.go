@@ -80,14 +80,6 @@ func evalsValue(ev map[string]map[string]bool) map[string]any {
 	return out
 }
 
-func listValue(keys []string) []any {
-	out := make([]any, len(keys))
-	for i, k := range keys {
-		out[i] = k
-	}
-	return out
-}
-
 // output makes a validator's output: the result mapping is both the fields
 // (previous_outputs.<id>.validation_score) and the response.
 func output(fields map[string]any, prompt string, usage spend.Usage) agents.Output {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/internal/values"
 	"github.com/cogloop/cogloop/scoring"
 )
 
@@ -119,8 +120,8 @@ func (v *LoopValidator) fields(ev map[string]map[string]bool) map[string]any {
 	return map[string]any{
 		"boolean_evaluations": evalsValue(ev),
 		"validation_score":    score,
-		"passed_criteria":     listValue(passed),
-		"failed_criteria":     listValue(failed),
+		"passed_criteria":     values.List(passed),
+		"failed_criteria":     values.List(failed),
 		"overall_assessment":  assessment,
 	}
 }

@@ -283,19 +283,34 @@ func verdict(v any, depth int) bool {
 
 // fromKeyValues is step 2: "criterion: true" (or = false, "yes", "pass", ...).
 func (cs *criteria) fromKeyValues(text, lower string) (map[string]map[string]bool, bool) {
+	return cs.scan(lower, func(i int) (string, bool) {
+		for _, re := range cs.kv[i] {
+			if m := re.FindStringSubmatch(text); m != nil {
+				return m[1], true
+			}
+		}
+		return "", false
+	})
+}
+
+// scan asks find about each criterion whose hint occurs in lower: whether the
+// reply speaks of it (hit) and the verdict word it gives ("" for none, which
+// leaves the criterion false). It succeeds when any criterion is hit.
+func (cs *criteria) scan(lower string, find func(i int) (word string, hit bool)) (map[string]map[string]bool, bool) {
 	out := cs.empty()
 	found := false
 	for i, key := range cs.keys {
 		if !strings.Contains(lower, cs.hints[i]) {
 			continue
 		}
-		dim, name, _ := strings.Cut(key, ".")
-		for _, re := range cs.kv[i] {
-			if m := re.FindStringSubmatch(text); m != nil {
-				out[dim][name] = positive(m[1])
-				found = true
-				break
-			}
+		word, hit := find(i)
+		if !hit {
+			continue
+		}
+		found = true
+		if word != "" {
+			dim, name, _ := strings.Cut(key, ".")
+			out[dim][name] = positive(word)
 		}
 	}
 	return out, found
@@ -308,31 +323,20 @@ var verdictWord = regexp.MustCompile(`(?i)\b(true|yes|passed|pass|correct|met|fa
 // ✓ against false, no, not, fail, incorrect, unmet, ✗); a name without one is
 // false. It succeeds when any criterion's name occurs.
 func (cs *criteria) fromKeywords(text, lower string) (map[string]map[string]bool, bool) {
-	out := cs.empty()
-	found := false
-	for i, key := range cs.keys {
-		if !strings.Contains(lower, cs.hints[i]) {
-			continue
-		}
-		dim, name, _ := strings.Cut(key, ".")
+	return cs.scan(lower, func(i int) (string, bool) {
 		for _, re := range cs.names[i] {
 			loc := re.FindStringIndex(text)
 			if loc == nil {
 				continue
 			}
-			found = true
 			end, cut := loc[1], min(len(text), loc[1]+keywordWindow)
 			for cut < len(text) && cut > end && !utf8.RuneStart(text[cut]) {
 				cut--
 			}
-			win := text[end:cut]
-			if w := verdictWord.FindString(win); w != "" {
-				out[dim][name] = positive(w)
-			}
-			break
+			return verdictWord.FindString(text[end:cut]), true
 		}
-	}
-	return out, found
+		return "", false
+	})
 }
 
 func positive(w string) bool {

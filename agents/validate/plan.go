@@ -8,6 +8,7 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/internal/values"
 	"github.com/cogloop/cogloop/scoring"
 )
 
@@ -150,8 +151,8 @@ func (v *PlanValidator) fields(ps planScoring, ev map[string]map[string]bool) ma
 		"overall_assessment":  e.Assessment,
 		"boolean_evaluations": evalsValue(ev),
 		"breakdown":           breakdown,
-		"passed_criteria":     listValue(e.Passed),
-		"failed_criteria":     listValue(e.Failed),
+		"passed_criteria":     values.List(e.Passed),
+		"failed_criteria":     values.List(e.Failed),
 		"dimension_scores":    dims,
 		"scoring_preset":      ps.preset.Level,
 		"scoring_context":     ps.preset.Context,

@@ -3,7 +3,6 @@ package validate
 import (
 	"errors"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -32,8 +31,8 @@ const (
 type Options struct {
 	// Options are the LLM dependencies (environment, HTTP client, retry timer).
 	llm.Options
-	// Presets is the catalog to use; nil means the builder's catalog when it
-	// is a [scoring.Source], else [scoring.Default].
+	// Presets is the catalog to use; nil means the builder's
+	// ([agents.Builder.Presets]).
 	Presets *scoring.Catalog
 }
 
@@ -42,21 +41,16 @@ func Register(r *agents.Registry) { RegisterWith(r, Options{}) }
 
 // RegisterWith is [Register] with explicit dependencies.
 func RegisterWith(r *agents.Registry, o Options) {
-	if o.Getenv == nil {
-		o.Getenv = os.Getenv
-	}
-	if o.HTTPClient == nil {
-		o.HTTPClient = llm.DefaultHTTPClient()
-	}
+	o.Options = o.Options.WithDefaults()
 	r.MustRegister("loop_validator", o.loopFactory)
 	r.MustRegister("plan_validator", o.planFactory)
 }
 
-func (o Options) catalog(b agents.Builder, c *load.Config) *scoring.Catalog {
+func (o Options) catalog(b *agents.Builder, c *load.Config) *scoring.Catalog {
 	if o.Presets != nil {
 		return o.Presets
 	}
-	cat, err := scoring.For(b)
+	cat, err := b.Presets()
 	if err != nil {
 		c.Errorf("", "%v", err)
 		return nil
@@ -72,7 +66,7 @@ type modelKeys struct {
 	temperature          float64
 }
 
-func (o Options) loopFactory(b agents.Builder, c *load.Config) (agents.Agent, error) {
+func (o Options) loopFactory(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	cfg := LoopConfig{ID: c.String("id", "")}
 	m, mok := o.readModel(c, modelKeys{
 		model: []string{"llm_model", "model"}, provider: []string{"provider"}, url: []string{"model_url"},
@@ -136,7 +130,7 @@ func loopContext(c *load.Config) string {
 	return mode
 }
 
-func (o Options) planFactory(b agents.Builder, c *load.Config) (agents.Agent, error) {
+func (o Options) planFactory(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	cfg := PlanConfig{ID: c.String("id", "")}
 	m, mok := o.readModel(c, modelKeys{
 		model: []string{"llm_model", "model"}, provider: []string{"llm_provider", "provider"},
@@ -179,12 +173,12 @@ func (o Options) planFactory(b agents.Builder, c *load.Config) (agents.Agent, er
 	return v, nil
 }
 
-// readTarget reads evaluation_target; with an [agents.Typer] builder, a target
-// that names no agent of the workflow is a warning.
-func readTarget(b agents.Builder, c *load.Config) string {
+// readTarget reads evaluation_target; a target that names no agent of the
+// workflow is a warning.
+func readTarget(b *agents.Builder, c *load.Config) string {
 	t := strings.TrimSpace(c.String("evaluation_target", ""))
-	if ty, ok := b.(agents.Typer); ok && t != "" {
-		if _, defined := ty.TypeOf(t); !defined {
+	if t != "" {
+		if _, defined := b.TypeOf(t); !defined {
 			c.Warnf("evaluation_target", "evaluation_target %q names no agent of this workflow; the validator will evaluate its whole input", t)
 		}
 	}

@@ -15,14 +15,12 @@ import (
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/agents/event"
-	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/agents/validate"
 	"github.com/cogloop/cogloop/scoring"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.yaml.in/yaml/v3"
 )
 
 // runWF parses src, runs it on input with the scripted replies, and returns the
@@ -37,13 +35,6 @@ func runWF(t *testing.T, src, script string, input any) (*cogloop.Result, *agent
 	res, err := wf.Run(context.Background(), input, cogloop.WithModels(s), cogloop.WithObserver(rec.Observe))
 	require.NoError(t, err)
 	return res, rec
-}
-
-func outputOf(t *testing.T, res *cogloop.Result, id string) map[string]any {
-	t.Helper()
-	o, ok := res.Outputs.Get(id)
-	require.True(t, ok, "no output of %s", id)
-	return o.Map()
 }
 
 func iterationScores(t *testing.T, loop map[string]any) []float64 {
@@ -113,7 +104,7 @@ judge:
   - "never asked"
 `
 	res, rec := runWF(t, src, script, "loops")
-	loop := outputOf(t, res, "l")
+	loop := agenttest.Output(t, res.Outputs, "l").Map()
 	assert.Equal(t, 3, loop["loops_completed"])
 	assert.Equal(t, []float64{0, 0.43, 0.92}, iterationScores(t, loop), "moderate loop_convergence weights: 0.25+0.18, then all but within_tolerance (0.08)")
 	assert.Equal(t, 0.92, loop["final_score"])
@@ -157,7 +148,7 @@ judge:
   - '{"improvement": {"better_than_previous": true, "significant_delta": true, "approaching_target": true}, "stability": {"not_degrading": true, "consistent_direction": true}, "convergence": {"within_tolerance": true}}'
 `
 	res, _ := runWF(t, src, script, "x")
-	loop := outputOf(t, res, "l")
+	loop := agenttest.Output(t, res.Outputs, "l").Map()
 	// Sum of weights after replacing three: 0.5+0.3+0.2 + 0.12+0.08+0.20+0.10 = 1.5.
 	assert.Equal(t, []float64{0.5333, 0.9333}, iterationScores(t, loop))
 	assert.Equal(t, 2, loop["loops_completed"])
@@ -173,7 +164,7 @@ func TestValidatorWithoutLoopPresetIsIgnoredByTheLoop(t *testing.T) {
 
 	t.Run("no scoring block", func(t *testing.T) {
 		res, _ := runWF(t, loopWF("", "", scorer, "writer, judge, scorer"), script, "x")
-		loop := outputOf(t, res, "l")
+		loop := agenttest.Output(t, res.Outputs, "l").Map()
 		assert.Equal(t, []float64{0.3, 0.9}, iterationScores(t, loop), "the text scorer drives the loop, not the all-true validator")
 		assert.Equal(t, "scorer", loop["iterations"].([]any)[0].(map[string]any)["score_source"])
 		judge := loop["result"].(map[string]any)["judge"].(map[string]any)
@@ -181,7 +172,7 @@ func TestValidatorWithoutLoopPresetIsIgnoredByTheLoop(t *testing.T) {
 	})
 	t.Run("criteria of another context are under the 50 % rule", func(t *testing.T) {
 		res, _ := runWF(t, loopWF("    scoring: {preset: moderate, context: quality}\n", "", scorer, "writer, judge, scorer"), script, "x")
-		loop := outputOf(t, res, "l")
+		loop := agenttest.Output(t, res.Outputs, "l").Map()
 		assert.Equal(t, []float64{0.3, 0.9}, iterationScores(t, loop))
 	})
 }
@@ -194,7 +185,7 @@ func TestValidatorFailureIsTheErrorResult(t *testing.T) {
 	src := loopWF("    scoring: {preset: moderate}\n", "", after, "writer, judge, after")
 	src = strings.Replace(src, "max_loops: 5", "max_loops: 1", 1)
 	res, rec := runWF(t, src, "writer: [draft]\njudge: [{error: \"model is down\"}]\n", "x")
-	loop := outputOf(t, res, "l")
+	loop := agenttest.Output(t, res.Outputs, "l").Map()
 	judge := loop["result"].(map[string]any)["judge"].(map[string]any)
 	assert.Equal(t, "ERROR", judge["overall_assessment"])
 	assert.Equal(t, 0.0, judge["validation_score"])
@@ -211,7 +202,7 @@ func TestGarbageAnswerIsAllFalse(t *testing.T) {
 	src := loopWF("    scoring: {preset: strict}\n", "          scoring_preset: strict\n", "", "writer, judge")
 	src = strings.Replace(src, "max_loops: 5", "max_loops: 1", 1)
 	res, rec := runWF(t, src, "writer: [draft]\njudge: [\"I'd rather not say. }{\"]\n", "x")
-	loop := outputOf(t, res, "l")
+	loop := agenttest.Output(t, res.Outputs, "l").Map()
 	judge := loop["result"].(map[string]any)["judge"].(map[string]any)
 	assert.Equal(t, 0.0, judge["validation_score"])
 	assert.Equal(t, "REJECTED", judge["overall_assessment"])
@@ -237,21 +228,24 @@ func allTrueFor(p *scoring.Preset) string {
 
 func TestEveryPresetAndMode(t *testing.T) {
 	cat := scoring.Embedded()
+	// approved runs validator v (agent's YAML keys) on a reply that meets
+	// every criterion of p: an approved score of 1.
+	approved := func(t *testing.T, p *scoring.Preset, agent string) (map[string]any, *agenttest.Recorder) {
+		src := "orchestrator: {id: w, agents: [v]}\nagents:\n  - {id: v, " + agent + "}\n"
+		script, _ := json.Marshal(map[string][]string{"v": {allTrueFor(p)}})
+		res, rec := runWF(t, src, string(script), "the task")
+		out := agenttest.Output(t, res.Outputs, "v").Map()
+		assert.Equal(t, 1.0, out["validation_score"])
+		assert.Equal(t, "APPROVED", out["overall_assessment"])
+		return out, rec
+	}
 	modes := map[string]string{"loop": "loop_convergence", "path": "graphscout", "quality": "quality", "validation": "validation"}
 	for mode, context := range modes {
 		for _, level := range cat.Levels(context) {
+			p, err := cat.Preset(context, level)
+			require.NoError(t, err)
 			t.Run("loop_validator/"+mode+"/"+level, func(t *testing.T) {
-				p, err := cat.Preset(context, level)
-				require.NoError(t, err)
-				src := fmt.Sprintf(`orchestrator: {id: w, agents: [v]}
-agents:
-  - {id: v, type: loop_validator, llm_model: m, provider: ollama, mode: %s, scoring_preset: %s}
-`, mode, level)
-				script, _ := json.Marshal(map[string][]string{"v": {allTrueFor(p)}})
-				res, rec := runWF(t, src, string(script), "the task")
-				out := outputOf(t, res, "v")
-				assert.Equal(t, 1.0, out["validation_score"])
-				assert.Equal(t, "APPROVED", out["overall_assessment"])
+				out, rec := approved(t, p, fmt.Sprintf("type: loop_validator, llm_model: m, provider: ollama, mode: %s, scoring_preset: %s", mode, level))
 				assert.Len(t, out["passed_criteria"], len(p.Criteria))
 				pr := promptsOf(rec, "v")[0]
 				assert.Contains(t, pr, strings.ToUpper(level)+" "+context+" criteria. "+p.Instruction)
@@ -262,17 +256,7 @@ agents:
 				assert.Contains(t, pr, `"input": "the task"`, "without a target the whole input is evaluated")
 			})
 			t.Run("plan_validator/"+context+"/"+level, func(t *testing.T) {
-				p, err := cat.Preset(context, level)
-				require.NoError(t, err)
-				src := fmt.Sprintf(`orchestrator: {id: w, agents: [v]}
-agents:
-  - {id: v, type: plan_validator, model: m, provider: ollama, scoring_context: %s, scoring_preset: %s}
-`, context, level)
-				script, _ := json.Marshal(map[string][]string{"v": {allTrueFor(p)}})
-				res, _ := runWF(t, src, string(script), "the task")
-				out := outputOf(t, res, "v")
-				assert.Equal(t, 1.0, out["validation_score"])
-				assert.Equal(t, "APPROVED", out["overall_assessment"])
+				out, _ := approved(t, p, fmt.Sprintf("type: plan_validator, model: m, provider: ollama, scoring_context: %s, scoring_preset: %s", context, level))
 				assert.Equal(t, level, out["scoring_preset"])
 				assert.Equal(t, context, out["scoring_context"])
 			})
@@ -311,7 +295,7 @@ agents:
 `
 	res, rec := runWF(t, src, "v: ['better_than_previous: true']", "x")
 	assert.Equal(t, `Judge the answer. Reply as {"IMPROVEMENT": {...}}. Again: the answer`, promptsOf(rec, "v")[0])
-	assert.InDelta(t, 1.0/7, outputOf(t, res, "v")["validation_score"], 1e-12)
+	assert.InDelta(t, 1.0/7, agenttest.Output(t, res.Outputs, "v").Map()["validation_score"], 1e-12)
 }
 
 func TestPlanValidator(t *testing.T) {
@@ -335,7 +319,7 @@ agents:
  "rationale": "No fallback and no error handling."}`
 	script, _ := json.Marshal(map[string][]string{"check": {answer}})
 	res, rec := runWF(t, src, string(script), "find papers")
-	out := outputOf(t, res, "check")
+	out := agenttest.Output(t, res.Outputs, "check").Map()
 
 	// moderate graphscout with has_all_required_steps 0.18 → 0.5: the sum is 1.32.
 	passed := 0.5 + 0.12 + 0.10 + 0.10 + 0.05 + 0.05 + 0.02 + 0.03 + 0.01 + 0.01
@@ -433,7 +417,7 @@ agents:
  "COHERENCE": {"logical_agent_sequence": true, "proper_data_flow": true, "no_conflicting_actions": true}}`
 	script, _ := json.Marshal(map[string][]string{"check": {`{"COMPLETENESS": {"has_all_required_steps": true}, "EFFICIENCY": {}}`, good}})
 	res, _ := runWF(t, src, string(script), "x")
-	loop := outputOf(t, res, "l")
+	loop := agenttest.Output(t, res.Outputs, "l").Map()
 	// The loop weighs with its own preset (strict graphscout: 1 - 0.03 - 0.02 = 0.95),
 	// not the validator's lenient one.
 	assert.Equal(t, []float64{0.2, 0.95}, iterationScores(t, loop))
@@ -442,41 +426,11 @@ agents:
 }
 
 // build runs a factory on one definition, outside any workflow.
-func build(t *testing.T, reg *agents.Registry, src string, b agents.Builder) agents.Agent {
+func build(t *testing.T, reg *agents.Registry, src string, w *agenttest.Workspace) agents.Agent {
 	t.Helper()
-	a, probs := tryBuild(t, reg, src, b)
+	a, probs := agenttest.Build(t, reg, src, w)
 	require.NoError(t, probs.Err())
 	return a
-}
-
-func tryBuild(t *testing.T, reg *agents.Registry, src string, b agents.Builder) (agents.Agent, *load.Problems) {
-	t.Helper()
-	var n yaml.Node
-	require.NoError(t, yaml.Unmarshal([]byte(src), &n))
-	probs := &load.Problems{}
-	c := load.NewConfig("a.yaml", load.Resolve(&n), "agent", probs)
-	f, ok := reg.Lookup(c.String("type", ""))
-	require.True(t, ok)
-	c.String("id", "")
-	a, err := f(b, c)
-	require.NoError(t, err)
-	c.Done()
-	return a, probs
-}
-
-// definer is a builder that knows which ids its workflow defines.
-type definer struct {
-	agents.Builder
-	ids []string
-}
-
-func (d definer) TypeOf(id string) (string, bool) {
-	for _, x := range d.ids {
-		if x == id {
-			return "llm", true
-		}
-	}
-	return "", false
 }
 
 func TestEvaluationTargetThatNamesNoAgentIsAWarning(t *testing.T) {
@@ -484,13 +438,13 @@ func TestEvaluationTargetThatNamesNoAgentIsAWarning(t *testing.T) {
 	validate.Register(reg)
 	for _, typ := range []string{"loop_validator", "plan_validator"} {
 		src := "type: " + typ + "\nid: v\nllm_model: m\nprovider: ollama\nevaluation_target: writr\n"
-		a, probs := tryBuild(t, reg, src, definer{ids: []string{"writer"}})
+		a, probs := agenttest.Build(t, reg, src, &agenttest.Workspace{Types: map[string]string{"writer": "llm"}})
 		require.NoError(t, probs.Err())
 		require.NotNil(t, a)
 		require.Len(t, probs.Warnings(), 1, typ)
-		assert.Equal(t, `a.yaml:5:1: agent: evaluation_target "writr" names no agent of this workflow; the validator will evaluate its whole input`, probs.Warnings()[0].Error())
+		assert.Equal(t, `wf.yaml:5:1: agent "x": evaluation_target "writr" names no agent of this workflow; the validator will evaluate its whole input`, probs.Warnings()[0].Error())
 
-		_, probs = tryBuild(t, reg, strings.Replace(src, "writr", "writer", 1), definer{ids: []string{"writer"}})
+		_, probs = agenttest.Build(t, reg, strings.Replace(src, "writr", "writer", 1), &agenttest.Workspace{Types: map[string]string{"writer": "llm"}})
 		assert.Empty(t, probs.Warnings())
 	}
 
@@ -576,17 +530,11 @@ func TestConfigProblems(t *testing.T) {
 // TestProviderIsCalledWithoutRunModels checks the validator reaches its
 // provider through package llm when the run supplies no models.
 func TestProviderIsCalledWithoutRunModels(t *testing.T) {
-	var got struct {
-		Model       string  `json:"model"`
-		Temperature float64 `json:"temperature"`
-		Messages    []struct {
-			Content string `json:"content"`
-		} `json:"messages"`
-	}
+	var got agenttest.ChatRequest
+	var readErr error
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_ = json.NewDecoder(r.Body).Decode(&got)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, `{"id":"1","object":"chat.completion","model":"judge-1","choices":[{"index":0,"message":{"role":"assistant","content":"{\"IMPROVEMENT\": {\"better_than_previous\": true}}"},"finish_reason":"stop"}],"usage":{"prompt_tokens":50,"completion_tokens":9,"total_tokens":59}}`)
+		got, readErr = agenttest.ReadChatRequest(r)
+		agenttest.WriteChatReply(w, `{"IMPROVEMENT": {"better_than_previous": true}}`, 50, 9)
 	}))
 	defer srv.Close()
 	src := "orchestrator: {id: w, agents: [v]}\nagents:\n  - {id: v, type: loop_validator, llm_model: judge-1, provider: openai_compatible, model_url: " + srv.URL + "}\n"
@@ -594,12 +542,12 @@ func TestProviderIsCalledWithoutRunModels(t *testing.T) {
 	require.NoError(t, err)
 	res, err := wf.Run(context.Background(), "x")
 	require.NoError(t, err)
-	out := outputOf(t, res, "v")
+	out := agenttest.Output(t, res.Outputs, "v").Map()
 	assert.InDelta(t, 1.0/7, out["validation_score"], 1e-12)
 	assert.Equal(t, "judge-1", got.Model)
 	assert.Equal(t, 0.1, got.Temperature, "OrKa's validator temperature")
-	require.NotEmpty(t, got.Messages)
-	assert.Contains(t, got.Messages[len(got.Messages)-1].Content, "MODERATE loop_convergence criteria")
+	require.NoError(t, readErr)
+	assert.Contains(t, got.Prompt, "MODERATE loop_convergence criteria")
 	o, _ := res.Outputs.Get("v")
 	assert.Equal(t, spend.Usage{PromptTokens: 50, CompletionTokens: 9}, o.Usage)
 }
@@ -626,7 +574,7 @@ func TestOrKaSimpleBooleanLoopRunsUnchanged(t *testing.T) {
 		cogloop.WithModels(script), cogloop.WithObserver(rec.Observe))
 	require.NoError(t, err)
 
-	loop := outputOf(t, res, "quality_loop")
+	loop := agenttest.Output(t, res.Outputs, "quality_loop").Map()
 	// lenient loop_convergence with the example's custom weights sums to 1.5:
 	// nothing; better_than_previous (0.5/1.5); + within_tolerance (0.8/1.5 ≥ 0.40).
 	assert.Equal(t, []float64{0, 0.3333, 0.5333}, iterationScores(t, loop))
@@ -658,10 +606,10 @@ func TestValidatorExampleRunsOffline(t *testing.T) {
 	res, err := wf.Run(context.Background(), "why loops converge", cogloop.WithModels(script))
 	require.NoError(t, err)
 
-	refine := outputOf(t, res, "refine")
+	refine := agenttest.Output(t, res.Outputs, "refine").Map()
 	assert.Equal(t, []float64{0, 0.58, 0.92}, iterationScores(t, refine))
 	assert.Equal(t, "threshold", refine["stop_reason"])
-	check := outputOf(t, res, "plan_check")
+	check := agenttest.Output(t, res.Outputs, "plan_check").Map()
 	assert.Equal(t, 0.81, check["validation_score"])
 	assert.Equal(t, "APPROVED", check["overall_assessment"])
 	assert.Equal(t, "Sound order and a retry; no input validation or timeouts.", check["rationale"])
@@ -691,7 +639,7 @@ func TestUserPresetsFromTheEnvironment(t *testing.T) {
 
 	src := loopWF("    scoring: {preset: gentle, context: tone}\n", "          mode: tone\n          scoring_preset: gentle\n", "", "writer, judge")
 	res, rec := runWF(t, src, "writer: {cycle: [hi]}\njudge: ['{\"TONE\": {\"friendly\": true, \"concise\": true}, \"STYLE\": {\"plain\": false}}']\n", "x")
-	loop := outputOf(t, res, "l")
+	loop := agenttest.Output(t, res.Outputs, "l").Map()
 	assert.Equal(t, []float64{0.8}, iterationScores(t, loop))
 	pr := promptsOf(rec, "judge")[0]
 	assert.Contains(t, pr, "GENTLE tone criteria. Be kind.")
@@ -703,15 +651,6 @@ func TestUserPresetsFromTheEnvironment(t *testing.T) {
 	assert.Contains(t, err.Error(), "presets directory $COGLOOP_PRESETS_DIR")
 }
 
-// catalogBuilder is a builder that carries a preset catalog (as an
-// orchestrator with presets_dir would).
-type catalogBuilder struct {
-	agents.Builder
-	c *scoring.Catalog
-}
-
-func (b catalogBuilder) Presets() *scoring.Catalog { return b.c }
-
 func TestCatalogFromTheBuilderOrTheOptions(t *testing.T) {
 	own, err := scoring.Embedded().Parse("tone.yaml", []byte(toneContext))
 	require.NoError(t, err)
@@ -719,9 +658,9 @@ func TestCatalogFromTheBuilderOrTheOptions(t *testing.T) {
 
 	reg := agents.NewRegistry()
 	validate.Register(reg)
-	_, probs := tryBuild(t, reg, src, nil)
+	_, probs := agenttest.Build(t, reg, src, nil)
 	assert.ErrorContains(t, probs.Err(), `unknown mode "tone"`)
-	a := build(t, reg, src, catalogBuilder{c: own})
+	a := build(t, reg, src, &agenttest.Workspace{Catalog: own})
 	require.NotNil(t, a)
 
 	reg = agents.NewRegistry()

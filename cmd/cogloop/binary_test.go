@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,34 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cogloop/cogloop/internal/clibin"
+	"github.com/cogloop/cogloop/internal/nettest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-	binDir    string
-)
-
-// binary builds the cogloop command once per test run.
-func binary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "cogloop-bin-")
-		if buildErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "cogloop")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
-		if err != nil {
-			buildErr = errors.New(string(out))
-		}
-	})
-	require.NoError(t, buildErr)
-	return binPath
-}
 
 // proc is the built binary running, its stderr read line by line.
 type proc struct {
@@ -54,7 +30,7 @@ type proc struct {
 
 func start(t *testing.T, stdout io.Writer, args ...string) *proc {
 	t.Helper()
-	cmd := exec.Command(binary(t), args...)
+	cmd := exec.Command(clibin.Path(t), args...)
 	cmd.Stdout = stdout
 	errPipe, err := cmd.StderrPipe()
 	require.NoError(t, err)
@@ -156,7 +132,7 @@ func TestSignalsExitCodes(t *testing.T) {
 func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	big := strings.Repeat("y", 1<<20)
 	script := writeFile(t, t.TempDir(), "big.yaml", "writer: [draft]\neditor: ['"+big+"']\n")
-	cmd := exec.Command(binary(t), "run", hello, "x", "--script", script, "--trace", "-")
+	cmd := exec.Command(clibin.Path(t), "run", hello, "x", "--script", script, "--trace", "-")
 	stdout, err := cmd.StdoutPipe() // never read: the answer's write blocks
 	require.NoError(t, err)
 	defer func() { _ = stdout.Close() }() // read end of a pipe
@@ -197,15 +173,12 @@ func TestTraceSurvivesKill9(t *testing.T) {
 
 // An unreachable Redis is one error line, not go-redis's own dial logs too.
 func TestUnreachableRedisIsOneLine(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
+	addr := nettest.ClosedAddr(t)
 	for _, args := range [][]string{
 		{"status", "some-run", "--redis", "redis://" + addr},
 		{"run", "../../examples/hello/workflow.yaml", "x", "--script", "../../examples/hello/replies.yaml", "--redis", "redis://" + addr, "--no-record"},
 	} {
-		cmd := exec.Command(binary(t), args...)
+		cmd := exec.Command(clibin.Path(t), args...)
 		out, err := cmd.CombinedOutput()
 		var ee *exec.ExitError
 		require.ErrorAs(t, err, &ee, "%v must fail", args)

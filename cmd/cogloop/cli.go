@@ -272,6 +272,34 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// parseOneArg parses args (flags anywhere) and returns their one positional
+// argument; any other count is an error saying the command takes want.
+func parseOneArg(fs *flag.FlagSet, args []string, want string) (string, error) {
+	pos, err := parseInterspersed(fs, args)
+	switch {
+	case err != nil:
+		return "", err
+	case len(pos) != 1:
+		return "", fmt.Errorf("%s takes %s", fs.Name(), want)
+	}
+	return pos[0], nil
+}
+
+// parseWorkflowInput parses args (flags anywhere) and returns the
+// positional arguments: a workflow file and, optionally, one input.
+func parseWorkflowInput(fs *flag.FlagSet, args []string) ([]string, error) {
+	pos, err := parseInterspersed(fs, args)
+	switch {
+	case err != nil:
+		return nil, err
+	case len(pos) == 0:
+		return nil, fmt.Errorf("%s needs a workflow file", fs.Name())
+	case len(pos) > 2:
+		return nil, fmt.Errorf("%s takes a workflow file and one input, got %d arguments (quote the input)", fs.Name(), len(pos))
+	}
+	return pos, nil
+}
+
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)

@@ -1,7 +1,13 @@
 package main
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,17 +21,110 @@ func TestDocListsEveryCommand(t *testing.T) {
 	require.NoError(t, err)
 	doc, _, ok := strings.Cut(string(src), "\npackage main")
 	require.True(t, ok)
+	cmds := usageCommands(t)
+	for _, cmd := range cmds {
+		assert.Regexp(t, `[ |]`+cmd+`( |$)`, doc, "main.go's doc comment lists %q", cmd)
+	}
+	assert.Greater(t, len(cmds), 10, "the usage text lists the commands")
+}
+
+// Every flag a command defines is in its help text, as --name (or -n).
+func TestHelpListsEveryFlag(t *testing.T) {
+	defined := definedFlags(t)
+	require.Greater(t, len(defined), 10, "the commands' flag sets are found")
+	for cmd, flags := range defined {
+		help, ok := helps[cmd]
+		require.True(t, ok, "flag set %q has a help text", cmd)
+		for _, f := range flags {
+			assert.Regexp(t, `(^|[\s(\[/,])--?`+regexp.QuoteMeta(f)+`([\s=,)\]]|$)`, help, "'cogloop help %s' lists its flag %q", cmd, f)
+		}
+	}
+}
+
+// The README's CLI section names every command of the usage text.
+func TestReadmeListsEveryCommand(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	_, section, ok := strings.Cut(string(src), "\n## The CLI\n")
+	require.True(t, ok, "README.md has a section 'The CLI'")
+	section, _, _ = strings.Cut(section, "\n## ")
+	for _, cmd := range usageCommands(t) {
+		listed := regexp.MustCompile(`(?m)^cogloop ` + regexp.QuoteMeta(cmd) + `( |$)`).MatchString(section)
+		assert.True(t, listed, "README's CLI section lists %q", cmd)
+	}
+}
+
+// usageCommands are the commands the usage text lists.
+func usageCommands(t *testing.T) []string {
+	t.Helper()
 	_, list, ok := strings.Cut(usage, "commands:\n")
 	require.True(t, ok)
 	list, _, _ = strings.Cut(list, "\n\n")
-	n := 0
+	var cmds []string
 	for _, line := range strings.Split(list, "\n") {
-		fields := strings.Fields(line)
-		if len(fields) == 0 {
+		if fields := strings.Fields(line); len(fields) > 0 {
+			cmds = append(cmds, fields[0])
+		}
+	}
+	return cmds
+}
+
+// definedFlags reads the package's source: for each function that calls
+// newFlagSet("cmd", …), the names of the flags it defines on fs.
+func definedFlags(t *testing.T) map[string][]string {
+	t.Helper()
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	out := map[string][]string{}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
 			continue
 		}
-		n++
-		assert.Regexp(t, `[ |]`+fields[0]+`( |$)`, doc, "main.go's doc comment lists %q", fields[0])
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		require.NoError(t, err)
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Body == nil {
+				continue
+			}
+			cmd, flags := "", []string(nil)
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				switch fun := call.Fun.(type) {
+				case *ast.Ident:
+					if fun.Name == "newFlagSet" {
+						cmd = stringArg(call)
+					}
+				case *ast.SelectorExpr:
+					if x, ok := fun.X.(*ast.Ident); ok && x.Name == "fs" && fun.Sel.Name != "Parse" {
+						if s := stringArg(call); s != "" {
+							flags = append(flags, s)
+						}
+					}
+				}
+				return true
+			})
+			if cmd != "" {
+				out[cmd] = append(out[cmd], flags...)
+			}
+		}
 	}
-	assert.Greater(t, n, 10, "the usage text lists the commands")
+	return out
+}
+
+// stringArg is the first string literal among call's arguments.
+func stringArg(call *ast.CallExpr) string {
+	for _, a := range call.Args {
+		if lit, ok := a.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+			s, err := strconv.Unquote(lit.Value)
+			if err == nil {
+				return s
+			}
+		}
+	}
+	return ""
 }

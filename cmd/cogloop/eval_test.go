@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/internal/clibin"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -168,10 +170,7 @@ func slowServer(t *testing.T) (url string, slow <-chan struct{}) {
 			<-r.Context().Done()
 			return
 		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"id":"c1","object":"chat.completion","created":1,"model":"gpt-4o-mini",`+
-			`"choices":[{"index":0,"message":{"role":"assistant","content":"fast answer"},"finish_reason":"stop"}],`+
-			`"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`)
+		agenttest.WriteChatReply(w, "fast answer", 3, 2)
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL + "/v1", ch
@@ -225,7 +224,7 @@ func TestEvalCtrlCThroughTheBinary(t *testing.T) {
 	wf := writeFile(t, dir, "wf.yaml", modelWorkflow)
 	ds := writeFile(t, dir, "ds.jsonl", slowDataset)
 	var stdout bytes.Buffer
-	cmd := exec.Command(binary(t), "eval", wf, "--dataset", ds, "--concurrency", "1")
+	cmd := exec.Command(clibin.Path(t), "eval", wf, "--dataset", ds, "--concurrency", "1")
 	cmd.Env = append(os.Environ(), "OPENAI_API_KEY=sk-test", "OPENAI_BASE_URL="+url)
 	cmd.Stdout = &stdout
 	errPipe, err := cmd.StderrPipe()

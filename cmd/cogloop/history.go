@@ -79,13 +79,7 @@ func cmdHistory(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		rows[len(rows)-1]["_run"] = e.RunID
 	}
 	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rows); err != nil {
-			fmt.Fprintf(stderr, "cogloop: %v\n", err)
-			return exitFailure
-		}
-		return exitOK
+		return printJSON(stdout, stderr, "cogloop", rows)
 	}
 	if len(rows) == 0 {
 		fmt.Fprintf(stdout, "loop %q has no persisted history\n", loopID)

@@ -86,11 +86,22 @@ func readInput(pos []string, f runFlags) (any, error) {
 	if !f.jsonInput {
 		return text, nil
 	}
-	var v any
+	v, err := decodeInput(text)
+	if err != nil {
+		return nil, fmt.Errorf("--json-input: the input is not valid JSON: %v", err)
+	}
+	return v, nil
+}
+
+// decodeInput reads a run input given as JSON (--json-input, a --dataset
+// line): its first JSON value, numbers as the plain ints and floats a run
+// makes (agents.Plain).
+func decodeInput(text string) (any, error) {
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
+	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("--json-input: the input is not valid JSON: %v", err)
+		return nil, err
 	}
 	return agents.Plain(v), nil
 }

@@ -2,10 +2,10 @@ package main
 
 import (
 	"encoding/json"
-	"net"
 	"strings"
 	"testing"
 
+	"github.com/cogloop/cogloop/internal/nettest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -38,10 +38,7 @@ func TestIssueMissingAPIKeyFailsAtOnce(t *testing.T) {
 
 // A local_llm loop agent whose server refuses connections fails the run.
 func TestIssueRefusedModelURLFails(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
+	addr := nettest.ClosedAddr(t)
 	wf := writeFile(t, t.TempDir(), "wf.yaml", `orchestrator: {id: w, agents: [l]}
 agents:
   - id: l

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/cogloop/cogloop/internal/clibin"
 	"os"
 	"strings"
 	"testing"
@@ -21,8 +22,6 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	_ = os.RemoveAll(recs) // a temp dir; the OS cleans it if this fails
-	if binDir != "" {
-		_ = os.RemoveAll(binDir) // a temp dir; the OS cleans it if this fails
-	}
+	clibin.Remove()
 	os.Exit(code)
 }

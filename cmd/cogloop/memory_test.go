@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cogloop/cogloop/internal/clibin"
 	"github.com/cogloop/cogloop/memory/redis"
 	"github.com/cogloop/cogloop/memory/redis/redistest"
 	"github.com/stretchr/testify/assert"
@@ -119,16 +120,6 @@ agents:
     prompt: "{{ previous_outputs.long_loop.loops_completed }} loops, final {{ previous_outputs.long_loop.final_score }}"
 `
 
-// buildCLI compiles the cogloop command for tests that need a real process.
-func buildCLI(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "cogloop")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, string(out))
-	return bin
-}
-
 // A run killed with SIGKILL while iteration 3 of 5 waits on the model resumes
 // from its checkpoint: entries 1..5 with no gap or duplicate, and the model is
 // not called again for iterations 1–2 (the resume script only has replies for
@@ -138,7 +129,7 @@ func TestKillAndResume(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	srv := redistest.Start(t)
-	bin := buildCLI(t)
+	bin := clibin.Path(t)
 	dir := t.TempDir()
 	wf := writeFile(t, dir, "wf.yaml", resumeWorkflow)
 	s1 := writeFile(t, dir, "s1.yaml", "worker:\n  - \"one SCORE: 0.1\"\n  - \"two SCORE: 0.2\"\n  - {text: \"never\", delay: 5m}\n")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -217,13 +216,7 @@ func writePresetsJSON(stdout, stderr io.Writer, presets []*scoring.Preset) int {
 		}
 		out = append(out, pj)
 	}
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(out); err != nil {
-		fmt.Fprintf(stderr, "cogloop: %v\n", err)
-		return exitFailure
-	}
-	return exitOK
+	return printJSON(stdout, stderr, "cogloop", out)
 }
 
 func weightOf(p *scoring.Preset, key string) string {

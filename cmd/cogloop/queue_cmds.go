@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/queue"
@@ -133,14 +132,10 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.DurationVar(&f.timeout, "timeout", queue.DefaultTimeout, "")
 	fs.DurationVar(&f.cpTTL, "checkpoint-ttl", 0, "")
 	usageErr := func(err error) int { return usageError(stderr, "submit", err) }
-	pos, err := parseInterspersed(fs, args)
+	pos, err := parseWorkflowInput(fs, args)
 	switch {
 	case err != nil:
 		return usageErr(err)
-	case len(pos) == 0:
-		return usageErr(errors.New("submit needs a workflow file"))
-	case len(pos) > 2:
-		return usageErr(fmt.Errorf("submit takes a workflow file and one input, got %d arguments (quote the input)", len(pos)))
 	case f.dataset != "" && len(pos) == 2:
 		return usageErr(errors.New("give the input as an argument or with --dataset, not both"))
 	case f.maxRetry < 0 || f.retention <= 0 || f.timeout <= 0 || f.cpTTL < 0:
@@ -251,13 +246,11 @@ func readDataset(path string) ([]any, []int, error) {
 		if line == "" {
 			continue
 		}
-		dec := json.NewDecoder(strings.NewReader(line))
-		dec.UseNumber()
-		var v any
-		if err := dec.Decode(&v); err != nil {
+		v, err := decodeInput(line)
+		if err != nil {
 			return nil, nil, fmt.Errorf("--dataset %s:%d: the line is not a JSON value (each line is one run's input, e.g. \"text\" or {\"k\": 1}): %v", path, n, err)
 		}
-		inputs = append(inputs, agents.Plain(v))
+		inputs = append(inputs, v)
 		lines = append(lines, n)
 	}
 	if err := sc.Err(); err != nil {
@@ -270,7 +263,7 @@ func readDataset(path string) ([]any, []int, error) {
 }
 
 func runOK(st *queue.Status) bool {
-	return st.State == queue.Done && st.Record != nil && st.Record.State == queue.StateDone
+	return st.State == queue.Done && st.Record != nil && st.Record.State == queue.Done
 }
 
 func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -348,7 +341,7 @@ func statusLine(st *queue.Status) string {
 		}
 		fmt.Fprintf(&b, " (failed, not retried): %s", msg)
 	case queue.Done:
-		if r != nil && r.State == queue.StateFailed {
+		if r != nil && r.State == queue.Failed {
 			fmt.Fprintf(&b, " (failed): %s", r.Error)
 		} else if r != nil {
 			fmt.Fprintf(&b, " (ok) on %s", r.Worker)
@@ -371,19 +364,16 @@ func cmdResult(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs := newFlagSet("result", stderr)
 	redisURL := fs.String("redis", "", "")
 	wait := fs.Bool("wait", false, "")
-	pos, err := parseInterspersed(fs, args)
-	switch {
-	case err != nil:
+	id, err := parseOneArg(fs, args, "one run id")
+	if err != nil {
 		return usageError(stderr, "result", err)
-	case len(pos) != 1:
-		return usageError(stderr, "result", errors.New("result takes one run id"))
 	}
 	c, err := queue.NewClient(redisFlag(*redisURL))
 	if err != nil {
 		return usageError(stderr, "result", err)
 	}
 	defer func() { _ = c.Close() }() // reads only; Close releases the connection
-	return printResult(ctx, c, pos[0], *wait, stdout, stderr)
+	return printResult(ctx, c, id, *wait, stdout, stderr)
 }
 
 // printResult prints the run's JSON document; exit 0 for an ok run.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -147,11 +146,7 @@ func cmdRuns(args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	if asJSON {
-		if err := encodeJSON(stdout, list); err != nil {
-			fmt.Fprintf(stderr, "cogloop runs: %v\n", err)
-			return exitFailure
-		}
-		return exitOK
+		return printJSON(stdout, stderr, "cogloop runs", list)
 	}
 	if len(list) == 0 {
 		fmt.Fprintf(stdout, "no runs recorded in %s\n", d.Path)
@@ -202,29 +197,25 @@ func firstFew(ss []string) string {
 	return fmt.Sprintf("%s +%d", strings.Join(ss[:maxListed], ","), len(ss)-maxListed)
 }
 
+// recordRun is what show and report take: a recorded run.
+const recordRun = "one run (an id, a unique prefix of one, 'latest', or a record file)"
+
 func cmdShow(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("show", stderr)
 	var dirFlag string
 	var asJSON bool
 	fs.StringVar(&dirFlag, "record-dir", "", "")
 	fs.BoolVar(&asJSON, "json", false, "")
-	pos, err := parseInterspersed(fs, args)
-	switch {
-	case err != nil:
+	name, err := parseOneArg(fs, args, recordRun)
+	if err != nil {
 		return usageError(stderr, "show", err)
-	case len(pos) != 1:
-		return usageError(stderr, "show", errors.New("show takes one run (an id, a unique prefix of one, 'latest', or a record file)"))
 	}
-	s, code := readSummary(dirFlag, pos[0], "show", stderr)
+	s, code := readSummary(dirFlag, name, "show", stderr)
 	if code != exitOK {
 		return code
 	}
 	if asJSON {
-		if err := encodeJSON(stdout, s); err != nil {
-			fmt.Fprintf(stderr, "cogloop show: %v\n", err)
-			return exitFailure
-		}
-		return exitOK
+		return printJSON(stdout, stderr, "cogloop show", s)
 	}
 	writeShow(stdout, s)
 	return exitOK
@@ -235,16 +226,14 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	var dirFlag, out string
 	fs.StringVar(&dirFlag, "record-dir", "", "")
 	fs.StringVar(&out, "o", "", "")
-	pos, err := parseInterspersed(fs, args)
+	name, err := parseOneArg(fs, args, recordRun)
 	switch {
 	case err != nil:
 		return usageError(stderr, "report", err)
-	case len(pos) != 1:
-		return usageError(stderr, "report", errors.New("report takes one run (an id, a unique prefix of one, 'latest', or a record file)"))
 	case out == "":
 		return usageError(stderr, "report", errors.New("report needs -o FILE.html"))
 	}
-	s, code := readSummary(dirFlag, pos[0], "report", stderr)
+	s, code := readSummary(dirFlag, name, "report", stderr)
 	if code != exitOK {
 		return code
 	}
@@ -372,13 +361,6 @@ func (t *table) row(cells ...string) {
 }
 
 func (t *table) flush() { t.tw.Flush() }
-
-func encodeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
 
 func shortDuration(d time.Duration) string {
 	switch {

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/internal/clibin"
 	"github.com/cogloop/cogloop/records"
 )
 
@@ -183,7 +184,7 @@ final_answer: ["done"]
 	pr, pw, err := os.Pipe()
 	require.NoError(t, err)
 	defer func() { _ = pr.Close() }() // read end of a pipe
-	cmd := exec.Command(binary(t), "run", qualityWF, "x", "--script", script, "--run-id", "killed",
+	cmd := exec.Command(clibin.Path(t), "run", qualityWF, "x", "--script", script, "--run-id", "killed",
 		"--record-dir", dir, "--trace", "/dev/fd/3")
 	cmd.ExtraFiles = []*os.File{pw}
 	require.NoError(t, cmd.Start())

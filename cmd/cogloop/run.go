@@ -52,14 +52,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.noRecord, "no-record", false, "")
 	fs.StringVar(&f.report, "report", "", "")
 	usageErr := func(err error) int { return usageError(stderr, "run", err) }
-	pos, err := parseInterspersed(fs, args)
+	pos, err := parseWorkflowInput(fs, args)
 	switch {
 	case err != nil:
 		return usageErr(err)
-	case len(pos) == 0:
-		return usageErr(errors.New("run needs a workflow file"))
-	case len(pos) > 2:
-		return usageErr(fmt.Errorf("run takes a workflow file and one input, got %d arguments (quote the input)", len(pos)))
 	case f.verbose && f.quiet:
 		return usageErr(errors.New("-v and -q contradict each other; pick one"))
 	case f.resume != "" && f.runID != "" && f.resume != f.runID:
@@ -235,6 +231,16 @@ func writeDocument(w io.Writer, doc any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(doc)
+}
+
+// printJSON is a --json command's output: v as [writeDocument] prints it, or
+// the error after prefix and exit code 1.
+func printJSON(stdout, stderr io.Writer, prefix string, v any) int {
+	if err := writeDocument(stdout, v); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", prefix, err)
+		return exitFailure
+	}
+	return exitOK
 }
 
 func printWarnings(w io.Writer, ps []load.Problem) {

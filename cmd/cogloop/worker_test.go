@@ -19,6 +19,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/internal/clibin"
 	"github.com/cogloop/cogloop/memory/redis/redistest"
 	"github.com/cogloop/cogloop/queue"
 )
@@ -37,19 +39,12 @@ type fakeOpenAI struct {
 func newFakeOpenAI(t *testing.T, latency time.Duration) *fakeOpenAI {
 	f := &fakeOpenAI{calls: map[string]int{}}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Messages []struct {
-				Content any `json:"content"`
-			} `json:"messages"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil || len(body.Messages) == 0 {
-			http.Error(w, "bad request", http.StatusBadRequest)
+		req, err := agenttest.ReadChatRequest(r)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		prompt := fmt.Sprint(body.Messages[len(body.Messages)-1].Content)
-		if parts, ok := body.Messages[len(body.Messages)-1].Content.([]any); ok && len(parts) > 0 {
-			prompt = fmt.Sprint(parts[0].(map[string]any)["text"])
-		}
+		prompt := req.Prompt
 		f.mu.Lock()
 		f.calls[prompt]++
 		f.mu.Unlock()
@@ -58,10 +53,7 @@ func newFakeOpenAI(t *testing.T, latency time.Duration) *fakeOpenAI {
 		if strings.HasPrefix(prompt, "rate ") {
 			text = "SCORE: 0.5"
 		}
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":"c","object":"chat.completion","created":1700000000,"model":"gpt-test",
-"choices":[{"index":0,"message":{"role":"assistant","content":%q},"finish_reason":"stop"}],
-"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`, text)
+		agenttest.WriteChatReply(w, text, 3, 1)
 	}))
 	t.Cleanup(f.Close)
 	return f
@@ -107,7 +99,7 @@ func TestWorkersSurviveAKilledWorker(t *testing.T) {
 	url := srv.URL()
 	workers := []*proc{startWorkerProc(t, url), startWorkerProc(t, url), startWorkerProc(t, url)}
 
-	out, err := exec.Command(binary(t), "submit", wf, "--dataset", data, "--run-id", "batch", "--redis", url).CombinedOutput()
+	out, err := exec.Command(clibin.Path(t), "submit", wf, "--dataset", data, "--run-id", "batch", "--redis", url).CombinedOutput()
 	require.NoError(t, err, string(out))
 	ids := strings.Fields(string(out))
 	require.Len(t, ids, 100)
@@ -126,7 +118,7 @@ func TestWorkersSurviveAKilledWorker(t *testing.T) {
 		for _, id := range ids {
 			st, err := c.Status(ctx, id)
 			require.NoError(t, err)
-			if r := st.Record; st.State == queue.Running && r != nil && r.Worker == victim && r.State == queue.StateRunning &&
+			if r := st.Record; st.State == queue.Running && r != nil && r.Worker == victim && r.State == queue.Running &&
 				len(r.Loops) > 0 && r.Loops[0].Pass >= 1 {
 				found = true
 				break
@@ -158,7 +150,7 @@ func TestWorkersSurviveAKilledWorker(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, queue.Done, st.State, id)
 		r := st.Record
-		require.Equal(t, queue.StateDone, r.State, id)
+		require.Equal(t, queue.Done, r.State, id)
 		var doc struct {
 			Status  string `json:"status"`
 			Outputs struct {
@@ -201,7 +193,7 @@ func TestWorkersSurviveAKilledWorker(t *testing.T) {
 	t.Logf("%d runs of the killed worker resumed on another worker", resumed)
 
 	// The same run id again: refused.
-	cmd := exec.Command(binary(t), "submit", wf, "x", "--run-id", "batch-7", "--redis", url)
+	cmd := exec.Command(clibin.Path(t), "submit", wf, "x", "--run-id", "batch-7", "--redis", url)
 	out, err = cmd.CombinedOutput()
 	require.Error(t, err)
 	assert.Equal(t, 1, cmd.ProcessState.ExitCode())

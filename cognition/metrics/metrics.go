@@ -70,7 +70,7 @@ func Metric(results []cognition.Result, key string) (any, bool) {
 // literalField reads key from s when the whole of s is a JSON object or a Python
 // dict literal.
 func literalField(s, key string) (any, bool) {
-	t := strings.TrimFunc(s, modeltext.IsSpace)
+	t := modeltext.TrimSpace(s)
 	if !strings.HasPrefix(t, "{") || !strings.HasSuffix(t, "}") {
 		return nil, false
 	}
@@ -110,7 +110,7 @@ func textField(s, key string) (any, bool) {
 		for k < len(s) && !strings.ContainsRune("'\",$}\n\r", rune(s[k])) {
 			k++
 		}
-		v := strings.TrimFunc(s[j:k], modeltext.IsSpace)
+		v := modeltext.TrimSpace(s[j:k])
 		if v == "" {
 			continue
 		}
@@ -158,7 +158,7 @@ func ReasoningQuality(results []cognition.Result) float64 {
 		return DefaultReasoningQuality
 	}
 	if s, ok := v.(string); ok {
-		if f, ok := modeltext.ParseFloat(strings.TrimFunc(s, modeltext.IsSpace)); ok {
+		if f, ok := modeltext.ParseFloat(modeltext.TrimSpace(s)); ok {
 			return f
 		}
 		return DefaultReasoningQuality

@@ -142,7 +142,7 @@ func ParseScore(s string) (float64, bool) {
 
 // parseReading reads a whole text as a score under scale; nil when it is no number.
 func parseReading(s string, scale int) *reading {
-	s = strings.TrimRightFunc(strings.TrimFunc(s, modeltext.IsSpace), func(r rune) bool { return r == '.' || modeltext.IsSpace(r) })
+	s = strings.TrimRightFunc(modeltext.TrimSpace(s), func(r rune) bool { return r == '.' || modeltext.IsSpace(r) })
 	if s == "" {
 		return nil
 	}
@@ -188,7 +188,7 @@ func parseReading(s string, scale int) *reading {
 // candidate, as OrKa does when float() fails.
 func captureScore(text []rune, start, end, scale int) *reading {
 	capture := string(text[start:end])
-	c := strings.TrimFunc(capture, modeltext.IsSpace)
+	c := modeltext.TrimSpace(capture)
 	v, ok := modeltext.ParseFloat(c)
 	if !ok {
 		if t := strings.TrimRight(c, "."); t != c && t != "" {

@@ -138,7 +138,7 @@ func coverage(evals map[string]any, criteria []string) (provided, total int) {
 // number or a numeric string, read under scale; nil when it is no number.
 func validationScore(v any, scale int) *reading {
 	if s, ok := v.(string); ok {
-		f, ok := modeltext.ParseFloat(strings.TrimFunc(s, modeltext.IsSpace))
+		f, ok := modeltext.ParseFloat(modeltext.TrimSpace(s))
 		if !ok {
 			return nil
 		}

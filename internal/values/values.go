@@ -21,3 +21,27 @@ func AsMap(v any) (map[string]any, bool) {
 	}
 	return out, true
 }
+
+// List copies xs into a fresh []any (empty, not nil, for no xs): the list
+// form that templates and outputs hold.
+func List[T any](xs []T) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}
+
+// Number reads a number of decoded data (event data, outputs): an int, int64
+// or float64 as a float64, and 0 for anything else.
+func Number(v any) float64 {
+	switch n := v.(type) {
+	case float64:
+		return n
+	case int:
+		return float64(n)
+	case int64:
+		return float64(n)
+	}
+	return 0
+}

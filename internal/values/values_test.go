@@ -19,3 +19,26 @@ func TestAsMap(t *testing.T) {
 		assert.False(t, ok, "%#v", v)
 	}
 }
+
+func TestList(t *testing.T) {
+	assert.Equal(t, []any{"a", "b"}, List([]string{"a", "b"}))
+	assert.Equal(t, []any{map[string]any{"x": 1}}, List([]map[string]any{{"x": 1}}))
+	got := List[string](nil)
+	assert.NotNil(t, got, "no items is an empty list, not nil")
+	assert.Empty(t, got)
+	src := []string{"a"}
+	out := List(src)
+	src[0] = "changed"
+	assert.Equal(t, []any{"a"}, out, "a copy")
+}
+
+func TestNumber(t *testing.T) {
+	for _, tc := range []struct {
+		in   any
+		want float64
+	}{
+		{3, 3}, {int64(4), 4}, {0.25, 0.25}, {"5", 0}, {nil, 0}, {true, 0}, {float32(1), 0},
+	} {
+		assert.Equal(t, tc.want, Number(tc.in), "%#v", tc.in)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cogloop/cogloop/internal/nettest"
 	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/memory/redis/redistest"
 	"github.com/cogloop/cogloop/memory/storetest"
@@ -304,33 +305,7 @@ func TestLostReplyIsRetriedWithoutDuplicate(t *testing.T) {
 // one loop at once; every entry lands once.
 func TestConcurrentClients(t *testing.T) {
 	srv := redistest.Start(t)
-	ctx := context.Background()
-	a := newStore(t, srv.URL(), Options{})
-	b := newStore(t, srv.URL(), Options{})
-	const perRun = 50
-	var wg sync.WaitGroup
-	errs := make([]error, 2)
-	for i, s := range []*Store{a, b} {
-		wg.Go(func() {
-			run := fmt.Sprintf("run-%d", i)
-			for it := 1; it <= perRun; it++ {
-				if err := s.Append(ctx, "shared", entry(run, it)); err != nil {
-					errs[i] = err
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	require.NoError(t, errors.Join(errs...))
-	got, err := a.History(ctx, "shared", 0)
-	require.NoError(t, err)
-	require.Len(t, got, 2*perRun)
-	next := map[string]int{}
-	for _, e := range got {
-		next[e.RunID]++
-		require.Equal(t, next[e.RunID], e.Iteration, "run %s in order, each once", e.RunID)
-	}
+	storetest.ConcurrentAppends(t, []memory.Store{newStore(t, srv.URL(), Options{}), newStore(t, srv.URL(), Options{})}, 50)
 }
 
 // TestHelperProcessRun is not a test: TestCheckpointAcrossProcesses runs
@@ -491,16 +466,8 @@ func TestHungServer(t *testing.T) {
 	assert.Equal(t, []int{1, 2}, iterations(t, direct, "l"))
 }
 
-func closedPort(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
-}
-
 func TestUnreachableServer(t *testing.T) {
-	addr := closedPort(t)
+	addr := nettest.ClosedAddr(t)
 	_, err := New(context.Background(), "redis://:s3cr3t-pw@"+addr+"/0", Options{})
 	require.Error(t, err)
 	assert.ErrorIs(t, err, memory.ErrUnavailable)

@@ -14,4 +14,8 @@
 // Run creates stores through the caller's function, one or more per
 // subtest, each with a fresh namespace, and closes them when the subtest
 // ends; subtests run sequentially.
+//
+// Two pieces serve a store's own tests too: [ConcurrentAppends] (several
+// clients of one server appending at once) and [Clock], a fake clock for a
+// store and the agents that share it.
 package storetest

@@ -2,10 +2,8 @@ package storetest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -70,7 +68,7 @@ type harness struct {
 	t        *testing.T
 	newStore NewStore
 	seq      *atomic.Int64
-	clock    *clock
+	clock    *Clock
 }
 
 // store returns a fresh store; tweak adjusts its options.
@@ -89,27 +87,8 @@ func (h *harness) store(tweak func(*memory.Options)) memory.Store {
 	return s
 }
 
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock() *clock {
-	// Real time as the start, so that a server never sees a past expiry.
-	return &clock{now: time.Now().UTC().Truncate(time.Millisecond)}
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
+// newClock starts at the real time, so that a server never sees a past expiry.
+func newClock() *Clock { return NewClock(time.Now().UTC().Truncate(time.Millisecond)) }
 
 func entry(run, path string, iteration int, data string) memory.Entry {
 	return memory.Entry{RunID: run, LoopPath: path, Iteration: iteration, Data: []byte(data)}
@@ -262,35 +241,8 @@ func testHistoryCap(h *harness) {
 }
 
 func testConcurrentAppenders(h *harness) {
-	t, ctx := h.t, context.Background()
 	s := h.store(nil)
-	const runs, perRun = 4, 20
-	var wg sync.WaitGroup
-	errs := make([]error, runs)
-	for r := range runs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			run := fmt.Sprintf("run-%d", r)
-			for i := 1; i <= perRun; i++ {
-				if err := s.Append(ctx, "shared", entry(run, "shared", i, fmt.Sprintf(`{"run":%d,"i":%d}`, r, i))); err != nil {
-					errs[r] = err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	require.NoError(t, errors.Join(errs...))
-	got, err := s.History(ctx, "shared", 0)
-	require.NoError(t, err)
-	require.Len(t, got, runs*perRun, "every run lands all its entries")
-	next := map[string]int{}
-	for _, e := range got {
-		next[e.RunID]++
-		assert.Equal(t, next[e.RunID], e.Iteration, "run %s: entries in its own order, each once", e.RunID)
-	}
-	assert.Len(t, next, runs)
+	ConcurrentAppends(h.t, []memory.Store{s, s, s, s}, 20)
 }
 
 // injectionIDs are ids that would collide or address other keys if they
