@@ -32,6 +32,8 @@ func FuzzParseRender(f *testing.F) {
 		"{{ 'a' if y else 'b' if z else 'c' }}{% set v = [1 if y, (2 if z else 3)] %}{{ (v | first).real }}",
 		"{{ '\\s*\\1\\x41' ~ 'a\\\\' }}{% for loop in x if loop %}{{ loop }}{% endfor %}",
 		"{{ (x | default({})).items() }}{{ f(a=1 if y else 2)[0:1 if z else 2] }}",
+		"{% for p in input.previous_outputs.past_loops %}{{ p.score | truncate(2) }}{% if loop.first %}f{% endif %}{% endfor %}",
+		"{{ s | truncate(2, '~') | upper }}{% for c in s %}{% if c == 't' %}{% break %}{% endif %}{{ c }}{% else %}e{% endfor %}",
 	} {
 		f.Add(seed)
 	}
