@@ -256,10 +256,17 @@ type planOutput struct {
 }
 
 func (o *planOutput) run(p *planRun) error {
-	v, ok := o.x.eval(p)
+	pv, ok := o.x.evalOut(p)
 	if !ok {
 		return errAbort
 	}
+	if pv.str {
+		if _, err := p.w.WriteString(pv.s); err != nil {
+			return errAbort
+		}
+		return nil
+	}
+	v := pv.v
 	var buf [32]byte
 	var err error
 	if b := appendNumber(buf[:0], v); b != nil {
@@ -372,9 +379,15 @@ func compileExpr(x nodes.Expression) *planExpr {
 // eval returns the expression's value; ok is false when the render must go
 // through gonja.
 func (x *planExpr) eval(p *planRun) (any, bool) {
+	v, ok := x.evalOut(p)
+	return v.value(), ok
+}
+
+// evalOut is eval with a string result left unboxed, for outputs.
+func (x *planExpr) evalOut(p *planRun) (pval, bool) {
 	if x.fast != nil {
 		if v, ok := x.fast.evalIn(p, p.t.cfg.StrictUndefined); ok {
-			return v, true
+			return pval{v: v}, true
 		}
 	}
 	if x.filt != nil {
@@ -383,12 +396,12 @@ func (x *planExpr) eval(p *planRun) (any, bool) {
 		}
 	}
 	if x.lit {
-		return literalValue(x.node), true
+		return pval{v: literalValue(x.node)}, true
 	}
 	if v, ok := p.gonjaEval(x.node); ok {
-		return v, true
+		return pval{v: v}, true
 	}
-	return nil, false
+	return pval{}, false
 }
 
 func literalValue(n nodes.Expression) *exec.Value {
@@ -480,26 +493,25 @@ func compilePlanFiltered(expr nodes.Expression) *planFiltered {
 // undefined or None (filters such as default tell those apart: gonja
 // evaluates the expression), ok false when a filter fails. The value is a Go
 // string after a direct truncate, else a gonja value.
-func (f *planFiltered) eval(p *planRun) (v any, done, ok bool) {
+func (f *planFiltered) eval(p *planRun) (v pval, done, ok bool) {
 	b, found := f.base.evalIn(p, p.t.cfg.StrictUndefined)
 	if !found || b == nil {
-		return nil, false, false
+		return pval{}, false, false
 	}
-	cur := b
-	if _, isStr := b.(string); !isStr {
+	if s, isStr := b.(string); isStr {
+		v = pval{s: s, str: true}
+	} else {
 		val := toValue(b)
 		if val.IsNil() {
-			return nil, false, false
+			return pval{}, false, false
 		}
-		cur = val
+		v = pval{v: val}
 	}
 	for i := range f.filters {
 		pf := &f.filters[i]
-		if pf.trunc {
-			if s, isStr := cur.(string); isStr {
-				cur = truncateString(s, pf.n, pf.sfx)
-				continue
-			}
+		if pf.trunc && v.str {
+			v.s = truncateString(v.s, pf.n, pf.sfx)
+			continue
 		}
 		params := exec.NewVarArgs()
 		for _, a := range pf.args {
@@ -508,11 +520,25 @@ func (f *planFiltered) eval(p *planRun) (v any, done, ok bool) {
 		for k, a := range pf.kw {
 			params.KwArgs[k] = exec.AsValue(a)
 		}
-		val := pf.fn(p.filterEval(), toValue(cur), params)
+		val := pf.fn(p.filterEval(), toValue(v.value()), params)
 		if val.IsError() {
-			return nil, true, false
+			return pval{}, true, false
 		}
-		cur = val
+		v = pval{v: val}
 	}
-	return cur, true, true
+	return v, true, true
+}
+
+// pval is an evaluated value: a string kept unboxed (s, when str), or v.
+type pval struct {
+	v   any
+	s   string
+	str bool
+}
+
+func (x pval) value() any {
+	if x.str {
+		return x.s
+	}
+	return x.v
 }
