@@ -43,10 +43,9 @@ type planRun struct {
 	t    *Template
 	st   renderState
 	w    limitedWriter
-	vars []planVar     // loop variables, innermost last
-	root *exec.Context // this render's variables for gonja's evaluator, built on first use
-	fe   *exec.Evaluator
-	fenv exec.Environment
+	vars []planVar       // loop variables, innermost last
+	root *exec.Context   // this render's variables for gonja's evaluator, built on first use
+	fe   *exec.Evaluator // filters' evaluator, built on first use
 }
 
 type planVar struct {
@@ -118,8 +117,7 @@ func (p *planRun) filterEval() *exec.Evaluator {
 			ctx = p.t.env.Context.Inherit()
 			ctx.Set(stateKey, &p.st)
 		}
-		p.fenv = *p.environment(ctx)
-		p.fe = &exec.Evaluator{Config: p.t.cfg, Environment: &p.fenv, Loader: p.t.loader}
+		p.fe = &exec.Evaluator{Config: p.t.cfg, Environment: p.environment(ctx), Loader: p.t.loader}
 	}
 	return p.fe
 }
@@ -154,6 +152,10 @@ func (t *Template) evalPlan(d Data) (v any, ok bool) {
 	v, ok = t.planSingle.eval(p)
 	if !ok {
 		return nil, false
+	}
+	switch v.(type) {
+	case string, int, float64, bool:
+		return v, true // what goValue(toValue(v)) gives, without the wrapper
 	}
 	return goValue(toValue(v)), true
 }
