@@ -333,6 +333,10 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 	run := &agents.Run{ID: o.runID, Observe: col.observe, Models: o.models, Memory: o.store,
 		MaxTotalIterations: w.wf.MaxTotalIterations, Strict: w.wf.Strict,
 		Deltas: o.tracing.deltas, ModelCalls: o.tracing.tp != nil}
+	if col.next == nil {
+		// Only the collector reads the events: the others need not be built.
+		run.Wants = collects
+	}
 	if o.checkpoints {
 		cp, err := w.checkpoint(ctx, o)
 		if err != nil {

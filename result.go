@@ -185,6 +185,11 @@ type collector struct {
 	warnings []RunWarning
 }
 
+// collects reports whether the collector reads events of kind.
+func collects(kind string) bool {
+	return kind == event.AgentEnd || kind == event.LoopEnd || kind == event.Warning
+}
+
 func (c *collector) observe(e event.Event) {
 	switch {
 	case e.Kind == event.AgentEnd && e.Error != "":

@@ -1,10 +1,11 @@
 package cogloop
 
 import (
-	"github.com/cogloop/cogloop/agents/event"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/cogloop/cogloop/agents/event"
 )
 
 // A fatal error reported by the failing agent and again by every step it
@@ -28,4 +29,19 @@ func TestCollectorRecordsEachFailureOnce(t *testing.T) {
 		{Path: "other › iteration 2", Agent: "other", Message: "iteration 2 was not persisted"},
 	}, c.errors)
 	assert.Equal(t, []RunWarning{{Path: "improve › iteration 1", Agent: "improve", Code: "no_score", Message: "no score"}}, c.warnings)
+}
+
+// Without an observer of its own a run builds only the events the collector
+// reads (collects): every other kind must leave the collector as it was.
+func TestCollectsEveryKindTheCollectorReads(t *testing.T) {
+	kinds := []string{event.RunStart, event.RunEnd, event.AgentStart, event.AgentEnd,
+		event.AgentRetry, event.LoopStart, event.LoopIteration, event.LoopPassStart,
+		event.LoopCheck, event.LoopEnd, event.BranchStart, event.BranchEnd, event.Warning}
+	for _, kind := range kinds {
+		c := &collector{}
+		c.observe(event.Event{Kind: kind, Node: "a", Agent: "a", Error: "failed", Message: "m",
+			Data: map[string]any{"stop_reason": "error", "code": "c"}})
+		read := len(c.errors) > 0 || len(c.warnings) > 0 || c.loopErr
+		assert.Equal(t, read, collects(kind), "kind %s", kind)
+	}
 }

@@ -68,6 +68,9 @@ type Run struct {
 	ID string
 	// Observe receives every event; nil discards them.
 	Observe event.Observer
+	// Wants, when set, names the event kinds Observe reads: producers may skip
+	// building the others (see [Run.Wanted]). Nil means every kind.
+	Wants func(kind string) bool
 	// Models, when set, answers LLM calls instead of the configured provider
 	// (the scripted model, or a test fake).
 	Models ModelSource

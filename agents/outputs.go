@@ -31,27 +31,33 @@ type outLog struct {
 // outRec is one recorded output.
 type outRec struct {
 	id       string
-	out      Output
+	*outVal       // shared by the records of one output in several logs
 	first    bool // the first record of id in the log
 	prevSame int  // position of the record of id before this one, -1 if none
 	distinct int  // distinct ids in the log up to and including this record
 	lastNew  int  // position of the latest first record up to and including this one
+}
 
+// outVal is one output as recorded: the same value when it is recorded again
+// in another log (a copied snapshot, a fork's branches gathered, a sequence's
+// own record next to what its steps see), so its map is made once.
+type outVal struct {
+	out     Output
 	mapOnce sync.Once
 	m       map[string]any // out.Map(), built once for templates
 }
 
-// outMap is the record's output as templates see it, built once: records never
+// outMap is the output as templates see it, built once: outputs never
 // change, and templates cannot change the maps they are handed.
-func (r *outRec) outMap() map[string]any {
-	r.mapOnce.Do(func() { r.m = r.out.Map() })
-	return r.m
+func (v *outVal) outMap() map[string]any {
+	v.mapOnce.Do(func() { v.m = v.out.Map() })
+	return v.m
 }
 
 // add appends a record; the caller holds mu or owns l alone.
-func (l *outLog) add(id string, out Output) {
+func (l *outLog) add(id string, v *outVal) {
 	i := len(l.recs)
-	r := &outRec{id: id, out: out, prevSame: -1}
+	r := &outRec{id: id, outVal: v, prevSame: -1}
 	if j, seen := l.last[id]; seen {
 		r.prevSame = j
 	} else {
@@ -102,18 +108,23 @@ func (p *Outputs) latest(id string) (*outRec, bool) {
 // With returns the outputs with id set to out. A repeated id keeps its first
 // position and takes the new output, as OrKa's later log entries overwrite earlier ones.
 func (p *Outputs) With(id string, out Output) *Outputs {
+	return p.with(id, &outVal{out: out})
+}
+
+// with is With for a recorded output.
+func (p *Outputs) with(id string, v *outVal) *Outputs {
 	if p != nil && p.log != nil {
 		l := p.log
 		l.mu.Lock()
 		if len(l.recs) == p.n { // the newest snapshot: extend in place
-			l.add(id, out)
+			l.add(id, v)
 			l.mu.Unlock()
 			return &Outputs{log: l, n: p.n + 1}
 		}
 		l.mu.Unlock()
 	}
 	l := p.copyLog(1)
-	l.add(id, out)
+	l.add(id, v)
 	return &Outputs{log: l, n: len(l.recs)}
 }
 
@@ -123,27 +134,33 @@ func (p *Outputs) copyLog(extra int) *outLog {
 	recs := p.view()
 	l := &outLog{recs: make([]*outRec, 0, len(recs)+extra), last: make(map[string]int, len(recs)+extra)}
 	for _, r := range recs {
-		l.add(r.id, r.out)
+		l.add(r.id, r.outVal)
 	}
 	return l
 }
 
 // record sets id to out in place, as [Outputs.With] does on a copy; only for
 // Outputs nobody else holds yet.
-func (p *Outputs) record(id string, out Output) {
+func (p *Outputs) record(id string, v *outVal) {
 	if p.log == nil {
 		p.log = &outLog{recs: make([]*outRec, 0, 4), last: make(map[string]int, 4)}
 	}
 	l := p.log
 	l.mu.Lock()
 	if len(l.recs) == p.n {
-		l.add(id, out)
+		l.add(id, v)
 		l.mu.Unlock()
 		p.n++
 		return
 	}
 	l.mu.Unlock()
-	*p = *p.With(id, out)
+	*p = *p.with(id, v)
+}
+
+// snapshot is what p shows now, unchanged by later records into p.
+func (p *Outputs) snapshot() *Outputs {
+	q := *p
+	return &q
 }
 
 // WithAll returns p with every output of qs recorded in order, as [Outputs.With]
@@ -151,8 +168,8 @@ func (p *Outputs) record(id string, out Output) {
 func (p *Outputs) WithAll(qs ...*Outputs) *Outputs {
 	n := p
 	for _, q := range qs {
-		q.Each(func(id string, out Output) bool {
-			n = n.With(id, out)
+		q.each(func(r *outRec) bool {
+			n = n.with(r.id, r.outVal)
 			return true
 		})
 	}
@@ -227,6 +244,13 @@ func (p *Outputs) Last() (string, Output, bool) {
 	id := recs[recs[len(recs)-1].lastNew].id
 	r, _ := p.latest(id)
 	return id, r.out, true
+}
+
+// EachMap calls fn for every output in run order with its map as templates
+// see it ([Output.Map]) until fn returns false. The map is made once per
+// record and shared (templates read the same one): fn must not change it.
+func (p *Outputs) EachMap(fn func(id string, m map[string]any) bool) {
+	p.each(func(r *outRec) bool { return fn(r.id, r.outMap()) })
 }
 
 // Map returns the outputs as templates see them: agent id → [Output.Map].

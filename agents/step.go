@@ -77,11 +77,13 @@ func RunStep(ctx context.Context, s Step, in Input) (Output, error) {
 func runStep(ctx context.Context, s Step, in Input) (out Output, fail, stop error) {
 	path := fault.JoinPath(in.Path, s.ID)
 	in.Path = path
-	observed := in.Run.Observed()
+	observed := in.Run.Wanted(event.AgentEnd)
 	var start time.Time
 	if observed {
 		start = time.Now()
-		in.Run.Emit(event.Event{Kind: event.AgentStart, Time: start, Node: path, Agent: s.ID, Type: s.Type})
+		if in.Run.Wanted(event.AgentStart) {
+			in.Run.Emit(event.Event{Kind: event.AgentStart, Time: start, Node: path, Agent: s.ID, Type: s.Type})
+		}
 	}
 	out, err := safeRun(ctx, s.Agent, in)
 	if err != nil {
@@ -125,6 +127,13 @@ func runStep(ctx context.Context, s Step, in Input) (out Output, fail, stop erro
 // building events nobody receives. It is safe on a nil *Run.
 func (r *Run) Observed() bool { return r != nil && r.Observe != nil }
 
+// Wanted reports whether an event of kind reaches an observer that reads it
+// ([Run.Wants]), so producers can skip building what nobody reads. It is safe
+// on a nil *Run.
+func (r *Run) Wanted(kind string) bool {
+	return r != nil && r.Observe != nil && (r.Wants == nil || r.Wants(kind))
+}
+
 // safeRun runs a, turning a panic into an error with its stack.
 func safeRun(ctx context.Context, a Agent, in Input) (out Output, err error) {
 	defer func() {
@@ -165,6 +174,16 @@ func (q Sequence) Run(ctx context.Context, in Input) (Output, error) {
 	// their log, so a step costs O(1) however many ran before it.
 	own := &Outputs{}
 	prev := in.Previous // in.Previous plus own; extending it appends in place
+	// Without earlier outputs what a step sees is own so far: one log serves
+	// both (each record and its template map made once).
+	alone := in.Previous.Len() == 0
+	see := func(id string, v *outVal) {
+		if alone {
+			prev = own.snapshot()
+		} else {
+			prev = prev.with(id, v)
+		}
+	}
 	var usage spend.Usage
 	var lastResponse any
 	var lastPrompt string
@@ -207,12 +226,13 @@ func (q Sequence) Run(ctx context.Context, in Input) (Output, error) {
 			}
 		}
 		usage = usage.Add(out.Usage)
-		own.record(s.ID, out)
-		prev = prev.With(s.ID, out)
+		v := &outVal{out: out}
+		own.record(s.ID, v)
+		see(s.ID, v)
 		if e, ok := s.Agent.(Exposer); ok && e.ExposesChildren() {
-			out.Children.Each(func(id string, o Output) bool {
-				own.record(id, o)
-				prev = prev.With(id, o)
+			out.Children.each(func(r *outRec) bool {
+				own.record(r.id, r.outVal)
+				see(r.id, r.outVal)
 				return true
 			})
 		}

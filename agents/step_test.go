@@ -3,6 +3,8 @@ package agents_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/cogloop/cogloop/agents"
@@ -141,4 +143,46 @@ func TestOutputsWithAll(t *testing.T) {
 	a, _ = p.Get("a")
 	assert.Equal(t, 1, a.Response, "the receiver does not change")
 	assert.Same(t, p, p.WithAll(nil), "nothing to add returns the receiver")
+}
+
+// Without earlier outputs a sequence's records and what its steps see share
+// one log: each step still sees exactly the outputs before it, and what it was
+// handed stays so after later steps (and a repeated id) are recorded.
+func TestSequenceWithoutEarlierOutputsHandsStableSnapshots(t *testing.T) {
+	kids := (*agents.Outputs)(nil).With("k1", agents.Output{Response: "K1"})
+	var seen []*agents.Outputs
+	keep := func(id string) agents.Step {
+		return agents.Step{ID: id, Agent: agents.Func(func(ctx context.Context, in agents.Input) (agents.Output, error) {
+			seen = append(seen, in.Previous)
+			return agents.Output{Response: id + " saw " + fmt.Sprint(in.Previous.IDs())}, nil
+		})}
+	}
+	q := agents.Sequence{Steps: []agents.Step{keep("a"), {ID: "comp", Agent: exposer{kids: kids}}, keep("b"), keep("a")}}
+	for _, prev := range []*agents.Outputs{nil, {}} {
+		seen = nil
+		out, err := q.Run(context.Background(), agents.Input{Previous: prev})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"a", "comp", "k1", "b"}, out.Children.IDs())
+		last, _ := out.Children.Get("a")
+		assert.Equal(t, "a saw [a comp k1 b]", last.Text(), "a repeated id takes the new output")
+		require.Len(t, seen, 3)
+		assert.Empty(t, seen[0].IDs())
+		assert.Equal(t, []string{"a", "comp", "k1"}, seen[1].IDs())
+		assert.Equal(t, []string{"a", "comp", "k1", "b"}, seen[2].IDs())
+		first, _ := seen[1].Get("a")
+		assert.Equal(t, "a saw []", first.Text(), "a snapshot keeps the output it had")
+		m := map[string]map[string]any{}
+		out.Children.EachMap(func(id string, mm map[string]any) bool {
+			m[id] = mm
+			return true
+		})
+		again := map[string]map[string]any{}
+		seen[2].EachMap(func(id string, mm map[string]any) bool {
+			again[id] = mm
+			return true
+		})
+		assert.Equal(t, "K1", m["k1"]["response"])
+		assert.Equal(t, reflect.ValueOf(m["b"]).Pointer(), reflect.ValueOf(again["b"]).Pointer(),
+			"the record a step saw and the sequence's record are one: its map is made once")
+	}
 }

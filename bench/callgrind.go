@@ -83,6 +83,8 @@ func cgWorkloads() []cgWorkload {
 		{"chain3", seqRun(chainWorkflow(3), "chain.yaml", 1)},
 		{"chain10", seqRun(chainWorkflow(10), "chain.yaml", 1)},
 		{"chain30", seqRun(chainWorkflow(30), "chain.yaml", 1)},
+		{"history1000", historyRun(1000, false)},
+		{"history1000-redis", historyRun(1000, true)},
 	}
 }
 
@@ -117,7 +119,7 @@ func callgrindChild(name string, n int) int {
 // whole process executed (every thread, the runtime and the GC).
 func instructions(dir string, gc bool, args ...string) (int64, error) {
 	out := filepath.Join(dir, "callgrind.out")
-	defer os.Remove(out)
+	defer func() { _ = os.Remove(out) }()
 	cmd := exec.Command("valgrind", append([]string{"--tool=callgrind", "--callgrind-out-file=" + out}, args...)...)
 	// Callgrind asserts on the signals Go's asynchronous preemption sends
 	// (threads.c: sigNum == current_state.sig); cooperative preemption
@@ -146,7 +148,7 @@ func callgrindTotal(path string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := sc.Text()
@@ -207,7 +209,7 @@ func scenarioCallgrind(rep *report, cfg config) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	lo, hi := 50, 250 // units (agent steps, iterations) of the short and the long run
 	if cfg.quick {
 		lo, hi = 20, 80
@@ -226,6 +228,8 @@ func scenarioCallgrind(rep *report, cfg config) error {
 		{"chain3", "per pass of 3 chained agents", 1},
 		{"chain10", "per pass of 10 chained agents", 1},
 		{"chain30", "per pass of 30 chained agents", 1},
+		{"history1000", "per stored entry, a 1-pass run over 1,000 persisted entries, in memory", 1000},
+		{"history1000-redis", "per stored entry, the same on redis-server (loopback)", 1000},
 	}
 	only := func(string) bool { return true }
 	if cgOnly != "" {
@@ -242,6 +246,20 @@ func scenarioCallgrind(rep *report, cfg config) error {
 		}
 		r := rep.add(&row{group: g, name: s.name + ", GC off", unit: "k instr", digits: 1})
 		rgc := rep.add(&row{group: g, name: "  the same, GC on", unit: "k instr", digits: 1})
+		if strings.HasSuffix(s.workload, "-redis") && os.Getenv(cgRedisEnv) == "" {
+			srv, stop, skip, err := startRedis()
+			if err != nil {
+				return err
+			}
+			if skip != "" {
+				r.skipped, rgc.skipped = skip, skip
+				continue
+			}
+			defer stop()
+			if err := os.Setenv(cgRedisEnv, srv.URL()); err != nil {
+				return err
+			}
+		}
 		v, err := marginal(dir, self, s.workload, lo, hi, s.units, false)
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.workload, err)

@@ -87,12 +87,12 @@ func scenarioCheckpoint(rep *report, cfg config) error {
 			}
 			before, err := srv.NetInputBytes()
 			if err != nil {
-				rs.Close()
+				_ = rs.Close()
 				return err
 			}
 			res, err := wf.Run(ctx, task, cogloop.WithMemory(rs), cogloop.WithRunID("checkpointed"),
 				cogloop.WithCheckpoints(), cogloop.WithModels(&bigReplies{size: size}))
-			rs.Close()
+			_ = rs.Close() // its writes are synchronous: Close only releases the connection
 			if err := check(res, err, "l", n); err != nil {
 				return err
 			}

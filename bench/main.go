@@ -4,6 +4,8 @@
 //
 //	cd bench && go run .          # the full suite (a few minutes): writes results.md
 //	cd bench && go run . -quick   # one short pass of every scenario (CI)
+//	cd bench && go run . -run '^concurrent$' -concurrent 10000   # one scenario, one N
+//	cd bench && go run . -run '^forkjoin$'                       # fork/join of 8 branches alone
 //
 // Every scenario runs with the in-process scripted model (the model behind
 // `cogloop run --script`), some also through a loopback OpenAI-compatible
@@ -19,6 +21,9 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -29,7 +34,8 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "keep the CPU profile of the per-iteration scenario in this file, and that of validate in FILE.validate (default: temporary files)")
 	cg := flag.Bool("callgrind", false, "report instruction counts per unit (valgrind --tool=callgrind, two repetition counts per workload) instead of the other scenarios, unless -run names them")
 	cgChild := flag.String("callgrind-child", "", "internal: run this workload -n times (the process callgrind measures)")
-	flag.StringVar(&cgOnly, "workloads", "", "with -callgrind: measure only the workloads whose name matches this regexp (step, loop, 2node-cogloop, 2node-eino, forkjoin-cogloop, forkjoin-eino, validate)")
+	flag.StringVar(&cgOnly, "workloads", "", "with -callgrind: measure only the workloads whose name matches this regexp (step, loop, 2node-cogloop, 2node-eino, forkjoin-cogloop, forkjoin-eino, chain3/10/30, history1000, history1000-redis, validate)")
+	concurrent := flag.String("concurrent", "", "the N of the concurrent scenario, comma-separated (of 100, 1000, 10000; default: all three, -quick: 100,1000)")
 	cgN := flag.Int("n", 1, "internal: repetitions for -callgrind-child")
 	serve := flag.Bool("serve-openai", false, "internal: serve the loopback OpenAI-compatible model (child process)")
 	flag.Parse()
@@ -45,6 +51,17 @@ func main() {
 		cfg = quickConfig()
 	}
 	cfg.profile = *cpuprofile
+	if *concurrent != "" {
+		cfg.concurrent = nil
+		for f := range strings.SplitSeq(*concurrent, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || !slices.Contains([]int{100, 1000, 10000}, n) {
+				fmt.Fprintf(os.Stderr, "bench: -concurrent: %q is not one of 100, 1000, 10000\n", f)
+				os.Exit(2)
+			}
+			cfg.concurrent = append(cfg.concurrent, n)
+		}
+	}
 	if *cg && *runRE == "" {
 		*runRE = "^callgrind$"
 	}

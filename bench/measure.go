@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"runtime"
+	"runtime/metrics"
 	"slices"
 	"syscall"
 	"time"
@@ -16,6 +17,23 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// gcCPU is the runtime's estimate of the CPU seconds the garbage collector
+// and the whole process (less idle time) have used so far.
+func gcCPU() (gc, used float64) {
+	samples := []metrics.Sample{
+		{Name: "/cpu/classes/gc/total:cpu-seconds"},
+		{Name: "/cpu/classes/total:cpu-seconds"},
+		{Name: "/cpu/classes/idle:cpu-seconds"},
+	}
+	metrics.Read(samples)
+	for _, s := range samples {
+		if s.Value.Kind() != metrics.KindFloat64 {
+			return 0, 0
+		}
+	}
+	return samples[0].Value.Float64(), samples[1].Value.Float64() - samples[2].Value.Float64()
 }
 
 // cost is what a unit of work (an agent step, a loop iteration) cost the process.
@@ -73,7 +91,7 @@ func wallOf(fn func() error) (time.Duration, error) {
 func sleepBaseline(n int, d time.Duration) time.Duration {
 	t0 := time.Now()
 	for range n {
-		sleep(context.Background(), d)
+		_ = sleep(context.Background(), d) // never canceled
 	}
 	return time.Since(t0)
 }

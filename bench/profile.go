@@ -39,7 +39,7 @@ func profileScenarios(cfg config) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	path := filepath.Join(dir, "workflow.yaml")
 	if err := os.WriteFile(path, src, 0o644); err != nil {
 		return "", err
@@ -67,7 +67,7 @@ func profileScenarios(cfg config) (string, error) {
 	for _, p := range []*profiled{iter, load} {
 		s, err := p.summary()
 		if cfg.profile == "" {
-			os.Remove(p.path)
+			_ = os.Remove(p.path) // a temporary file
 		}
 		if err != nil {
 			return "", err
@@ -93,7 +93,9 @@ func profileRun(path string, d time.Duration, fn func() (int, error)) (*profiled
 			return nil, err
 		}
 		path = f.Name()
-		f.Close()
+		if err := f.Close(); err != nil {
+			return nil, err
+		}
 	}
 	f, err := os.Create(path)
 	if err != nil {
@@ -101,12 +103,12 @@ func profileRun(path string, d time.Duration, fn func() (int, error)) (*profiled
 	}
 	for range 3 {
 		if _, err := fn(); err != nil {
-			f.Close()
+			_ = f.Close() // the error returned is the one that matters
 			return nil, err
 		}
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
+		_ = f.Close() // the error returned is the one that matters
 		return nil, err
 	}
 	units := 0
@@ -115,7 +117,7 @@ func profileRun(path string, d time.Duration, fn func() (int, error)) (*profiled
 		n, err := fn()
 		if err != nil {
 			pprof.StopCPUProfile()
-			f.Close()
+			_ = f.Close() // the error returned is the one that matters
 			return nil, err
 		}
 		units += n
@@ -134,7 +136,7 @@ func (pr *profiled) summary() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	p, err := profile.Parse(f)
 	if err != nil {
 		return "", err

@@ -47,7 +47,7 @@ func scenarioQueue(rep *report, cfg config) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	bin := filepath.Join(dir, "cogloop")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/cogloop")
 	build.Dir = ".." // the cogloop module (bench is its own module)
@@ -68,7 +68,7 @@ func scenarioQueue(rep *report, cfg config) error {
 	if err != nil {
 		return err
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 	wf := queue.Source(queueWF, source)
 
 	// One run at a time: in process, in process with checkpoints in
@@ -187,7 +187,7 @@ func inProcessRuns(ctx context.Context, url string, source []byte, n int) (plain
 	if err != nil {
 		return 0, 0, err
 	}
-	defer store.Close()
+	defer func() { _ = store.Close() }()
 	for _, cp := range []bool{false, true} {
 		start := time.Now()
 		for i := range n {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
@@ -12,8 +13,8 @@ import (
 	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/agents/spend"
+	"github.com/cogloop/cogloop/internal/workers"
 	"go.yaml.in/yaml/v3"
-	"golang.org/x/sync/errgroup"
 )
 
 // Fork modes.
@@ -172,18 +173,23 @@ func (f *Fork) runSequential(ctx context.Context, in agents.Input, res []agents.
 }
 
 // runParallel runs the branches concurrently: every branch but the first on a
-// goroutine of an errgroup (bounded by max_concurrency), the first on the
-// calling goroutine when no bound applies, which saves a goroutine and its stack
-// growth. A fatal failure, and with fail_fast any failure, cancels the
-// others' context.
+// goroutine (of the loop's worker pool when the fork runs inside a loop, see
+// package workers), the first on the calling goroutine when no bound applies,
+// which saves a goroutine and its stack growth. Under max_concurrency k
+// goroutines take the branches in order, one at a time each. A fatal failure,
+// and with fail_fast any failure, cancels the others' context.
 func (f *Fork) runParallel(ctx context.Context, in agents.Input, res []agents.Output) error {
 	gctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	n := len(f.branches)
-	var g errgroup.Group
-	inline := f.limit <= 0 || f.limit >= n
-	if !inline {
-		g.SetLimit(f.limit)
+	pool := workers.From(ctx)
+	var wg sync.WaitGroup
+	spawn := func(fn func()) {
+		wg.Add(1)
+		pool.Go(func() {
+			defer wg.Done()
+			fn()
+		})
 	}
 	errs := make([]error, n)
 	var once sync.Once
@@ -197,20 +203,22 @@ func (f *Fork) runParallel(ctx context.Context, in agents.Input, res []agents.Ou
 			})
 		}
 	}
-	start := 0
-	if inline {
-		start = 1
-	}
-	for i := start; i < n; i++ {
-		g.Go(func() error {
-			branch(i)
-			return nil
-		})
-	}
-	if inline {
+	if f.limit <= 0 || f.limit >= n {
+		for i := 1; i < n; i++ {
+			spawn(func() { branch(i) })
+		}
 		branch(0)
+	} else {
+		var next atomic.Int64
+		for range f.limit {
+			spawn(func() {
+				for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+					branch(i)
+				}
+			})
+		}
 	}
-	_ = g.Wait() // the branches report through errs; nothing returns an error
+	wg.Wait() // the branches report through errs
 	if err := ctx.Err(); err != nil {
 		return fault.AtPath(in.Path, err)
 	}
@@ -242,13 +250,19 @@ func (f *Fork) runBranch(ctx context.Context, i int, in agents.Input) (agents.Ou
 	if err := ctx.Err(); err != nil {
 		return agents.Output{}, fault.AtPath(in.Path, err)
 	}
-	if !in.Run.Observed() {
+	wantStart, wantEnd := in.Run.Wanted(event.BranchStart), in.Run.Wanted(event.BranchEnd)
+	if !wantStart && !wantEnd {
 		return f.branches[i].Run(ctx, in)
 	}
 	node := f.branchNode(in.Path, i)
 	start := time.Now()
-	in.Run.Emit(event.Event{Kind: event.BranchStart, Time: start, Node: node, Agent: f.id, Type: TypeFork, Data: f.branchData(i)})
+	if wantStart {
+		in.Run.Emit(event.Event{Kind: event.BranchStart, Time: start, Node: node, Agent: f.id, Type: TypeFork, Data: f.branchData(i)})
+	}
 	out, err := f.branches[i].Run(ctx, in)
+	if !wantEnd {
+		return out, err
+	}
 	now := time.Now()
 	end := event.Event{Kind: event.BranchEnd, Time: now, Node: node, Agent: f.id, Type: TypeFork,
 		Duration: now.Sub(start), Data: f.branchData(i)}

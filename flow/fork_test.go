@@ -15,6 +15,7 @@ import (
 	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 )
 
 func agentEnds(rec *agenttest.Recorder) []string {
@@ -466,4 +467,49 @@ func failingTargets(mode string) string {
 		return "[[ok], [bad, never], [never2]]"
 	}
 	return "[[w1], [bad, never], [w2]]"
+}
+
+// Inside a loop, branches run on workers the loop keeps from pass to pass
+// (their stacks stay grown); the loop ends them before its Run returns, so no
+// goroutine outlives the run, whatever the fork's bound, and a fork outside
+// any loop leaves none either.
+func TestNoBranchGoroutineOutlivesTheRun(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	w := &world{}
+	wf, _ := w.parse(t, `orchestrator: {id: w, agents: [outer_fork, outer_join, l]}
+agents:
+  - {id: outer_fork, type: fork, targets: [o1, o2]}
+  - {id: outer_join, type: join, group: outer_fork}
+  - {id: o1, type: track, hold: 1ms}
+  - {id: o2, type: track, hold: 1ms}
+  - id: l
+    type: loop
+    max_loops: 3
+    score_threshold: 0.99
+    score_extraction_pattern: "SCORE:\\s*([0-9.]+)"
+    internal_workflow:
+      orchestrator: {id: inner, agents: [all, all_join, two, two_join, s]}
+      agents:
+        - {id: all, type: fork, targets: [a1, a2, a3]}
+        - {id: all_join, type: join, group: all}
+        - {id: two, type: fork, max_concurrency: 2, targets: [b1, b2, b3, b4, b5]}
+        - {id: two_join, type: join, group: two}
+        - {id: a1, type: track, hold: 1ms}
+        - {id: a2, type: track, hold: 1ms}
+        - {id: a3, type: track, hold: 1ms}
+        - {id: b1, type: track, hold: 1ms}
+        - {id: b2, type: track, hold: 1ms}
+        - {id: b3, type: track, hold: 1ms}
+        - {id: b4, type: track, hold: 1ms}
+        - {id: b5, type: track, hold: 1ms}
+        - {id: s, type: const, response: "SCORE: 0.5"}
+`)
+	out, _, err := run(t, wf, "x")
+	require.NoError(t, err)
+	loop := get(t, out.Children, "l")
+	assert.Equal(t, 3, loop.Fields["loops_completed"])
+	assert.Equal(t, []string{"all", "a1", "a2", "a3", "all_join", "two", "b1", "b2", "b3", "b4", "b5", "two_join", "s"}, loop.Children.IDs())
+	w.mu.Lock()
+	assert.Len(t, w.starts, 2+3*(3+5), "every branch agent of every pass ran")
+	w.mu.Unlock()
 }

@@ -122,13 +122,17 @@ func (j *Join) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 		}
 		return true
 	})
-	digest.Grow(size)
-	fork.Children.Each(func(id string, o agents.Output) bool {
-		m := o.Map()
+	// The branch agents' maps are the ones templates read as
+	// previous_outputs.<agent> (made once per output; nobody changes them).
+	fork.Children.EachMap(func(id string, m map[string]any) bool {
 		merged[id] = m
 		if _, reserved := fields[id]; !reserved && id != "response" {
 			fields[id] = m
 		}
+		return true
+	})
+	digest.Grow(size)
+	fork.Children.Each(func(id string, o agents.Output) bool {
 		if digest.Len() > 0 {
 			digest.WriteString("\n\n")
 		}

@@ -303,7 +303,7 @@ func buildMetadata(b *agents.Builder, c *load.Config) []metaTemplate {
 	if m := c.Map("past_loops_metadata"); m != nil && len(m.Keys()) > 0 {
 		for _, k := range m.Keys() {
 			if t := b.Template(m, k); t != nil {
-				out = append(out, metaTemplate{key: k, tmpl: t})
+				out = append(out, newMeta(k, t))
 			}
 		}
 		m.Done()
@@ -315,7 +315,7 @@ func buildMetadata(b *agents.Builder, c *load.Config) []metaTemplate {
 			c.Errorf("past_loops_metadata", "%v", err)
 			continue
 		}
-		out = append(out, metaTemplate{key: k, tmpl: t})
+		out = append(out, newMeta(k, t))
 	}
 	return out
 }

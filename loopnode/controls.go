@@ -3,6 +3,7 @@ package loopnode
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -185,24 +186,46 @@ func (n *Node) nextInput(cur any, st *state) (any, error) {
 // iterationVars are the template variables of iteration loop (1-based): the
 // score of the previous one, Loom's loop variables under both spellings, the
 // same prefixed with the loop id for nested loops, and the input mappings.
+// Each call returns a fresh map: a copy of the run's base (the variables from
+// outside the loop and loop_start_time, with every per-pass name present)
+// with this pass's values set.
 func (n *Node) iterationVars(in agents.Input, st *state, loop int, task any, parent map[string]any) map[string]any {
-	vars := make(map[string]any, len(in.Vars)+16+len(n.inputs))
-	for k, v := range in.Vars {
-		vars[k] = v
+	names := n.loopVarNames()
+	if st.varsBase == nil {
+		base := make(map[string]any, len(in.Vars)+len(names)*len(names[0])+1+len(n.vars)+len(n.declared)+len(n.inputs))
+		for k, v := range in.Vars {
+			base[k] = v
+		}
+		// The names set on every pass are present, so the copies never grow.
+		for i := range names {
+			for _, name := range names[i] {
+				base[name] = nil
+			}
+		}
+		start := st.start.Format(time.RFC3339Nano)
+		for _, name := range names[startTimeVar] {
+			base[name] = start
+		}
+		st.varsBase = base
 	}
+	vars := maps.Clone(st.varsBase)
 	var result any = ""
 	if st.last != nil {
 		result = n.answer(st.last)
 	}
-	values := [len(loopVarNames)]any{loop - 1, loop, result, st.start.Format(time.RFC3339Nano)}
-	for i, names := range n.loopVarNames() {
-		for _, name := range names {
-			vars[name] = values[i]
+	values := [startTimeVar]any{loop - 1, loop, result}
+	for i, v := range values {
+		for _, name := range names[i] {
+			vars[name] = v
 		}
 	}
 	vars["score"] = st.score
-	for k, v := range n.varsOf(st) {
-		vars[k] = v
+	for _, v := range n.vars {
+		if cur, ok := st.vars[v.name]; ok {
+			vars[v.name] = cur
+		} else {
+			vars[v.name] = v.initial
+		}
 	}
 	for _, d := range n.declared {
 		vars[d.name] = st.bound[d.name]
@@ -226,6 +249,10 @@ func (n *Node) iterationVars(in agents.Input, st *state, loop int, task any, par
 // loopVarNames are Loom's loop variables; the values of iterationVars are in
 // this order.
 var loopVarNames = [...]string{"loop_index", "loop_count", "loop_result", "loop_start_time"}
+
+// startTimeVar is loop_start_time's index in loopVarNames: the last, the one
+// whose value is the same on every pass.
+const startTimeVar = 3
 
 // loopVarNames returns, for each of loopVarNames, the four names it is bound
 // under: as is, camel-cased, and both prefixed with the loop id. They are made

@@ -42,38 +42,52 @@ type failure struct {
 // its own policy are its own; so are the children a failover tried before one
 // succeeded.
 func failures(outs *agents.Outputs) []failure {
-	var out []failure
-	seen := map[string]bool{}
-	var walk func(outs *agents.Outputs, depth int)
-	walk = func(outs *agents.Outputs, depth int) {
-		if depth > 64 {
-			return
-		}
-		outs.Each(func(id string, o agents.Output) bool {
-			msg := ""
-			switch {
-			case o.Failed():
-				msg = o.Err
-			case o.Fields["stop_reason"] == StopError:
-				msg, _ = o.Fields["error"].(string)
-				if msg == "" {
-					msg = "loop stopped with stop_reason error"
-				}
-			}
-			if msg != "" && !seen[id+"\x00"+msg] {
-				seen[id+"\x00"+msg] = true
-				out = append(out, failure{agent: id, message: msg})
-			}
-			_, isLoop := o.Fields["stop_reason"]
-			_, recovered := o.Fields["successful_child"]
-			if !isLoop && !recovered {
-				walk(o.Children, depth+1)
-			}
-			return true
-		})
+	var f failureWalk
+	f.walk(outs, 0)
+	return f.out
+}
+
+// failureWalk collects failures; seen (made at the first failure) holds the
+// agent and message pairs already listed.
+type failureWalk struct {
+	out  []failure
+	seen map[string]bool
+}
+
+func (f *failureWalk) walk(outs *agents.Outputs, depth int) {
+	if depth > 64 {
+		return
 	}
-	walk(outs, 0)
-	return out
+	outs.Each(func(id string, o agents.Output) bool {
+		msg := ""
+		switch {
+		case o.Failed():
+			msg = o.Err
+		case o.Fields["stop_reason"] == StopError:
+			msg, _ = o.Fields["error"].(string)
+			if msg == "" {
+				msg = "loop stopped with stop_reason error"
+			}
+		}
+		if msg != "" {
+			if f.seen == nil {
+				f.seen = map[string]bool{}
+			}
+			if key := id + "\x00" + msg; !f.seen[key] {
+				f.seen[key] = true
+				f.out = append(f.out, failure{agent: id, message: msg})
+			}
+		}
+		if o.Children == nil {
+			return true
+		}
+		_, isLoop := o.Fields["stop_reason"]
+		_, recovered := o.Fields["successful_child"]
+		if !isLoop && !recovered {
+			f.walk(o.Children, depth+1)
+		}
+		return true
+	})
 }
 
 // failedAgents is the agent ids of fs, for events and outputs.

@@ -17,6 +17,7 @@ import (
 	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/scripted"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -30,23 +31,9 @@ var update = flag.Bool("update", false, "rewrite the golden transcripts in testd
 func transcript(t *testing.T, name string, opts ...cogloop.RunOption) (*cogloop.Result, error) {
 	t.Helper()
 	dir := filepath.Join("testdata", name)
-	wf, err := cogloop.Load(filepath.Join(dir, "workflow.yaml"))
-	require.NoError(t, err)
-	data, err := os.ReadFile(filepath.Join(dir, "replies.yaml"))
-	require.NoError(t, err)
-	script, err := scripted.Parse(data, filepath.Join(dir, "replies.yaml"))
-	require.NoError(t, err)
-	input, err := os.ReadFile(filepath.Join(dir, "input.txt"))
-	require.NoError(t, err)
-
+	wf, script, in := loadCase(t, dir)
 	rec := &agenttest.Recorder{}
 	opts = append([]cogloop.RunOption{cogloop.WithModels(script), cogloop.WithObserver(rec.Observe), cogloop.WithRunID("golden")}, opts...)
-	// An input file holding a JSON object is passed as a mapping, as --json-input does.
-	var in any = strings.TrimSpace(string(input))
-	var obj map[string]any
-	if json.Unmarshal(input, &obj) == nil {
-		in = agents.Plain(obj)
-	}
 	res, runErr := wf.Run(context.Background(), in, opts...)
 
 	var b strings.Builder
@@ -97,6 +84,27 @@ func transcript(t *testing.T, name string, opts ...cogloop.RunOption) (*cogloop.
 		t.Fatalf("transcript of %s differs from %s (run with -update after checking the change):\n%s", name, golden, d)
 	}
 	return res, runErr
+}
+
+// loadCase reads a transcript directory: its workflow, its scripted replies
+// and its input (a JSON object in input.txt is passed as a mapping, as
+// --json-input does).
+func loadCase(t *testing.T, dir string) (*cogloop.Workflow, *scripted.Script, any) {
+	t.Helper()
+	wf, err := cogloop.Load(filepath.Join(dir, "workflow.yaml"))
+	require.NoError(t, err)
+	data, err := os.ReadFile(filepath.Join(dir, "replies.yaml"))
+	require.NoError(t, err)
+	script, err := scripted.Parse(data, filepath.Join(dir, "replies.yaml"))
+	require.NoError(t, err)
+	input, err := os.ReadFile(filepath.Join(dir, "input.txt"))
+	require.NoError(t, err)
+	var in any = strings.TrimSpace(string(input))
+	var obj map[string]any
+	if json.Unmarshal(input, &obj) == nil {
+		in = agents.Plain(obj)
+	}
+	return wf, script, in
 }
 
 func firstLine(s string) string {
@@ -153,4 +161,53 @@ func lineDiff(want, got string) string {
 		}
 	}
 	return b.String()
+}
+
+// A run nobody observes builds only the events its result needs (errors,
+// warnings, loop ends): what it returns must be what an observed run returns,
+// for every golden transcript's workflow.
+func TestUnobservedRunsReturnWhatObservedRunsReturn(t *testing.T) {
+	dirs, err := os.ReadDir("testdata")
+	require.NoError(t, err)
+	n := 0
+	for _, d := range dirs {
+		dir := filepath.Join("testdata", d.Name())
+		if _, err := os.Stat(filepath.Join(dir, "replies.yaml")); err != nil {
+			continue
+		}
+		n++
+		t.Run(d.Name(), func(t *testing.T) {
+			t.Parallel()
+			rec := &agenttest.Recorder{}
+			observed := quietRun(t, dir, cogloop.WithObserver(rec.Observe))
+			require.NotEmpty(t, rec.Events())
+			assert.Equal(t, observed, quietRun(t, dir))
+		})
+	}
+	require.NotZero(t, n)
+}
+
+// quietRun runs dir's workflow on its replies and input and returns the
+// result (outputs, status, errors, warnings) and the run error as masked text.
+func quietRun(t *testing.T, dir string, opts ...cogloop.RunOption) string {
+	t.Helper()
+	wf, script, in := loadCase(t, dir)
+	opts = append([]cogloop.RunOption{cogloop.WithModels(script), cogloop.WithRunID("quiet")}, opts...)
+	res, runErr := wf.Run(context.Background(), in, opts...)
+	var b strings.Builder
+	if res != nil {
+		outs := map[string]any{}
+		res.Outputs.Each(func(id string, o agents.Output) bool {
+			outs[id] = o.Map()
+			return true
+		})
+		js, err := json.MarshalIndent(map[string]any{"outputs": outs, "status": res.Status, "errors": res.Errors,
+			"warnings": res.Warnings, "usage": res.Usage, "response": res.Response}, "", "  ")
+		require.NoError(t, err)
+		b.Write(js)
+	}
+	if runErr != nil {
+		b.WriteString("\nrun error: " + runErr.Error())
+	}
+	return mask(b.String())
 }

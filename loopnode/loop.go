@@ -2,8 +2,10 @@ package loopnode
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -12,8 +14,8 @@ import (
 	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/cognition"
-	"github.com/cogloop/cogloop/cognition/metrics"
 	"github.com/cogloop/cogloop/cognition/scorer"
+	"github.com/cogloop/cogloop/internal/workers"
 	"github.com/cogloop/cogloop/prompt"
 )
 
@@ -213,18 +215,19 @@ type state struct {
 	stableNext map[string]string // ... this iteration's
 	mapped     map[string][]any  // output mappings' value per iteration
 	vars       map[string]any    // loop state variables (vars:/update:); nil before the first update
+	varsBase   map[string]any    // what iterationVars copies on every pass
 	bound      map[string]any    // declared inputs (inputs:) bound at the start
 	lastOK     *agents.Outputs   // return: last_successful: the last pass whose answer agent did not fail
 	lastOKPass int
 
 	// checkpointing (persist.go)
-	input0     any              // the loop's input before feedback
-	past0      []map[string]any // history loaded from the store
-	startSaved bool             // the #start record is saved
-	pending    []savedPass      // records of passes not saved yet
-	lastPass   int              // the pass whose outputs are last
-	unfinished bool             // the pass failed (an error, the store): a resume runs it again
-	wait       time.Duration    // after a resume: the rest of the delay
+	input0     any               // the loop's input before feedback
+	past0      []json.RawMessage // history loaded from the store, as stored
+	startSaved bool              // the #start record is saved
+	pending    []savedPass       // records of passes not saved yet
+	lastPass   int               // the pass whose outputs are last
+	unfinished bool              // the pass failed (an error, the store): a resume runs it again
+	wait       time.Duration     // after a resume: the rest of the delay
 	waitSet    bool
 }
 
@@ -234,6 +237,13 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, n.timeout, errLoopTimeout)
 		defer cancel()
+	}
+	if workers.From(ctx) == nil {
+		// Fork branches inside the loop run on goroutines kept from pass to
+		// pass (their stacks stay grown); none outlives Run.
+		pool := &workers.Pool{}
+		defer pool.Close()
+		ctx = workers.With(ctx, pool)
 	}
 	// The loop's own scope (limited by budget:, else only counting) tells it
 	// whether a call inside it was refused.
@@ -245,6 +255,9 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 	if err != nil {
 		return agents.Output{}, err
 	}
+	if st.iterations == nil {
+		st.iterations = make([]iteration, 0, min(n.maxLoops, 32))
+	}
 	if st.bound, err = n.bindInputs(task); err != nil {
 		err = fault.AtPath(in.Path, err)
 		st.reason, st.errText = StopError, err.Error()
@@ -252,8 +265,10 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 			Data: map[string]any{"loops_completed": 0, "stop_reason": st.reason}})
 		return n.output(in, st, 0), err
 	}
-	in.Run.Emit(event.Event{Kind: event.LoopStart, Node: in.Path, Agent: n.id, Type: "loop",
-		Data: map[string]any{"max_loops": n.maxLoops, "threshold": n.threshold, "resumed_after": loops, "history": len(st.past)}})
+	if in.Run.Wanted(event.LoopStart) {
+		in.Run.Emit(event.Event{Kind: event.LoopStart, Node: in.Path, Agent: n.id, Type: "loop",
+			Data: map[string]any{"max_loops": n.maxLoops, "threshold": n.threshold, "resumed_after": loops, "history": len(st.past)}})
+	}
 
 	for st.reason == "" && loops < n.maxLoops {
 		if loops > 0 {
@@ -352,8 +367,10 @@ func (n *Node) checkBefore(_ context.Context, in agents.Input, st *state, next i
 		fired, reason = true, StopError
 		st.errText = fault.AtPath(in.Path, err).Error()
 	}
-	in.Run.Emit(event.Event{Kind: event.LoopCheck, Node: in.Path, Agent: n.id, Type: "loop",
-		Data: map[string]any{"before_iteration": next, "conditions": resultsValue(rs), "stop": fired}})
+	if in.Run.Wanted(event.LoopCheck) {
+		in.Run.Emit(event.Event{Kind: event.LoopCheck, Node: in.Path, Agent: n.id, Type: "loop",
+			Data: map[string]any{"before_iteration": next, "conditions": resultsValue(rs), "stop": fired}})
+	}
 	if fired {
 		st.reason = reason
 	}
@@ -393,7 +410,7 @@ func (n *Node) condData(in agents.Input, st *state, loop int, outs *agents.Outpu
 // iterate runs pass number loop; it reports whether the loop must stop and
 // whether the pass was cut short (then it does not count).
 func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]any, loop int, st *state) (stop, cut bool) {
-	path := fault.JoinPath(in.Path, fmt.Sprintf("iteration %d", loop))
+	path := fault.JoinPath(in.Path, "iteration "+strconv.Itoa(loop))
 	start := time.Now()
 	if loop > 1 {
 		next, err := n.nextInput(st.input, st)
@@ -403,8 +420,10 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 		}
 		st.input = next
 	}
-	in.Run.Emit(event.Event{Kind: event.LoopPassStart, Node: in.Path, Agent: n.id, Type: "loop",
-		Data: map[string]any{"loop_number": loop, "max_loops": n.maxLoops, "input_preview": fault.Truncate(pyStr(st.input), previewLength)}})
+	if in.Run.Wanted(event.LoopPassStart) {
+		in.Run.Emit(event.Event{Kind: event.LoopPassStart, Node: in.Path, Agent: n.id, Type: "loop",
+			Data: map[string]any{"loop_number": loop, "max_loops": n.maxLoops, "input_preview": fault.Truncate(pyStr(st.input), previewLength)}})
+	}
 	passCtx := ctx
 	if n.iterTimeout > 0 {
 		var cancel context.CancelFunc
@@ -454,10 +473,8 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	for _, f := range failed {
 		it.Errors = append(it.Errors, agentError{Agent: f.agent, Message: f.message})
 	}
-	entry, warns := buildEntry(n.metas, entryContext{
-		loop: loop, score: sc.Value,
-		reasoningQuality: metrics.ReasoningQuality(results), convergenceTrend: metrics.ConvergenceTrend(results),
-		timestamp: now(), input: truncateInput(st.input),
+	entry, warns := buildEntry(n.metas, &entryContext{
+		loop: loop, score: sc.Value, results: results, input: st.input,
 		insights: lessons.Insights, improvements: lessons.Improvements, mistakes: lessons.Mistakes,
 		other: lessons.Other,
 	})
@@ -489,7 +506,8 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	n.recordMappings(st, out.Children, loop)
 	n.notePass(in, st, out.Children)
 
-	stop, reason, rs, cerr := n.checkAfter(in, st, loop, sc.Value)
+	observed := in.Run.Wanted(event.LoopIteration)
+	stop, reason, rs, cerr := n.checkAfter(in, st, loop, sc.Value, observed)
 	if uerr != nil && cerr == nil {
 		cerr = uerr
 	}
@@ -498,7 +516,9 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	case in.Budget.Exceeded():
 		// A call was refused: the pass is incomplete and the next would be too.
 		stop, reason = true, StopBudget
-		rs = append(rs, condResult{Kind: StopBudget, Fired: true, Detail: "a model call did not fit the budget"})
+		if observed {
+			rs = append(rs, condResult{Kind: StopBudget, Fired: true, Detail: "a model call did not fit the budget"})
+		}
 	case werr != nil:
 		stop, reason = true, StopError
 		st.errText = werr.Error()
@@ -508,6 +528,12 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	case cerr != nil:
 		stop, reason = true, StopError
 		st.errText = fault.AtPath(path, cerr).Error()
+	}
+	if stop {
+		st.reason = reason
+	}
+	if !observed {
+		return stop, false
 	}
 	data := map[string]any{"loop_number": loop, "max_loops": n.maxLoops, "completed": true,
 		"score": sc.Value, "score_found": sc.Found, "best": st.best, "threshold": n.threshold,
@@ -527,9 +553,6 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	}
 	in.Run.Emit(event.Event{Kind: event.LoopIteration, Node: in.Path, Agent: n.id, Type: "loop",
 		Duration: it.Duration, Data: data})
-	if stop {
-		st.reason = reason
-	}
 	return stop, false
 }
 
@@ -554,10 +577,14 @@ func (n *Node) cutShort(in agents.Input, st *state, it iteration, reason string,
 }
 
 // checkAfter evaluates the stop conditions after iteration loop; err says
-// which condition could not be evaluated.
-func (n *Node) checkAfter(in agents.Input, st *state, loop int, score float64) (bool, string, []condResult, error) {
+// which condition could not be evaluated. The results are for the
+// loop.iteration event: without stop_when they are made only when observed.
+func (n *Node) checkAfter(in agents.Input, st *state, loop int, score float64, observed bool) (bool, string, []condResult, error) {
 	if n.stop == nil {
 		fired := score >= n.threshold
+		if !observed {
+			return fired, StopThreshold, nil, nil
+		}
 		return fired, StopThreshold, []condResult{{Kind: condScore, Fired: fired,
 			Detail: fmt.Sprintf("score %g, threshold %g", score, n.threshold)}}, nil
 	}
@@ -604,11 +631,12 @@ func pastLoopsValue(past []map[string]any) []any {
 	return out
 }
 
-// toResults turns an iteration's outputs into the scanner's input, in run order.
+// toResults turns an iteration's outputs into the scanner's input, in run
+// order. The maps are the ones templates read (cognition never changes them).
 func toResults(outs *agents.Outputs) []cognition.Result {
 	res := make([]cognition.Result, 0, outs.Len())
-	outs.Each(func(id string, o agents.Output) bool {
-		res = append(res, cognition.Result{ID: id, Value: o.Map()})
+	outs.EachMap(func(id string, m map[string]any) bool {
+		res = append(res, cognition.Result{ID: id, Value: m})
 		return true
 	})
 	return res

@@ -1,11 +1,14 @@
 package loopnode
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/cognition"
+	"github.com/cogloop/cogloop/cognition/metrics"
 	"github.com/cogloop/cogloop/prompt"
 )
 
@@ -13,25 +16,44 @@ import (
 type metaTemplate struct {
 	key  string
 	tmpl *prompt.Template
+	// bare is the entry variable the template is exactly ({{ name }}), whose
+	// value is the variable's own: it is taken without rendering. "" otherwise.
+	bare string
+	// lesson: key is insights, improvements or mistakes (see dynamicMetadata).
+	lesson bool
 }
+
+// newMeta is the metaTemplate of key rendered by t.
+func newMeta(key string, t *prompt.Template) metaTemplate {
+	m := metaTemplate{key: key, tmpl: t, lesson: lessonKeys[key]}
+	if sub := bareVar.FindStringSubmatch(t.Source()); sub != nil && entryVars[sub[1]] {
+		m.bare = sub[1]
+	}
+	return m
+}
+
+// bareVar matches a template that is one variable and nothing else.
+var bareVar = regexp.MustCompile(`\A\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}\z`)
 
 // defaultMetadata is OrKa's default map (§1.1): each key renders its own variable.
 var defaultMetadataKeys = []string{"loop_number", "score", "timestamp", "insights", "improvements", "mistakes"}
 
 var lessonKeys = map[string]bool{"insights": true, "improvements": true, "mistakes": true}
 
-// entryContext is what a past_loops_metadata template sees (§1.7.3).
+// entryContext is what a past_loops_metadata template sees (§1.7.3). The
+// values that cost something to make (the metrics, the timestamp, the input's
+// text) are made when a template reads them.
 type entryContext struct {
-	loop             int
-	score            float64
-	reasoningQuality float64
-	convergenceTrend string
-	timestamp        string
-	input            string
-	insights         string
-	improvements     string
-	mistakes         string
-	other            map[string]string // further extract_patterns categories
+	loop         int
+	score        float64
+	results      []cognition.Result // the pass's results: reasoning_quality and convergence_trend read them
+	input        any                // the pass's input: the variable input is its text, truncated
+	insights     string
+	improvements string
+	mistakes     string
+	other        map[string]string // further extract_patterns categories
+
+	timestamp string // made on first use
 }
 
 // entryVars are the names a past_loops_metadata template sees besides the
@@ -40,38 +62,71 @@ var entryVars = map[string]bool{"loop_number": true, "score": true, "reasoning_q
 	"convergence_trend": true, "timestamp": true, "input": true, "insights": true,
 	"improvements": true, "mistakes": true}
 
-// buildEntry renders one past_loops entry (§1.7): each template, typed when it is a
-// single expression; a template that fails falls back as OrKa does; loop_number,
-// score and timestamp are added when the map lacks them.
-func buildEntry(metas []metaTemplate, ec entryContext) (map[string]any, []string) {
-	vars := map[string]any{
-		"loop_number":       ec.loop,
-		"score":             ec.score,
-		"reasoning_quality": ec.reasoningQuality,
-		"convergence_trend": ec.convergenceTrend,
-		"timestamp":         ec.timestamp,
-		"input":             ec.input,
-		"insights":          ec.insights,
-		"improvements":      ec.improvements,
-		"mistakes":          ec.mistakes,
+// value is entry variable name (one of entryVars).
+func (ec *entryContext) value(name string) any {
+	switch name {
+	case "loop_number":
+		return ec.loop
+	case "score":
+		return ec.score
+	case "reasoning_quality":
+		return metrics.ReasoningQuality(ec.results)
+	case "convergence_trend":
+		return metrics.ConvergenceTrend(ec.results)
+	case "timestamp":
+		if ec.timestamp == "" {
+			ec.timestamp = now()
+		}
+		return ec.timestamp
+	case "input":
+		return truncateInput(ec.input)
+	case "insights":
+		return ec.insights
+	case "improvements":
+		return ec.improvements
+	case "mistakes":
+		return ec.mistakes
+	}
+	return nil
+}
+
+// vars are the variables a rendered past_loops_metadata template sees.
+func (ec *entryContext) vars() map[string]any {
+	vars := make(map[string]any, len(entryVars)+len(ec.other))
+	for k := range entryVars {
+		vars[k] = ec.value(k)
 	}
 	for k, v := range ec.other {
 		vars[k] = v
 	}
-	data := prompt.Data{Input: ec.input, LoopNumber: ec.loop, Vars: vars}
+	return vars
+}
+
+// buildEntry renders one past_loops entry (§1.7): each template, typed when it is a
+// single expression; a template that fails falls back as OrKa does; loop_number,
+// score and timestamp are added when the map lacks them.
+func buildEntry(metas []metaTemplate, ec *entryContext) (map[string]any, []string) {
 	entry := make(map[string]any, len(metas)+3)
+	var vars map[string]any // made for the first template that is not bare
 	var warnings []string
 	for _, m := range metas {
-		v, err := m.tmpl.Eval(data)
+		if m.bare != "" {
+			entry[m.key] = ec.value(m.bare)
+			continue
+		}
+		if vars == nil {
+			vars = ec.vars()
+		}
+		v, err := m.tmpl.Eval(prompt.Data{Input: vars["input"], LoopNumber: ec.loop, Vars: vars})
 		if err != nil {
 			warnings = append(warnings, "past_loops_metadata."+m.key+": "+err.Error())
-			v = fallbackValue(m.key, vars)
+			v = fallbackValue(m.key, ec)
 		}
 		entry[m.key] = v
 	}
-	for _, k := range []string{"loop_number", "score", "timestamp"} {
+	for _, k := range [...]string{"loop_number", "score", "timestamp"} {
 		if _, ok := entry[k]; !ok {
-			entry[k] = vars[k]
+			entry[k] = ec.value(k)
 		}
 	}
 	for k, v := range ec.other {
@@ -82,10 +137,10 @@ func buildEntry(metas []metaTemplate, ec entryContext) (map[string]any, []string
 	return entry, warnings
 }
 
-func fallbackValue(key string, vars map[string]any) any {
+func fallbackValue(key string, ec *entryContext) any {
 	switch key {
 	case "loop_number", "score", "timestamp", "insights", "improvements", "mistakes":
-		return vars[key]
+		return ec.value(key)
 	}
 	return "Error rendering " + key
 }
@@ -94,14 +149,8 @@ func fallbackValue(key string, vars map[string]any) any {
 func dynamicMetadata(metas []metaTemplate, past []map[string]any) map[string]any {
 	out := make(map[string]any, len(metas))
 	for _, m := range metas {
-		if lessonKeys[m.key] {
-			var parts []string
-			for i := len(past) - 1; i >= 0 && i >= len(past)-5; i-- {
-				if s := pyStr(past[i][m.key]); s != "" && past[i][m.key] != nil {
-					parts = append(parts, s)
-				}
-			}
-			out[m.key] = strings.Join(parts, " | ")
+		if m.lesson {
+			out[m.key] = recentLessons(past, m.key)
 			continue
 		}
 		if len(past) == 0 {
@@ -116,6 +165,39 @@ func dynamicMetadata(metas []metaTemplate, past []map[string]any) map[string]any
 		out[m.key] = pyStr(v)
 	}
 	return out
+}
+
+// recentLessons joins the key's texts of the last five passes, newest first,
+// with " | ", skipping empty ones.
+func recentLessons(past []map[string]any, key string) string {
+	var parts [5]string
+	n, size := 0, 0
+	for i := len(past) - 1; i >= 0 && i >= len(past)-5; i-- {
+		v := past[i][key]
+		if v == nil {
+			continue
+		}
+		if s := pyStr(v); s != "" {
+			parts[n] = s
+			n++
+			size += len(s)
+		}
+	}
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
+	}
+	var b strings.Builder
+	b.Grow(size + (n-1)*len(" | "))
+	for i, s := range parts[:n] {
+		if i > 0 {
+			b.WriteString(" | ")
+		}
+		b.WriteString(s)
+	}
+	return b.String()
 }
 
 // pyStr formats a value as Python's str() would for the JSON-like values a past
@@ -152,4 +234,34 @@ func pyFloat(f float64) string {
 }
 
 // now is the timestamp of an entry, local ISO-8601 like Python's isoformat().
-func now() string { return time.Now().Format("2006-01-02T15:04:05.000000") }
+func now() string { return isoMicro(time.Now()) }
+
+// isoMicro is t.Format("2006-01-02T15:04:05.000000"), written digit by digit.
+func isoMicro(t time.Time) string {
+	y, mo, d := t.Date()
+	if y < 0 || y > 9999 {
+		return t.Format("2006-01-02T15:04:05.000000")
+	}
+	h, mi, sec := t.Clock()
+	var b [26]byte
+	put := func(at, v, width int) {
+		for i := at + width - 1; i >= at; i-- {
+			b[i] = byte('0' + v%10)
+			v /= 10
+		}
+	}
+	put(0, y, 4)
+	b[4] = '-'
+	put(5, int(mo), 2)
+	b[7] = '-'
+	put(8, d, 2)
+	b[10] = 'T'
+	put(11, h, 2)
+	b[13] = ':'
+	put(14, mi, 2)
+	b[16] = ':'
+	put(17, sec, 2)
+	b[19] = '.'
+	put(20, t.Nanosecond()/1000, 6)
+	return string(b[:])
+}

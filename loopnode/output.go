@@ -16,8 +16,8 @@ func (n *Node) output(in agents.Input, st *state, completed int) agents.Output {
 		final = st.lastOK
 	}
 	result := map[string]any{}
-	final.Each(func(id string, o agents.Output) bool {
-		result[id] = o.Map()
+	final.EachMap(func(id string, m map[string]any) bool {
+		result[id] = m // the map templates and the pass's scan read, made once
 		return true
 	})
 	iters := make([]any, len(st.iterations))

@@ -1,7 +1,6 @@
 package loopnode
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -18,6 +17,7 @@ import (
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/spend"
+	"github.com/cogloop/cogloop/internal/plainjson"
 	"github.com/cogloop/cogloop/memory"
 )
 
@@ -53,9 +53,9 @@ type savedHead struct {
 
 // savedStart is written once per loop run.
 type savedStart struct {
-	Input any              `json:"input,omitempty"`
-	Start time.Time        `json:"start"`
-	Past  []map[string]any `json:"past_loops,omitempty"` // history loaded from the store
+	Input any               `json:"input,omitempty"`
+	Start time.Time         `json:"start"`
+	Past  []json.RawMessage `json:"past_loops,omitempty"` // history loaded from the store, as stored
 }
 
 // savedPass is written once per completed pass.
@@ -161,10 +161,9 @@ func (n *Node) restore(ctx context.Context, in agents.Input, st *state) (int, er
 	}
 	if !ok {
 		if n.persistent {
-			if st.past, err = n.loadHistory(ctx, in); err != nil {
+			if st.past, st.past0, err = n.loadHistory(ctx, in); err != nil {
 				return 0, err
 			}
-			st.past0 = st.past
 		}
 		// Saved at once, so that a run killed in its first pass resumes too.
 		n.save(ctx, in, st, 0)
@@ -182,10 +181,14 @@ func (n *Node) restore(ctx context.Context, in agents.Input, st *state) (int, er
 	if !start.Start.IsZero() {
 		st.start = start.Start
 	}
-	for _, e := range start.Past {
-		st.past = append(st.past, agents.Plain(e).(map[string]any))
+	for i, e := range start.Past {
+		m, err := plainjson.Object(e)
+		if err != nil {
+			return 0, fmt.Errorf("restore checkpoint of loop %q: past_loops entry %d: %w", n.id, i+1, err)
+		}
+		st.past = append(st.past, m)
 	}
-	st.past0 = st.past
+	st.past0 = start.Past
 
 	passes, err := n.restorePasses(cp, key, head.Loops)
 	if err != nil {
@@ -311,26 +314,27 @@ func restoreOutputs(list []savedOutput) *agents.Outputs {
 	return outs
 }
 
-// loadHistory reads the loop's persisted history (persist_across_runs).
-func (n *Node) loadHistory(ctx context.Context, in agents.Input) ([]map[string]any, error) {
+// loadHistory reads the loop's persisted history (persist_across_runs): the
+// entries as plain values, and their JSON as stored (for the checkpoint's
+// start record, which then needs no encoding).
+func (n *Node) loadHistory(ctx context.Context, in agents.Input) ([]map[string]any, []json.RawMessage, error) {
 	if in.Run == nil || in.Run.Memory == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	entries, err := in.Run.Memory.History(ctx, n.id, n.maxPastLoops)
 	if err != nil {
-		return nil, fmt.Errorf("load persisted history of loop %q: %w", n.id, err)
+		return nil, nil, fmt.Errorf("load persisted history of loop %q: %w", n.id, err)
 	}
 	out := make([]map[string]any, 0, len(entries))
+	raw := make([]json.RawMessage, 0, len(entries))
 	for _, e := range entries {
-		dec := json.NewDecoder(bytes.NewReader(e.Data))
-		dec.UseNumber()
-		var m map[string]any
-		if err := dec.Decode(&m); err != nil {
-			return nil, fmt.Errorf("load persisted history of loop %q: entry of run %q iteration %d is not a JSON object: %w", n.id, e.RunID, e.Iteration, err)
+		m, err := plainjson.Object(e.Data)
+		if err != nil {
+			return nil, nil, fmt.Errorf("load persisted history of loop %q: entry of run %q iteration %d is not a JSON object: %w", n.id, e.RunID, e.Iteration, err)
 		}
-		out = append(out, agents.Plain(m).(map[string]any))
+		out, raw = append(out, m), append(raw, e.Data)
 	}
-	return out, nil
+	return out, raw, nil
 }
 
 // appendHistory writes one iteration's entry to the loop's persisted history;

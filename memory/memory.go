@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/internal/embedding"
+	"github.com/cogloop/cogloop/internal/plainjson"
 )
 
 // Store is everything the loop node, the memory agents and the CLI need
@@ -114,7 +115,7 @@ func (e Entry) Validate() error {
 		return fmt.Errorf("entry: empty run id: %w", ErrInvalid)
 	case e.Iteration < 1:
 		return fmt.Errorf("entry: iteration %d below 1: %w", e.Iteration, ErrInvalid)
-	case !json.Valid(e.Data):
+	case !plainjson.Valid(e.Data):
 		return fmt.Errorf("entry: data is not valid json: %w", ErrInvalid)
 	}
 	return nil

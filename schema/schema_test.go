@@ -13,6 +13,7 @@ import (
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/schema"
+	"github.com/cogloop/cogloop/schema/schematest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
@@ -81,7 +82,7 @@ func TestEveryWorkflowValidates(t *testing.T) {
 		t.Run(f, func(t *testing.T) {
 			data, err := os.ReadFile(f)
 			require.NoError(t, err)
-			if err := schema.ValidateYAML(data); err != nil {
+			if err := schematest.ValidateYAML(data); err != nil {
 				t.Errorf("%s: %v", f, err)
 			}
 		})
@@ -101,7 +102,7 @@ agents:
       agents:
         - {id: a, type: scripted, responses: ["SCORE: 0.9"]}
 `
-	require.NoError(t, schema.ValidateYAML([]byte(base)), "the base case must be valid")
+	require.NoError(t, schematest.ValidateYAML([]byte(base)), "the base case must be valid")
 	for _, tc := range []struct{ name, from, to, want string }{
 		{"unknown top-level key", "agents:\n", "agentz: []\nagents:\n", "agentz"},
 		{"unknown agent key", "max_loops: 3", "max_loopz: 3", "max_loopz"},
@@ -116,7 +117,7 @@ agents:
 		t.Run(tc.name, func(t *testing.T) {
 			bad := strings.Replace(base, tc.from, tc.to, 1)
 			require.NotEqual(t, base, bad)
-			err := schema.ValidateYAML([]byte(bad))
+			err := schematest.ValidateYAML([]byte(bad))
 			require.Error(t, err)
 			require.Contains(t, err.Error(), tc.want)
 			_, loadErr := cogloop.Parse([]byte(bad), "bad.yaml")

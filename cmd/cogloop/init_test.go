@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop/schema"
+	"github.com/cogloop/cogloop/schema/schematest"
 )
 
 // Each template is written, validates against the schema, and runs offline
@@ -26,7 +27,7 @@ func TestInitTemplatesRunOffline(t *testing.T) {
 			}
 			wf, err := os.ReadFile(filepath.Join(dir, "workflow.yaml"))
 			require.NoError(t, err)
-			require.NoError(t, schema.ValidateYAML(wf))
+			require.NoError(t, schematest.ValidateYAML(wf))
 			readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
 			require.NoError(t, err)
 			assert.Contains(t, string(readme), "cogloop run workflow.yaml "+input+" --script replies.yaml")

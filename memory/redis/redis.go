@@ -16,6 +16,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 
+	"github.com/cogloop/cogloop/internal/plainjson"
 	"github.com/cogloop/cogloop/memory"
 )
 
@@ -385,13 +386,62 @@ func (s *Store) History(ctx context.Context, loopID string, limit int) ([]memory
 	}
 	out := make([]memory.Entry, 0, len(raw))
 	for i, r := range raw {
-		var env envelope
-		if err := json.Unmarshal([]byte(r), &env); err != nil {
+		e, err := decodeEnvelope([]byte(r))
+		if err != nil {
 			return nil, fmt.Errorf("redis %s: %s: decode entry %d of %s: %w", s.addr, op, i, key, err)
 		}
-		out = append(out, memory.Entry{RunID: env.RunID, LoopPath: env.LoopPath, Iteration: env.Iteration, At: env.At, Data: env.Data})
+		out = append(out, e)
 	}
 	return out, nil
+}
+
+// errOtherShape stops decodeEnvelope's fast path.
+var errOtherShape = errors.New("not the envelope Append writes")
+
+// decodeEnvelope reads an entry of the past_loops list. An envelope as
+// Append writes it (exact keys, a string run id and loop path, a whole
+// iteration) is read in one pass that keeps data as a slice of b; anything
+// else goes through encoding/json, which decides as it always has. Each
+// entry's data is read back by the loop on every run, so this is the hot
+// path of a long persisted history (issue 18).
+func decodeEnvelope(b []byte) (memory.Entry, error) {
+	var e memory.Entry
+	err := plainjson.Members(b, func(key string, v []byte) error {
+		var ok bool
+		switch key {
+		case "run_id":
+			e.RunID, ok = plainString(v)
+		case "loop_path":
+			e.LoopPath, ok = plainString(v)
+		case "iteration":
+			var n any
+			n, _ = plainjson.Decode(v)
+			e.Iteration, ok = n.(int)
+		case "at":
+			ok = e.At.UnmarshalJSON(v) == nil
+		case "data":
+			e.Data, ok = v, true
+		}
+		if !ok {
+			return errOtherShape
+		}
+		return nil
+	})
+	if err == nil {
+		return e, nil
+	}
+	var env envelope
+	if err := json.Unmarshal(b, &env); err != nil {
+		return memory.Entry{}, err
+	}
+	return memory.Entry{RunID: env.RunID, LoopPath: env.LoopPath, Iteration: env.Iteration, At: env.At, Data: env.Data}, nil
+}
+
+// plainString reads a JSON string.
+func plainString(v []byte) (string, bool) {
+	s, err := plainjson.Decode(v)
+	str, ok := s.(string)
+	return str, ok && err == nil
 }
 
 // ClearHistory implements [memory.History] with one DEL of exactly the
