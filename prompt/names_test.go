@@ -162,7 +162,9 @@ func TestTemplateOutputs(t *testing.T) {
 		{"{{ previous_outputs[name] }}", nil, true, "a dynamic key"},
 		{"{% set p = previous_outputs %}{{ p.a }}", nil, true, "an alias"},
 		{"{{ get_agent_response('a') }}", nil, true, "a helper"},
-		{"{{ previous_outputs.a }} {{ get_input() }}", nil, true, "any function call"},
+		{"{{ previous_outputs.a }} {{ get_past_loops() }}", nil, true, "any other function call"},
+		{"{{ previous_outputs.a }} {{ get_input() }} {{ get_loop_number() }}", []string{"a"}, false, "helpers that read only the input"},
+		{"{% set f = get_past_loops %}{{ previous_outputs.a }}{{ f() }}", nil, true, "a function as a value"},
 	}
 	for _, c := range cases {
 		tpl, err := Parse("t", c.src, Options{})
