@@ -136,7 +136,7 @@ func Compile(expr string) (*Pattern, error) {
 // CompileOptions compiles expr with the given flags and limits. The error is a
 // *[PatternError] that names the expression and says why it does not compile.
 func CompileOptions(expr string, o PatternOptions) (*Pattern, error) {
-	return compile(expr, o, true)
+	return cachedCompile(expr, o)
 }
 
 // compile is CompileOptions; without analysis the pattern has no prefilter and
