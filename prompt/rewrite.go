@@ -63,6 +63,12 @@ type rewriter struct {
 	// node and control structure the walk reaches (pre-order), and nothing is
 	// replaced or wrapped (see names.go).
 	inspect func(x any)
+	// walked, in the rewriting mode, collects what inspect would be called
+	// with on the rewritten tree, in the same order: the walk changes a node
+	// or a slot only before visiting what is under it, so the pre-order it
+	// goes through is the rewritten tree's (names.go replays it instead of
+	// walking the tree a second time).
+	walked []any
 }
 
 // visited is the set of structs the walk has reached, by type and address (a
@@ -106,12 +112,15 @@ func (s *visited) add(t *typeInfo, p uintptr) bool {
 // nodeKey identifies a node by its interface words (type and pointer).
 func nodeKey(n nodes.Node) [2]uintptr { return *(*[2]uintptr)(unsafe.Pointer(&n)) }
 
-func rewrite(root *nodes.Template, ps *parseState, strict bool) {
+// rewrite rewrites the tree at root and returns the nodes and control
+// structures of the rewritten tree in the order the read-only walk reaches them.
+func rewrite(root *nodes.Template, ps *parseState, strict bool) (walked []any) {
 	w := &rewriter{strict: strict, compilers: &ps.compilers, replaced: map[[2]uintptr]nodes.Node{}}
 	w.visit(reflect.ValueOf(root))
 	for _, c := range ps.compilers {
 		c.compile()
 	}
+	return w.walked
 }
 
 // writable returns v, or for a value read through an unexported field a view of
@@ -231,12 +240,14 @@ func (w *rewriter) visitT(v reflect.Value, ti *typeInfo) {
 		if v.IsNil() || !w.seen.add(ti, v.Pointer()) {
 			return
 		}
+		x := v.Interface()
 		if w.inspect != nil {
-			w.inspect(v.Interface())
+			w.inspect(x)
 			w.visitT(v.Elem(), ti.elem)
 			return
 		}
-		if c, ok := v.Interface().(*nodes.Call); ok && c.Parent == nil {
+		w.walked = append(w.walked, x)
+		if c, ok := x.(*nodes.Call); ok && c.Parent == nil {
 			// (x | f).method(): gonja's parser sets the object of a method call
 			// only for names and getters, not for a parenthesised expression
 			if g, ok := c.Func.(*nodes.GetAttribute); ok && g.Attribute != "" {
@@ -244,7 +255,7 @@ func (w *rewriter) visitT(v reflect.Value, ti *typeInfo) {
 			}
 		}
 		if !w.strict {
-			if g, ok := v.Interface().(*nodes.GetAttribute); ok && g.Attribute != "" {
+			if g, ok := x.(*nodes.GetAttribute); ok && g.Attribute != "" {
 				g.Node = orEmpty(g.Node)
 			}
 		}

@@ -30,6 +30,7 @@ type Template struct {
 	name, src string
 	maxOut    int
 	an        analysis // the names it reads, computed on first use (names.go)
+	walked    []any    // the rewritten tree's nodes in walk order, until an is computed
 
 	plain bool   // no tags: the output is text
 	text  string // plain output
@@ -112,7 +113,7 @@ func Parse(name, src string, opts Options) (t *Template, err error) {
 		t.single = &outputNode{n: out}
 		ps.compilers = append(ps.compilers, t.single)
 	}
-	rewrite(root, ps, opts.Strict)
+	t.walked = rewrite(root, ps, opts.Strict)
 	if plan, ok := compilePlan(root.Nodes); ok && !cfg.AutoEscape {
 		t.plan = plan
 		if t.single != nil && t.single.n.Condition == nil {
