@@ -33,6 +33,7 @@ import (
 
 var (
 	nodeType     = reflect.TypeFor[nodes.Node]()
+	exprType     = reflect.TypeFor[nodes.Expression]()
 	nodesPkg     = reflect.TypeFor[nodes.Template]().PkgPath()
 	ctrlPkg      = reflect.TypeFor[controlStructures.ForControlStructure]().PkgPath()
 	ownPkg       = reflect.TypeFor[outputNode]().PkgPath()
@@ -59,6 +60,7 @@ type rewriter struct {
 	seen      visited
 	replaced  map[[2]uintptr]nodes.Node // by nodeKey
 	fits      map[[2]reflect.Type]bool  // assignable reports, by (value type, slot type)
+	infos     map[uintptr]*typeInfo     // typeInfoOf, by the type's address, for this walk
 	// inspect, when set, makes the walk read-only: it is called with every
 	// node and control structure the walk reaches (pre-order), and nothing is
 	// replaced or wrapped (see names.go).
@@ -215,7 +217,40 @@ func buildTypeInfo(t reflect.Type, building map[reflect.Type]*typeInfo) *typeInf
 	return ti
 }
 
-func (w *rewriter) visit(v reflect.Value) { w.visitT(v, typeInfoOf(v.Type())) }
+func (w *rewriter) visit(v reflect.Value) { w.visitT(v, w.infoOf(v.Type())) }
+
+// infoOf is typeInfoOf(t), remembered for the walk in a plain map: the few
+// types behind a template's interfaces are looked up thousands of times, and
+// a sync.Map lookup hashes the whole interface value.
+func (w *rewriter) infoOf(t reflect.Type) *typeInfo {
+	k := uintptr((*[2]unsafe.Pointer)(unsafe.Pointer(&t))[1]) // the *rtype
+	if ti, ok := w.infos[k]; ok {
+		return ti
+	}
+	ti := typeInfoOf(t)
+	if w.infos == nil {
+		w.infos = map[uintptr]*typeInfo{}
+	}
+	w.infos[k] = ti
+	return ti
+}
+
+// set stores rep in the interface slot v when the slot's type admits it,
+// without reflect's conversion for the two slot types of nearly every node.
+func (w *rewriter) set(v reflect.Value, rep nodes.Node) {
+	switch slot := v.Type(); slot {
+	case nodeType:
+		*(*nodes.Node)(unsafe.Pointer(v.UnsafeAddr())) = rep
+	case exprType:
+		if e, ok := rep.(nodes.Expression); ok {
+			*(*nodes.Expression)(unsafe.Pointer(v.UnsafeAddr())) = e
+		}
+	default:
+		if w.assignable(reflect.TypeOf(rep), slot) {
+			v.Set(reflect.ValueOf(rep))
+		}
+	}
+}
 
 // visitT visits v, whose type's info is ti.
 func (w *rewriter) visitT(v reflect.Value, ti *typeInfo) {
@@ -228,10 +263,9 @@ func (w *rewriter) visitT(v reflect.Value, ti *typeInfo) {
 			return
 		}
 		if v.CanSet() && ti.isNode {
-			n, ok := v.Elem().Interface().(nodes.Node)
-			if ok {
-				if rep := w.replacement(n); rep != nil && w.assignable(reflect.TypeOf(rep), v.Type()) {
-					v.Set(reflect.ValueOf(rep))
+			if n, ok := v.Interface().(nodes.Node); ok {
+				if rep := w.replacement(n); rep != nil {
+					w.set(v, rep)
 				}
 			}
 		}
@@ -312,6 +346,11 @@ func (w *rewriter) assignable(t, slot reflect.Type) bool {
 func (w *rewriter) replacement(n nodes.Node) nodes.Node {
 	if w.inspect != nil {
 		return nil
+	}
+	switch n.(type) {
+	case *nodes.Output, *nodes.Data, *nodes.BinaryExpression, *nodes.Call, *nodes.GetItem, *nodes.GetAttribute:
+	default:
+		return nil // not a type that is ever replaced
 	}
 	if rep, ok := w.replaced[nodeKey(n)]; ok {
 		return rep
