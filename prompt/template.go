@@ -91,11 +91,10 @@ func Parse(name, src string, opts Options) (t *Template, err error) {
 		return nil, se
 	}
 	t.env = &exec.Environment{
-		Context:           env.globals,
-		Filters:           env.filters,
-		Tests:             env.tests,
-		ControlStructures: env.tagSet(ps),
-		Methods:           env.methods,
+		Context: env.globals,
+		Filters: env.filters,
+		Tests:   env.tests,
+		Methods: env.methods,
 	}
 	if se := ps.decodeStrings(ps.toks); se != nil {
 		return nil, se
@@ -104,6 +103,7 @@ func Parse(name, src string, opts Options) (t *Template, err error) {
 	// expressions, see pystring.go and condexpr.go); its template object, which
 	// the renderer needs, is built from an empty source.
 	toks := rewriteConditionals(ps.toks)
+	t.env.ControlStructures = env.tagSet(ps, toks)
 	t.loader = env.loader
 	root, err := parser.NewParser(rootID, tokens.NewStream(toks), cfg, t.loader, t.env.ControlStructures).Parse()
 	if err != nil {
