@@ -215,7 +215,8 @@ type state struct {
 	stableNext map[string]string // ... this iteration's
 	mapped     map[string][]any  // output mappings' value per iteration
 	vars       map[string]any    // loop state variables (vars:/update:); nil before the first update
-	varsBase   map[string]any    // what iterationVars copies on every pass
+	varsBase   map[string]any    // what iterationVars copies
+	passVars   map[string]any    // the passes' Vars, set in place (see passVars)
 	bound      map[string]any    // declared inputs (inputs:) bound at the start
 	lastOK     *agents.Outputs   // return: last_successful: the last pass whose answer agent did not fail
 	lastOKPass int
@@ -446,7 +447,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	out, err := n.inner.Run(passCtx, agents.Input{
 		Value:  wrapper,
 		Loop:   &agents.LoopState{Number: loop, PastLoops: st.past, Metadata: meta, Score: st.score},
-		Vars:   n.iterationVars(in, st, loop, st.input, parent),
+		Vars:   n.passVars(in, st, loop, st.input, parent),
 		Path:   path,
 		Run:    in.Run,
 		Budget: in.Budget,

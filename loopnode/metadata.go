@@ -21,11 +21,13 @@ type metaTemplate struct {
 	bare string
 	// lesson: key is insights, improvements or mistakes (see dynamicMetadata).
 	lesson bool
+	// none is what dynamicMetadata gives the key before it has a value.
+	none string
 }
 
 // newMeta is the metaTemplate of key rendered by t.
 func newMeta(key string, t *prompt.Template) metaTemplate {
-	m := metaTemplate{key: key, tmpl: t, lesson: lessonKeys[key]}
+	m := metaTemplate{key: key, tmpl: t, lesson: lessonKeys[key], none: "No " + key + " available"}
 	if sub := bareVar.FindStringSubmatch(t.Source()); sub != nil && entryVars[sub[1]] {
 		m.bare = sub[1]
 	}
@@ -154,12 +156,12 @@ func dynamicMetadata(metas []metaTemplate, past []map[string]any) map[string]any
 			continue
 		}
 		if len(past) == 0 {
-			out[m.key] = "No " + m.key + " available"
+			out[m.key] = m.none
 			continue
 		}
 		v, ok := past[len(past)-1][m.key]
 		if !ok {
-			out[m.key] = "No " + m.key + " available"
+			out[m.key] = m.none
 			continue
 		}
 		out[m.key] = pyStr(v)
