@@ -248,7 +248,10 @@ func (n *Node) setPassValues(vars map[string]any, st *state, loop int, task any,
 	}
 	names := n.loopVarNames()
 	var result any = ""
-	if st.last != nil {
+	switch {
+	case st.last != nil && st.last == st.answerOf:
+		result = st.lastAnswer
+	case st.last != nil:
 		result = n.answer(st.last)
 	}
 	values := [startTimeVar]any{loop - 1, loop, result}

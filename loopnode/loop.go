@@ -217,6 +217,8 @@ type state struct {
 	vars       map[string]any    // loop state variables (vars:/update:); nil before the first update
 	varsBase   map[string]any    // what iterationVars copies
 	passVars   map[string]any    // the passes' Vars, set in place (see passVars)
+	lastAnswer any               // n.answer(answerOf): loop_result of the next pass
+	answerOf   *agents.Outputs
 	bound      map[string]any    // declared inputs (inputs:) bound at the start
 	lastOK     *agents.Outputs   // return: last_successful: the last pass whose answer agent did not fail
 	lastOKPass int
@@ -411,7 +413,10 @@ func (n *Node) condData(in agents.Input, st *state, loop int, outs *agents.Outpu
 // iterate runs pass number loop; it reports whether the loop must stop and
 // whether the pass was cut short (then it does not count).
 func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]any, loop int, st *state) (stop, cut bool) {
-	path := fault.JoinPath(in.Path, "iteration "+strconv.Itoa(loop))
+	path := "iteration " + strconv.Itoa(loop)
+	if in.Path != "" {
+		path = in.Path + fault.PathSep + path // one string: fault.JoinPath builds it in steps
+	}
 	start := time.Now()
 	if loop > 1 {
 		next, err := n.nextInput(st.input, st)
@@ -496,6 +501,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	}
 	st.iterations = append(st.iterations, it)
 	st.last, st.score = out.Children, sc.Value
+	st.lastAnswer, st.answerOf = answer, out.Children
 	if st.bestIter == 0 || sc.Value > st.best {
 		st.best, st.bestIter, st.bestOuts = sc.Value, loop, out.Children
 	}

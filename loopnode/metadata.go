@@ -21,8 +21,9 @@ type metaTemplate struct {
 	bare string
 	// lesson: key is insights, improvements or mistakes (see dynamicMetadata).
 	lesson bool
-	// none is what dynamicMetadata gives the key before it has a value.
-	none string
+	// none is what dynamicMetadata gives the key before it has a value
+	// (a string, boxed once).
+	none any
 }
 
 // newMeta is the metaTemplate of key rendered by t.
@@ -148,6 +149,8 @@ func fallbackValue(key string, ec *entryContext) any {
 }
 
 // dynamicMetadata is the past_loops_metadata handed into the next iteration (§1.8).
+// A value that is already the string it shows is handed on as it is, not
+// boxed again.
 func dynamicMetadata(metas []metaTemplate, past []map[string]any) map[string]any {
 	out := make(map[string]any, len(metas))
 	for _, m := range metas {
@@ -164,15 +167,20 @@ func dynamicMetadata(metas []metaTemplate, past []map[string]any) map[string]any
 			out[m.key] = m.none
 			continue
 		}
+		if _, isText := v.(string); isText {
+			out[m.key] = v
+			continue
+		}
 		out[m.key] = pyStr(v)
 	}
 	return out
 }
 
 // recentLessons joins the key's texts of the last five passes, newest first,
-// with " | ", skipping empty ones.
-func recentLessons(past []map[string]any, key string) string {
+// with " | ", skipping empty ones. One text is returned as the entry holds it.
+func recentLessons(past []map[string]any, key string) any {
 	var parts [5]string
+	var one any
 	n, size := 0, 0
 	for i := len(past) - 1; i >= 0 && i >= len(past)-5; i-- {
 		v := past[i][key]
@@ -183,12 +191,16 @@ func recentLessons(past []map[string]any, key string) string {
 			parts[n] = s
 			n++
 			size += len(s)
+			one = v
 		}
 	}
 	switch n {
 	case 0:
 		return ""
 	case 1:
+		if _, isText := one.(string); isText {
+			return one
+		}
 		return parts[0]
 	}
 	var b strings.Builder
