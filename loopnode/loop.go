@@ -157,15 +157,20 @@ func lessonsValue(x cognition.Extraction) map[string]any {
 }
 
 func (it iteration) Map() map[string]any {
-	m := map[string]any{
-		"loop_number": it.LoopNumber,
-		"response":    it.Response,
-		"completed":   !it.Cut,
-		"score":       it.Score,
-		"score_found": it.ScoreFound,
-		"duration_ms": float64(it.Duration.Microseconds()) / 1000,
-		"usage":       usageValue(it.Usage),
+	size := 7 // the keys below, and the optional ones present: a map of more than eight is larger
+	for _, present := range [...]bool{len(it.Errors) > 0, it.ScoreSource != "", it.TimedOut, len(it.Warnings) > 0} {
+		if present {
+			size++
+		}
 	}
+	m := make(map[string]any, size)
+	m["loop_number"] = it.LoopNumber
+	m["response"] = it.Response
+	m["completed"] = !it.Cut
+	m["score"] = it.Score
+	m["score_found"] = it.ScoreFound
+	m["duration_ms"] = float64(it.Duration.Microseconds()) / 1000
+	m["usage"] = usageValue(it.Usage)
 	if len(it.Errors) > 0 {
 		es := make([]any, len(it.Errors))
 		for i, e := range it.Errors {

@@ -109,7 +109,7 @@ func (ec *entryContext) vars() map[string]any {
 // single expression; a template that fails falls back as OrKa does; loop_number,
 // score and timestamp are added when the map lacks them.
 func buildEntry(metas []metaTemplate, ec *entryContext) (map[string]any, []string) {
-	entry := make(map[string]any, len(metas)+3)
+	entry := make(map[string]any, entrySize(metas, ec))
 	var vars map[string]any // made for the first template that is not bare
 	var warnings []string
 	for _, m := range metas {
@@ -138,6 +138,22 @@ func buildEntry(metas []metaTemplate, ec *entryContext) (map[string]any, []strin
 		}
 	}
 	return entry, warnings
+}
+
+// entrySize is the number of keys buildEntry puts in an entry: a map made
+// for more than eight keys is a larger structure than one of eight.
+func entrySize(metas []metaTemplate, ec *entryContext) int {
+	n := len(metas) + len(ec.other)
+	for _, k := range [...]string{"loop_number", "score", "timestamp"} {
+		n++
+		for _, m := range metas {
+			if m.key == k {
+				n--
+				break
+			}
+		}
+	}
+	return n
 }
 
 func fallbackValue(key string, ec *entryContext) any {
