@@ -202,7 +202,7 @@ func getLoopNumber(c call) (any, error) {
 }
 
 func loopNumber(d *Data) any {
-	if v, ok := d.payload("loop_number"); ok {
+	if v, ok := d.bound("loop_number"); ok {
 		return v
 	}
 	if isMapping(d.Input) {
@@ -311,7 +311,7 @@ func getPastLoopsMetadata(c call) (any, error) {
 	if _, err := c.args(); err != nil {
 		return nil, err
 	}
-	if v, ok := c.d.payload("past_loops_metadata"); ok {
+	if v, ok := c.d.bound("past_loops_metadata"); ok {
 		return v, nil
 	}
 	if isMapping(c.d.Input) {
@@ -339,7 +339,7 @@ func getScoreThreshold(c call) (any, error) {
 	if _, err := c.args(); err != nil {
 		return nil, err
 	}
-	if v, ok := c.d.payload("score_threshold"); ok {
+	if v, ok := c.d.bound("score_threshold"); ok {
 		return v, nil
 	}
 	return 0.9, nil
@@ -666,7 +666,7 @@ func hasContext(c call) (any, error) {
 			return true, nil
 		}
 	}
-	if mems, ok := c.d.payload("memories"); ok && isList(mems) {
+	if mems, ok := c.d.bound("memories"); ok && isList(mems) {
 		for i := range listLen(mems) {
 			m, _ := listAt(mems, i)
 			if an, ok := mapGet(m, "agent_name"); ok && pyStr(an) == name {
