@@ -216,7 +216,7 @@ type state struct {
 
 	answers    []string          // hashes of normalised answers, for stagnation
 	bests      []float64         // best score after each iteration
-	stablePrev map[string]string // stable_output: last output per agent
+	stablePrev map[string]string // stable_output: last output per agent (nil until one is kept)
 	stableNext map[string]string // ... this iteration's
 	mapped     map[string][]any  // output mappings' value per iteration
 	vars       map[string]any    // loop state variables (vars:/update:); nil before the first update
@@ -258,7 +258,7 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 	in.Budget = in.Budget.ChildAt(checkpointKey(in, n.id), n.budget)
 	task := unwrapInput(in.Value)
 	parent := in.Previous.Map()
-	st := &state{start: time.Now(), input: task, stablePrev: map[string]string{}, stableNext: map[string]string{}}
+	st := &state{start: time.Now(), input: task}
 	loops, err := n.restore(ctx, in, st)
 	if err != nil {
 		return agents.Output{}, err
@@ -604,7 +604,7 @@ func (n *Node) checkAfter(in agents.Input, st *state, loop int, score float64, o
 	env.data = n.condData(in, st, loop, st.last, st.input)
 	var rs []condResult
 	fired, reason, err := n.stop.eval(env, false, &rs)
-	st.stablePrev, st.stableNext = st.stableNext, map[string]string{}
+	st.stablePrev, st.stableNext = st.stableNext, nil
 	return fired, reason, rs, err
 }
 
