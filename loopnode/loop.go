@@ -224,8 +224,8 @@ type state struct {
 	passVars   map[string]any    // the passes' Vars, set in place (see passVars)
 	lastAnswer any               // n.answer(answerOf): loop_result of the next pass
 	answerOf   *agents.Outputs
-	bound      map[string]any    // declared inputs (inputs:) bound at the start
-	lastOK     *agents.Outputs   // return: last_successful: the last pass whose answer agent did not fail
+	bound      map[string]any  // declared inputs (inputs:) bound at the start
+	lastOK     *agents.Outputs // return: last_successful: the last pass whose answer agent did not fail
 	lastOKPass int
 
 	// checkpointing (persist.go)
