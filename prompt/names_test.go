@@ -72,6 +72,12 @@ func TestCheck(t *testing.T) {
 		{"{{ previous_outputs.later }}", scope, []string{"W 1:21 previous_outputs has no \"later\" here: no agent \"later\" can have run before this one (it runs after this agent)"}},
 		{"{{ previous_outputs.later }}", &Scope{}, nil},
 		{"{{ previous_outputs.critic }}{{ get_agent_response('writer') }}", scope, nil},
+		// more questions than nameSet scans for: the rest are answered by its index
+		{"{{ score }}{{ loop_number }}{{ input }}{{ score }}{{ loop_number }}{{ input }}{{ score }}{{ loop_number }}{{ input }}{{ scroe }}{{ score }}" +
+			"{% for i in [1] %}{{ previous_outputs.writer }}{{ previous_outputs.critic }}{{ previous_outputs.writer }}{{ previous_outputs.critic }}" +
+			"{{ previous_outputs.writer }}{{ previous_outputs.critic }}{{ previous_outputs.writer }}{{ previous_outputs.critic }}{{ previous_outputs.critc }}{% endfor %}",
+			scope, []string{"W 1:121 undefined variable \"scroe\" renders empty; did you mean score?",
+				"W 1:410 previous_outputs has no \"critc\" here: no agent \"critc\" can have run before this one; did you mean critic?"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.src, func(t *testing.T) {

@@ -58,6 +58,7 @@ type rewriter struct {
 	compilers *[]interface{ compile() }
 	seen      visited
 	replaced  map[[2]uintptr]nodes.Node // by nodeKey
+	fits      map[[2]reflect.Type]bool  // assignable reports, by (value type, slot type)
 	// inspect, when set, makes the walk read-only: it is called with every
 	// node and control structure the walk reaches (pre-order), and nothing is
 	// replaced or wrapped (see names.go).
@@ -220,7 +221,7 @@ func (w *rewriter) visitT(v reflect.Value, ti *typeInfo) {
 		if v.CanSet() && ti.isNode {
 			n, ok := v.Elem().Interface().(nodes.Node)
 			if ok {
-				if rep := w.replacement(n); rep != nil && reflect.TypeOf(rep).AssignableTo(v.Type()) {
+				if rep := w.replacement(n); rep != nil && w.assignable(reflect.TypeOf(rep), v.Type()) {
 					v.Set(reflect.ValueOf(rep))
 				}
 			}
@@ -267,7 +268,7 @@ func (w *rewriter) visitT(v reflect.Value, ti *typeInfo) {
 			val, vti := e.v, ti.elem
 			if val.Kind() == reflect.Interface && !val.IsNil() && vti.isNode {
 				if n, ok := val.Elem().Interface().(nodes.Node); ok {
-					if rep := w.replacement(n); rep != nil && reflect.TypeOf(rep).AssignableTo(v.Type().Elem()) {
+					if rep := w.replacement(n); rep != nil && w.assignable(reflect.TypeOf(rep), v.Type().Elem()) {
 						v.SetMapIndex(e.k, reflect.ValueOf(rep))
 						val = reflect.ValueOf(rep)
 						vti = typeInfoOf(val.Type())
@@ -277,6 +278,22 @@ func (w *rewriter) visitT(v reflect.Value, ti *typeInfo) {
 			w.visitT(val, vti)
 		}
 	}
+}
+
+// assignable is t.AssignableTo(slot), remembered for the walk: a template
+// replaces the same few node types into the same few interface types many
+// times, and reflect answers each by comparing method sets.
+func (w *rewriter) assignable(t, slot reflect.Type) bool {
+	k := [2]reflect.Type{t, slot}
+	ok, known := w.fits[k]
+	if !known {
+		ok = t.AssignableTo(slot)
+		if w.fits == nil {
+			w.fits = map[[2]reflect.Type]bool{}
+		}
+		w.fits[k] = ok
+	}
+	return ok
 }
 
 // replacement returns the node that takes n's place, or nil to keep n. The same
