@@ -3,6 +3,7 @@ package prompt
 import (
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	controlStructures "github.com/nikolalohinski/gonja/v2/builtins/control_structures"
@@ -60,7 +61,6 @@ type rewriter struct {
 	seen      visited
 	replaced  map[[2]uintptr]nodes.Node // by nodeKey
 	fits      map[[2]reflect.Type]bool  // assignable reports, by (value type, slot type)
-	infos     map[uintptr]*typeInfo     // typeInfoOf, by the type's address, for this walk
 	// inspect, when set, makes the walk read-only: it is called with every
 	// node and control structure the walk reaches (pre-order), and nothing is
 	// replaced or wrapped (see names.go).
@@ -137,7 +137,7 @@ func writable(v reflect.Value) reflect.Value {
 func walkable(t reflect.Type) bool { return typeInfoOf(t).walkable }
 
 // typeInfo is what the walk needs to know of a type, computed once per type
-// (reflect's PkgPath and Implements are slow, and a sync.Map lookup per
+// (reflect's PkgPath and Implements are slow, and a map lookup per
 // value adds up): the infos of a type's parts are linked, so the walk looks a
 // type up only behind interfaces.
 type typeInfo struct {
@@ -155,33 +155,51 @@ type fieldInfo struct {
 	ti *typeInfo
 }
 
+// typeInfos maps a type's address to its complete info. The map is never
+// changed once stored: a new type stores a new map (a few dozen types ever, and
+// the walk looks a type up for every node behind an interface, so the lookup
+// is a plain map read).
 var (
-	typeInfos   sync.Map // reflect.Type → *typeInfo, complete
+	typeInfos   atomic.Pointer[map[uintptr]*typeInfo]
 	typeInfosMu sync.Mutex
 )
 
+// typeKey is the address of t's runtime type, which identifies it.
+func typeKey(t reflect.Type) uintptr { return uintptr((*[2]unsafe.Pointer)(unsafe.Pointer(&t))[1]) }
+
 func typeInfoOf(t reflect.Type) *typeInfo {
-	if ti, ok := typeInfos.Load(t); ok {
-		return ti.(*typeInfo)
+	if m := typeInfos.Load(); m != nil {
+		if ti, ok := (*m)[typeKey(t)]; ok {
+			return ti
+		}
 	}
 	typeInfosMu.Lock()
 	defer typeInfosMu.Unlock()
-	if ti, ok := typeInfos.Load(t); ok {
-		return ti.(*typeInfo)
+	old := map[uintptr]*typeInfo{}
+	if m := typeInfos.Load(); m != nil {
+		old = *m
+	}
+	if ti, ok := old[typeKey(t)]; ok {
+		return ti
 	}
 	building := map[reflect.Type]*typeInfo{}
-	ti := buildTypeInfo(t, building)
-	for t, ti := range building {
-		typeInfos.Store(t, ti)
+	ti := buildTypeInfo(t, old, building)
+	next := make(map[uintptr]*typeInfo, len(old)+len(building))
+	for k, ti := range old {
+		next[k] = ti
 	}
+	for t, ti := range building {
+		next[typeKey(t)] = ti
+	}
+	typeInfos.Store(&next)
 	return ti
 }
 
-// buildTypeInfo computes t's info and those of its parts; building holds the
-// infos under construction (types can be recursive).
-func buildTypeInfo(t reflect.Type, building map[reflect.Type]*typeInfo) *typeInfo {
-	if ti, ok := typeInfos.Load(t); ok {
-		return ti.(*typeInfo)
+// buildTypeInfo computes t's info and those of its parts; done holds the
+// complete infos, building those under construction (types can be recursive).
+func buildTypeInfo(t reflect.Type, done map[uintptr]*typeInfo, building map[reflect.Type]*typeInfo) *typeInfo {
+	if ti, ok := done[typeKey(t)]; ok {
+		return ti
 	}
 	if ti, ok := building[t]; ok {
 		return ti
@@ -193,10 +211,10 @@ func buildTypeInfo(t reflect.Type, building map[reflect.Type]*typeInfo) *typeInf
 	case reflect.Interface:
 		ti.isNode = t.Implements(nodeType)
 	case reflect.Pointer:
-		ti.elem = buildTypeInfo(t.Elem(), building)
+		ti.elem = buildTypeInfo(t.Elem(), done, building)
 		ti.inert = !ti.elem.walkable
 	case reflect.Slice, reflect.Array, reflect.Map:
-		ti.elem = buildTypeInfo(t.Elem(), building)
+		ti.elem = buildTypeInfo(t.Elem(), done, building)
 		ti.inert = ti.elem.inert
 	case reflect.Struct:
 		ti.inert = !ti.walkable
@@ -206,7 +224,7 @@ func buildTypeInfo(t reflect.Type, building map[reflect.Type]*typeInfo) *typeInf
 				if t == setStructTyp && f.Name == "target" {
 					continue // assignment target: evaluated for its place, not its value
 				}
-				if fi := buildTypeInfo(f.Type, building); !fi.inert {
+				if fi := buildTypeInfo(f.Type, done, building); !fi.inert {
 					ti.fields = append(ti.fields, fieldInfo{i, fi})
 				}
 			}
@@ -217,23 +235,7 @@ func buildTypeInfo(t reflect.Type, building map[reflect.Type]*typeInfo) *typeInf
 	return ti
 }
 
-func (w *rewriter) visit(v reflect.Value) { w.visitT(v, w.infoOf(v.Type())) }
-
-// infoOf is typeInfoOf(t), remembered for the walk in a plain map: the few
-// types behind a template's interfaces are looked up thousands of times, and
-// a sync.Map lookup hashes the whole interface value.
-func (w *rewriter) infoOf(t reflect.Type) *typeInfo {
-	k := uintptr((*[2]unsafe.Pointer)(unsafe.Pointer(&t))[1]) // the *rtype
-	if ti, ok := w.infos[k]; ok {
-		return ti
-	}
-	ti := typeInfoOf(t)
-	if w.infos == nil {
-		w.infos = map[uintptr]*typeInfo{}
-	}
-	w.infos[k] = ti
-	return ti
-}
+func (w *rewriter) visit(v reflect.Value) { w.visitT(v, typeInfoOf(v.Type())) }
 
 // set stores rep in the interface slot v when the slot's type admits it,
 // without reflect's conversion for the two slot types of nearly every node.
