@@ -87,7 +87,7 @@ func (t *Template) analyze() *analysis {
 			return
 		}
 		ps := &parseState{src: normalize(t.src)}
-		root := t.frame(Data{}).r.RootNode // the tree as it renders
+		root := t.root // the tree as it renders
 		if root == nil {
 			return
 		}
@@ -240,8 +240,11 @@ func (c *nameCollector) add(k NameKind, name string, at *tokens.Token) {
 }
 
 func (c *nameCollector) visit(x any) {
-	if c.consumed[x] {
-		return
+	switch x.(type) {
+	case *nodes.Name, *nodes.GetAttribute: // the only types call consumes
+		if c.consumed[x] {
+			return
+		}
 	}
 	switch n := x.(type) {
 	case *nodes.Name:
