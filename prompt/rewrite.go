@@ -237,6 +237,19 @@ func buildTypeInfo(t reflect.Type, done map[uintptr]*typeInfo, building map[refl
 
 func (w *rewriter) visit(v reflect.Value) { w.visitT(v, typeInfoOf(v.Type())) }
 
+// node returns the node in the settable interface slot v, read in place for
+// the two slot types of nearly every node.
+func (w *rewriter) node(v reflect.Value) (nodes.Node, bool) {
+	switch v.Type() {
+	case nodeType:
+		return *(*nodes.Node)(unsafe.Pointer(v.UnsafeAddr())), true
+	case exprType:
+		return *(*nodes.Expression)(unsafe.Pointer(v.UnsafeAddr())), true
+	}
+	n, ok := v.Interface().(nodes.Node)
+	return n, ok
+}
+
 // set stores rep in the interface slot v when the slot's type admits it,
 // without reflect's conversion for the two slot types of nearly every node.
 func (w *rewriter) set(v reflect.Value, rep nodes.Node) {
@@ -265,7 +278,7 @@ func (w *rewriter) visitT(v reflect.Value, ti *typeInfo) {
 			return
 		}
 		if v.CanSet() && ti.isNode {
-			if n, ok := v.Interface().(nodes.Node); ok {
+			if n, ok := w.node(v); ok {
 				if rep := w.replacement(n); rep != nil {
 					w.set(v, rep)
 				}
