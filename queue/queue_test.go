@@ -97,7 +97,14 @@ func startWorker(t *testing.T, url string, m agents.ModelSource, conc int) (stop
 	case <-done:
 		t.Fatal("worker stopped before it was ready")
 	}
-	return cancel, done
+	// stop returns once the worker is draining, so what the test does next
+	// (releasing a held pass) happens after the drain began, however the
+	// scheduler orders the worker's goroutine.
+	stop = func() {
+		cancel()
+		require.Eventually(t, w.Draining, 10*time.Second, time.Millisecond, "the worker drains once its context ends")
+	}
+	return stop, done
 }
 
 func client(t *testing.T, url string) *queue.Client {
