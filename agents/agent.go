@@ -69,7 +69,8 @@ type Run struct {
 	// Observe receives every event; nil discards them.
 	Observe event.Observer
 	// Wants, when set, names the event kinds Observe reads: producers may skip
-	// building the others (see [Run.Wanted]). Nil means every kind.
+	// building the others (see [Run.Wanted]). Nil means every kind. It may
+	// also report [WantFailures]: agent.end events of failed steps only.
 	Wants func(kind string) bool
 	// Models, when set, answers LLM calls instead of the configured provider
 	// (the scripted model, or a test fake).

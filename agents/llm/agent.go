@@ -38,6 +38,9 @@ const NotClassified = "not-classified"
 // DefaultConfidence is the confidence field of a reply that does not state one.
 const DefaultConfidence = "0.5"
 
+// defaultConfidence is DefaultConfidence as a field value.
+var defaultConfidence any = DefaultConfidence
+
 // Instructions appended to the rendered prompt, as OrKa does, so that the model
 // knows the expected answer form.
 const (
@@ -108,7 +111,9 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 	if err != nil {
 		return agents.Output{}, fmt.Errorf("render system_prompt: %w", err)
 	}
-	text += a.instruction()
+	if a.Kind != Answer {
+		text += a.instruction()
+	}
 	out := agents.Output{Prompt: in.Run.Scrub(text, a.Secrets()...)}
 
 	model := a.Model
@@ -128,9 +133,10 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 
 	callCtx := ctx
 	if a.Timeout > 0 {
-		var cancel context.CancelFunc
-		callCtx, cancel = context.WithTimeout(ctx, a.Timeout)
-		defer cancel()
+		var dl *lazyDeadline
+		if callCtx, dl = withDeadline(ctx, time.Now().Add(a.Timeout)); dl != nil {
+			defer dl.stop()
+		}
 	}
 	r := a.Retry
 	if r.Logger == nil {
@@ -192,7 +198,11 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 	}
 
 	resp, conf, reasoning := ParseReply(reply.Text)
-	out.Fields = map[string]any{"confidence": conf, "internal_reasoning": reasoning}
+	var confidence any = conf
+	if conf == DefaultConfidence {
+		confidence = defaultConfidence // boxed once, not per call
+	}
+	out.Fields = map[string]any{"confidence": confidence, "internal_reasoning": reasoning}
 	switch a.Kind {
 	case Binary:
 		out.Response = Affirmative(resp)
@@ -315,9 +325,12 @@ var think = regexp.MustCompile(`(?s)<think>(.*?)</think>`)
 // [DefaultConfidence]. Otherwise the response is the trimmed text and the
 // confidence DefaultConfidence (OrKa's value for a reply it could not parse).
 func ParseReply(text string) (response, confidence, reasoning string) {
-	if m := think.FindStringSubmatch(text); m != nil {
-		reasoning = strings.TrimSpace(m[1])
-		text = think.ReplaceAllString(text, "")
+	// Most replies have no <think>: skip the regexp for them.
+	if strings.Contains(text, "<think>") {
+		if m := think.FindStringSubmatch(text); m != nil {
+			reasoning = strings.TrimSpace(m[1])
+			text = think.ReplaceAllString(text, "")
+		}
 	}
 	text = strings.TrimSpace(text)
 	if env, ok := envelope(text); ok {
@@ -337,7 +350,9 @@ func ParseReply(text string) (response, confidence, reasoning string) {
 var fence = regexp.MustCompile("(?s)```(?:json|JSON)?\\s*(\\{.*?\\})\\s*```")
 
 func envelope(text string) (map[string]any, bool) {
-	if len(text) > 1<<20 || !strings.Contains(text, "response") {
+	// Every candidate is a JSON object: no '{', no envelope (a cheaper test
+	// than the search for "response", which most replies would make in full).
+	if len(text) > 1<<20 || strings.IndexByte(text, '{') < 0 || !strings.Contains(text, "response") {
 		return nil, false
 	}
 	cands := []string{text}

@@ -170,7 +170,8 @@ func (b *Budget) Exceeded() bool {
 }
 
 // Reservation is the worst case of one model call, booked in its scopes until
-// the call is settled.
+// the call is settled. It is a value (reserving allocates nothing); settle it
+// through one copy.
 type Reservation struct {
 	b       *Budget
 	model   string
@@ -184,9 +185,9 @@ type Reservation struct {
 // or cost at model's price), and with [ErrNoPrice] when a scope limits cost and
 // model has no price. An empty model is free (scripted replies). Settle the
 // reservation once the call is over, whether it succeeded or not.
-func (b *Budget) Reserve(model string, worst Usage) (*Reservation, error) {
+func (b *Budget) Reserve(model string, worst Usage) (Reservation, error) {
 	if b == nil {
-		return &Reservation{model: model, worst: worst}, nil
+		return Reservation{model: model, worst: worst}, nil
 	}
 	cost, priced := b.tree.cost(model, worst)
 	worst.Cost = cost
@@ -195,17 +196,17 @@ func (b *Budget) Reserve(model string, worst Usage) (*Reservation, error) {
 	for s := b; s != nil; s = s.parent {
 		l := s.limit
 		if l.MaxCost > 0 && !priced {
-			return nil, fmt.Errorf("%w: %s limits cost (max_cost %s), and model %q has no price; add it to pricing: on the orchestrator ({prompt, completion} per 1k tokens)",
+			return Reservation{}, fmt.Errorf("%w: %s limits cost (max_cost %s), and model %q has no price; add it to pricing: on the orchestrator ({prompt, completion} per 1k tokens)",
 				ErrNoPrice, l.name(), money(l.MaxCost), model)
 		}
 		if l.MaxTokens > 0 && s.spent.Total()+s.reserved.Total()+worst.Total() > l.MaxTokens {
 			markExceeded(b)
-			return nil, fmt.Errorf("%w: %s allows %d tokens, %d are spent and %d reserved, and this call may use %d (%d prompt, estimated, + %d completion)",
+			return Reservation{}, fmt.Errorf("%w: %s allows %d tokens, %d are spent and %d reserved, and this call may use %d (%d prompt, estimated, + %d completion)",
 				ErrBudgetExceeded, l.name(), l.MaxTokens, s.spent.Total(), s.reserved.Total(), worst.Total(), worst.PromptTokens, worst.CompletionTokens)
 		}
 		if l.MaxCost > 0 && over(s.spent.Cost+s.reserved.Cost+worst.Cost, l.MaxCost) {
 			markExceeded(b)
-			return nil, fmt.Errorf("%w: %s allows %s, %s is spent and %s reserved, and this call of %s may cost %s",
+			return Reservation{}, fmt.Errorf("%w: %s allows %s, %s is spent and %s reserved, and this call of %s may cost %s",
 				ErrBudgetExceeded, l.name(), money(l.MaxCost), money(s.spent.Cost), money(s.reserved.Cost), model, money(worst.Cost))
 		}
 	}
@@ -218,9 +219,9 @@ func (b *Budget) Reserve(model string, worst Usage) (*Reservation, error) {
 		for s := b; s != nil; s = s.parent {
 			s.reserved = s.reserved.sub(worst)
 		}
-		return nil, err
+		return Reservation{}, err
 	}
-	return &Reservation{b: b, model: model, worst: worst}, nil
+	return Reservation{b: b, model: model, worst: worst}, nil
 }
 
 // markExceeded marks s, the scope a refused call ran in, and every enclosing
