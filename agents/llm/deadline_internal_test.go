@@ -42,7 +42,7 @@ func TestLazyDeadlineBehavesAsContextWithDeadline(t *testing.T) {
 					ref, refStop := context.WithDeadline(refParent, d)
 					lzParent, lzCancel := context.WithCancelCause(context.WithValue(context.Background(), ctxKey{}, "v"))
 					lz, dl := withDeadline(lzParent, d)
-				lzStop := dl.stop
+					lzStop := dl.stop
 					defer refStop()
 					defer lzStop()
 					defer refCancel(nil)
