@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/secrets"
 	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/memory"
 )
@@ -93,7 +95,8 @@ type Run struct {
 	// call (the OpenTelemetry spans are built from them).
 	ModelCalls bool
 
-	locals sync.Map
+	locals  sync.Map
+	secrets atomic.Pointer[secrets.Set] // what Scrub replaces; nil: none yet
 }
 
 // Local returns the run's value for key, creating it with init on first use. It

@@ -114,16 +114,18 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 	if a.Kind != Answer {
 		text += a.instruction()
 	}
-	out := agents.Output{Prompt: in.Run.Scrub(text, a.Secrets()...)}
+	own := a.Secrets()
+	out := agents.Output{Prompt: in.Run.Scrub(text, own...)}
 
-	model := a.Model
+	model, isOwn := a.Model, true
 	if a.perRun != nil {
-		model = a.perRun.model(in.Run)
+		model, isOwn = a.perRun.model(in.Run), false
 	}
 	if a.UseRunModels && in.Run != nil && in.Run.Models != nil {
 		if model, err = in.Run.Models.ModelFor(a.ID); err != nil {
 			return out, err
 		}
+		isOwn = false
 	}
 	if model == nil {
 		return out, errors.New("agent has no model")
@@ -143,7 +145,13 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 		r.Logger = slog.Default()
 	}
 	if s, ok := model.(interface{ Secrets() []secrets.Secret }); ok {
-		r.Secrets = append(append([]secrets.Secret(nil), r.Secrets...), s.Secrets()...)
+		keys := own // the agent's own model: its keys are known
+		if !isOwn {
+			keys = s.Secrets()
+		}
+		if len(keys) > 0 {
+			r.Secrets = append(append([]secrets.Secret(nil), r.Secrets...), keys...)
+		}
 	}
 	priceAs := a.pricedModel()
 	worst := req.WorstCase()

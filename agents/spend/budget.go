@@ -88,14 +88,15 @@ type foldedPrice struct {
 	ok    bool
 }
 
-// cost is pricing.Cost; a model name not in the table as written is looked
-// up case-insensitively (a scan of the table) once per run, not per call.
-func (t *budgetTree) cost(model string, u Usage) (float64, bool) {
+// price is pricing.Price, with an empty model free (scripted replies); a
+// model name not in the table as written is looked up case-insensitively (a
+// scan of the table) once per run, not per call.
+func (t *budgetTree) price(model string) (Price, bool) {
 	if model == "" {
-		return 0, true
+		return Price{}, true
 	}
 	if pr, ok := t.pricing[model]; ok {
-		return pr.Cost(u), true
+		return pr, true
 	}
 	t.foldMu.Lock()
 	f, seen := t.folded[model]
@@ -107,10 +108,7 @@ func (t *budgetTree) cost(model string, u Usage) (float64, bool) {
 		t.folded[model] = f
 	}
 	t.foldMu.Unlock()
-	if !f.ok {
-		return 0, false
-	}
-	return f.price.Cost(u), true
+	return f.price, f.ok
 }
 
 // NewBudget returns the root scope of a run, limited by l (a zero Limit
@@ -175,6 +173,7 @@ func (b *Budget) Exceeded() bool {
 type Reservation struct {
 	b       *Budget
 	model   string
+	price   Price // model's price (zero when it has none)
 	worst   Usage
 	settled bool
 }
@@ -189,8 +188,8 @@ func (b *Budget) Reserve(model string, worst Usage) (Reservation, error) {
 	if b == nil {
 		return Reservation{model: model, worst: worst}, nil
 	}
-	cost, priced := b.tree.cost(model, worst)
-	worst.Cost = cost
+	price, priced := b.tree.price(model)
+	worst.Cost = price.Cost(worst)
 	b.tree.mu.Lock()
 	defer b.tree.mu.Unlock()
 	for s := b; s != nil; s = s.parent {
@@ -221,7 +220,7 @@ func (b *Budget) Reserve(model string, worst Usage) (Reservation, error) {
 		}
 		return Reservation{}, err
 	}
-	return Reservation{b: b, model: model, worst: worst}, nil
+	return Reservation{b: b, model: model, price: price, worst: worst}, nil
 }
 
 // markExceeded marks s, the scope a refused call ran in, and every enclosing
@@ -252,7 +251,7 @@ func (r *Reservation) Settle(actual Usage) Usage {
 		actual.Cost = 0
 		return actual
 	}
-	actual.Cost, _ = r.b.tree.cost(r.model, actual)
+	actual.Cost = r.price.Cost(actual)
 	r.b.tree.mu.Lock()
 	defer r.b.tree.mu.Unlock()
 	if r.settled {
