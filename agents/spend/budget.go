@@ -78,19 +78,12 @@ type budgetTree struct {
 	pricing Pricing
 	journal Journal // nil: nothing outlives the run
 
-	foldMu sync.Mutex
-	folded map[string]foldedPrice // model name → what pricing.Price found for it
-}
-
-// foldedPrice is a memoised case-insensitive price lookup.
-type foldedPrice struct {
-	price Price
-	ok    bool
+	folds *folds // pricing's case-insensitive lookups, made on the first
 }
 
 // price is pricing.Price, with an empty model free (scripted replies); a
-// model name not in the table as written is looked up case-insensitively (a
-// scan of the table) once per run, not per call.
+// model name not in the table as written is looked up case-insensitively
+// once per table (see [foldsOf]), not per call or per run.
 func (t *budgetTree) price(model string) (Price, bool) {
 	if model == "" {
 		return Price{}, true
@@ -98,17 +91,13 @@ func (t *budgetTree) price(model string) (Price, bool) {
 	if pr, ok := t.pricing[model]; ok {
 		return pr, true
 	}
-	t.foldMu.Lock()
-	f, seen := t.folded[model]
-	if !seen {
-		f.price, f.ok = t.pricing.Price(model)
-		if t.folded == nil {
-			t.folded = map[string]foldedPrice{}
-		}
-		t.folded[model] = f
+	t.mu.Lock()
+	if t.folds == nil {
+		t.folds = foldsOf(t.pricing)
 	}
-	t.foldMu.Unlock()
-	return f.price, f.ok
+	f := t.folds
+	t.mu.Unlock()
+	return f.price(model)
 }
 
 // NewBudget returns the root scope of a run, limited by l (a zero Limit
