@@ -136,7 +136,8 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 	callCtx := ctx
 	if a.Timeout > 0 {
 		var dl *lazyDeadline
-		if callCtx, dl = withDeadline(ctx, time.Now().Add(a.Timeout)); dl != nil {
+		now := time.Now()
+		if callCtx, dl = withDeadline(ctx, now, now.Add(a.Timeout)); dl != nil {
 			defer dl.stop()
 		}
 	}
@@ -167,12 +168,16 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 			ds = newDeltas(in, a.ID, attempt, r.Secrets)
 			call.OnDelta = ds.write
 		}
-		began := time.Now()
+		reported := in.Run != nil && in.Run.ModelCalls
+		var began time.Time
+		if reported {
+			began = time.Now()
+		}
 		rep, err := model.Generate(ctx, call)
 		if ds != nil {
 			ds.close()
 		}
-		if in.Run != nil && in.Run.ModelCalls {
+		if reported {
 			a.reportCall(in, model, call, attempt, time.Since(began), rep, err, r.Secrets)
 		}
 		counted := rep.Usage

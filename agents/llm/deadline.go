@@ -22,12 +22,15 @@ import (
 // *lazyDeadline (context.WithDeadline also keeps parent's deadline; there is
 // nothing to release). Otherwise the caller calls stop on the second result
 // when done, as it would the CancelFunc.
-func withDeadline(parent context.Context, d time.Time) (context.Context, *lazyDeadline) {
+//
+// now is the time the caller read when it computed d (so the clock is not
+// read again here).
+func withDeadline(parent context.Context, now, d time.Time) (context.Context, *lazyDeadline) {
 	if cur, ok := parent.Deadline(); ok && !cur.After(d) {
 		return parent, nil
 	}
 	c := &lazyDeadline{parent: parent, deadline: d}
-	if c.passed() { // ended already: as eager as context.WithDeadline
+	if !d.After(now) || parent.Err() != nil { // ended already: as eager as context.WithDeadline
 		c.materialize()
 	}
 	return c, c

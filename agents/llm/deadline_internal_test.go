@@ -41,7 +41,7 @@ func TestLazyDeadlineBehavesAsContextWithDeadline(t *testing.T) {
 					refParent, refCancel := context.WithCancelCause(context.WithValue(context.Background(), ctxKey{}, "v"))
 					ref, refStop := context.WithDeadline(refParent, d)
 					lzParent, lzCancel := context.WithCancelCause(context.WithValue(context.Background(), ctxKey{}, "v"))
-					lz, dl := withDeadline(lzParent, d)
+					lz, dl := withDeadline(lzParent, time.Now(), d)
 					lzStop := dl.stop
 					defer refStop()
 					defer lzStop()
@@ -87,7 +87,7 @@ func closed(ch <-chan struct{}) bool {
 // TestLazyDeadlineEndsAtItsDeadline: a waiter on Done is released by the
 // deadline, with DeadlineExceeded.
 func TestLazyDeadlineEndsAtItsDeadline(t *testing.T) {
-	ctx, dl := withDeadline(context.Background(), time.Now().Add(5*time.Millisecond))
+	ctx, dl := withDeadline(context.Background(), time.Now(), time.Now().Add(5*time.Millisecond))
 	defer dl.stop()
 	<-ctx.Done()
 	assert.ErrorIs(t, ctx.Err(), context.DeadlineExceeded)
@@ -99,7 +99,7 @@ func TestLazyDeadlineEndsAtItsDeadline(t *testing.T) {
 func TestLazyDeadlineKeepsAnEarlierParentDeadline(t *testing.T) {
 	parent, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	ctx, dl := withDeadline(parent, time.Now().Add(time.Hour))
+	ctx, dl := withDeadline(parent, time.Now(), time.Now().Add(time.Hour))
 	assert.Equal(t, parent, ctx)
 	assert.Nil(t, dl)
 }
@@ -107,7 +107,7 @@ func TestLazyDeadlineKeepsAnEarlierParentDeadline(t *testing.T) {
 // TestLazyDeadlineDerivedContexts: a context derived from it (as an HTTP
 // client derives one) ends when it is stopped.
 func TestLazyDeadlineDerivedContexts(t *testing.T) {
-	ctx, dl := withDeadline(context.Background(), time.Now().Add(time.Hour))
+	ctx, dl := withDeadline(context.Background(), time.Now(), time.Now().Add(time.Hour))
 	child, cancel := context.WithCancel(ctx)
 	defer cancel()
 	require.NoError(t, child.Err())
@@ -119,7 +119,7 @@ func TestLazyDeadlineDerivedContexts(t *testing.T) {
 // TestLazyDeadlineConcurrentUse: Done, Err and Value from several goroutines
 // while it is stopped (run under -race).
 func TestLazyDeadlineConcurrentUse(t *testing.T) {
-	ctx, dl := withDeadline(context.Background(), time.Now().Add(time.Hour))
+	ctx, dl := withDeadline(context.Background(), time.Now(), time.Now().Add(time.Hour))
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Go(func() {
@@ -134,4 +134,21 @@ func TestLazyDeadlineConcurrentUse(t *testing.T) {
 	wg.Wait()
 	<-ctx.Done()
 	assert.ErrorIs(t, ctx.Err(), context.Canceled)
+}
+
+// TestLazyDeadlineOfAnEndedParent: made on a parent that has ended, it has
+// ended with the parent's error and cause, as context.WithDeadline's has.
+func TestLazyDeadlineOfAnEndedParent(t *testing.T) {
+	cause := errors.New("parent gave up")
+	parent, cancel := context.WithCancelCause(context.Background())
+	cancel(cause)
+	d := time.Now().Add(time.Hour)
+	ref, refStop := context.WithDeadline(parent, d)
+	lz, dl := withDeadline(parent, time.Now(), d)
+	assert.Equal(t, context.Cause(ref), context.Cause(lz))
+	assert.Equal(t, ref.Err(), lz.Err())
+	refStop()
+	dl.stop()
+	assert.Equal(t, context.Cause(ref), context.Cause(lz))
+	assert.True(t, closed(lz.Done()))
 }
