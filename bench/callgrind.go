@@ -37,7 +37,9 @@ type cgWorkload struct {
 // cgWorkloads are the workloads -callgrind measures, by name.
 func cgWorkloads() []cgWorkload {
 	const loops = 10
-	loopRun := func(src []byte, name, loopID string) func() (func() (int, error), error) {
+	// wfRun runs a workflow; one run is units units, and check asks for
+	// loops iterations of loopID ("" for a workflow without loops).
+	wfRun := func(src []byte, name string, units int, loopID string, loops int) func() (func() (int, error), error) {
 		return func() (func() (int, error), error) {
 			wf, err := parse(src, name)
 			if err != nil {
@@ -46,9 +48,12 @@ func cgWorkloads() []cgWorkload {
 			m := newModels(0)
 			return func() (int, error) {
 				res, err := wf.Run(ctx, task, cogloop.WithModels(m))
-				return loops, check(res, err, loopID, loops)
+				return units, check(res, err, loopID, loops)
 			}, nil
 		}
+	}
+	loopRun := func(src []byte, name, loopID string) func() (func() (int, error), error) {
+		return wfRun(src, name, loops, loopID, loops)
 	}
 	einoRun := func(build func(agents.ModelSource, int) (compose.Runnable[string, string], error)) func() (func() (int, error), error) {
 		return func() (func() (int, error), error) {
@@ -61,17 +66,7 @@ func cgWorkloads() []cgWorkload {
 	}
 	// seqRun runs a workflow without loops; one run is units units.
 	seqRun := func(src []byte, name string, units int) func() (func() (int, error), error) {
-		return func() (func() (int, error), error) {
-			wf, err := parse(src, name)
-			if err != nil {
-				return nil, err
-			}
-			m := newModels(0)
-			return func() (int, error) {
-				res, err := wf.Run(ctx, task, cogloop.WithModels(m))
-				return units, check(res, err, "", 0)
-			}, nil
-		}
+		return wfRun(src, name, units, "", 0)
 	}
 	return []cgWorkload{
 		{"step", seqRun(sequentialWorkflow(modelSpec{}), "steps.yaml", 3)},

@@ -72,20 +72,14 @@ func (rep *report) note(format string, args ...any) {
 func (rep *report) printTable(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "scenario\tmetric\tmedian\tmin\tmax\tunit\ttarget\tmet\t")
-	group := ""
-	for _, r := range rep.rows {
-		g := r.group
-		if g == group {
-			g = ""
-		}
-		group = r.group
+	rep.eachRow(func(g string, r *row) {
 		if r.skipped != "" {
 			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t%s\t%s\tskipped: %s\t\n", g, r.name, r.unit, r.target, r.skipped)
-			continue
+			return
 		}
 		s := r.summary()
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", g, r.name, r.format(s.median), r.format(s.min), r.format(s.max), r.unit, r.target, r.met())
-	}
+	})
 	tw.Flush()
 }
 
@@ -117,20 +111,14 @@ func (rep *report) markdown() string {
 	fmt.Fprintf(&b, "- the machine is shared (other jobs may run beside the suite): read min as the best case and max as the noise\n\n")
 	b.WriteString("| scenario | metric | median | min | max | unit | target | met |\n")
 	b.WriteString("| --- | --- | ---: | ---: | ---: | --- | --- | --- |\n")
-	group := ""
-	for _, r := range rep.rows {
-		g := r.group
-		if g == group {
-			g = ""
-		}
-		group = r.group
+	rep.eachRow(func(g string, r *row) {
 		if r.skipped != "" {
 			fmt.Fprintf(&b, "| %s | %s | – | – | – | %s | %s | skipped: %s |\n", g, r.name, r.unit, r.target, r.skipped)
-			continue
+			return
 		}
 		s := r.summary()
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", g, r.name, r.format(s.median), r.format(s.min), r.format(s.max), r.unit, r.target, r.met())
-	}
+	})
 	if len(rep.notes) > 0 {
 		b.WriteString("\n## What each scenario does\n\n")
 		for _, n := range rep.notes {
@@ -202,4 +190,18 @@ func sourceState() string {
 		return state
 	}
 	return state + ", with uncommitted changes in " + strings.Join(list, ", ")
+}
+
+// eachRow calls f with every row in order and its group's name, given only on
+// the group's first row.
+func (rep *report) eachRow(f func(group string, r *row)) {
+	group := ""
+	for _, r := range rep.rows {
+		g := r.group
+		if g == group {
+			g = ""
+		}
+		group = r.group
+		f(g, r)
+	}
 }

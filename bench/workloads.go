@@ -290,25 +290,23 @@ Answer {{ get_input() }} from perspective %s.
 
 // twoNodeLoop: each iteration one model call, then the loop parses the score.
 func twoNodeLoop(maxLoops int) []byte {
-	return []byte(fmt.Sprintf(`orchestrator: {id: two_node, agents: [loop]}
-agents:
-  - id: loop
-    type: loop
-    max_loops: %d
-    score_threshold: 0.99
-    score_extraction_pattern: %q
-    cognitive_extraction: {enabled: false}
-    past_loops_metadata: {score: "{{ score }}"}
-    internal_workflow:
-      orchestrator: {id: inner, agents: [answer]}
-      agents:
-%s`, maxLoops, scorePattern, agentDef("answer", twoNodePrompt, modelSpec{}, 8)))
+	return scoredLoop("two_node", maxLoops, "[answer]", agentDef("answer", twoNodePrompt, modelSpec{}, 8))
 }
 
 // forkJoinLoop: each iteration a fork of two model calls and a join, then the
 // loop parses the score (four nodes: fork, a, b, join).
 func forkJoinLoop(maxLoops int) []byte {
-	return []byte(fmt.Sprintf(`orchestrator: {id: fork_join, agents: [loop]}
+	return scoredLoop("fork_join", maxLoops, "[f, j]", `        - {id: f, type: fork, mode: parallel, targets: [[a], [b]]}
+        - {id: j, type: join, group: f}
+`+agentDef("a", fmt.Sprintf(branchPrompt, "a", "A"), modelSpec{}, 8)+
+		agentDef("b", fmt.Sprintf(branchPrompt, "b", "B"), modelSpec{}, 8))
+}
+
+// scoredLoop is a workflow of one loop (id loop) of maxLoops passes that parses
+// the score and extracts no lessons; its inner workflow runs the agents listed
+// in queue, defined by defs (indented by 8).
+func scoredLoop(id string, maxLoops int, queue, defs string) []byte {
+	return []byte(fmt.Sprintf(`orchestrator: {id: %s, agents: [loop]}
 agents:
   - id: loop
     type: loop
@@ -318,13 +316,9 @@ agents:
     cognitive_extraction: {enabled: false}
     past_loops_metadata: {score: "{{ score }}"}
     internal_workflow:
-      orchestrator: {id: inner, agents: [f, j]}
+      orchestrator: {id: inner, agents: %s}
       agents:
-        - {id: f, type: fork, mode: parallel, targets: [[a], [b]]}
-        - {id: j, type: join, group: f}
-%s%s`, maxLoops, scorePattern,
-		agentDef("a", fmt.Sprintf(branchPrompt, "a", "A"), modelSpec{}, 8),
-		agentDef("b", fmt.Sprintf(branchPrompt, "b", "B"), modelSpec{}, 8)))
+%s`, id, maxLoops, scorePattern, queue, defs))
 }
 
 // bigWorkflow generates a workflow of n agents for `cogloop validate`: LLM

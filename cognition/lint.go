@@ -11,8 +11,8 @@ import (
 // a number.
 func (p *Pattern) Lint(number bool) []error {
 	var out []error
-	if at, q, ok := NestedQuantifier(p.expr); ok {
-		out = append(out, fmt.Errorf("pattern %q has a repeated group that can match the same text in many ways, %q at character %d: it can backtrack for the whole regex budget on model output; rewrite it without the nested repetition", p.expr, q, at+1))
+	if n := p.nested; n.found {
+		out = append(out, fmt.Errorf("pattern %q has a repeated group that can match the same text in many ways, %q at character %d: it can backtrack for the whole regex budget on model output; rewrite it without the nested repetition", p.expr, n.group, n.at+1))
 	}
 	if number && p.group == 0 && !canBeNumber(p) {
 		out = append(out, fmt.Errorf("pattern %q has no capturing group and its whole match (which must contain %s) cannot be read as a number, so it never yields a score; put the number in a group, as in SCORE:\\s*([0-9.]+)", p.expr, quoteAll(p.pre.lits)))

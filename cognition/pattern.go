@@ -120,6 +120,14 @@ type Pattern struct {
 	group    int // regexp2 group number of Python's group 1; 0 when there is none
 	opts     PatternOptions
 	limits   Limits
+	nested   nestedQuantifier // NestedQuantifier(expr), for Lint
+}
+
+// nestedQuantifier is what [NestedQuantifier] found in a pattern.
+type nestedQuantifier struct {
+	at    int
+	group string
+	found bool
 }
 
 // maxAnchoredAttempts bounds the failed anchored attempts of one search; after
@@ -136,7 +144,7 @@ func Compile(expr string) (*Pattern, error) {
 // CompileOptions compiles expr with the given flags and limits. The error is a
 // *[PatternError] that names the expression and says why it does not compile.
 func CompileOptions(expr string, o PatternOptions) (*Pattern, error) {
-	return compile(expr, o, true)
+	return cachedCompile(expr, o)
 }
 
 // compile is CompileOptions; without analysis the pattern has no prefilter and
@@ -161,6 +169,7 @@ func compile(expr string, o PatternOptions, analysis bool) (p *Pattern, err erro
 	}
 	o.Limits = o.Limits.WithDefaults()
 	p = &Pattern{expr: expr, re: re, opts: o, limits: o.Limits}
+	p.nested.at, p.nested.group, p.nested.found = NestedQuantifier(expr)
 	re.MatchTimeout = p.limits.MatchTimeout
 	if len(re.GetGroupNumbers()) > 1 {
 		p.group = 1

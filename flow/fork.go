@@ -3,6 +3,7 @@ package flow
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -37,6 +38,9 @@ type Fork struct {
 	ids      [][]string // branch agent ids, per branch
 	idValues [][]any    // the same as values, for event data (shared, read-only)
 	flat     []string   // every branch agent id, declaration order
+	flatVals []any      // flat as values, copied into each output
+	idVal    any        // id and mode boxed once, for the output's fields
+	modeVal  any
 	mode     string
 	limit    int
 	failFast bool
@@ -58,6 +62,7 @@ func NewFork(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		c.Errorf("mode", "mode must be %s or %s, not %q", ModeParallel, ModeSequential, f.mode)
 		f.mode = ModeParallel
 	}
+	f.idVal, f.modeVal = f.id, f.mode
 	f.limit = c.Int("max_concurrency", 0, 0, 1<<20)
 	if f.limit > 0 && f.mode == ModeSequential {
 		c.Warnf("max_concurrency", "max_concurrency applies to mode %s only; sequential branches run one at a time", ModeParallel)
@@ -113,6 +118,7 @@ func NewFork(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		}
 		f.idValues = append(f.idValues, values)
 		f.flat = append(f.flat, branchIDs...)
+		f.flatVals = append(f.flatVals, values...)
 	}
 	return f, nil
 }
@@ -298,6 +304,9 @@ func (f *Fork) branchData(i int) map[string]any {
 	return map[string]any{"fork": f.id, "branch": i + 1, "agents": f.idValues[i]}
 }
 
+// statusForked is the fork's status field, boxed once.
+var statusForked any = "forked"
+
 // output assembles the fork's output from the branch results, in declaration order.
 func (f *Fork) output(res []agents.Output) agents.Output {
 	kids := make([]*agents.Outputs, len(res))
@@ -307,13 +316,9 @@ func (f *Fork) output(res []agents.Output) agents.Output {
 		usage = usage.Add(r.Usage)
 	}
 	children := (*agents.Outputs)(nil).WithAll(kids...)
-	flat := make([]any, len(f.flat))
-	for i, id := range f.flat {
-		flat[i] = id
-	}
 	return agents.Output{
-		Response: flat,
-		Fields:   map[string]any{"status": "forked", "fork_group": f.id, "agents": append([]any(nil), flat...), "mode": f.mode},
+		Response: slices.Clone(f.flatVals),
+		Fields:   map[string]any{"status": statusForked, "fork_group": f.idVal, "agents": slices.Clone(f.flatVals), "mode": f.modeVal},
 		Usage:    usage,
 		Children: children,
 	}

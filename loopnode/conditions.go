@@ -613,6 +613,9 @@ func (c *condition) stable(env *condEnv) (bool, string) {
 	}
 	cur := stableText(o)
 	prev, had := env.st.stablePrev[c.agent]
+	if env.st.stableNext == nil {
+		env.st.stableNext = map[string]string{}
+	}
 	env.st.stableNext[c.agent] = cur
 	if !had {
 		return false, "first output"

@@ -190,27 +190,68 @@ func (n *Node) nextInput(cur any, st *state) (any, error) {
 // outside the loop and loop_start_time, with every per-pass name present)
 // with this pass's values set.
 func (n *Node) iterationVars(in agents.Input, st *state, loop int, task any, parent map[string]any) map[string]any {
+	vars := maps.Clone(n.varsBase(in, st))
+	n.setPassValues(vars, st, loop, task, parent, false)
+	return vars
+}
+
+// passVars are iterationVars for the pass itself (its Input.Vars). They are
+// one map per run, set in place from pass to pass: nothing holds a pass's
+// Vars once the pass has returned (agents copy them before they add a name,
+// fork branches end with the fork, and no agent keeps its Input), so the copy
+// of the base is made once and not on every pass.
+func (n *Node) passVars(in agents.Input, st *state, loop int, task any, parent map[string]any) map[string]any {
+	if st.passVars == nil {
+		st.passVars = n.iterationVars(in, st, loop, task, parent)
+		return st.passVars
+	}
+	n.setPassValues(st.passVars, st, loop, task, parent, true)
+	return st.passVars
+}
+
+// varsBase is what iterationVars copies: the variables from outside the loop,
+// every per-pass name present (so the copies never grow) and loop_start_time.
+func (n *Node) varsBase(in agents.Input, st *state) map[string]any {
+	if st.varsBase != nil {
+		return st.varsBase
+	}
 	names := n.loopVarNames()
-	if st.varsBase == nil {
-		base := make(map[string]any, len(in.Vars)+len(names)*len(names[0])+1+len(n.vars)+len(n.declared)+len(n.inputs))
-		for k, v := range in.Vars {
-			base[k] = v
+	base := make(map[string]any, len(in.Vars)+len(names)*len(names[0])+1+len(n.vars)+len(n.declared)+len(n.inputs))
+	for k, v := range in.Vars {
+		base[k] = v
+	}
+	for i := range names {
+		for _, name := range names[i] {
+			base[name] = nil
 		}
-		// The names set on every pass are present, so the copies never grow.
-		for i := range names {
-			for _, name := range names[i] {
-				base[name] = nil
+	}
+	start := st.start.Format(time.RFC3339Nano)
+	for _, name := range names[startTimeVar] {
+		base[name] = start
+	}
+	st.varsBase = base
+	return base
+}
+
+// setPassValues sets pass loop's values in vars, a copy of the base (reused:
+// the map of an earlier pass, whose input mapping targets go back to the
+// base first, so the result is the same as on a fresh copy).
+func (n *Node) setPassValues(vars map[string]any, st *state, loop int, task any, parent map[string]any, reused bool) {
+	if reused {
+		for _, m := range n.inputs {
+			if v, ok := st.varsBase[m.target]; ok {
+				vars[m.target] = v
+			} else {
+				delete(vars, m.target)
 			}
 		}
-		start := st.start.Format(time.RFC3339Nano)
-		for _, name := range names[startTimeVar] {
-			base[name] = start
-		}
-		st.varsBase = base
 	}
-	vars := maps.Clone(st.varsBase)
+	names := n.loopVarNames()
 	var result any = ""
-	if st.last != nil {
+	switch {
+	case st.last != nil && st.last == st.answerOf:
+		result = st.lastAnswer
+	case st.last != nil:
 		result = n.answer(st.last)
 	}
 	values := [startTimeVar]any{loop - 1, loop, result}
@@ -243,7 +284,6 @@ func (n *Node) iterationVars(in agents.Input, st *state, loop int, task any, par
 			vars[m.target] = v
 		}
 	}
-	return vars
 }
 
 // loopVarNames are Loom's loop variables; the values of iterationVars are in

@@ -157,15 +157,20 @@ func lessonsValue(x cognition.Extraction) map[string]any {
 }
 
 func (it iteration) Map() map[string]any {
-	m := map[string]any{
-		"loop_number": it.LoopNumber,
-		"response":    it.Response,
-		"completed":   !it.Cut,
-		"score":       it.Score,
-		"score_found": it.ScoreFound,
-		"duration_ms": float64(it.Duration.Microseconds()) / 1000,
-		"usage":       usageValue(it.Usage),
+	size := 7 // the keys below, and the optional ones present: a map of more than eight is larger
+	for _, present := range [...]bool{len(it.Errors) > 0, it.ScoreSource != "", it.TimedOut, len(it.Warnings) > 0} {
+		if present {
+			size++
+		}
 	}
+	m := make(map[string]any, size)
+	m["loop_number"] = it.LoopNumber
+	m["response"] = it.Response
+	m["completed"] = !it.Cut
+	m["score"] = it.Score
+	m["score_found"] = it.ScoreFound
+	m["duration_ms"] = float64(it.Duration.Microseconds()) / 1000
+	m["usage"] = usageValue(it.Usage)
 	if len(it.Errors) > 0 {
 		es := make([]any, len(it.Errors))
 		for i, e := range it.Errors {
@@ -211,13 +216,16 @@ type state struct {
 
 	answers    []string          // hashes of normalised answers, for stagnation
 	bests      []float64         // best score after each iteration
-	stablePrev map[string]string // stable_output: last output per agent
+	stablePrev map[string]string // stable_output: last output per agent (nil until one is kept)
 	stableNext map[string]string // ... this iteration's
 	mapped     map[string][]any  // output mappings' value per iteration
 	vars       map[string]any    // loop state variables (vars:/update:); nil before the first update
-	varsBase   map[string]any    // what iterationVars copies on every pass
-	bound      map[string]any    // declared inputs (inputs:) bound at the start
-	lastOK     *agents.Outputs   // return: last_successful: the last pass whose answer agent did not fail
+	varsBase   map[string]any    // what iterationVars copies
+	passVars   map[string]any    // the passes' Vars, set in place (see passVars)
+	lastAnswer any               // n.answer(answerOf): loop_result of the next pass
+	answerOf   *agents.Outputs
+	bound      map[string]any  // declared inputs (inputs:) bound at the start
+	lastOK     *agents.Outputs // return: last_successful: the last pass whose answer agent did not fail
 	lastOKPass int
 
 	// checkpointing (persist.go)
@@ -250,7 +258,7 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 	in.Budget = in.Budget.ChildAt(checkpointKey(in, n.id), n.budget)
 	task := unwrapInput(in.Value)
 	parent := in.Previous.Map()
-	st := &state{start: time.Now(), input: task, stablePrev: map[string]string{}, stableNext: map[string]string{}}
+	st := &state{start: time.Now(), input: task}
 	loops, err := n.restore(ctx, in, st)
 	if err != nil {
 		return agents.Output{}, err
@@ -410,7 +418,10 @@ func (n *Node) condData(in agents.Input, st *state, loop int, outs *agents.Outpu
 // iterate runs pass number loop; it reports whether the loop must stop and
 // whether the pass was cut short (then it does not count).
 func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]any, loop int, st *state) (stop, cut bool) {
-	path := fault.JoinPath(in.Path, "iteration "+strconv.Itoa(loop))
+	path := "iteration " + strconv.Itoa(loop)
+	if in.Path != "" {
+		path = in.Path + fault.PathSep + path // one string: fault.JoinPath builds it in steps
+	}
 	start := time.Now()
 	if loop > 1 {
 		next, err := n.nextInput(st.input, st)
@@ -446,7 +457,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	out, err := n.inner.Run(passCtx, agents.Input{
 		Value:  wrapper,
 		Loop:   &agents.LoopState{Number: loop, PastLoops: st.past, Metadata: meta, Score: st.score},
-		Vars:   n.iterationVars(in, st, loop, st.input, parent),
+		Vars:   n.passVars(in, st, loop, st.input, parent),
 		Path:   path,
 		Run:    in.Run,
 		Budget: in.Budget,
@@ -495,6 +506,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	}
 	st.iterations = append(st.iterations, it)
 	st.last, st.score = out.Children, sc.Value
+	st.lastAnswer, st.answerOf = answer, out.Children
 	if st.bestIter == 0 || sc.Value > st.best {
 		st.best, st.bestIter, st.bestOuts = sc.Value, loop, out.Children
 	}
@@ -592,7 +604,7 @@ func (n *Node) checkAfter(in agents.Input, st *state, loop int, score float64, o
 	env.data = n.condData(in, st, loop, st.last, st.input)
 	var rs []condResult
 	fired, reason, err := n.stop.eval(env, false, &rs)
-	st.stablePrev, st.stableNext = st.stableNext, map[string]string{}
+	st.stablePrev, st.stableNext = st.stableNext, nil
 	return fired, reason, rs, err
 }
 

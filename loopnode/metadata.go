@@ -21,11 +21,14 @@ type metaTemplate struct {
 	bare string
 	// lesson: key is insights, improvements or mistakes (see dynamicMetadata).
 	lesson bool
+	// none is what dynamicMetadata gives the key before it has a value
+	// (a string, boxed once).
+	none any
 }
 
 // newMeta is the metaTemplate of key rendered by t.
 func newMeta(key string, t *prompt.Template) metaTemplate {
-	m := metaTemplate{key: key, tmpl: t, lesson: lessonKeys[key]}
+	m := metaTemplate{key: key, tmpl: t, lesson: lessonKeys[key], none: "No " + key + " available"}
 	if sub := bareVar.FindStringSubmatch(t.Source()); sub != nil && entryVars[sub[1]] {
 		m.bare = sub[1]
 	}
@@ -106,7 +109,7 @@ func (ec *entryContext) vars() map[string]any {
 // single expression; a template that fails falls back as OrKa does; loop_number,
 // score and timestamp are added when the map lacks them.
 func buildEntry(metas []metaTemplate, ec *entryContext) (map[string]any, []string) {
-	entry := make(map[string]any, len(metas)+3)
+	entry := make(map[string]any, entrySize(metas, ec))
 	var vars map[string]any // made for the first template that is not bare
 	var warnings []string
 	for _, m := range metas {
@@ -137,6 +140,22 @@ func buildEntry(metas []metaTemplate, ec *entryContext) (map[string]any, []strin
 	return entry, warnings
 }
 
+// entrySize is the number of keys buildEntry puts in an entry: a map made
+// for more than eight keys is a larger structure than one of eight.
+func entrySize(metas []metaTemplate, ec *entryContext) int {
+	n := len(metas) + len(ec.other)
+	for _, k := range [...]string{"loop_number", "score", "timestamp"} {
+		n++
+		for _, m := range metas {
+			if m.key == k {
+				n--
+				break
+			}
+		}
+	}
+	return n
+}
+
 func fallbackValue(key string, ec *entryContext) any {
 	switch key {
 	case "loop_number", "score", "timestamp", "insights", "improvements", "mistakes":
@@ -146,6 +165,8 @@ func fallbackValue(key string, ec *entryContext) any {
 }
 
 // dynamicMetadata is the past_loops_metadata handed into the next iteration (§1.8).
+// A value that is already the string it shows is handed on as it is, not
+// boxed again.
 func dynamicMetadata(metas []metaTemplate, past []map[string]any) map[string]any {
 	out := make(map[string]any, len(metas))
 	for _, m := range metas {
@@ -154,12 +175,16 @@ func dynamicMetadata(metas []metaTemplate, past []map[string]any) map[string]any
 			continue
 		}
 		if len(past) == 0 {
-			out[m.key] = "No " + m.key + " available"
+			out[m.key] = m.none
 			continue
 		}
 		v, ok := past[len(past)-1][m.key]
 		if !ok {
-			out[m.key] = "No " + m.key + " available"
+			out[m.key] = m.none
+			continue
+		}
+		if _, isText := v.(string); isText {
+			out[m.key] = v
 			continue
 		}
 		out[m.key] = pyStr(v)
@@ -168,9 +193,10 @@ func dynamicMetadata(metas []metaTemplate, past []map[string]any) map[string]any
 }
 
 // recentLessons joins the key's texts of the last five passes, newest first,
-// with " | ", skipping empty ones.
-func recentLessons(past []map[string]any, key string) string {
+// with " | ", skipping empty ones. One text is returned as the entry holds it.
+func recentLessons(past []map[string]any, key string) any {
 	var parts [5]string
+	var one any
 	n, size := 0, 0
 	for i := len(past) - 1; i >= 0 && i >= len(past)-5; i-- {
 		v := past[i][key]
@@ -181,12 +207,16 @@ func recentLessons(past []map[string]any, key string) string {
 			parts[n] = s
 			n++
 			size += len(s)
+			one = v
 		}
 	}
 	switch n {
 	case 0:
 		return ""
 	case 1:
+		if _, isText := one.(string); isText {
+			return one
+		}
 		return parts[0]
 	}
 	var b strings.Builder

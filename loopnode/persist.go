@@ -234,6 +234,9 @@ func (n *Node) restore(ctx context.Context, in agents.Input, st *state) (int, er
 	}
 	for _, id := range head.Stable {
 		if o, ok := st.last.Get(id); ok {
+			if st.stablePrev == nil {
+				st.stablePrev = map[string]string{}
+			}
 			st.stablePrev[id] = stableText(o)
 		}
 	}

@@ -3,6 +3,7 @@ package prompt
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -98,46 +99,44 @@ func (f Finding) Fix() string {
 func Check(names []Name, s *Scope) []Finding {
 	k := known()
 	var out []Finding
-	var vars, agents map[string]bool
+	var vars, agents nameSet
 	if s != nil {
-		vars = make(map[string]bool, len(s.Vars)+len(alwaysBound))
-		for _, v := range alwaysBound {
-			vars[v] = true
-		}
-		for _, v := range s.Vars {
-			vars[v] = true
-		}
-		agents = make(map[string]bool, len(s.Agents))
-		for _, a := range s.Agents {
-			agents[a] = true
-		}
+		vars.lists = [2][]string{alwaysBound, s.Vars}
+		agents.lists = [2][]string{s.Agents}
 	}
-	reported := map[Name]bool{}
+	var reported map[Name]bool
 	for _, n := range names {
 		f := Finding{Name: n}
 		switch n.Kind {
 		case NameFunc, NameFilter, NameTest:
 			set, list := k.funcs, k.funcList
-			f.Msg = fmt.Sprintf("undefined function %s()", n.Name)
 			switch n.Kind {
 			case NameFilter:
-				set, list, f.Msg = k.filters, k.filterList, fmt.Sprintf("undefined filter %q", n.Name)
+				set, list = k.filters, k.filterList
 			case NameTest:
-				set, list, f.Msg = k.tests, k.testList, fmt.Sprintf("undefined test %q", n.Name)
+				set, list = k.tests, k.testList
 			}
-			if set[n.Name] || n.Kind == NameFunc && vars[n.Name] {
+			if set[n.Name] || n.Kind == NameFunc && vars.has(n.Name) {
 				continue
+			}
+			switch n.Kind {
+			case NameFunc:
+				f.Msg = fmt.Sprintf("undefined function %s()", n.Name)
+			case NameFilter:
+				f.Msg = fmt.Sprintf("undefined filter %q", n.Name)
+			case NameTest:
+				f.Msg = fmt.Sprintf("undefined test %q", n.Name)
 			}
 			f.Error = true
 			f.Suggestion = closest(n.Name, list)
 		case NameVar:
-			if s == nil || n.Guarded || vars[n.Name] || k.funcs[n.Name] {
+			if s == nil || n.Guarded || vars.has(n.Name) || k.funcs[n.Name] {
 				continue
 			}
-			f.Suggestion = closest(n.Name, sortedKeys(vars))
+			f.Suggestion = closest(n.Name, vars.sorted())
 			f.Msg = fmt.Sprintf("undefined variable %q renders empty", n.Name)
 		case NameOutput:
-			if s == nil || !s.CheckOutputs || n.Guarded || agents[n.Name] {
+			if s == nil || !s.CheckOutputs || n.Guarded || agents.has(n.Name) {
 				continue
 			}
 			f.Suggestion = closest(n.Name, s.Agents)
@@ -149,6 +148,9 @@ func Check(names []Name, s *Scope) []Finding {
 			}
 		default:
 			continue
+		}
+		if reported == nil {
+			reported = map[Name]bool{}
 		}
 		key := Name{Kind: n.Kind, Name: n.Name}
 		if reported[key] {
@@ -188,13 +190,43 @@ func (t *Template) Undefined(err error) (Finding, bool) {
 	return Finding{}, false
 }
 
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+// nameSet is the union of a few lists of names, for membership tests. A
+// template asks about a handful of names while a scope can bind hundreds
+// (every agent of a large workflow): the lists are scanned until enough
+// questions make a map worth building.
+type nameSet struct {
+	lists [2][]string
+	asked int
+	m     map[string]bool
+}
+
+// scanLimit is how many questions are answered by scanning the lists
+// before they are indexed.
+const scanLimit = 8
+
+func (s *nameSet) has(name string) bool {
+	if s.m == nil {
+		if s.asked++; s.asked <= scanLimit {
+			return slices.Contains(s.lists[0], name) || slices.Contains(s.lists[1], name)
+		}
+		s.m = make(map[string]bool, len(s.lists[0])+len(s.lists[1]))
+		for _, l := range s.lists {
+			for _, v := range l {
+				s.m[v] = true
+			}
+		}
+	}
+	return s.m[name]
+}
+
+// sorted returns the names, each once, in order.
+func (s *nameSet) sorted() []string {
+	var out []string
+	for _, l := range s.lists {
+		out = append(out, l...)
 	}
 	sort.Strings(out)
-	return out
+	return slices.Compact(out)
 }
 
 // closest returns the candidate nearest to name by edit distance, when it is

@@ -88,27 +88,6 @@ func (d *Data) bound(name string) (any, bool) {
 	return v, ok
 }
 
-// payload looks a top-level variable up the way OrKa's helpers read their
-// payload: the fixed variables, then Vars.
-func (d *Data) payload(name string) (any, bool) {
-	switch name {
-	case "input":
-		return d.Input, true
-	case "previous_outputs":
-		return d.Previous, true
-	case "loop_number":
-		if d.LoopNumber > 0 {
-			return d.LoopNumber, true
-		}
-	case "past_loops_metadata":
-		if d.PastLoopsMetadata != nil {
-			return d.PastLoopsMetadata, true
-		}
-	}
-	v, ok := d.Vars[name]
-	return v, ok
-}
-
 // previousIDs returns the ids of Previous in run order.
 func (d *Data) previousIDs() []string {
 	if len(d.Previous) == 0 {

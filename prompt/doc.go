@@ -63,14 +63,24 @@
 //
 // # Speed
 //
-// gonja evaluates expressions through reflection, a value per step. Rendering
-// takes shorter paths where the result is provably gonja's: variable paths
-// (previous_outputs.w.response), helper calls with literal arguments and those
-// followed by filters with literal arguments ({{ note.text | truncate(80) }})
-// are evaluated directly on the Go data; a render binds only the variables
-// whose names occur in the template's tokens when they are fewer than Data
-// holds; a template without tags is its text. Tests and fuzz targets compare
-// each path with gonja's.
+// gonja evaluates expressions through reflection, a value per step, and
+// renders through a visitor with a context map per scope. A template made of
+// text, {{ }} outputs, {% if %}, {% for %}, break, continue and comments is
+// planned at parse time (plan.go) and renders without gonja's renderer:
+// variable paths (previous_outputs.w.response), helper calls with literal
+// arguments and filters with literal arguments ({{ p.insights | truncate(200)
+// }}) are evaluated directly on the Go data, other expressions by gonja's
+// evaluator in a context holding the same variables. When a planned render
+// meets anything it does not reproduce exactly (an error, a strict undefined
+// name, a limit), the template is rendered again through gonja, whose output or
+// error is the answer; other templates always render through gonja, with the
+// same fast paths for expressions. A render binds only the variables whose
+// names occur in the template's tokens when they are fewer than Data holds; a
+// template without tags is its text. Tests and fuzz targets compare each path
+// with gonja's on every template of the repository.
+//
+// Parsing lexes each template once, with regexps shared by all templates, and
+// one empty gonja template object serves every render.
 //
 // # Concurrency and lifecycle
 //

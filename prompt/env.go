@@ -25,8 +25,14 @@ type environment struct {
 	filters         *exec.FilterSet
 	tests           *exec.TestSet
 	methods         exec.Methods
-	globals         *exec.Context // helpers, range, dict, ... (read-only)
+	globals         *exec.Context  // helpers, range, dict, ... (read-only)
+	globalMap       map[string]any // the same, for planned renders (plan.go)
 	tagParsers      map[string]parser.ControlStructureParser
+	// tpl is the gonja template object every render names (gonja's renderer
+	// takes the loader of its evaluators from it), built from an empty source
+	// once; loader refuses every read (see sourceLoader).
+	tpl    *exec.Template
+	loader *sourceLoader
 }
 
 var sharedEnv = sync.OnceValue(buildEnv)
@@ -52,14 +58,18 @@ func buildEnv() *environment {
 	strict := config.New()
 	strict.StrictUndefined = true
 
-	globals := exec.EmptyContext()
+	globalMap := map[string]any{}
 	for name, fn := range globalFunctions() {
-		globals.Set(name, fn)
+		globalMap[name] = fn
 	}
 	for name, fn := range helperFunctions() {
-		globals.Set(name, fn)
+		globalMap[name] = fn
 	}
 	for name, fn := range opFunctions() {
+		globalMap[name] = fn
+	}
+	globals := exec.EmptyContext()
+	for name, fn := range globalMap {
 		globals.Set(name, fn)
 	}
 
@@ -72,13 +82,27 @@ func buildEnv() *environment {
 		tagParsers[name] = p
 	}
 
+	loader := &sourceLoader{id: rootID}
+	tpl, err := exec.NewTemplate(rootID, lenient, loader, &exec.Environment{
+		Context:           globals,
+		Filters:           exec.NewFilterSet(nil),
+		Tests:             exec.NewTestSet(nil),
+		ControlStructures: exec.NewControlStructureSet(nil),
+		Methods:           exec.Methods{},
+	})
+	if err != nil {
+		panic(fmt.Sprintf("prompt: gonja cannot build an empty template: %v", err))
+	}
 	return &environment{
+		tpl:        tpl,
+		loader:     loader,
 		lenient:    lenient,
 		strict:     strict,
 		filters:    buildFilters(),
 		tests:      builtins.Tests,
 		methods:    buildMethods(),
 		globals:    globals,
+		globalMap:  globalMap,
 		tagParsers: tagParsers,
 	}
 }
@@ -143,8 +167,9 @@ func (env *environment) tagSet(ps *parseState) *exec.ControlStructureSet {
 	return exec.NewControlStructureSet(m)
 }
 
-// sourceLoader serves the template's own source once, to gonja's constructor,
-// and refuses every other read: no template can load another one or a file.
+// sourceLoader serves the (empty) source once, to gonja's template
+// constructor, and refuses every other read: no template can load another one
+// or a file.
 type sourceLoader struct {
 	id, src string
 	served  atomic.Bool

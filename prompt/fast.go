@@ -92,16 +92,34 @@ func compileFast(expr nodes.Node) *fastExpr {
 	return nil
 }
 
+// nameScope is where a fast expression looks names up: gonja's render context
+// (rendererScope) or a planned render's variables (planRun).
+type nameScope interface {
+	lookup(name string) (any, bool)
+	state() *renderState
+}
+
+// rendererScope is a gonja renderer seen as a nameScope.
+type rendererScope exec.Renderer
+
+func (s *rendererScope) lookup(name string) (any, bool) { return s.Environment.Context.Get(name) }
+func (s *rendererScope) state() *renderState            { return rendererState((*exec.Renderer)(s)) }
+
 // eval evaluates f; ok is false when gonja must evaluate the expression.
 func (f *fastExpr) eval(r *exec.Renderer) (v any, ok bool) {
 	if f == nil {
 		return nil, false
 	}
-	strict := r.Config.StrictUndefined
-	v, found := r.Environment.Context.Get(f.name)
+	return f.evalIn((*rendererScope)(r), r.Config.StrictUndefined)
+}
+
+// evalIn evaluates f with the names of sc; ok is false when gonja must
+// evaluate the expression.
+func (f *fastExpr) evalIn(sc nameScope, strict bool) (v any, ok bool) {
+	v, found := sc.lookup(f.name)
 	if f.kind == fastCall {
 		h, isHelper := v.(helperFunc)
-		st := rendererState(r)
+		st := sc.state()
 		if !isHelper || st == nil {
 			return nil, false
 		}

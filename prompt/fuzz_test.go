@@ -7,7 +7,8 @@ import (
 
 // FuzzParseRender looks for inputs that make gonja (or our rewrite of its tree)
 // panic: Parse and Render turn panics into "internal error" errors, which this
-// fuzz target reports as failures.
+// fuzz target reports as failures. It also renders each template through its
+// plan and through gonja alone: outputs and errors must be the same.
 func FuzzParseRender(f *testing.F) {
 	for _, seed := range []string{
 		"plain",
@@ -31,6 +32,8 @@ func FuzzParseRender(f *testing.F) {
 		"{{ 'a' if y else 'b' if z else 'c' }}{% set v = [1 if y, (2 if z else 3)] %}{{ (v | first).real }}",
 		"{{ '\\s*\\1\\x41' ~ 'a\\\\' }}{% for loop in x if loop %}{{ loop }}{% endfor %}",
 		"{{ (x | default({})).items() }}{{ f(a=1 if y else 2)[0:1 if z else 2] }}",
+		"{% for p in input.previous_outputs.past_loops %}{{ p.score | truncate(2) }}{% if loop.first %}f{% endif %}{% endfor %}",
+		"{{ s | truncate(2, '~') | upper }}{% for c in s %}{% if c == 't' %}{% break %}{% endif %}{{ c }}{% else %}e{% endfor %}",
 	} {
 		f.Add(seed)
 	}
@@ -51,12 +54,32 @@ func FuzzParseRender(f *testing.F) {
 				}
 				continue
 			}
-			if _, err := tp.Render(d); err != nil && strings.Contains(err.Error(), "internal error") {
+			out, err := tp.Render(d)
+			if err != nil && strings.Contains(err.Error(), "internal error") {
 				t.Fatalf("Render(%q) panicked: %v", src, err)
 			}
+			comparePlan(t, src, d, strict, out, err)
 			if _, err := tp.Eval(d); err != nil && strings.Contains(err.Error(), "internal error") {
 				t.Fatalf("Eval(%q) panicked: %v", src, err)
 			}
 		}
 	})
+}
+
+// comparePlan renders src through gonja alone and compares with the planned
+// render's out and err (random and now() differ from render to render).
+func comparePlan(t *testing.T, src string, d Data, strict bool, out string, err error) {
+	if strings.Contains(src, "random") || strings.Contains(src, "now") {
+		return
+	}
+	noFast = true
+	tp, perr := Parse("fuzz", src, Options{Strict: strict})
+	noFast = false
+	if perr != nil {
+		t.Fatalf("Parse(%q) failed only without plans: %v", src, perr)
+	}
+	want, wantErr := tp.Render(d)
+	if want != out || (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
+		t.Fatalf("strict=%v %q: planned %q (%v), gonja %q (%v)", strict, src, out, err, want, wantErr)
+	}
 }

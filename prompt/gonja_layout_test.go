@@ -15,13 +15,15 @@ import (
 
 	controlStructures "github.com/nikolalohinski/gonja/v2/builtins/control_structures"
 	"github.com/nikolalohinski/gonja/v2/nodes"
+	"github.com/nikolalohinski/gonja/v2/tokens"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // The rewriter (rewrite.go) and the name collector (names.go) walk gonja's
-// parse tree through reflect, including unexported fields, and read two
-// registries' unexported maps (check.go). That is only safe for the gonja
+// parse tree through reflect, including unexported fields, read two
+// registries' unexported maps (check.go) and fill the lexer's unexported
+// collection fields (lex.go). That is only safe for the gonja
 // version pinned in go.mod, whose node types and field layouts are recorded in
 // testdata/gonja_layout.txt. These tests fail loudly when either changes:
 // review rewrite.go, names.go and check.go against the new layout, then
@@ -86,6 +88,13 @@ func TestGonjaLayout(t *testing.T) {
 		f, ok := reflect.TypeOf(r.v).Elem().FieldByName(r.field)
 		require.True(t, ok, "%T.%s", r.v, r.field)
 		b.WriteString(reflect.TypeOf(r.v).String() + "." + r.field + " " + f.Type.String() + "\n")
+	}
+	// the lexer whose unexported fields lex.go fills
+	lexer := reflect.TypeFor[tokens.Lexer]()
+	b.WriteString(lexer.String() + "\n")
+	for i := 0; i < lexer.NumField(); i++ {
+		f := lexer.Field(i)
+		b.WriteString("\t" + f.Name + " " + f.Type.String() + "\n")
 	}
 	path := filepath.Join("testdata", "gonja_layout.txt")
 	if *updateGonjaLayout {

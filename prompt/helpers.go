@@ -1,14 +1,16 @@
 package prompt
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
-	"github.com/cogloop/cogloop/internal/ascii"
 	"github.com/nikolalohinski/gonja/v2/exec"
 )
 
@@ -200,7 +202,7 @@ func getLoopNumber(c call) (any, error) {
 }
 
 func loopNumber(d *Data) any {
-	if v, ok := d.payload("loop_number"); ok {
+	if v, ok := d.bound("loop_number"); ok {
 		return v
 	}
 	if isMapping(d.Input) {
@@ -309,7 +311,7 @@ func getPastLoopsMetadata(c call) (any, error) {
 	if _, err := c.args(); err != nil {
 		return nil, err
 	}
-	if v, ok := c.d.payload("past_loops_metadata"); ok {
+	if v, ok := c.d.bound("past_loops_metadata"); ok {
 		return v, nil
 	}
 	if isMapping(c.d.Input) {
@@ -337,7 +339,7 @@ func getScoreThreshold(c call) (any, error) {
 	if _, err := c.args(); err != nil {
 		return nil, err
 	}
-	if v, ok := c.d.payload("score_threshold"); ok {
+	if v, ok := c.d.bound("score_threshold"); ok {
 		return v, nil
 	}
 	return 0.9, nil
@@ -664,7 +666,7 @@ func hasContext(c call) (any, error) {
 			return true, nil
 		}
 	}
-	if mems, ok := c.d.payload("memories"); ok && isList(mems) {
+	if mems, ok := c.d.bound("memories"); ok && isList(mems) {
 		for i := range listLen(mems) {
 			m, _ := listAt(mems, i)
 			if an, ok := mapGet(m, "agent_name"); ok && pyStr(an) == name {
@@ -700,35 +702,59 @@ func truncate(text, length, suffix *exec.Value) (string, error) {
 	if given(suffix) && !suffix.IsBool() { // a bool is Jinja's killwords argument: ignored
 		sfx = pyStr(suffix)
 	}
-	s := pyStr(text)
+	return truncateString(pyStr(text), n, sfx), nil
+}
+
+// truncateString is truncate on a string, with length n and suffix sfx.
+func truncateString(s string, n int, sfx string) string {
 	if n < 0 {
-		return sfx, nil
+		return sfx
 	}
 	if len(s) <= n {
-		return s, nil // no more characters than bytes
+		return s // no more characters than bytes
 	}
 	keep := max(n-utf8.RuneCountInString(sfx), 0)
-	if ascii.Is(s[:n+1]) {
-		return s[:keep] + sfx, nil // the first n+1 characters are bytes
+	// characters as a range loop counts them (an invalid byte is one)
+	cut, valid := skipChars(s, 0, keep)
+	if end, _ := skipChars(s, cut, n-keep); end >= len(s) {
+		return s // at most n characters
 	}
-	if !utf8.ValidString(s) {
-		rs := []rune(s) // invalid bytes become U+FFFD, one character each
-		if len(rs) <= n {
-			return s, nil
-		}
-		return string(rs[:keep]) + sfx, nil
+	if !valid {
+		return string([]rune(s[:cut])) + sfx // invalid bytes become U+FFFD
 	}
-	cut, count := len(s), 0
-	for i := range s {
-		if count == keep {
-			cut = i
+	return s[:cut] + sfx
+}
+
+// skipChars returns the byte offset n characters after offset i in s (or
+// len(s)), and whether the bytes skipped are valid UTF-8; an invalid byte
+// counts as one character, as in a range loop. ASCII runs are skipped eight
+// bytes at a time.
+func skipChars(s string, i, n int) (int, bool) {
+	valid := true
+	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read only: one load per word
+	for n > 0 && i < len(s) {
+		if n >= 8 && i+8 <= len(s) {
+			hi := binary.LittleEndian.Uint64(b[i:]) & 0x8080808080808080
+			if hi == 0 {
+				i, n = i+8, n-8
+				continue
+			}
+			// the ASCII bytes before the first non-ASCII one
+			k := bits.TrailingZeros64(hi) / 8
+			i, n = i+k, n-k
 		}
-		if count == n {
-			return s[:cut] + sfx, nil // more than n characters
+		if s[i] < utf8.RuneSelf {
+			i++
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				valid = false
+			}
+			i += size
 		}
-		count++
+		n--
 	}
-	return s, nil
+	return i, valid
 }
 
 func formatLoopMetadata(c call) (any, error) {

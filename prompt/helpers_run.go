@@ -168,7 +168,7 @@ func getDebateEvolution(c call) (any, error) {
 // memories are the memories a render can see: a memories variable, else the
 // memories lists of the outputs before it (memory readers), in run order.
 func memories(d *Data) []any {
-	if m, ok := d.payload("memories"); ok {
+	if m, ok := d.bound("memories"); ok {
 		return toList(toValue(m))
 	}
 	var all []any

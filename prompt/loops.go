@@ -180,25 +180,28 @@ func (f *forNode) Execute(r *exec.Renderer, _ *nodes.ControlStructureBlock) erro
 func (f *forNode) shadowsLoop() bool { return f.key == "loop" || f.value == "loop" }
 
 func (f *forNode) bind(ctx *exec.Context, it loopItem) {
-	if f.value != "" && !it.hasValue {
-		// for k, v in [[k, v], ...]
-		if isList(it.key) && listLen(it.key) == 2 {
-			k, _ := listAt(it.key, 0)
-			v, _ := listAt(it.key, 1)
-			ctx.Set(f.key, k)
-			ctx.Set(f.value, v)
-			return
-		}
-	}
-	ctx.Set(f.key, it.key)
+	k, v := f.targets(it)
+	ctx.Set(f.key, k)
 	if f.value != "" {
-		ctx.Set(f.value, it.value) // nil when the item has no value
+		ctx.Set(f.value, v)
 	}
+}
+
+// targets returns what the loop's targets are bound to for it: the key
+// target's value, and the value target's when there is one.
+func (f *forNode) targets(it loopItem) (k, v any) {
+	if f.value != "" && !it.hasValue && isList(it.key) && listLen(it.key) == 2 {
+		// for k, v in [[k, v], ...]
+		k, _ = listAt(it.key, 0)
+		v, _ = listAt(it.key, 1)
+		return k, v
+	}
+	return it.key, it.value // value nil when the item has no value
 }
 
 // items lists what a for loop iterates: list elements, mapping keys (sorted;
 // with values for "for k, v in mapping"), or the characters of a string.
-func (f *forNode) items(obj *exec.Value) []loopItem {
+func (f *forNode) items(obj any) []loopItem {
 	v := unval(obj)
 	switch x := v.(type) {
 	case nil:

@@ -59,6 +59,11 @@ type analysis struct {
 	allOutputs bool
 }
 
+// inputOnlyFuncs are the helpers that read neither previous_outputs nor its
+// order (only the input, loop_number and their arguments): calling them does
+// not make a template read every output.
+var inputOnlyFuncs = map[string]bool{"get_input": true, "get_current_topic": true, "get_loop_number": true}
+
 // outputFuncs are the helpers whose first argument is an agent id.
 var outputFuncs = map[string]bool{"get_agent_response": true, "safe_get_response": true, "get_loop_output": true}
 
@@ -98,8 +103,9 @@ func (t *Template) analyze() *analysis {
 }
 
 // Outputs returns the agent ids t reads from previous_outputs, each once, and
-// whether it may read other entries too: when it calls a function (helpers
-// such as get_fork_responses read every output), or uses previous_outputs
+// whether it may read other entries too: when it calls a function other than
+// get_input, get_current_topic and get_loop_number (helpers such as
+// get_fork_responses read every output), names a function as a value, or uses previous_outputs
 // other than as previous_outputs.<id>, ['<id>'] or .get('<id>') (a loop over
 // it, a filter on it, an alias, a dynamic key). Rendering t with a
 // previous_outputs holding only ids (those present) then gives what the full
@@ -117,8 +123,10 @@ func readOutputs(names []Name) (ids []string, all bool) {
 	seen := map[string]bool{}
 	for _, n := range names {
 		switch {
-		case n.Kind == NameFunc:
+		case n.Kind == NameFunc && !inputOnlyFuncs[n.Name]:
 			return nil, true
+		case n.Kind == NameVar && known().funcs[n.Name]:
+			return nil, true // a function used as a value: {% set f = get_past_loops %}
 		case n.Kind == NameVar && n.Name == "previous_outputs":
 			vars++
 		case n.Kind == NameOutput:
@@ -177,7 +185,7 @@ type nameCollector struct {
 
 func collectNames(root *nodes.Template, ps *parseState) []Name {
 	c := &nameCollector{ps: ps, locals: map[string]bool{}, guarded: map[string]bool{}, consumed: map[any]bool{}}
-	w := &rewriter{seen: map[seenKey]bool{}, inspect: c.visit}
+	w := &rewriter{inspect: c.visit}
 	w.visit(reflect.ValueOf(root))
 	var out []Name
 	for _, n := range c.names {

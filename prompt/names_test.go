@@ -72,6 +72,12 @@ func TestCheck(t *testing.T) {
 		{"{{ previous_outputs.later }}", scope, []string{"W 1:21 previous_outputs has no \"later\" here: no agent \"later\" can have run before this one (it runs after this agent)"}},
 		{"{{ previous_outputs.later }}", &Scope{}, nil},
 		{"{{ previous_outputs.critic }}{{ get_agent_response('writer') }}", scope, nil},
+		// more questions than nameSet scans for: the rest are answered by its index
+		{"{{ score }}{{ loop_number }}{{ input }}{{ score }}{{ loop_number }}{{ input }}{{ score }}{{ loop_number }}{{ input }}{{ scroe }}{{ score }}" +
+			"{% for i in [1] %}{{ previous_outputs.writer }}{{ previous_outputs.critic }}{{ previous_outputs.writer }}{{ previous_outputs.critic }}" +
+			"{{ previous_outputs.writer }}{{ previous_outputs.critic }}{{ previous_outputs.writer }}{{ previous_outputs.critic }}{{ previous_outputs.critc }}{% endfor %}",
+			scope, []string{"W 1:121 undefined variable \"scroe\" renders empty; did you mean score?",
+				"W 1:410 previous_outputs has no \"critc\" here: no agent \"critc\" can have run before this one; did you mean critic?"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.src, func(t *testing.T) {
@@ -162,7 +168,9 @@ func TestTemplateOutputs(t *testing.T) {
 		{"{{ previous_outputs[name] }}", nil, true, "a dynamic key"},
 		{"{% set p = previous_outputs %}{{ p.a }}", nil, true, "an alias"},
 		{"{{ get_agent_response('a') }}", nil, true, "a helper"},
-		{"{{ previous_outputs.a }} {{ get_input() }}", nil, true, "any function call"},
+		{"{{ previous_outputs.a }} {{ get_past_loops() }}", nil, true, "any other function call"},
+		{"{{ previous_outputs.a }} {{ get_input() }} {{ get_loop_number() }}", []string{"a"}, false, "helpers that read only the input"},
+		{"{% set f = get_past_loops %}{{ previous_outputs.a }}{{ f() }}", nil, true, "a function as a value"},
 	}
 	for _, c := range cases {
 		tpl, err := Parse("t", c.src, Options{})

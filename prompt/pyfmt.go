@@ -131,14 +131,7 @@ func writePy(b *strings.Builder, v any, quote bool, depth int) {
 		writePy(b, x.Interface(), quote, depth)
 		return
 	case exec.ValuesList:
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writePy(b, e, true, depth+1)
-		}
-		b.WriteByte(']')
+		writeList(b, x, depth)
 		return
 	case *exec.Dict:
 		writeDict(b, x, depth)
@@ -154,14 +147,7 @@ func writePy(b *strings.Builder, v any, quote bool, depth int) {
 		b.WriteByte(')')
 		return
 	case []any:
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writePy(b, e, true, depth+1)
-		}
-		b.WriteByte(']')
+		writeList(b, x, depth)
 		return
 	case map[string]any:
 		writeStringMap(b, x, depth)
@@ -293,4 +279,16 @@ func writeQuoted(b *strings.Builder, s string) {
 		i += size
 	}
 	b.WriteByte(q)
+}
+
+// writeList writes a list the way Python's repr does: [a, b].
+func writeList[E any](b *strings.Builder, xs []E, depth int) {
+	b.WriteByte('[')
+	for i, e := range xs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		writePy(b, e, true, depth+1)
+	}
+	b.WriteByte(']')
 }

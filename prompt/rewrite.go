@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"reflect"
+	"sync"
 	"unsafe"
 
 	controlStructures "github.com/nikolalohinski/gonja/v2/builtins/control_structures"
@@ -55,23 +56,58 @@ const (
 type rewriter struct {
 	strict    bool
 	compilers *[]interface{ compile() }
-	seen      map[seenKey]bool
-	replaced  map[nodes.Node]nodes.Node
+	seen      visited
+	replaced  map[[2]uintptr]nodes.Node // by nodeKey
+	fits      map[[2]reflect.Type]bool  // assignable reports, by (value type, slot type)
 	// inspect, when set, makes the walk read-only: it is called with every
 	// node and control structure the walk reaches (pre-order), and nothing is
 	// replaced or wrapped (see names.go).
 	inspect func(x any)
 }
 
-// seenKey identifies a visited struct: a struct and its first field share an
-// address, so the type is part of the key.
+// visited is the set of structs the walk has reached, by type and address (a
+// struct and its first field share an address): a small open-addressing
+// table, cheaper than a map for the few hundred nodes of a template.
+type visited struct {
+	keys []seenKey
+	n    int
+}
+
 type seenKey struct {
-	t reflect.Type
+	t *typeInfo
 	p uintptr
 }
 
+// add records (t, p), p not 0; it reports false when it was recorded already.
+func (s *visited) add(t *typeInfo, p uintptr) bool {
+	if 2*(s.n+1) > len(s.keys) {
+		old := s.keys
+		s.keys, s.n = make([]seenKey, max(64, 2*len(old))), 0
+		for _, k := range old {
+			if k.p != 0 {
+				s.add(k.t, k.p)
+			}
+		}
+	}
+	mask := uintptr(len(s.keys) - 1)
+	for i := (p >> 3) * 0x9E3779B9 & mask; ; i = (i + 1) & mask {
+		k := &s.keys[i]
+		if k.p == 0 {
+			*k = seenKey{t, p}
+			s.n++
+			return true
+		}
+		if k.p == p && k.t == t {
+			return false
+		}
+	}
+}
+
+// nodeKey identifies a node by its interface words (type and pointer).
+func nodeKey(n nodes.Node) [2]uintptr { return *(*[2]uintptr)(unsafe.Pointer(&n)) }
+
 func rewrite(root *nodes.Template, ps *parseState, strict bool) {
-	w := &rewriter{strict: strict, compilers: &ps.compilers, seen: map[seenKey]bool{}, replaced: map[nodes.Node]nodes.Node{}}
+	w := &rewriter{strict: strict, compilers: &ps.compilers, replaced: map[[2]uintptr]nodes.Node{}}
 	w.visit(reflect.ValueOf(root))
 	for _, c := range ps.compilers {
 		c.compile()
@@ -87,41 +123,119 @@ func writable(v reflect.Value) reflect.Value {
 	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
 }
 
-func walkable(t reflect.Type) bool {
-	p := t.PkgPath()
-	return p == nodesPkg || p == ctrlPkg || p == ownPkg
+func walkable(t reflect.Type) bool { return typeInfoOf(t).walkable }
+
+// typeInfo is what the walk needs to know of a type, computed once per type
+// (reflect's PkgPath and Implements are slow, and a sync.Map lookup per
+// value adds up): the infos of a type's parts are linked, so the walk looks a
+// type up only behind interfaces.
+type typeInfo struct {
+	walkable bool // a type of gonja's nodes or control_structures packages, or ours
+	isNode   bool // an interface type that implements nodes.Node
+	// inert: no value of the type can hold a node (scalars, pointers to
+	// types the walk does not enter, slices and maps of those)
+	inert  bool
+	fields []fieldInfo // of a walkable struct: the fields that can hold nodes
+	elem   *typeInfo   // of a pointer, slice, array or map: its element's
 }
 
-func (w *rewriter) visit(v reflect.Value) {
+type fieldInfo struct {
+	i  int
+	ti *typeInfo
+}
+
+var (
+	typeInfos   sync.Map // reflect.Type → *typeInfo, complete
+	typeInfosMu sync.Mutex
+)
+
+func typeInfoOf(t reflect.Type) *typeInfo {
+	if ti, ok := typeInfos.Load(t); ok {
+		return ti.(*typeInfo)
+	}
+	typeInfosMu.Lock()
+	defer typeInfosMu.Unlock()
+	if ti, ok := typeInfos.Load(t); ok {
+		return ti.(*typeInfo)
+	}
+	building := map[reflect.Type]*typeInfo{}
+	ti := buildTypeInfo(t, building)
+	for t, ti := range building {
+		typeInfos.Store(t, ti)
+	}
+	return ti
+}
+
+// buildTypeInfo computes t's info and those of its parts; building holds the
+// infos under construction (types can be recursive).
+func buildTypeInfo(t reflect.Type, building map[reflect.Type]*typeInfo) *typeInfo {
+	if ti, ok := typeInfos.Load(t); ok {
+		return ti.(*typeInfo)
+	}
+	if ti, ok := building[t]; ok {
+		return ti
+	}
+	p := t.PkgPath()
+	ti := &typeInfo{walkable: p == nodesPkg || p == ctrlPkg || p == ownPkg}
+	building[t] = ti
+	switch t.Kind() {
+	case reflect.Interface:
+		ti.isNode = t.Implements(nodeType)
+	case reflect.Pointer:
+		ti.elem = buildTypeInfo(t.Elem(), building)
+		ti.inert = !ti.elem.walkable
+	case reflect.Slice, reflect.Array, reflect.Map:
+		ti.elem = buildTypeInfo(t.Elem(), building)
+		ti.inert = ti.elem.inert
+	case reflect.Struct:
+		ti.inert = !ti.walkable
+		if ti.walkable {
+			for i := 0; i < t.NumField(); i++ {
+				f := t.Field(i)
+				if t == setStructTyp && f.Name == "target" {
+					continue // assignment target: evaluated for its place, not its value
+				}
+				if fi := buildTypeInfo(f.Type, building); !fi.inert {
+					ti.fields = append(ti.fields, fieldInfo{i, fi})
+				}
+			}
+		}
+	default:
+		ti.inert = true
+	}
+	return ti
+}
+
+func (w *rewriter) visit(v reflect.Value) { w.visitT(v, typeInfoOf(v.Type())) }
+
+// visitT visits v, whose type's info is ti.
+func (w *rewriter) visitT(v reflect.Value, ti *typeInfo) {
+	if ti.inert {
+		return
+	}
 	switch v.Kind() {
 	case reflect.Interface:
 		if v.IsNil() {
 			return
 		}
-		if v.Type().Implements(nodeType) && v.CanSet() {
+		if v.CanSet() && ti.isNode {
 			n, ok := v.Elem().Interface().(nodes.Node)
 			if ok {
-				if rep := w.replacement(n); rep != nil && reflect.TypeOf(rep).AssignableTo(v.Type()) {
+				if rep := w.replacement(n); rep != nil && w.assignable(reflect.TypeOf(rep), v.Type()) {
 					v.Set(reflect.ValueOf(rep))
 				}
 			}
 		}
 		w.visit(v.Elem())
 	case reflect.Pointer:
-		if v.IsNil() || !walkable(v.Type().Elem()) {
-			return
-		}
-		k := seenKey{v.Type(), v.Pointer()}
-		if w.seen[k] {
+		if v.IsNil() || !w.seen.add(ti, v.Pointer()) {
 			return
 		}
 		if w.inspect != nil {
-			w.seen[k] = true
 			w.inspect(v.Interface())
-			w.visit(v.Elem())
+			w.visitT(v.Elem(), ti.elem)
 			return
 		}
-		w.seen[k] = true
 		if c, ok := v.Interface().(*nodes.Call); ok && c.Parent == nil {
 			// (x | f).method(): gonja's parser sets the object of a method call
 			// only for names and getters, not for a parenthesised expression
@@ -134,20 +248,14 @@ func (w *rewriter) visit(v reflect.Value) {
 				g.Node = orEmpty(g.Node)
 			}
 		}
-		w.visit(v.Elem())
+		w.visitT(v.Elem(), ti.elem)
 	case reflect.Struct:
-		if !walkable(v.Type()) {
-			return
-		}
-		for i := 0; i < v.NumField(); i++ {
-			if v.Type() == setStructTyp && v.Type().Field(i).Name == "target" {
-				continue // assignment target: evaluated for its place, not its value
-			}
-			w.visit(writable(v.Field(i)))
+		for _, f := range ti.fields {
+			w.visitT(writable(v.Field(f.i)), f.ti)
 		}
 	case reflect.Slice, reflect.Array:
 		for i := 0; i < v.Len(); i++ {
-			w.visit(writable(v.Index(i)))
+			w.visitT(writable(v.Index(i)), ti.elem)
 		}
 	case reflect.Map:
 		iter := v.MapRange()
@@ -157,18 +265,35 @@ func (w *rewriter) visit(v reflect.Value) {
 			todo = append(todo, kv{iter.Key(), iter.Value()})
 		}
 		for _, e := range todo {
-			val := e.v
-			if val.Kind() == reflect.Interface && !val.IsNil() && val.Type().Implements(nodeType) {
+			val, vti := e.v, ti.elem
+			if val.Kind() == reflect.Interface && !val.IsNil() && vti.isNode {
 				if n, ok := val.Elem().Interface().(nodes.Node); ok {
-					if rep := w.replacement(n); rep != nil && reflect.TypeOf(rep).AssignableTo(v.Type().Elem()) {
+					if rep := w.replacement(n); rep != nil && w.assignable(reflect.TypeOf(rep), v.Type().Elem()) {
 						v.SetMapIndex(e.k, reflect.ValueOf(rep))
 						val = reflect.ValueOf(rep)
+						vti = typeInfoOf(val.Type())
 					}
 				}
 			}
-			w.visit(val)
+			w.visitT(val, vti)
 		}
 	}
+}
+
+// assignable is t.AssignableTo(slot), remembered for the walk: a template
+// replaces the same few node types into the same few interface types many
+// times, and reflect answers each by comparing method sets.
+func (w *rewriter) assignable(t, slot reflect.Type) bool {
+	k := [2]reflect.Type{t, slot}
+	ok, known := w.fits[k]
+	if !known {
+		ok = t.AssignableTo(slot)
+		if w.fits == nil {
+			w.fits = map[[2]reflect.Type]bool{}
+		}
+		w.fits[k] = ok
+	}
+	return ok
 }
 
 // replacement returns the node that takes n's place, or nil to keep n. The same
@@ -177,7 +302,7 @@ func (w *rewriter) replacement(n nodes.Node) nodes.Node {
 	if w.inspect != nil {
 		return nil
 	}
-	if rep, ok := w.replaced[n]; ok {
+	if rep, ok := w.replaced[nodeKey(n)]; ok {
 		return rep
 	}
 	var rep nodes.Node
@@ -224,7 +349,7 @@ func (w *rewriter) replacement(n nodes.Node) nodes.Node {
 		}
 	}
 	if rep != nil {
-		w.replaced[n] = rep
+		w.replaced[nodeKey(n)] = rep
 	}
 	return rep
 }

@@ -188,16 +188,7 @@ func (o *outputNode) Execute(r *exec.Renderer, _ *nodes.ControlStructureBlock) e
 		if w, isTop := r.Output.(*limitedWriter); isTop {
 			// numbers straight into the output, without a temporary string
 			var buf [32]byte
-			var b []byte
-			switch x := fv.(type) {
-			case int:
-				b = strconv.AppendInt(buf[:0], int64(x), 10)
-			case float64:
-				if !math.IsNaN(x) && !math.IsInf(x, 0) {
-					b = appendPyFloat(buf[:0], x)
-				}
-			}
-			if b != nil {
+			if b := appendNumber(buf[:0], fv); b != nil {
 				if _, err := w.Write(b); err != nil {
 					return &lineError{line: o.n.Start.Line, err: err}
 				}
@@ -254,6 +245,20 @@ func (o *outputNode) eval(r *exec.Renderer) (*exec.Value, error) {
 		return v, nil
 	}
 	return evalFast(r, o.fast, n.Expression)
+}
+
+// appendNumber appends an int or a finite float as Python prints it; nil for
+// any other value (pyStr formats those).
+func appendNumber(buf []byte, v any) []byte {
+	switch x := v.(type) {
+	case int:
+		return strconv.AppendInt(buf, int64(x), 10)
+	case float64:
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			return appendPyFloat(buf, x)
+		}
+	}
+	return nil
 }
 
 // dataNode writes literal template text, precomputed at parse time.

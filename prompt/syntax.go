@@ -60,7 +60,7 @@ func (ps *parseState) prelex(cfg *config.Config) *SyntaxError {
 		return ps.errAt(pos, "a number followed by \".\" and a non-ASCII character cannot be read (put a space or quotes around it)")
 	}
 	ps.lexed = lexSource(ps.src)
-	st := tokens.LexAll(ps.lexed, cfg)
+	st := lexAll(ps.lexed, cfg)
 	var (
 		prev       *tokens.Token
 		inTag      bool

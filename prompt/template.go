@@ -34,15 +34,17 @@ type Template struct {
 	plain bool   // no tags: the output is text
 	text  string // plain output
 
-	tpl    *exec.Template // gonja's template object (empty), which the renderer needs
-	root   *nodes.Template
-	cfg    *config.Config
-	env    *exec.Environment // filters, tests, methods, globals, this template's tags
-	loader *sourceLoader
-	single *outputNode  // set when the template is exactly one {{ expression }}
-	names  []string     // every name the template can read; nil when unknown (see bind)
-	hint   atomic.Int64 // initial output buffer size (a hint, updated by renders)
-	warns  []Warning
+	tpl        *exec.Template // gonja's template object (empty), which the renderer needs
+	root       *nodes.Template
+	cfg        *config.Config
+	env        *exec.Environment // filters, tests, methods, globals, this template's tags
+	loader     *sourceLoader
+	single     *outputNode  // set when the template is exactly one {{ expression }}
+	plan       []planNode   // the template without gonja's renderer (plan.go); nil when not planned
+	planSingle *planExpr    // single's expression, when the template is planned
+	names      []string     // every name the template can read; nil when unknown (see bind)
+	hint       atomic.Int64 // initial output buffer size (a hint, updated by renders)
+	warns      []Warning
 }
 
 // Warnings lists what parses but is doubtful (see [Warning]); loaders report
@@ -101,12 +103,8 @@ func Parse(name, src string, opts Options) (t *Template, err error) {
 	// expressions, see pystring.go and condexpr.go); its template object, which
 	// the renderer needs, is built from an empty source.
 	toks := rewriteConditionals(ps.toks)
-	t.loader = &sourceLoader{id: rootID}
+	t.loader = env.loader
 	root, err := parser.NewParser(rootID, tokens.NewStream(toks), cfg, t.loader, t.env.ControlStructures).Parse()
-	if err != nil {
-		return nil, ps.syntaxError(err)
-	}
-	tpl, err := exec.NewTemplate(rootID, cfg, t.loader, t.env)
 	if err != nil {
 		return nil, ps.syntaxError(err)
 	}
@@ -115,7 +113,13 @@ func Parse(name, src string, opts Options) (t *Template, err error) {
 		ps.compilers = append(ps.compilers, t.single)
 	}
 	rewrite(root, ps, opts.Strict)
-	t.tpl, t.root, t.cfg, t.warns = tpl, root, cfg, ps.warnings
+	if plan, ok := compilePlan(root.Nodes); ok && !cfg.AutoEscape {
+		t.plan = plan
+		if t.single != nil && t.single.n.Condition == nil {
+			t.planSingle = compileExpr(t.single.n.Expression)
+		}
+	}
+	t.tpl, t.root, t.cfg, t.warns = env.tpl, root, cfg, ps.warnings
 	if ps.namesDone && ps.lexErrPos < 0 && !noSelectiveBind {
 		t.names = make([]string, 0, len(ps.names))
 		for name := range ps.names {
@@ -169,6 +173,12 @@ func (t *Template) Render(d Data) (string, error) {
 }
 
 func (t *Template) render(d Data) (out string, err error) {
+	if t.plan != nil {
+		if out, ok := t.runPlan(d); ok {
+			t.noteSize(len(out))
+			return out, nil
+		}
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = "", panicError("render", t.name, r)
@@ -180,10 +190,15 @@ func (t *Template) render(d Data) (out string, err error) {
 		return "", renderError(t.name, err)
 	}
 	out = f.w.b.String()
-	if n := len(out) + len(out)/8; n > int(t.hint.Load()) {
-		t.hint.Store(int64(n)) // a size hint for the next render's buffer
-	}
+	t.noteSize(len(out))
 	return out, nil
+}
+
+// noteSize updates the size hint for the next render's buffer.
+func (t *Template) noteSize(n int) {
+	if n += n / 8; n > int(t.hint.Load()) {
+		t.hint.Store(int64(n))
+	}
 }
 
 // Eval renders a template that is a single expression to the expression's value
@@ -192,6 +207,11 @@ func (t *Template) render(d Data) (out string, err error) {
 func (t *Template) Eval(d Data) (v any, err error) {
 	if t.single == nil {
 		return t.Render(d)
+	}
+	if t.planSingle != nil {
+		if v, ok := t.evalPlan(d); ok {
+			return v, nil
+		}
 	}
 	defer func() {
 		if r := recover(); r != nil {

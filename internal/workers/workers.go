@@ -7,7 +7,9 @@ package workers
 
 import (
 	"context"
+	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // Pool runs functions on goroutines it keeps after they finish. The zero
@@ -19,6 +21,7 @@ type Pool struct {
 	closed bool
 	wg     sync.WaitGroup // running workers
 	made   int            // workers started, for tests
+	grows  atomic.Int64   // stack growths of kept workers, for tests
 }
 
 // Go runs fn on an idle worker, or on a new one. After Close it starts a
@@ -53,8 +56,15 @@ func (p *Pool) Go(fn func()) {
 // is closed.
 func (p *Pool) work(ch chan func()) {
 	defer p.wg.Done()
+	grownAt := ^uint64(0)
 	for fn := range ch {
-		growStack() // again: the collector may have shrunk the stack of a parked worker
+		// Again after a collection, which may have shrunk the stack of a
+		// parked worker; not otherwise (the growth clears 12 KB of frame).
+		if c := collections(); c != grownAt {
+			growStack()
+			p.grows.Add(1)
+			grownAt = c
+		}
 		fn()
 		p.mu.Lock()
 		if p.closed {
@@ -104,6 +114,32 @@ const BranchStack = 12 << 10
 
 //go:noinline
 func touch(b []byte) { b[len(b)-1] = 1 }
+
+// gcCycles counts the collector's cycles as far as workers need: a sentinel
+// object's finalizer adds one and arms the next sentinel. A finalizer runs
+// after its cycle, so a worker may run once on a stack shrunk a moment
+// before; that only costs the growth the check would have saved.
+var (
+	gcCycles   atomic.Uint64
+	sentinelOn sync.Once
+)
+
+// sentinel is large enough not to share a tiny allocation block, whose
+// finalizers may never run.
+type sentinel struct{ _ [32]byte }
+
+func armSentinel() {
+	runtime.SetFinalizer(&sentinel{}, func(*sentinel) {
+		gcCycles.Add(1)
+		armSentinel()
+	})
+}
+
+// collections is the count of collections seen so far.
+func collections() uint64 {
+	sentinelOn.Do(armSentinel)
+	return gcCycles.Load()
+}
 
 type poolKey struct{}
 

@@ -104,3 +104,28 @@ func TestContextCarriesThePool(t *testing.T) {
 	defer cancel()
 	require.Same(t, p, From(ctx))
 }
+
+// A kept worker grows its stack when it starts and again only after a
+// collection (which may shrink a parked worker's stack).
+func TestWorkerGrowsItsStackAfterACollectionOnly(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	p := &Pool{}
+	defer p.Close()
+	var ran atomic.Int64
+	c0 := collections()
+	for range 3 {
+		batch(p, 1, &ran)
+		parked(p, 1)
+	}
+	if collections() == c0 { // no collection ran meanwhile
+		assert.Equal(t, int64(1), p.grows.Load())
+	}
+	before, c1 := p.grows.Load(), collections()
+	for i := 0; collections() == c1 && i < 1000; i++ {
+		runtime.GC()
+		runtime.Gosched()
+	}
+	require.NotEqual(t, c1, collections(), "the finalizer of the sentinel counts collections")
+	batch(p, 1, &ran)
+	assert.Equal(t, before+1, p.grows.Load())
+}
