@@ -15,6 +15,7 @@ import (
 	"github.com/nikolalohinski/gonja/v2/logging"
 	"github.com/nikolalohinski/gonja/v2/nodes"
 	"github.com/nikolalohinski/gonja/v2/parser"
+	"github.com/nikolalohinski/gonja/v2/tokens"
 )
 
 // environment holds what every template shares: configs, filters, tests,
@@ -153,15 +154,31 @@ func (env *environment) config(strict bool) *config.Config {
 // tagSet returns the control structures of one Parse call: gonja's parsers,
 // wrapped so that errors get positions and the parsed structures are hardened
 // (loop budgets, namespace-only assignment), plus refusals for forbidden tags.
-func (env *environment) tagSet(ps *parseState) *exec.ControlStructureSet {
-	m := make(map[string]parser.ControlStructureParser, len(env.tagParsers)+len(forbiddenTags))
-	for name, inner := range env.tagParsers {
-		m[name] = ps.wrapTag(name, inner)
-	}
-	for name, msg := range forbiddenTags {
-		msg := msg
-		m[name] = func(p *parser.Parser, _ *parser.Parser) (nodes.ControlStructure, error) {
-			return nil, ps.errAt(ps.blockStart(p.Current()), msg)
+// Only the tags toks can open are in it: gonja looks a tag up by the first name
+// after {%, and a name that is no tag is missing from the set either way.
+func (env *environment) tagSet(ps *parseState, toks []*tokens.Token) *exec.ControlStructureSet {
+	m := map[string]parser.ControlStructureParser{}
+	afterBegin := false
+	for _, tok := range toks {
+		switch tok.Type {
+		case tokens.BlockBegin:
+			afterBegin = true
+		case tokens.Name:
+			if !afterBegin {
+				continue
+			}
+			afterBegin = false
+			name := tok.Val
+			if _, done := m[name]; done {
+				continue
+			}
+			if inner, ok := env.tagParsers[name]; ok {
+				m[name] = ps.wrapTag(name, inner)
+			} else if msg, ok := forbiddenTags[name]; ok {
+				m[name] = func(p *parser.Parser, _ *parser.Parser) (nodes.ControlStructure, error) {
+					return nil, ps.errAt(ps.blockStart(p.Current()), msg)
+				}
+			}
 		}
 	}
 	return exec.NewControlStructureSet(m)

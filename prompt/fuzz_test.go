@@ -59,6 +59,7 @@ func FuzzParseRender(f *testing.F) {
 				t.Fatalf("Render(%q) panicked: %v", src, err)
 			}
 			comparePlan(t, src, d, strict, out, err)
+			checkNamesReplay(t, src, Options{Strict: strict})
 			if _, err := tp.Eval(d); err != nil && strings.Contains(err.Error(), "internal error") {
 				t.Fatalf("Eval(%q) panicked: %v", src, err)
 			}

@@ -66,6 +66,7 @@ func TestJinjaConstructs(t *testing.T) {
 				tp, err := Parse("t", tc.src, Options{Strict: strict})
 				require.NoError(t, err)
 				assert.Empty(t, tp.Warnings())
+				checkNamesReplay(t, tc.src, Options{Strict: strict})
 			}
 		})
 	}

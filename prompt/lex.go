@@ -18,8 +18,8 @@ import (
 // fills the lexer's unexported collection fields as NewLexer and LexAll do,
 // then runs gonja's own state machine: the tokens are LexAll's (lex_test.go
 // compares both on every template of the repository; gonja_layout_test.go
-// pins the fields).
-func lexAll(input string, cfg *config.Config) *tokens.Stream {
+// pins the fields). n is the number of tokens lexed, whitespace included.
+func lexAll(input string, cfg *config.Config) (st *tokens.Stream, n int) {
 	in := strings.ReplaceAll(input, "\r\n", "\n") // gonja's normalizeInput
 	in = strings.ReplaceAll(in, "\r", "\n")
 	if !cfg.KeepTrailingNewline && strings.HasSuffix(in, "\n") {
@@ -33,7 +33,8 @@ func lexAll(input string, cfg *config.Config) *tokens.Stream {
 	lx.set(l, lx.collected, collected)
 	lx.set(l, lx.tokenSlab, make([]tokens.Token, est))
 	l.Run() // collects instead of sending, then closes the unused channel
-	return tokens.NewStream(*(*[]*tokens.Token)(lx.addr(l, lx.collected)))
+	toks := *(*[]*tokens.Token)(lx.addr(l, lx.collected))
+	return tokens.NewStream(toks), len(toks)
 }
 
 // rawEnds returns the shared raw-block regexps for cfg's block start (the

@@ -80,16 +80,18 @@ func (t *Template) Names() []Name {
 func (t *Template) analyze() *analysis {
 	a := &t.an
 	a.once.Do(func() {
+		walked := t.walked
+		t.walked = nil
 		a.allOutputs = true
 		if t.plain || t.tpl == nil {
 			return
 		}
 		ps := &parseState{src: normalize(t.src)}
-		root := t.frame(Data{}).r.RootNode // the tree as it renders
+		root := t.root // the tree as it renders
 		if root == nil {
 			return
 		}
-		a.names = collectNames(root, ps)
+		a.names = collectNames(root, ps, walked)
 		seen := map[string]bool{}
 		for _, n := range a.names {
 			if n.Kind == NameVar && !n.Guarded && !seen[n.Name] {
@@ -183,10 +185,22 @@ type nameCollector struct {
 	consumed map[any]bool    // nodes already accounted for by their parent
 }
 
-func collectNames(root *nodes.Template, ps *parseState) []Name {
+// noReplay makes collectNames walk the tree instead of replaying the walk
+// rewrite recorded; tests use it to check that both give the same names.
+var noReplay bool
+
+// collectNames lists the names of the tree at root; walked, when not nil, is
+// the tree's nodes in walk order as rewrite recorded them.
+func collectNames(root *nodes.Template, ps *parseState, walked []any) []Name {
 	c := &nameCollector{ps: ps, locals: map[string]bool{}, guarded: map[string]bool{}, consumed: map[any]bool{}}
-	w := &rewriter{inspect: c.visit}
-	w.visit(reflect.ValueOf(root))
+	if walked != nil && !noReplay {
+		for _, x := range walked {
+			c.visit(x)
+		}
+	} else {
+		w := &rewriter{inspect: c.visit}
+		w.visit(reflect.ValueOf(root))
+	}
 	var out []Name
 	for _, n := range c.names {
 		switch n.Kind {
@@ -226,8 +240,11 @@ func (c *nameCollector) add(k NameKind, name string, at *tokens.Token) {
 }
 
 func (c *nameCollector) visit(x any) {
-	if c.consumed[x] {
-		return
+	switch x.(type) {
+	case *nodes.Name, *nodes.GetAttribute: // the only types call consumes
+		if c.consumed[x] {
+			return
+		}
 	}
 	switch n := x.(type) {
 	case *nodes.Name:

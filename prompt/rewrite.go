@@ -3,6 +3,7 @@ package prompt
 import (
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	controlStructures "github.com/nikolalohinski/gonja/v2/builtins/control_structures"
@@ -33,6 +34,7 @@ import (
 
 var (
 	nodeType     = reflect.TypeFor[nodes.Node]()
+	exprType     = reflect.TypeFor[nodes.Expression]()
 	nodesPkg     = reflect.TypeFor[nodes.Template]().PkgPath()
 	ctrlPkg      = reflect.TypeFor[controlStructures.ForControlStructure]().PkgPath()
 	ownPkg       = reflect.TypeFor[outputNode]().PkgPath()
@@ -63,6 +65,12 @@ type rewriter struct {
 	// node and control structure the walk reaches (pre-order), and nothing is
 	// replaced or wrapped (see names.go).
 	inspect func(x any)
+	// walked, in the rewriting mode, collects what inspect would be called
+	// with on the rewritten tree, in the same order: the walk changes a node
+	// or a slot only before visiting what is under it, so the pre-order it
+	// goes through is the rewritten tree's (names.go replays it instead of
+	// walking the tree a second time).
+	walked []any
 }
 
 // visited is the set of structs the walk has reached, by type and address (a
@@ -106,12 +114,15 @@ func (s *visited) add(t *typeInfo, p uintptr) bool {
 // nodeKey identifies a node by its interface words (type and pointer).
 func nodeKey(n nodes.Node) [2]uintptr { return *(*[2]uintptr)(unsafe.Pointer(&n)) }
 
-func rewrite(root *nodes.Template, ps *parseState, strict bool) {
+// rewrite rewrites the tree at root and returns the nodes and control
+// structures of the rewritten tree in the order the read-only walk reaches them.
+func rewrite(root *nodes.Template, ps *parseState, strict bool) (walked []any) {
 	w := &rewriter{strict: strict, compilers: &ps.compilers, replaced: map[[2]uintptr]nodes.Node{}}
 	w.visit(reflect.ValueOf(root))
 	for _, c := range ps.compilers {
 		c.compile()
 	}
+	return w.walked
 }
 
 // writable returns v, or for a value read through an unexported field a view of
@@ -126,7 +137,7 @@ func writable(v reflect.Value) reflect.Value {
 func walkable(t reflect.Type) bool { return typeInfoOf(t).walkable }
 
 // typeInfo is what the walk needs to know of a type, computed once per type
-// (reflect's PkgPath and Implements are slow, and a sync.Map lookup per
+// (reflect's PkgPath and Implements are slow, and a map lookup per
 // value adds up): the infos of a type's parts are linked, so the walk looks a
 // type up only behind interfaces.
 type typeInfo struct {
@@ -144,33 +155,51 @@ type fieldInfo struct {
 	ti *typeInfo
 }
 
+// typeInfos maps a type's address to its complete info. The map is never
+// changed once stored: a new type stores a new map (a few dozen types ever, and
+// the walk looks a type up for every node behind an interface, so the lookup
+// is a plain map read).
 var (
-	typeInfos   sync.Map // reflect.Type → *typeInfo, complete
+	typeInfos   atomic.Pointer[map[uintptr]*typeInfo]
 	typeInfosMu sync.Mutex
 )
 
+// typeKey is the address of t's runtime type, which identifies it.
+func typeKey(t reflect.Type) uintptr { return uintptr((*[2]unsafe.Pointer)(unsafe.Pointer(&t))[1]) }
+
 func typeInfoOf(t reflect.Type) *typeInfo {
-	if ti, ok := typeInfos.Load(t); ok {
-		return ti.(*typeInfo)
+	if m := typeInfos.Load(); m != nil {
+		if ti, ok := (*m)[typeKey(t)]; ok {
+			return ti
+		}
 	}
 	typeInfosMu.Lock()
 	defer typeInfosMu.Unlock()
-	if ti, ok := typeInfos.Load(t); ok {
-		return ti.(*typeInfo)
+	old := map[uintptr]*typeInfo{}
+	if m := typeInfos.Load(); m != nil {
+		old = *m
+	}
+	if ti, ok := old[typeKey(t)]; ok {
+		return ti
 	}
 	building := map[reflect.Type]*typeInfo{}
-	ti := buildTypeInfo(t, building)
-	for t, ti := range building {
-		typeInfos.Store(t, ti)
+	ti := buildTypeInfo(t, old, building)
+	next := make(map[uintptr]*typeInfo, len(old)+len(building))
+	for k, ti := range old {
+		next[k] = ti
 	}
+	for t, ti := range building {
+		next[typeKey(t)] = ti
+	}
+	typeInfos.Store(&next)
 	return ti
 }
 
-// buildTypeInfo computes t's info and those of its parts; building holds the
-// infos under construction (types can be recursive).
-func buildTypeInfo(t reflect.Type, building map[reflect.Type]*typeInfo) *typeInfo {
-	if ti, ok := typeInfos.Load(t); ok {
-		return ti.(*typeInfo)
+// buildTypeInfo computes t's info and those of its parts; done holds the
+// complete infos, building those under construction (types can be recursive).
+func buildTypeInfo(t reflect.Type, done map[uintptr]*typeInfo, building map[reflect.Type]*typeInfo) *typeInfo {
+	if ti, ok := done[typeKey(t)]; ok {
+		return ti
 	}
 	if ti, ok := building[t]; ok {
 		return ti
@@ -182,10 +211,10 @@ func buildTypeInfo(t reflect.Type, building map[reflect.Type]*typeInfo) *typeInf
 	case reflect.Interface:
 		ti.isNode = t.Implements(nodeType)
 	case reflect.Pointer:
-		ti.elem = buildTypeInfo(t.Elem(), building)
+		ti.elem = buildTypeInfo(t.Elem(), done, building)
 		ti.inert = !ti.elem.walkable
 	case reflect.Slice, reflect.Array, reflect.Map:
-		ti.elem = buildTypeInfo(t.Elem(), building)
+		ti.elem = buildTypeInfo(t.Elem(), done, building)
 		ti.inert = ti.elem.inert
 	case reflect.Struct:
 		ti.inert = !ti.walkable
@@ -195,7 +224,7 @@ func buildTypeInfo(t reflect.Type, building map[reflect.Type]*typeInfo) *typeInf
 				if t == setStructTyp && f.Name == "target" {
 					continue // assignment target: evaluated for its place, not its value
 				}
-				if fi := buildTypeInfo(f.Type, building); !fi.inert {
+				if fi := buildTypeInfo(f.Type, done, building); !fi.inert {
 					ti.fields = append(ti.fields, fieldInfo{i, fi})
 				}
 			}
@@ -208,6 +237,36 @@ func buildTypeInfo(t reflect.Type, building map[reflect.Type]*typeInfo) *typeInf
 
 func (w *rewriter) visit(v reflect.Value) { w.visitT(v, typeInfoOf(v.Type())) }
 
+// node returns the node in the settable interface slot v, read in place for
+// the two slot types of nearly every node.
+func (w *rewriter) node(v reflect.Value) (nodes.Node, bool) {
+	switch v.Type() {
+	case nodeType:
+		return *(*nodes.Node)(unsafe.Pointer(v.UnsafeAddr())), true
+	case exprType:
+		return *(*nodes.Expression)(unsafe.Pointer(v.UnsafeAddr())), true
+	}
+	n, ok := v.Interface().(nodes.Node)
+	return n, ok
+}
+
+// set stores rep in the interface slot v when the slot's type admits it,
+// without reflect's conversion for the two slot types of nearly every node.
+func (w *rewriter) set(v reflect.Value, rep nodes.Node) {
+	switch slot := v.Type(); slot {
+	case nodeType:
+		*(*nodes.Node)(unsafe.Pointer(v.UnsafeAddr())) = rep
+	case exprType:
+		if e, ok := rep.(nodes.Expression); ok {
+			*(*nodes.Expression)(unsafe.Pointer(v.UnsafeAddr())) = e
+		}
+	default:
+		if w.assignable(reflect.TypeOf(rep), slot) {
+			v.Set(reflect.ValueOf(rep))
+		}
+	}
+}
+
 // visitT visits v, whose type's info is ti.
 func (w *rewriter) visitT(v reflect.Value, ti *typeInfo) {
 	if ti.inert {
@@ -219,10 +278,9 @@ func (w *rewriter) visitT(v reflect.Value, ti *typeInfo) {
 			return
 		}
 		if v.CanSet() && ti.isNode {
-			n, ok := v.Elem().Interface().(nodes.Node)
-			if ok {
-				if rep := w.replacement(n); rep != nil && w.assignable(reflect.TypeOf(rep), v.Type()) {
-					v.Set(reflect.ValueOf(rep))
+			if n, ok := w.node(v); ok {
+				if rep := w.replacement(n); rep != nil {
+					w.set(v, rep)
 				}
 			}
 		}
@@ -231,12 +289,14 @@ func (w *rewriter) visitT(v reflect.Value, ti *typeInfo) {
 		if v.IsNil() || !w.seen.add(ti, v.Pointer()) {
 			return
 		}
+		x := v.Interface()
 		if w.inspect != nil {
-			w.inspect(v.Interface())
+			w.inspect(x)
 			w.visitT(v.Elem(), ti.elem)
 			return
 		}
-		if c, ok := v.Interface().(*nodes.Call); ok && c.Parent == nil {
+		w.walked = append(w.walked, x)
+		if c, ok := x.(*nodes.Call); ok && c.Parent == nil {
 			// (x | f).method(): gonja's parser sets the object of a method call
 			// only for names and getters, not for a parenthesised expression
 			if g, ok := c.Func.(*nodes.GetAttribute); ok && g.Attribute != "" {
@@ -244,7 +304,7 @@ func (w *rewriter) visitT(v reflect.Value, ti *typeInfo) {
 			}
 		}
 		if !w.strict {
-			if g, ok := v.Interface().(*nodes.GetAttribute); ok && g.Attribute != "" {
+			if g, ok := x.(*nodes.GetAttribute); ok && g.Attribute != "" {
 				g.Node = orEmpty(g.Node)
 			}
 		}
@@ -301,6 +361,11 @@ func (w *rewriter) assignable(t, slot reflect.Type) bool {
 func (w *rewriter) replacement(n nodes.Node) nodes.Node {
 	if w.inspect != nil {
 		return nil
+	}
+	switch n.(type) {
+	case *nodes.Output, *nodes.Data, *nodes.BinaryExpression, *nodes.Call, *nodes.GetItem, *nodes.GetAttribute:
+	default:
+		return nil // not a type that is ever replaced
 	}
 	if rep, ok := w.replaced[nodeKey(n)]; ok {
 		return rep

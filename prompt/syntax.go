@@ -60,7 +60,8 @@ func (ps *parseState) prelex(cfg *config.Config) *SyntaxError {
 		return ps.errAt(pos, "a number followed by \".\" and a non-ASCII character cannot be read (put a space or quotes around it)")
 	}
 	ps.lexed = lexSource(ps.src)
-	st := lexAll(ps.lexed, cfg)
+	st, n := lexAll(ps.lexed, cfg)
+	ps.toks = make([]*tokens.Token, 0, n)
 	var (
 		prev       *tokens.Token
 		inTag      bool
@@ -160,16 +161,7 @@ func (ps *parseState) prelex(cfg *config.Config) *SyntaxError {
 // may part there: the rest is lexed again with that candidate as written
 // (harmless: it is not the trap).
 func lexerTrap(src string, cfg *config.Config) int {
-	var sites []int
-	prev := rune(-1)
-	for i, r := range src {
-		if r == '.' && unicode.IsDigit(prev) && i+1 < len(src) {
-			if next, w := utf8.DecodeRuneInString(src[i+1:]); w > 1 && !unicode.IsDigit(next) {
-				sites = append(sites, i)
-			}
-		}
-		prev = r
-	}
+	sites := trapCandidates(src)
 	for relex := 0; len(sites) > 0; relex++ {
 		if relex == 64 {
 			return sites[0] // not worth more passes: refuse the template
@@ -210,6 +202,32 @@ func lexerTrap(src string, cfg *config.Config) int {
 		sites = sites[k+1:]
 	}
 	return -1
+}
+
+// trapCandidates returns the offsets of the dots in src that follow a digit
+// and precede a non-ASCII character that is not a digit.
+func trapCandidates(src string) []int {
+	var sites []int
+	for off := 0; ; {
+		j := strings.IndexByte(src[off:], '.')
+		if j < 0 {
+			break
+		}
+		i := off + j
+		off = i + 1
+		if i == 0 || i+1 >= len(src) {
+			continue
+		}
+		// the rune before the dot (a valid sequence ends at a dot whichever
+		// way the bytes before it are read)
+		if prev, _ := utf8.DecodeLastRuneInString(src[:i]); !unicode.IsDigit(prev) {
+			continue
+		}
+		if next, w := utf8.DecodeRuneInString(src[i+1:]); w > 1 && !unicode.IsDigit(next) {
+			sites = append(sites, i)
+		}
+	}
+	return sites
 }
 
 // lexAllTokens lexes src to the end. LexAll's stream stops at the first

@@ -30,6 +30,7 @@ type Template struct {
 	name, src string
 	maxOut    int
 	an        analysis // the names it reads, computed on first use (names.go)
+	walked    []any    // the rewritten tree's nodes in walk order, until an is computed
 
 	plain bool   // no tags: the output is text
 	text  string // plain output
@@ -90,11 +91,10 @@ func Parse(name, src string, opts Options) (t *Template, err error) {
 		return nil, se
 	}
 	t.env = &exec.Environment{
-		Context:           env.globals,
-		Filters:           env.filters,
-		Tests:             env.tests,
-		ControlStructures: env.tagSet(ps),
-		Methods:           env.methods,
+		Context: env.globals,
+		Filters: env.filters,
+		Tests:   env.tests,
+		Methods: env.methods,
 	}
 	if se := ps.decodeStrings(ps.toks); se != nil {
 		return nil, se
@@ -103,6 +103,7 @@ func Parse(name, src string, opts Options) (t *Template, err error) {
 	// expressions, see pystring.go and condexpr.go); its template object, which
 	// the renderer needs, is built from an empty source.
 	toks := rewriteConditionals(ps.toks)
+	t.env.ControlStructures = env.tagSet(ps, toks)
 	t.loader = env.loader
 	root, err := parser.NewParser(rootID, tokens.NewStream(toks), cfg, t.loader, t.env.ControlStructures).Parse()
 	if err != nil {
@@ -112,7 +113,7 @@ func Parse(name, src string, opts Options) (t *Template, err error) {
 		t.single = &outputNode{n: out}
 		ps.compilers = append(ps.compilers, t.single)
 	}
-	rewrite(root, ps, opts.Strict)
+	t.walked = rewrite(root, ps, opts.Strict)
 	if plan, ok := compilePlan(root.Nodes); ok && !cfg.AutoEscape {
 		t.plan = plan
 		if t.single != nil && t.single.n.Condition == nil {

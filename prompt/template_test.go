@@ -168,6 +168,8 @@ func TestSyntaxErrorPositions(t *testing.T) {
 		{"unterminated string", "ab\n{{ 'unterminated }}", 2, 4, "unterminated string"},
 		{"unclosed comment", "ab\n  {# note", 2, 3, "unclosed comment"},
 		{"unknown tag", "x {% frobnicate %}", 1, 6, "unknown tag {% frobnicate %}"},
+		{"forbidden tag after its name as a variable", "{{ include }}\n{%- include 'x' %}", 2, 1, "{% include %} is not allowed"},
+		{"forbidden tag inside a body", "{% if x %}\n {% block b %}{% endblock %}{% endif %}", 2, 2, "{% block %} is not allowed"},
 		{"runes before the error", "héllo wörld {{ x | }}", 1, 20, "filter name"},
 		{"unbalanced paren", "x\n{{ x ) }}", 2, 6, "unexpected delimiter"},
 		{"bad for", "abc\n{% for %}{% endfor %}", 2, 1, "for"},
