@@ -185,9 +185,10 @@ type collector struct {
 	warnings []RunWarning
 }
 
-// collects reports whether the collector reads events of kind.
+// collects reports whether the collector reads events of kind: of agent.end,
+// only those of failed steps.
 func collects(kind string) bool {
-	return kind == event.AgentEnd || kind == event.LoopEnd || kind == event.Warning
+	return kind == agents.WantFailures || kind == event.LoopEnd || kind == event.Warning
 }
 
 func (c *collector) observe(e event.Event) {

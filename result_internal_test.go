@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/event"
 )
 
@@ -42,6 +43,15 @@ func TestCollectsEveryKindTheCollectorReads(t *testing.T) {
 		c.observe(event.Event{Kind: kind, Node: "a", Agent: "a", Error: "failed", Message: "m",
 			Data: map[string]any{"stop_reason": "error", "code": "c"}})
 		read := len(c.errors) > 0 || len(c.warnings) > 0 || c.loopErr
-		assert.Equal(t, read, collects(kind), "kind %s", kind)
+		wanted := collects(kind) || (kind == event.AgentEnd && collects(agents.WantFailures))
+		assert.Equal(t, read, wanted, "kind %s", kind)
 	}
+	// Of agent.end, only failed steps' events are read: the others need not
+	// be built.
+	assert.False(t, collects(event.AgentEnd))
+	c := &collector{}
+	c.observe(event.Event{Kind: event.AgentEnd, Node: "a", Agent: "a", Response: "ok"})
+	assert.Empty(t, c.errors)
+	assert.Empty(t, c.warnings)
+	assert.False(t, c.loopErr)
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/secrets"
 	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/memory"
 )
@@ -69,7 +71,8 @@ type Run struct {
 	// Observe receives every event; nil discards them.
 	Observe event.Observer
 	// Wants, when set, names the event kinds Observe reads: producers may skip
-	// building the others (see [Run.Wanted]). Nil means every kind.
+	// building the others (see [Run.Wanted]). Nil means every kind. It may
+	// also report [WantFailures]: agent.end events of failed steps only.
 	Wants func(kind string) bool
 	// Models, when set, answers LLM calls instead of the configured provider
 	// (the scripted model, or a test fake).
@@ -92,7 +95,8 @@ type Run struct {
 	// call (the OpenTelemetry spans are built from them).
 	ModelCalls bool
 
-	locals sync.Map
+	locals  sync.Map
+	secrets atomic.Pointer[secrets.Set] // what Scrub replaces; nil: none yet
 }
 
 // Local returns the run's value for key, creating it with init on first use. It

@@ -25,7 +25,35 @@ type Outputs struct {
 type outLog struct {
 	mu   sync.RWMutex
 	recs []*outRec
-	last map[string]int // position of each id's newest record
+	// last is the position of each id's newest record, made once the log
+	// passes smallLog records; a smaller log (most: one sequence's steps) is
+	// scanned instead, which costs less than making and filling a map.
+	last map[string]int
+}
+
+// smallLog is the most records a log looks up by scanning.
+const smallLog = 8
+
+// newest returns the position of the newest record of id below n, or -1.
+// The caller holds mu (or owns l alone).
+func (l *outLog) newest(id string, n int) int {
+	if l.last == nil {
+		for i := n - 1; i >= 0; i-- {
+			if l.recs[i].id == id {
+				return i
+			}
+		}
+		return -1
+	}
+	i, ok := l.last[id]
+	for ok && i >= n { // recorded after the first n: follow the chain back
+		i = l.recs[i].prevSame
+		ok = i >= 0
+	}
+	if !ok {
+		return -1
+	}
+	return i
 }
 
 // outRec is one recorded output.
@@ -57,12 +85,8 @@ func (v *outVal) outMap() map[string]any {
 // add appends a record; the caller holds mu or owns l alone.
 func (l *outLog) add(id string, v *outVal) {
 	i := len(l.recs)
-	r := &outRec{id: id, outVal: v, prevSame: -1}
-	if j, seen := l.last[id]; seen {
-		r.prevSame = j
-	} else {
-		r.first = true
-	}
+	r := &outRec{id: id, outVal: v, prevSame: l.newest(id, i)}
+	r.first = r.prevSame < 0
 	if i > 0 {
 		prev := l.recs[i-1]
 		r.distinct, r.lastNew = prev.distinct, prev.lastNew
@@ -71,8 +95,16 @@ func (l *outLog) add(id string, v *outVal) {
 		r.distinct++
 		r.lastNew = i
 	}
-	l.last[id] = i
 	l.recs = append(l.recs, r)
+	switch {
+	case l.last != nil:
+		l.last[id] = i
+	case len(l.recs) > smallLog:
+		l.last = make(map[string]int, 2*len(l.recs))
+		for j, r := range l.recs {
+			l.last[r.id] = j
+		}
+	}
 }
 
 // view returns the records this snapshot sees.
@@ -94,12 +126,8 @@ func (p *Outputs) latest(id string) (*outRec, bool) {
 	l := p.log
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	i, ok := l.last[id]
-	for ok && i >= p.n { // recorded after this snapshot: follow the chain back
-		i = l.recs[i].prevSame
-		ok = i >= 0
-	}
-	if !ok {
+	i := l.newest(id, p.n)
+	if i < 0 {
 		return nil, false
 	}
 	return l.recs[i], true
@@ -132,7 +160,7 @@ func (p *Outputs) with(id string, v *outVal) *Outputs {
 // extra more.
 func (p *Outputs) copyLog(extra int) *outLog {
 	recs := p.view()
-	l := &outLog{recs: make([]*outRec, 0, len(recs)+extra), last: make(map[string]int, len(recs)+extra)}
+	l := &outLog{recs: make([]*outRec, 0, len(recs)+extra)}
 	for _, r := range recs {
 		l.add(r.id, r.outVal)
 	}
@@ -143,7 +171,7 @@ func (p *Outputs) copyLog(extra int) *outLog {
 // Outputs nobody else holds yet.
 func (p *Outputs) record(id string, v *outVal) {
 	if p.log == nil {
-		p.log = &outLog{recs: make([]*outRec, 0, 4), last: make(map[string]int, 4)}
+		p.log = &outLog{recs: make([]*outRec, 0, 4)}
 	}
 	l := p.log
 	l.mu.Lock()

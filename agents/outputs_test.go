@@ -2,6 +2,7 @@ package agents_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"testing"
 
@@ -73,4 +74,55 @@ func TestOutputsConcurrentBranchesExtendOneSnapshot(t *testing.T) {
 		assert.False(t, ok, "branch %d sees only its own records", i)
 	}
 	assert.Equal(t, 1, base.Len())
+}
+
+// TestOutputsAgainstAModel extends random earlier snapshots with ids drawn
+// from a small set, past the size where a log starts indexing its ids, and
+// checks every snapshot against a plain ordered list after each step.
+func TestOutputsAgainstAModel(t *testing.T) {
+	type entry struct {
+		id string
+		v  int
+	}
+	with := func(m []entry, id string, v int) []entry {
+		out := append([]entry(nil), m...)
+		for i := range out {
+			if out[i].id == id {
+				out[i].v = v
+				return out
+			}
+		}
+		return append(out, entry{id, v})
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	snaps := []*agents.Outputs{nil}
+	models := [][]entry{nil}
+	for step := range 400 {
+		k := len(snaps) - 1
+		if rng.IntN(3) == 0 { // an older snapshot: its log is copied
+			k = rng.IntN(len(snaps))
+		}
+		id := fmt.Sprintf("a%d", rng.IntN(14))
+		snaps = append(snaps, snaps[k].With(id, agents.Output{Response: step}))
+		models = append(models, with(models[k], id, step))
+		for _, j := range []int{k, len(snaps) - 1, rng.IntN(len(snaps))} {
+			p, m := snaps[j], models[j]
+			require.Equal(t, len(m), p.Len(), "snapshot %d after step %d", j, step)
+			var ids []string
+			for _, e := range m {
+				ids = append(ids, e.id)
+				o, ok := p.Get(e.id)
+				require.True(t, ok)
+				require.Equal(t, e.v, o.Response, "snapshot %d, %s", j, e.id)
+			}
+			require.Equal(t, ids, p.IDs())
+			if len(m) > 0 {
+				id, o, _ := p.Last()
+				require.Equal(t, m[len(m)-1].id, id)
+				require.Equal(t, m[len(m)-1].v, o.Response)
+			}
+			_, ok := p.Get("never")
+			require.False(t, ok)
+		}
+	}
 }

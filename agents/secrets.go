@@ -1,8 +1,9 @@
 package agents
 
 import (
-	"github.com/cogloop/cogloop/agents/secrets"
 	"slices"
+
+	"github.com/cogloop/cogloop/agents/secrets"
 )
 
 // Secrets returns the run's secrets and extra, the longest first: what
@@ -10,9 +11,7 @@ import (
 func (r *Run) Secrets(extra ...secrets.Secret) []secrets.Secret {
 	var all []secrets.Secret
 	if r != nil {
-		if v, ok := r.locals.Load(runSecrets); ok {
-			all = v.(*secrets.Set).List()
-		}
+		all = r.secrets.Load().List()
 	}
 	all = append(all, extra...)
 	slices.SortStableFunc(all, func(a, b secrets.Secret) int { return len(b.Reveal()) - len(a.Reveal()) })
@@ -25,16 +24,18 @@ type SecretUser interface {
 	Secrets() []secrets.Secret
 }
 
-// runSecrets is the [Run.Local] key of a run's [secrets.Set].
-var runSecrets = new(int)
-
 // AddSecrets adds secrets to the set the run scrubs from model replies. It is
 // safe on a nil *Run (it does nothing).
 func (r *Run) AddSecrets(list ...secrets.Secret) {
 	if r == nil || len(list) == 0 {
 		return
 	}
-	r.Local(runSecrets, func() any { return &secrets.Set{} }).(*secrets.Set).Add(list...)
+	ss := r.secrets.Load()
+	if ss == nil {
+		r.secrets.CompareAndSwap(nil, &secrets.Set{})
+		ss = r.secrets.Load()
+	}
+	ss.Add(list...)
 }
 
 // Scrub replaces the run's secrets, and extra, in s ([secrets.Set.Scrub]). It is
@@ -43,7 +44,5 @@ func (r *Run) Scrub(s string, extra ...secrets.Secret) string {
 	if r == nil {
 		return secrets.Scrub(s, extra...)
 	}
-	v, _ := r.locals.Load(runSecrets)
-	ss, _ := v.(*secrets.Set)
-	return ss.Scrub(s, extra...)
+	return r.secrets.Load().Scrub(s, extra...)
 }

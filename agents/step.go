@@ -78,12 +78,13 @@ func runStep(ctx context.Context, s Step, in Input) (out Output, fail, stop erro
 	path := fault.JoinPath(in.Path, s.ID)
 	in.Path = path
 	observed := in.Run.Wanted(event.AgentEnd)
+	failures := observed || in.Run.Wanted(WantFailures) // agent.end of a failed step is read
 	var start time.Time
-	if observed {
+	if failures {
 		start = time.Now()
-		if in.Run.Wanted(event.AgentStart) {
-			in.Run.Emit(event.Event{Kind: event.AgentStart, Time: start, Node: path, Agent: s.ID, Type: s.Type})
-		}
+	}
+	if observed && in.Run.Wanted(event.AgentStart) {
+		in.Run.Emit(event.Event{Kind: event.AgentStart, Time: start, Node: path, Agent: s.ID, Type: s.Type})
 	}
 	out, err := safeRun(ctx, s.Agent, in)
 	if err != nil {
@@ -99,7 +100,7 @@ func runStep(ctx context.Context, s Step, in Input) (out Output, fail, stop erro
 	} else if out.Failed() {
 		fail = &fault.PathError{Path: path, Err: errors.New(strings.TrimPrefix(out.Err, path+": "))}
 	}
-	if observed {
+	if observed || (failures && (err != nil || out.Failed())) {
 		now := time.Now()
 		end := event.Event{Kind: event.AgentEnd, Time: now, Node: path, Agent: s.ID, Type: s.Type, Duration: now.Sub(start), Prompt: out.Prompt}
 		switch {
@@ -122,6 +123,12 @@ func runStep(ctx context.Context, s Step, in Input) (out Output, fail, stop erro
 	}
 	return out, fail, nil
 }
+
+// WantFailures is a name [Run.Wants] may report, not an event kind: an
+// observer that wants it but not [event.AgentEnd] reads the agent.end events
+// of failed steps only (an error, or an error record), so steps that succeed
+// build none.
+const WantFailures = "agent.end (failed steps)"
 
 // Observed reports whether events of r reach an observer, so callers can skip
 // building events nobody receives. It is safe on a nil *Run.

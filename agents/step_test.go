@@ -186,3 +186,26 @@ func TestSequenceWithoutEarlierOutputsHandsStableSnapshots(t *testing.T) {
 			"the record a step saw and the sequence's record are one: its map is made once")
 	}
 }
+
+// TestFailuresOnlyObserverSeesOnlyFailedSteps: an observer whose Wants
+// reports WantFailures (and not agent.end) receives the agent.end events of
+// the steps that failed, with their error, and none of the steps that
+// succeeded.
+func TestFailuresOnlyObserverSeesOnlyFailedSteps(t *testing.T) {
+	var got []event.Event
+	run := &agents.Run{Observe: func(e event.Event) { got = append(got, e) },
+		Wants: func(kind string) bool { return kind == agents.WantFailures }}
+	record := func(ctx context.Context, in agents.Input) (agents.Output, error) {
+		return agents.Output{Err: "bad input"}, nil
+	}
+	seq := agents.Sequence{Steps: []agents.Step{constStep("ok", "fine"), failStep("broken", errors.New("boom")),
+		{ID: "record", Type: "rec", Agent: agents.Func(record)}, constStep("ok2", "fine")}}
+	_, err := seq.Run(context.Background(), agents.Input{Run: run})
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	for i, want := range []struct{ agent, err string }{{"broken", "broken: boom"}, {"record", "bad input"}} {
+		assert.Equal(t, event.AgentEnd, got[i].Kind)
+		assert.Equal(t, want.agent, got[i].Agent)
+		assert.Equal(t, want.err, got[i].Error)
+	}
+}

@@ -38,6 +38,9 @@ const NotClassified = "not-classified"
 // DefaultConfidence is the confidence field of a reply that does not state one.
 const DefaultConfidence = "0.5"
 
+// defaultConfidence is DefaultConfidence as a field value.
+var defaultConfidence any = DefaultConfidence
+
 // Instructions appended to the rendered prompt, as OrKa does, so that the model
 // knows the expected answer form.
 const (
@@ -108,17 +111,21 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 	if err != nil {
 		return agents.Output{}, fmt.Errorf("render system_prompt: %w", err)
 	}
-	text += a.instruction()
-	out := agents.Output{Prompt: in.Run.Scrub(text, a.Secrets()...)}
+	if a.Kind != Answer {
+		text += a.instruction()
+	}
+	own := a.Secrets()
+	out := agents.Output{Prompt: in.Run.Scrub(text, own...)}
 
-	model := a.Model
+	model, isOwn := a.Model, true
 	if a.perRun != nil {
-		model = a.perRun.model(in.Run)
+		model, isOwn = a.perRun.model(in.Run), false
 	}
 	if a.UseRunModels && in.Run != nil && in.Run.Models != nil {
 		if model, err = in.Run.Models.ModelFor(a.ID); err != nil {
 			return out, err
 		}
+		isOwn = false
 	}
 	if model == nil {
 		return out, errors.New("agent has no model")
@@ -128,16 +135,24 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 
 	callCtx := ctx
 	if a.Timeout > 0 {
-		var cancel context.CancelFunc
-		callCtx, cancel = context.WithTimeout(ctx, a.Timeout)
-		defer cancel()
+		var dl *lazyDeadline
+		now := time.Now()
+		if callCtx, dl = withDeadline(ctx, now, now.Add(a.Timeout)); dl != nil {
+			defer dl.stop()
+		}
 	}
 	r := a.Retry
 	if r.Logger == nil {
 		r.Logger = slog.Default()
 	}
 	if s, ok := model.(interface{ Secrets() []secrets.Secret }); ok {
-		r.Secrets = append(append([]secrets.Secret(nil), r.Secrets...), s.Secrets()...)
+		keys := own // the agent's own model: its keys are known
+		if !isOwn {
+			keys = s.Secrets()
+		}
+		if len(keys) > 0 {
+			r.Secrets = append(append([]secrets.Secret(nil), r.Secrets...), keys...)
+		}
 	}
 	priceAs := a.pricedModel()
 	worst := req.WorstCase()
@@ -153,12 +168,16 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 			ds = newDeltas(in, a.ID, attempt, r.Secrets)
 			call.OnDelta = ds.write
 		}
-		began := time.Now()
+		reported := in.Run != nil && in.Run.ModelCalls
+		var began time.Time
+		if reported {
+			began = time.Now()
+		}
 		rep, err := model.Generate(ctx, call)
 		if ds != nil {
 			ds.close()
 		}
-		if in.Run != nil && in.Run.ModelCalls {
+		if reported {
 			a.reportCall(in, model, call, attempt, time.Since(began), rep, err, r.Secrets)
 		}
 		counted := rep.Usage
@@ -192,7 +211,11 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 	}
 
 	resp, conf, reasoning := ParseReply(reply.Text)
-	out.Fields = map[string]any{"confidence": conf, "internal_reasoning": reasoning}
+	var confidence any = conf
+	if conf == DefaultConfidence {
+		confidence = defaultConfidence // boxed once, not per call
+	}
+	out.Fields = map[string]any{"confidence": confidence, "internal_reasoning": reasoning}
 	switch a.Kind {
 	case Binary:
 		out.Response = Affirmative(resp)
@@ -315,9 +338,12 @@ var think = regexp.MustCompile(`(?s)<think>(.*?)</think>`)
 // [DefaultConfidence]. Otherwise the response is the trimmed text and the
 // confidence DefaultConfidence (OrKa's value for a reply it could not parse).
 func ParseReply(text string) (response, confidence, reasoning string) {
-	if m := think.FindStringSubmatch(text); m != nil {
-		reasoning = strings.TrimSpace(m[1])
-		text = think.ReplaceAllString(text, "")
+	// Most replies have no <think>: skip the regexp for them.
+	if strings.Contains(text, "<think>") {
+		if m := think.FindStringSubmatch(text); m != nil {
+			reasoning = strings.TrimSpace(m[1])
+			text = think.ReplaceAllString(text, "")
+		}
 	}
 	text = strings.TrimSpace(text)
 	if env, ok := envelope(text); ok {
@@ -337,7 +363,9 @@ func ParseReply(text string) (response, confidence, reasoning string) {
 var fence = regexp.MustCompile("(?s)```(?:json|JSON)?\\s*(\\{.*?\\})\\s*```")
 
 func envelope(text string) (map[string]any, bool) {
-	if len(text) > 1<<20 || !strings.Contains(text, "response") {
+	// Every candidate is a JSON object: no '{', no envelope (a cheaper test
+	// than the search for "response", which most replies would make in full).
+	if len(text) > 1<<20 || strings.IndexByte(text, '{') < 0 || !strings.Contains(text, "response") {
 		return nil, false
 	}
 	cands := []string{text}

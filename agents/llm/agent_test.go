@@ -32,6 +32,9 @@ func TestParseReply(t *testing.T) {
 		{"JSON without response stays text", `{"answer": 4}`, `{"answer": 4}`, llm.DefaultConfidence, ""},
 		{"non-string response", `{"response": {"a": 1}}`, `{"a":1}`, llm.DefaultConfidence, ""},
 		{"broken JSON stays text", `{"response": "x"`, `{"response": "x"`, llm.DefaultConfidence, ""},
+		{"the word response without an object", "My response is: yes", "My response is: yes", llm.DefaultConfidence, ""},
+		{"an unclosed think block stays text", "<think>hmm, yes", "<think>hmm, yes", llm.DefaultConfidence, ""},
+		{"think is case-sensitive", "<THINK>x</THINK> yes", "<THINK>x</THINK> yes", llm.DefaultConfidence, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

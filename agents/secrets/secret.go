@@ -92,6 +92,9 @@ var _ slog.LogValuer = Secret{}
 // Longer values are replaced first, so a key that contains another is
 // replaced whole.
 func Scrub(s string, secrets ...Secret) string {
+	if !occursIn(s, secrets) { // most text: nothing to replace, nothing to copy
+		return s
+	}
 	if len(secrets) > 1 {
 		secrets = slices.Clone(secrets)
 		slices.SortStableFunc(secrets, func(a, b Secret) int { return len(b.Reveal()) - len(a.Reveal()) })
@@ -102,6 +105,16 @@ func Scrub(s string, secrets ...Secret) string {
 		}
 	}
 	return s
+}
+
+// occursIn reports whether the value of one of secrets occurs in s.
+func occursIn(s string, secrets []Secret) bool {
+	for _, sec := range secrets {
+		if v := sec.Reveal(); v != "" && strings.Contains(s, v) {
+			return true
+		}
+	}
+	return false
 }
 
 // minScrubLen is the shortest secret value [Set] scrubs from model
@@ -150,6 +163,10 @@ func (ss *Set) Scrub(s string, extra ...Secret) string {
 		return Scrub(s, extra...)
 	}
 	ss.mu.RLock()
+	if !occursIn(s, ss.list) && !occursIn(s, extra) {
+		ss.mu.RUnlock()
+		return s
+	}
 	all := append(slices.Clone(ss.list), extra...)
 	ss.mu.RUnlock()
 	return Scrub(s, all...)

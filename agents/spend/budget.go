@@ -78,39 +78,26 @@ type budgetTree struct {
 	pricing Pricing
 	journal Journal // nil: nothing outlives the run
 
-	foldMu sync.Mutex
-	folded map[string]foldedPrice // model name → what pricing.Price found for it
+	folds *folds // pricing's case-insensitive lookups, made on the first
 }
 
-// foldedPrice is a memoised case-insensitive price lookup.
-type foldedPrice struct {
-	price Price
-	ok    bool
-}
-
-// cost is pricing.Cost; a model name not in the table as written is looked
-// up case-insensitively (a scan of the table) once per run, not per call.
-func (t *budgetTree) cost(model string, u Usage) (float64, bool) {
+// price is pricing.Price, with an empty model free (scripted replies); a
+// model name not in the table as written is looked up case-insensitively
+// once per table (see [foldsOf]), not per call or per run.
+func (t *budgetTree) price(model string) (Price, bool) {
 	if model == "" {
-		return 0, true
+		return Price{}, true
 	}
 	if pr, ok := t.pricing[model]; ok {
-		return pr.Cost(u), true
+		return pr, true
 	}
-	t.foldMu.Lock()
-	f, seen := t.folded[model]
-	if !seen {
-		f.price, f.ok = t.pricing.Price(model)
-		if t.folded == nil {
-			t.folded = map[string]foldedPrice{}
-		}
-		t.folded[model] = f
+	t.mu.Lock()
+	if t.folds == nil {
+		t.folds = foldsOf(t.pricing)
 	}
-	t.foldMu.Unlock()
-	if !f.ok {
-		return 0, false
-	}
-	return f.price.Cost(u), true
+	f := t.folds
+	t.mu.Unlock()
+	return f.price(model)
 }
 
 // NewBudget returns the root scope of a run, limited by l (a zero Limit
@@ -170,10 +157,12 @@ func (b *Budget) Exceeded() bool {
 }
 
 // Reservation is the worst case of one model call, booked in its scopes until
-// the call is settled.
+// the call is settled. It is a value (reserving allocates nothing); settle it
+// through one copy.
 type Reservation struct {
 	b       *Budget
 	model   string
+	price   Price // model's price (zero when it has none)
 	worst   Usage
 	settled bool
 }
@@ -184,28 +173,28 @@ type Reservation struct {
 // or cost at model's price), and with [ErrNoPrice] when a scope limits cost and
 // model has no price. An empty model is free (scripted replies). Settle the
 // reservation once the call is over, whether it succeeded or not.
-func (b *Budget) Reserve(model string, worst Usage) (*Reservation, error) {
+func (b *Budget) Reserve(model string, worst Usage) (Reservation, error) {
 	if b == nil {
-		return &Reservation{model: model, worst: worst}, nil
+		return Reservation{model: model, worst: worst}, nil
 	}
-	cost, priced := b.tree.cost(model, worst)
-	worst.Cost = cost
+	price, priced := b.tree.price(model)
+	worst.Cost = price.Cost(worst)
 	b.tree.mu.Lock()
 	defer b.tree.mu.Unlock()
 	for s := b; s != nil; s = s.parent {
 		l := s.limit
 		if l.MaxCost > 0 && !priced {
-			return nil, fmt.Errorf("%w: %s limits cost (max_cost %s), and model %q has no price; add it to pricing: on the orchestrator ({prompt, completion} per 1k tokens)",
+			return Reservation{}, fmt.Errorf("%w: %s limits cost (max_cost %s), and model %q has no price; add it to pricing: on the orchestrator ({prompt, completion} per 1k tokens)",
 				ErrNoPrice, l.name(), money(l.MaxCost), model)
 		}
 		if l.MaxTokens > 0 && s.spent.Total()+s.reserved.Total()+worst.Total() > l.MaxTokens {
 			markExceeded(b)
-			return nil, fmt.Errorf("%w: %s allows %d tokens, %d are spent and %d reserved, and this call may use %d (%d prompt, estimated, + %d completion)",
+			return Reservation{}, fmt.Errorf("%w: %s allows %d tokens, %d are spent and %d reserved, and this call may use %d (%d prompt, estimated, + %d completion)",
 				ErrBudgetExceeded, l.name(), l.MaxTokens, s.spent.Total(), s.reserved.Total(), worst.Total(), worst.PromptTokens, worst.CompletionTokens)
 		}
 		if l.MaxCost > 0 && over(s.spent.Cost+s.reserved.Cost+worst.Cost, l.MaxCost) {
 			markExceeded(b)
-			return nil, fmt.Errorf("%w: %s allows %s, %s is spent and %s reserved, and this call of %s may cost %s",
+			return Reservation{}, fmt.Errorf("%w: %s allows %s, %s is spent and %s reserved, and this call of %s may cost %s",
 				ErrBudgetExceeded, l.name(), money(l.MaxCost), money(s.spent.Cost), money(s.reserved.Cost), model, money(worst.Cost))
 		}
 	}
@@ -218,9 +207,9 @@ func (b *Budget) Reserve(model string, worst Usage) (*Reservation, error) {
 		for s := b; s != nil; s = s.parent {
 			s.reserved = s.reserved.sub(worst)
 		}
-		return nil, err
+		return Reservation{}, err
 	}
-	return &Reservation{b: b, model: model, worst: worst}, nil
+	return Reservation{b: b, model: model, price: price, worst: worst}, nil
 }
 
 // markExceeded marks s, the scope a refused call ran in, and every enclosing
@@ -251,7 +240,7 @@ func (r *Reservation) Settle(actual Usage) Usage {
 		actual.Cost = 0
 		return actual
 	}
-	actual.Cost, _ = r.b.tree.cost(r.model, actual)
+	actual.Cost = r.price.Cost(actual)
 	r.b.tree.mu.Lock()
 	defer r.b.tree.mu.Unlock()
 	if r.settled {

@@ -235,3 +235,28 @@ func TestReadBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestCaseInsensitivePricesPerTable: the case-insensitive lookups are kept
+// per table across runs; every run still gets its own table's price, with
+// more tables in use than are kept.
+func TestCaseInsensitivePricesPerTable(t *testing.T) {
+	worst := spend.Usage{PromptTokens: 1000}
+	tables := make([]spend.Pricing, 40)
+	for i := range tables {
+		tables[i] = spend.Pricing{"Model-X": {Prompt: float64(i + 1)}}
+	}
+	for round := range 3 {
+		for i, p := range tables {
+			if (i+round)%3 == 0 { // runs of several tables interleaved
+				continue
+			}
+			for _, name := range []string{"model-x", "MODEL-X", "Model-X"} {
+				r, err := spend.NewBudget(spend.Limit{MaxCost: 1000}, p).Reserve(name, worst)
+				require.NoError(t, err)
+				assert.InDelta(t, float64(i+1), r.Settle(worst).Cost, 1e-12, "table %d, %s", i, name)
+			}
+			_, err := spend.NewBudget(spend.Limit{MaxCost: 1000}, p).Reserve("model-y", worst)
+			require.ErrorIs(t, err, spend.ErrNoPrice)
+		}
+	}
+}
