@@ -82,6 +82,18 @@ func (v *outVal) outMap() map[string]any {
 	return v.m
 }
 
+// DropMaps lets go of the template maps made for p's outputs, to be made
+// again if they are read later (a loop keeps its passes' outputs to the end
+// of the run, their maps only while the pass is read). Maps already handed
+// out stay as they are. Only for outputs nobody reads meanwhile: the steps
+// that made and read them have returned.
+func (p *Outputs) DropMaps() {
+	p.each(func(r *outRec) bool {
+		r.mapOnce, r.m = sync.Once{}, nil
+		return true
+	})
+}
+
 // add appends a record; the caller holds mu or owns l alone.
 func (l *outLog) add(id string, v *outVal) {
 	i := len(l.recs)

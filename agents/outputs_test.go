@@ -3,6 +3,7 @@ package agents_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"sync"
 	"testing"
 
@@ -125,4 +126,25 @@ func TestOutputsAgainstAModel(t *testing.T) {
 			require.False(t, ok)
 		}
 	}
+}
+
+func TestOutputsDropMapsLetsGoOfTheSharedMaps(t *testing.T) {
+	outs := (*agents.Outputs)(nil).With("a", agents.Output{Response: 1}).With("b", agents.Output{Response: 2})
+	maps := func() map[string]map[string]any {
+		m := map[string]map[string]any{}
+		outs.EachMap(func(id string, v map[string]any) bool { m[id] = v; return true })
+		return m
+	}
+	same := func(x, y map[string]any) bool { return reflect.ValueOf(x).Pointer() == reflect.ValueOf(y).Pointer() }
+	first, again := maps(), maps()
+	require.Len(t, first, 2)
+	assert.True(t, same(first["a"], again["a"]), "a kept map is handed out again")
+
+	outs.DropMaps()
+	after := maps()
+	assert.Equal(t, first, after, "the maps made again read the same")
+	assert.False(t, same(first["a"], after["a"]), "the dropped map is not kept")
+	assert.True(t, same(after["b"], maps()["b"]), "the new map is kept until the next drop")
+	assert.Equal(t, map[string]any{"response": 1}, first["a"], "a map handed out before the drop stays as it was")
+	(*agents.Outputs)(nil).DropMaps() // no outputs: nothing to drop
 }

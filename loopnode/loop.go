@@ -298,6 +298,11 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 			break
 		}
 		loops++
+		// Another pass runs: the last one's outputs are kept to the end of the
+		// run (last, best, last successful), the template maps its pass and
+		// scan read are not needed any more (the result reads them again
+		// only if it is not the last pass's).
+		st.last.DropMaps()
 		done, cut := n.iterate(ctx, in, parent, loops, st)
 		if !cut {
 			// A checkpoint holds completed passes only: a resume runs a cut pass again.
