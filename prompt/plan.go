@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"errors"
+	"slices"
 
 	controlStructures "github.com/nikolalohinski/gonja/v2/builtins/control_structures"
 	"github.com/nikolalohinski/gonja/v2/exec"
@@ -335,6 +336,7 @@ func (n *planFor) run(p *planRun) error {
 		}
 	}
 	loop := &loopInfo{items: items, depth: depth}
+	p.vars = slices.Grow(p.vars, 3) // key, value, loop: one allocation, not three
 	for i, it := range items {
 		if err := p.st.tick(); err != nil {
 			return errAbort

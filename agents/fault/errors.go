@@ -12,7 +12,20 @@ const PathSep = " › "
 
 // JoinPath joins non-empty path parts with [PathSep].
 func JoinPath(parts ...string) string {
+	n, first := 0, ""
+	for _, p := range parts {
+		if p != "" {
+			if n == 0 {
+				first = p
+			}
+			n += len(PathSep) + len(p)
+		}
+	}
+	if n == 0 || n == len(PathSep)+len(first) {
+		return first // no part or one: nothing to join
+	}
 	var b strings.Builder
+	b.Grow(n - len(PathSep))
 	for _, p := range parts {
 		if p == "" {
 			continue
