@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/internal/plainjson"
 )
 
 // cmdHistory prints (or clears) a loop's persisted past_loops.
@@ -68,15 +67,16 @@ func cmdHistory(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	rows := make([]map[string]any, 0, len(entries))
 	for _, e := range entries {
-		dec := json.NewDecoder(bytes.NewReader(e.Data))
-		dec.UseNumber()
-		var m map[string]any
-		if err := dec.Decode(&m); err != nil {
+		m, err := plainjson.Object(e.Data)
+		if err == nil && m == nil {
+			err = errors.New("it is null")
+		}
+		if err != nil {
 			fmt.Fprintf(stderr, "cogloop: entry of run %q iteration %d is not a JSON object: %v\n", e.RunID, e.Iteration, err)
 			return exitFailure
 		}
-		rows = append(rows, agents.Plain(m).(map[string]any))
-		rows[len(rows)-1]["_run"] = e.RunID
+		m["_run"] = e.RunID
+		rows = append(rows, m)
 	}
 	if asJSON {
 		return printJSON(stdout, stderr, "cogloop", rows)
