@@ -134,8 +134,6 @@ func writable(v reflect.Value) reflect.Value {
 	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
 }
 
-func walkable(t reflect.Type) bool { return typeInfoOf(t).walkable }
-
 // typeInfo is what the walk needs to know of a type, computed once per type
 // (reflect's PkgPath and Implements are slow, and a map lookup per
 // value adds up): the infos of a type's parts are linked, so the walk looks a
