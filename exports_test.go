@@ -4,8 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -31,31 +29,15 @@ var overExported = map[string]string{
 // maxExported top-level names unless overExported says why.
 func TestExportedNamesPerPackage(t *testing.T) {
 	counts := map[string][]string{}
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != "." && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || d.Name() == "bench") {
-				return filepath.SkipDir
+	for dir, files := range sourceFiles(t) {
+		for _, path := range files {
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+			require.NoError(t, err)
+			if f.Name.Name != "main" {
+				counts[dir] = append(counts[dir], exportedNames(f)...)
 			}
-			return nil
 		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		if f.Name.Name == "main" {
-			return nil
-		}
-		dir := filepath.ToSlash(filepath.Dir(path))
-		counts[dir] = append(counts[dir], exportedNames(f)...)
-		return nil
-	})
-	require.NoError(t, err)
+	}
 	require.Greater(t, len(counts), 20, "the walk found the module's packages")
 	dirs := make([]string, 0, len(counts))
 	for d := range counts {

@@ -27,26 +27,37 @@ func TestREADMELayoutListsEveryPackage(t *testing.T) {
 		}
 	}
 	n := 0
-	err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && path != ".") {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || path == "." || filepath.Dir(path) == "." || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		dir := filepath.ToSlash(filepath.Dir(path))
-		if strings.HasSuffix(dir, "/redistest") { // described with memory/redis
-			return nil
+	for dir := range sourceFiles(t) {
+		if dir == "." || strings.HasSuffix(dir, "/redistest") { // redistest is described with memory/redis
+			continue
 		}
 		n++
 		assert.True(t, listed[dir], "README.md's layout names %s/", dir)
+	}
+	assert.Greater(t, n, 20)
+}
+
+// sourceFiles lists the module's non-test Go files by package directory
+// (slash-separated, "." for the root), leaving out testdata and hidden
+// directories.
+func sourceFiles(t *testing.T) map[string][]string {
+	t.Helper()
+	files := map[string][]string{}
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != "." && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			dir := filepath.ToSlash(filepath.Dir(path))
+			files[dir] = append(files[dir], path)
+		}
 		return nil
 	})
 	require.NoError(t, err)
-	assert.Greater(t, n, 20)
+	return files
 }
 
 // TestImportDirections: the packages split out of agents import only what
