@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/internal/clibin"
+	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/memory/redis"
 	"github.com/cogloop/cogloop/memory/redis/redistest"
 	"github.com/stretchr/testify/assert"
@@ -246,4 +247,17 @@ func TestRedisStopMidRunFails(t *testing.T) {
 	assert.Contains(t, errs, "cogloop: run failed: a loop stopped with stop_reason error")
 	assert.Contains(t, errs, "iteration 2 was not persisted")
 	assert.Contains(t, errs, "stopped: error")
+}
+
+// TestHistoryRefusesANonObjectEntry: an entry another writer stored as JSON
+// null is named, with its run and iteration, and the command fails.
+func TestHistoryRefusesANonObjectEntry(t *testing.T) {
+	srv := redistest.Start(t)
+	store, err := redis.New(context.Background(), srv.URL(), redis.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = store.Close() })
+	require.NoError(t, store.Append(context.Background(), "odd", memory.Entry{RunID: "r1", Iteration: 2, Data: []byte("null")}))
+	code, _, errs := runCLI(t, "history", "--redis", srv.URL(), "--loop", "odd")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, `entry of run "r1" iteration 2 is not a JSON object: it is null`)
 }
