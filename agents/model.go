@@ -37,6 +37,60 @@ type Request struct {
 	// of the reply as it arrives, in order, from the calling goroutine. Models
 	// that cannot stream ignore it and return the whole reply.
 	OnDelta func(text string)
+	// Messages continue the conversation after the System and Prompt messages:
+	// the model's earlier turns of this call (with the tool calls it asked for)
+	// and the tools' results, in order. Empty for a call's first round.
+	Messages []Message
+	// Tools are the functions the model may call in this round; nil offers none.
+	Tools []ToolSpec
+	// ToolChoice is "" or "auto" (the model decides), "required", "none", or
+	// the name of one tool the model must call.
+	ToolChoice string
+	// Schema, when set, asks for a reply that is one JSON object valid against
+	// this JSON Schema (structured output): providers with a JSON-schema or JSON
+	// mode use it; the caller still validates the reply.
+	Schema *ResponseSchema
+}
+
+// ToolSpec is a function offered to the model.
+type ToolSpec struct {
+	// Name is what the model calls it by (an agent id, or server.tool for MCP).
+	Name string
+	// Description tells the model what the tool does and when to use it.
+	Description string
+	// Parameters is the JSON Schema of the tool's arguments (an object schema).
+	Parameters map[string]any
+}
+
+// ToolCall is one call the model asked for.
+type ToolCall struct {
+	// ID is the provider's id of the call; a tool result answers it.
+	ID string
+	// Name is the tool's name as offered in [Request.Tools].
+	Name string
+	// Args is the call's arguments as the model sent them: JSON text, not yet
+	// checked (it may not even be JSON).
+	Args string
+}
+
+// Message is one turn after the first prompt of a call: the model's reply in
+// an earlier round (Role "assistant", with the ToolCalls it asked for), or the
+// result of one tool call (Role "tool", answering ToolCallID).
+type Message struct {
+	Role       string
+	Text       string
+	ToolCalls  []ToolCall
+	ToolCallID string
+	// Name is the tool's name on a tool message.
+	Name string
+}
+
+// ResponseSchema asks for structured output: a JSON object valid against Schema.
+type ResponseSchema struct {
+	// Name names the schema for providers that want one (the agent id).
+	Name string
+	// Schema is the JSON Schema, decoded.
+	Schema map[string]any
 }
 
 // WorstCase is the most the call may use, as budgets reserve it: the
@@ -54,6 +108,9 @@ func (req Request) WorstCase() spend.Usage {
 type Reply struct {
 	Text  string
 	Usage spend.Usage
+	// ToolCalls are the tools the model asked to call before it answers; empty
+	// when Text is its answer.
+	ToolCalls []ToolCall
 }
 
 // ModelSource picks the model that answers a given agent's calls. It overrides the
