@@ -82,14 +82,33 @@ func (w *Writer) Close() error {
 	return w.err
 }
 
-// Create writes events to a new file at path (truncating one that exists);
-// what says what the file is in errors ("write trace out.jsonl: ...").
+// Create writes events to a new file at path (truncating one that exists),
+// readable by its owner only (0600, like run records: events hold prompts and
+// replies); what says what the file is in errors ("write trace out.jsonl: ...").
 func Create(path, what string, onErr func(error)) (*Writer, error) {
-	f, err := os.Create(path)
+	f, err := CreatePrivate(path)
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", what, err)
 	}
 	return NewWriter(f, what+" "+path, onErr).owning(f), nil
+}
+
+// CreatePrivate creates or truncates the file at path for writing with mode
+// 0600: the mode of every file that holds a run's prompts and replies (records,
+// traces, reports). A regular file that already exists with a wider mode is
+// narrowed to 0600 too; a device (/dev/stdout) is left as it is.
+func CreatePrivate(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&^0o600 != 0 {
+		if err := f.Chmod(0o600); err != nil {
+			_ = f.Close() // the chmod error is the one to report
+			return nil, fmt.Errorf("make %s private (mode 0600): %w", path, err)
+		}
+	}
+	return f, nil
 }
 
 // Buffer keeps a run's events in memory, for a caller that wants them after

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents/scripted"
+	"github.com/cogloop/cogloop/records"
 )
 
 const evalHelp = `usage: cogloop eval WORKFLOW.yaml --dataset FILE.jsonl [flags]
@@ -261,7 +262,7 @@ type jsonLines struct {
 }
 
 func createJSONLines(path string) (*jsonLines, error) {
-	f, err := os.Create(path)
+	f, err := records.CreatePrivate(path)
 	if err != nil {
 		return nil, fmt.Errorf("create --out: %w", err)
 	}

@@ -105,7 +105,7 @@ func (r *recording) finish(runID string, stderr io.Writer) error {
 // writeReport writes the HTML report of s to path ('-': stdout is not
 // offered; a report is a file).
 func writeReport(path string, s records.Summary) error {
-	f, err := os.Create(path)
+	f, err := records.CreatePrivate(path)
 	if err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
