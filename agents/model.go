@@ -34,9 +34,14 @@ type Request struct {
 	// MaxTokens caps the completion; 0 leaves it to the provider.
 	MaxTokens int
 	// OnDelta, when set, asks the model to stream: it is called with each piece
-	// of the reply as it arrives, in order, from the calling goroutine. Models
+	// of the reply as it arrives, in order, never concurrently and all before
+	// Generate returns (not always from the calling goroutine). Models
 	// that cannot stream ignore it and return the whole reply.
 	OnDelta func(text string)
+	// MaxReplyBytes bounds the reply: a model stops reading past it and fails
+	// the call (agents/llm: the decompressed response body, or a streamed
+	// reply's text). 0 leaves it to the model's default.
+	MaxReplyBytes int64
 	// Messages continue the conversation after the System and Prompt messages:
 	// the model's earlier turns of this call (with the tool calls it asked for)
 	// and the tools' results, in order. Empty for a call's first round.

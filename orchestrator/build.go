@@ -77,11 +77,22 @@ type scope struct {
 	strict bool
 	// presets is the scoring catalog factories see; nil means scoring.Default.
 	presets *scoring.Catalog
+	// maxReply is the orchestrator's max_reply_bytes (or an enclosing one's):
+	// the limit of the model replies of agents that set none; 0 means none set.
+	maxReply int64
 	// owner is the agent whose factory built this workflow (a loop), nil at
 	// top level; wf is the workflow built.
 	owner *def
 	wf    *Workflow
 }
+
+// replyLimited is an agent whose model replies are bounded (LLM agents): the
+// orchestrator's max_reply_bytes applies to those that set none.
+type replyLimited interface{ InheritMaxReplyBytes(n int64) }
+
+// maxReplyBytes is the largest max_reply_bytes (llm.MaxReplyBytesLimit; the
+// orchestrator does not import agents/llm).
+const maxReplyBytes = 1 << 30
 
 type def struct {
 	id, typ string
@@ -109,7 +120,7 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 	s := &scope{b: b, parent: parent, defs: map[string]*def{}, owner: b.cur}
 	b.scopes = append(b.scopes, s)
 	if parent != nil {
-		s.strict, s.presets = parent.strict, parent.presets
+		s.strict, s.presets, s.maxReply = parent.strict, parent.presets, parent.maxReply
 	} else {
 		s.presets = b.opts.presets
 	}
@@ -167,6 +178,9 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 		w.budget = &l
 	}
 	s.strict = orch.Bool("strict_templates", s.strict)
+	if orch.Has("max_reply_bytes") {
+		s.maxReply = int64(orch.Int("max_reply_bytes", 0, 1, maxReplyBytes))
+	}
 	if parent == nil {
 		w.Strict = orch.Bool("strict", false)
 	} else if orch.Has("strict") {
@@ -388,6 +402,9 @@ func (s *scope) construct(d *def) agents.Agent {
 	}
 	if su, ok := a.(agents.SecretUser); ok {
 		s.b.secretUsers = append(s.b.secretUsers, su)
+	}
+	if rl, ok := a.(replyLimited); ok && home.maxReply > 0 {
+		rl.InheritMaxReplyBytes(home.maxReply)
 	}
 	a = withTimeout(a, d)
 	a = s.b.withRetry(a, d)

@@ -73,6 +73,9 @@ type Agent struct {
 	MaxTokens   int
 	// Timeout bounds the whole call, retries and waits included; 0 means none.
 	Timeout time.Duration
+	// MaxReplyBytes bounds each reply (max_reply_bytes): a longer one fails
+	// the call; 0 means the orchestrator's or [DefaultMaxReplyBytes].
+	MaxReplyBytes int64
 	// Options are a classification agent's options.
 	Options []string
 	// Retry runs the calls; its Policy says when to retry. A nil Retry.Logger
@@ -131,7 +134,7 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 		return out, errors.New("agent has no model")
 	}
 	req := agents.Request{Agent: a.ID, Model: a.ModelName, System: system, Prompt: text,
-		Temperature: a.Temperature, MaxTokens: a.MaxTokens}
+		Temperature: a.Temperature, MaxTokens: a.MaxTokens, MaxReplyBytes: replyLimit(a.MaxReplyBytes)}
 
 	callCtx := ctx
 	if a.Timeout > 0 {
@@ -194,6 +197,10 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 		if err != nil {
 			return err
 		}
+		if int64(len(rep.Text)) > call.MaxReplyBytes {
+			// A model that does not bound its own reading (a Go model, the scripted one).
+			return retry.Permanent(tooLarge(describe(model), a.ID, call.MaxReplyBytes, call.OnDelta != nil))
+		}
 		if strings.TrimSpace(rep.Text) == "" {
 			return fmt.Errorf("%s: %w", describe(model), agents.ErrEmptyReply)
 		}
@@ -225,6 +232,15 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 		out.Response = resp
 	}
 	return out, nil
+}
+
+// InheritMaxReplyBytes sets the agent's reply limit to n unless the agent
+// sets its own: how the orchestrator's max_reply_bytes reaches its agents. It
+// is called while the workflow is built, never during a run.
+func (a *Agent) InheritMaxReplyBytes(n int64) {
+	if a.MaxReplyBytes == 0 {
+		a.MaxReplyBytes = n
+	}
 }
 
 // Secrets returns the API keys of the agent's model ([agents.SecretUser]), so

@@ -449,18 +449,28 @@ func (m *Model) Generate(ctx context.Context, req agents.Request) (agents.Reply,
 			opts = append(opts, openai.WithLegacyMaxTokensField())
 		}
 	}
+	ex := &exchange{limit: replyLimit(req.MaxReplyBytes)}
+	var sr *streamed
 	if req.OnDelta != nil {
-		opts = append(opts, llms.WithStreamingFunc(func(_ context.Context, chunk []byte) error {
-			req.OnDelta(string(chunk))
-			return nil
-		}))
+		sr = m.stream(ex, req.OnDelta)
+		opts = append(opts, llms.WithStreamingFunc(sr.chunk))
 	}
-	ex := &exchange{}
 	resp, err := client.GenerateContent(context.WithValue(ctx, exchangeKey{}, ex), msgs, opts...)
 	if err == nil {
 		if st, _, _ := ex.get(); st >= 400 {
 			// langchaingo's ollama client reads an empty error body as success.
 			err = errors.New("the server sent an error status with an empty body")
+		}
+	}
+	if sr != nil {
+		sr.finish()
+	}
+	if ex.isOver() {
+		return agents.Reply{}, retry.Permanent(tooLarge("call "+m.describe(model), req.Agent, ex.limit, sr != nil))
+	}
+	if sr != nil {
+		if cut := sr.cut(ctx, err, "call "+m.describe(model), key, m.cfg.APIKey); cut != nil {
+			return agents.Reply{}, cut
 		}
 	}
 	if err != nil {
@@ -470,7 +480,11 @@ func (m *Model) Generate(ctx context.Context, req agents.Request) (agents.Reply,
 		return agents.Reply{}, fmt.Errorf("call %s: %w", m.describe(model), agents.ErrEmptyReply)
 	}
 	ch := resp.Choices[0]
-	return agents.Reply{Text: ch.Content, Usage: Usage(ch.GenerationInfo)}, nil
+	text := ch.Content
+	if sr != nil && sr.text != nil {
+		text = sr.all
+	}
+	return agents.Reply{Text: text, Usage: Usage(ch.GenerationInfo)}, nil
 }
 
 var statusPrefix = regexp.MustCompile(`API returned unexpected status code: \d+(: )?`)
@@ -570,6 +584,14 @@ type exchange struct {
 	status     int
 	retryAfter time.Duration
 	err        error
+
+	// Set before the call: the reply's limit, whether it streams, and the
+	// reader of an OpenAI-protocol stream's text (sse.go); over is set when
+	// the reply went past the limit.
+	limit    int64
+	streamed bool
+	text     *streamText
+	over     bool
 }
 
 type exchangeKey struct{}
@@ -602,6 +624,9 @@ func (r recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 			ex.status, ex.retryAfter, ex.err = resp.StatusCode, retryAfterOf(resp.Header, time.Now()), nil
 		}
 		ex.mu.Unlock()
+		if err == nil {
+			ex.bound(resp)
+		}
 	}
 	return resp, err
 }

@@ -163,3 +163,23 @@ func TestStreamingProviders(t *testing.T) {
 		})
 	}
 }
+
+// writeSSEPieces sends OpenAI chunks without a finish reason or [DONE].
+func writeSSEPieces(w http.ResponseWriter, pieces ...string) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	for _, p := range pieces {
+		b, _ := json.Marshal(map[string]any{"id": "c1", "object": "chat.completion.chunk", "created": 1700000000, "model": "gpt-test",
+			"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"content": p}}}})
+		fmt.Fprintf(w, "data: %s\n\n", b)
+	}
+	w.(http.Flusher).Flush()
+}
+
+// writeNDJSONPieces sends Ollama lines without the done line.
+func writeNDJSONPieces(w http.ResponseWriter, pieces ...string) {
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	for _, p := range pieces {
+		fmt.Fprintf(w, `{"model":"llama3","created_at":"2024-01-01T00:00:00Z","message":{"role":"assistant","content":%q},"done":false}`+"\n", p)
+	}
+	w.(http.Flusher).Flush()
+}

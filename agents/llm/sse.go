@@ -1,0 +1,237 @@
+package llm
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/retry"
+	"github.com/cogloop/cogloop/agents/secrets"
+)
+
+// An OpenAI-protocol stream is read by cogloop, not accumulated by
+// langchaingo: its client appends every piece to the reply with string +=
+// (openaiclient.combineStreamingChatResponse), which copies the whole reply
+// per piece — a 1 MB reply in 16-byte pieces moved 35 GB. The transport hands
+// langchaingo's client the stream through [sseReader], which takes each
+// text-only piece out of the stream into a strings.Builder (and the call's
+// OnDelta), and passes every other line on unchanged (the finish reason, the
+// usage, tool-call pieces, errors, [DONE]), so langchaingo still parses what
+// it needs and never sees the text. Generate then uses the builder's text.
+
+// streamText is one call's streamed reply text. Its methods are safe for
+// concurrent use: the reader runs in langchaingo's reading goroutine.
+type streamText struct {
+	mu      sync.Mutex
+	b       strings.Builder
+	onDelta func(string)
+	limit   int64
+	done    bool // [DONE] or a finish reason arrived
+	closed  bool // the call is over: nothing more is taken
+}
+
+// sseChunk is the part of a chat.completion.chunk that says whether a line
+// carries only text.
+type sseChunk struct {
+	Choices []struct {
+		Delta struct {
+			Content      string          `json:"content"`
+			ToolCalls    json.RawMessage `json:"tool_calls"`
+			FunctionCall json.RawMessage `json:"function_call"`
+		} `json:"delta"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage json.RawMessage `json:"usage"`
+}
+
+var errStreamOver = errors.New("the call is over")
+
+// take reads one line of the stream: it returns the line to pass on to
+// langchaingo, or nil when the line was text only and is now taken.
+func (s *streamText) take(line []byte) ([]byte, error) {
+	data, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r\n"), []byte("data:"))
+	if !ok {
+		return line, nil
+	}
+	data = bytes.TrimSpace(data)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errStreamOver
+	}
+	if string(data) == "[DONE]" {
+		s.done = true
+		return line, nil
+	}
+	var c sseChunk
+	if json.Unmarshal(data, &c) != nil || len(c.Choices) != 1 {
+		return line, nil
+	}
+	ch := &c.Choices[0]
+	if text := ch.Delta.Content; text != "" {
+		if int64(s.b.Len())+int64(len(text)) > s.limit {
+			return nil, errTooLarge
+		}
+		s.b.WriteString(text)
+		if s.onDelta != nil {
+			s.onDelta(text)
+		}
+	}
+	if ch.FinishReason != "" {
+		s.done = true
+	}
+	if ch.FinishReason != "" || isSet(ch.Delta.ToolCalls) || isSet(ch.Delta.FunctionCall) || isSet(c.Usage) {
+		// langchaingo needs the rest of this line; a copy of its text there is not used.
+		return line, nil
+	}
+	return nil, nil
+}
+
+func isSet(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
+
+// finish ends the call: it returns the text and whether the stream said it
+// was complete; nothing is taken after it.
+func (s *streamText) finish() (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	return s.b.String(), s.done
+}
+
+// sseReader is the body langchaingo's client reads for an OpenAI stream.
+type sseReader struct {
+	src  *bufio.Reader
+	c    io.Closer
+	st   *streamText
+	ex   *exchange
+	out  []byte // what is left of the current line to pass on
+	long bool   // inside a line longer than src's buffer: passed on as it is
+	err  error
+}
+
+func newSSEReader(body io.ReadCloser, st *streamText, ex *exchange) *sseReader {
+	return &sseReader{src: bufio.NewReaderSize(body, 64<<10), c: body, st: st, ex: ex}
+}
+
+func (r *sseReader) Read(p []byte) (int, error) {
+	for len(r.out) == 0 {
+		if r.err != nil {
+			return 0, r.err
+		}
+		line, err := r.src.ReadSlice('\n')
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			// Longer than any piece of text: langchaingo's scanner decides.
+			r.out, r.long = line, true
+			continue
+		case err != nil:
+			r.err = err
+		}
+		if r.long {
+			r.out, r.long = line, false
+			continue
+		}
+		out, terr := r.st.take(line)
+		if terr != nil {
+			if errors.Is(terr, errTooLarge) {
+				r.ex.setOver()
+			}
+			r.out, r.err = nil, terr
+			continue
+		}
+		r.out = out
+	}
+	n := copy(p, r.out)
+	r.out = r.out[n:]
+	return n, nil
+}
+
+func (r *sseReader) Close() error { return r.c.Close() }
+
+// cutDetail is how much of a cut stream's text its error quotes.
+const cutDetail = 200
+
+// streamed is a streaming call's side of Generate: the limit on the text,
+// OnDelta, and what a cut stream's error says.
+type streamed struct {
+	ex      *exchange
+	onDelta func(string)
+	// text reads an OpenAI-protocol stream from the wire (see above); all
+	// and done are its result after finish.
+	text *streamText
+	all  string
+	done bool
+	// Other providers: bytes received and the first of them.
+	got  int64
+	head strings.Builder
+}
+
+// stream prepares a streaming call on ex.
+func (m *Model) stream(ex *exchange, onDelta func(string)) *streamed {
+	s := &streamed{ex: ex, onDelta: onDelta}
+	ex.streamed = true
+	switch m.cfg.Provider {
+	case OpenAI, OpenAICompatible, LMStudio, GoogleAI:
+		s.text = &streamText{onDelta: onDelta, limit: ex.limit}
+		ex.text = s.text
+	}
+	return s
+}
+
+// chunk is langchaingo's streaming func. For the OpenAI protocol it only
+// asks langchaingo's client to stream: the text was taken from the wire.
+func (s *streamed) chunk(_ context.Context, b []byte) error {
+	if s.text != nil {
+		return nil
+	}
+	s.got += int64(len(b))
+	if s.got > s.ex.limit {
+		s.ex.setOver()
+		return errTooLarge
+	}
+	if room := cutDetail*4 - s.head.Len(); room > 0 {
+		s.head.Write(b[:min(len(b), room)])
+	}
+	s.onDelta(string(b))
+	return nil
+}
+
+func (s *streamed) finish() {
+	if s.text != nil {
+		s.all, s.done = s.text.finish()
+	}
+}
+
+// cut is the error of a stream that did not end the way a model ends one: cut
+// by the context (the agent's timeout, a cancel), or, for the OpenAI protocol,
+// closed by the server before a finish reason or [DONE]. It is nil when the
+// stream ended well. What had arrived is never a reply: it is quoted, clipped
+// and scrubbed of keys, as the error's detail only.
+func (s *streamed) cut(ctx context.Context, err error, what string, keys ...secrets.Secret) error {
+	cerr := ctx.Err()
+	if cerr == nil && (err != nil || s.text == nil || s.done) {
+		return nil
+	}
+	n, head := s.got, s.head.String()
+	if s.text != nil {
+		n, head = int64(len(s.all)), s.all
+	}
+	head = head[:min(len(head), cutDetail*4)]
+	head = fault.Truncate(secrets.Scrub(head, keys...), cutDetail)
+	detail := "nothing had arrived"
+	if n > 0 {
+		detail = fmt.Sprintf("%d bytes had arrived, beginning %q", n, head)
+	}
+	if cerr != nil {
+		return fmt.Errorf("%s: the stream was cut before the model finished (%s): %w", what, detail, cerr)
+	}
+	return &retry.CallError{Class: retry.ClassServerError, Err: fmt.Errorf(
+		"%s: the server ended the stream before the model finished (no finish reason, no [DONE]; %s)", what, detail)}
+}
