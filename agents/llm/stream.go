@@ -20,17 +20,20 @@ const (
 )
 
 // deltas turns a streamed reply into agent.delta events. A secret may arrive
-// split across chunks, so the last len(longest secret)-1 bytes are held back
-// until more text (or the end) shows whether they begin a secret; what is
+// split across chunks, or spaced out, or in another case (secrets.Scrub
+// catches those near-copies), so the end of what arrived is held back until
+// more text (or the end) shows whether it begins one: the last
+// secrets.Letters-1 letters (with the whitespace between them, up to
+// secrets.MaxGap a run), and all of a near-copy the held part touches. What is
 // emitted is scrubbed as the final reply is, and the pieces of one call
-// concatenate to it. It is used by one call's goroutine only.
+// concatenate to it. It is used by one call's goroutine at a time.
 type deltas struct {
 	run     *agents.Run
 	node    string
 	agent   string
 	attempt int
 	secrets []secrets.Secret
-	hold    int // bytes held back: len(longest secret)-1
+	hold    int // letters held back: secrets.Letters - 1
 	now     func() time.Time
 
 	raw   string // received, not yet scrubbed
@@ -38,12 +41,10 @@ type deltas struct {
 	last  time.Time
 }
 
-func newDeltas(in agents.Input, agent string, attempt int, secrets []secrets.Secret) *deltas {
+func newDeltas(in agents.Input, agent string, attempt int, keys []secrets.Secret) *deltas {
 	d := &deltas{run: in.Run, node: in.Path, agent: agent, attempt: attempt, now: time.Now,
-		secrets: in.Run.Secrets(secrets...)}
-	for _, s := range d.secrets {
-		d.hold = max(d.hold, len(s.Reveal())-1)
-	}
+		secrets: in.Run.Secrets(keys...)}
+	d.hold = max(0, secrets.Letters(d.secrets...)-1)
 	return d
 }
 
@@ -71,34 +72,29 @@ func (d *deltas) close() {
 }
 
 // safeCut is how much of d.raw can be scrubbed and let go now: all but the
-// held-back tail, moved back to a rune boundary and forward past any whole
-// secret the cut would split.
+// held-back tail, moved back to the start of any near-copy of a secret that
+// reaches the tail (more text may extend it), then to a rune boundary.
 func (d *deltas) safeCut() int {
-	cut := len(d.raw) - d.hold
-	for cut > 0 && cut < len(d.raw) && !utf8.RuneStart(d.raw[cut]) {
+	if len(d.secrets) == 0 {
+		return len(d.raw)
+	}
+	cut, letters, gap := len(d.raw), 0, 0
+	for cut > 0 && letters < d.hold {
+		c := d.raw[cut-1]
+		if !secrets.IsSpace(c) {
+			letters, gap = letters+1, 0
+		} else if gap++; gap > secrets.MaxGap {
+			break // a run of whitespace no near-copy crosses
+		}
 		cut--
 	}
-	if cut <= 0 {
-		return 0
-	}
-	for moved := true; moved; {
-		moved = false
-		for _, s := range d.secrets {
-			v := s.Reveal()
-			if v == "" {
-				continue
-			}
-			for from := 0; ; {
-				i := strings.Index(d.raw[from:], v)
-				if i < 0 || from+i >= cut {
-					break
-				}
-				if end := from + i + len(v); end > cut {
-					cut, moved = end, true
-				}
-				from += i + 1
-			}
+	for _, sp := range secrets.Spans(d.raw, d.secrets...) {
+		if sp[0] < cut && sp[1] >= cut {
+			cut = sp[0]
 		}
+	}
+	for cut > 0 && cut < len(d.raw) && !utf8.RuneStart(d.raw[cut]) {
+		cut--
 	}
 	return cut
 }

@@ -87,34 +87,41 @@ func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }
 var _ slog.LogValuer = Secret{}
 
 // Scrub replaces every occurrence of the secrets' values in s with
-// [REDACTED:name] ([Redacted] for an unnamed secret). It is for text that may
-// echo a key back: a provider's error body, a URL with ?key=, a model's reply.
-// Longer values are replaced first, so a key that contains another is
-// replaced whole.
+// [REDACTED:name] ([Redacted] for an unnamed secret), and their near-copies
+// too: the value in another letter case, with whitespace inside it (spaced
+// out, split across lines), or a long piece of it (at least 16 bytes and half
+// the value; see variants.go). It is for text that may echo a key back: a
+// provider's error body, a URL with ?key=, a model's reply. Where the
+// near-copies of two secrets overlap, the longer secret names the whole.
+// Values shorter than 8 bytes are replaced only where they occur exactly.
+// The work is linear in len(s) per secret.
 func Scrub(s string, secrets ...Secret) string {
-	if !occursIn(s, secrets) { // most text: nothing to replace, nothing to copy
+	sp := spans(s, secrets)
+	if len(sp) == 0 { // most text: nothing to replace, nothing to copy
 		return s
 	}
-	if len(secrets) > 1 {
-		secrets = slices.Clone(secrets)
-		slices.SortStableFunc(secrets, func(a, b Secret) int { return len(b.Reveal()) - len(a.Reveal()) })
+	var b strings.Builder
+	b.Grow(len(s))
+	at := 0
+	for _, x := range sp {
+		b.WriteString(s[at:x.start])
+		b.WriteString(x.sec.mark())
+		at = x.end
 	}
-	for _, sec := range secrets {
-		if v := sec.Reveal(); v != "" && strings.Contains(s, v) {
-			s = strings.ReplaceAll(s, v, sec.mark())
-		}
-	}
-	return s
+	b.WriteString(s[at:])
+	return b.String()
 }
 
-// occursIn reports whether the value of one of secrets occurs in s.
-func occursIn(s string, secrets []Secret) bool {
-	for _, sec := range secrets {
-		if v := sec.Reveal(); v != "" && strings.Contains(s, v) {
-			return true
-		}
+// Spans returns the byte ranges [start, end) of s that [Scrub] replaces, in
+// order and not overlapping: for a caller that lets text go in pieces (a
+// streamed reply) and must not cut through a near-copy.
+func Spans(s string, secrets ...Secret) [][2]int {
+	sp := spans(s, secrets)
+	out := make([][2]int, len(sp))
+	for i, x := range sp {
+		out[i] = [2]int{x.start, x.end}
 	}
-	return false
+	return out
 }
 
 // minScrubLen is the shortest secret value [Set] scrubs from model
@@ -163,13 +170,12 @@ func (ss *Set) Scrub(s string, extra ...Secret) string {
 		return Scrub(s, extra...)
 	}
 	ss.mu.RLock()
-	if !occursIn(s, ss.list) && !occursIn(s, extra) {
-		ss.mu.RUnlock()
-		return s
-	}
-	all := append(slices.Clone(ss.list), extra...)
+	list := ss.list // Add only appends: the elements seen here never change
 	ss.mu.RUnlock()
-	return Scrub(s, all...)
+	if len(extra) > 0 {
+		list = append(slices.Clip(list), extra...)
+	}
+	return Scrub(s, list...)
 }
 
 // ScrubError returns err unchanged when its text holds none of the secrets.
