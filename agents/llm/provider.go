@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -113,20 +112,13 @@ type Config struct {
 	Getenv func(string) string
 }
 
-// DefaultHTTPClient returns the client used when none is given: bounded dial and
-// TLS handshake times, no overall timeout (an agent's timeout is its context's
-// deadline, which also covers retries).
+// DefaultHTTPClient returns the client used when none is given: one over the
+// process's shared transport ([SizePool]), so every agent, embedder and
+// validator of every workflow draws on one connection pool. No overall
+// timeout: an agent's timeout is its context's deadline, which also covers
+// retries.
 func DefaultHTTPClient() *http.Client {
-	return &http.Client{Transport: &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          100,
-		MaxIdleConnsPerHost:   16,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ExpectContinueTimeout: time.Second,
-	}}
+	return &http.Client{Transport: sharedTransport()}
 }
 
 // Model is a provider endpoint behind [agents.Model]. Building one checks the

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/agents/llm"
 	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/queue"
@@ -54,6 +55,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		return usageError(stderr, "worker", err)
 	}
+	llm.SizePool(*conc) // every run's calls draw on one pool, as many idle connections as runs at once
 	level := slog.LevelInfo
 	if *quiet {
 		level = slog.LevelWarn
