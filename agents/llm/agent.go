@@ -74,7 +74,7 @@ type Agent struct {
 	// Timeout bounds the whole call, retries and waits included; 0 means none.
 	Timeout time.Duration
 	// MaxReplyBytes bounds each reply (max_reply_bytes): a longer one fails
-	// the call; 0 means the orchestrator's or [DefaultMaxReplyBytes].
+	// the call; 0 means the orchestrator's or (4 MiB).
 	MaxReplyBytes int64
 	// Options are a classification agent's options.
 	Options []string

@@ -82,14 +82,33 @@
 // cogloop.WithDeltas) each call is made with langchaingo's streaming callback
 // (OpenAI SSE, Ollama NDJSON, Anthropic events) and the text is emitted as
 // [event.AgentDelta] events as it arrives: coalesced (at most one per
-// 50 ms or 256 bytes), scrubbed of the run's secrets, with the last
-// len(longest secret)-1 bytes held back until the next chunk or the end so
-// that a key split across chunks never leaks. The pieces of an attempt
-// concatenate to its reply; usage is still read from the final chunk. The
-// scripted model streams word by word. Otherwise calls do not stream. When the
+// 50 ms or 256 bytes), scrubbed of the run's secrets and their near-copies,
+// with the end held back (the last letters a near-copy could begin with)
+// until the next chunk or the end so that a key split across chunks never
+// leaks. The pieces of an attempt concatenate to its reply; usage is still
+// read from the final chunk. An OpenAI-protocol stream is read by cogloop
+// (sse.go): langchaingo's client appends each piece to the reply with +=,
+// quadratic in its length, so the transport takes the text-only lines out of
+// the stream into a strings.Builder and passes on the rest (finish reason,
+// usage, tool calls) for langchaingo to parse; Ollama and Anthropic streams
+// still accumulate in langchaingo. A stream that ends because the context
+// ended, or (OpenAI protocol) without a finish reason or [DONE], is a failed
+// call whose error quotes what arrived, clipped. The scripted model streams
+// word by word. Otherwise calls do not stream. When the
 // run asks for model calls ([agents.Run].ModelCalls: a tracer provider is set)
 // each attempt ends with an [event.ModelCall] event (provider, model,
 // duration, usage, error), from which package telemetry builds the GenAI spans.
+//
+// # Bounded replies and the connection pool
+//
+// Every call's response body is capped at the request's MaxReplyBytes
+// (max_reply_bytes, (4 MiB)) after the transport's transparent
+// gzip decoding, by the model's own RoundTripper (limit.go); a streamed
+// reply's text is held to it and its raw stream to 32 times it. A reply past
+// the limit fails the call (not retried, not fatal) naming the agent, the
+// limit and the key. Models built without an HTTP client share one transport
+// (transport.go): 1,024 idle connections per host, raised by
+// [SizePool], HTTP/2 where a TLS server offers it.
 //
 // # Secrets
 //

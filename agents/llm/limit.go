@@ -8,12 +8,12 @@ import (
 	"strings"
 )
 
-// DefaultMaxReplyBytes bounds a model reply when neither the agent nor the
+// defaultMaxReplyBytes bounds a model reply when neither the agent nor the
 // workflow's orchestrator sets max_reply_bytes: 4 MiB.
-const DefaultMaxReplyBytes int64 = 4 << 20
+const defaultMaxReplyBytes int64 = 4 << 20
 
-// MaxReplyBytesLimit is the largest max_reply_bytes a workflow may set (1 GiB).
-const MaxReplyBytesLimit int64 = 1 << 30
+// maxReplyBytesLimit is the largest max_reply_bytes a workflow may set (1 GiB).
+const maxReplyBytesLimit int64 = 1 << 30
 
 // streamFraming bounds a streamed reply's raw body at this many times its
 // limit (plus streamSlack): a stream's framing (one JSON object per piece) is
@@ -30,7 +30,7 @@ var errTooLarge = errors.New("the reply is larger than max_reply_bytes")
 // replyLimit is the limit a request asks for, or the default.
 func replyLimit(n int64) int64 {
 	if n <= 0 {
-		return DefaultMaxReplyBytes
+		return defaultMaxReplyBytes
 	}
 	return n
 }

@@ -173,7 +173,7 @@ func (o Options) readModel(c *load.Config, a *Agent, t typeSpec) {
 	a.Temperature = from("temperature").Float("temperature", DefaultTemperature, 0, 2)
 	a.MaxTokens = from("max_tokens").Int("max_tokens", 0, 0, 10_000_000)
 	a.Timeout = from("timeout").Duration("timeout", DefaultTimeout)
-	a.MaxReplyBytes = int64(from("max_reply_bytes").Int("max_reply_bytes", 0, 1, int(MaxReplyBytesLimit)))
+	a.MaxReplyBytes = int64(from("max_reply_bytes").Int("max_reply_bytes", 0, 1, int(maxReplyBytesLimit)))
 
 	if t.kind == Classification {
 		oc, key := from("options"), "options"

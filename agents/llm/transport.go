@@ -7,12 +7,12 @@ import (
 	"time"
 )
 
-// DefaultPoolSize is how many idle connections the shared transport keeps per
+// defaultPoolSize is how many idle connections the shared transport keeps per
 // host unless [SizePool] asks for more: at least the concurrency of a worker
 // or an eval (each in-flight call holds one connection; with fewer kept idle
 // than there are callers, every wave of calls opens new TCP connections again
 // — 32–52 % of calls did with the 16 kept before).
-const DefaultPoolSize = 1024
+const defaultPoolSize = 1024
 
 var pool struct {
 	sync.Mutex
@@ -28,7 +28,7 @@ func SizePool(n int) {
 	pool.Lock()
 	defer pool.Unlock()
 	if pool.t == nil || n > pool.size {
-		pool.t, pool.size = newTransport(max(n, DefaultPoolSize)), max(n, DefaultPoolSize)
+		pool.t, pool.size = newTransport(max(n, defaultPoolSize)), max(n, defaultPoolSize)
 	}
 }
 
@@ -37,7 +37,7 @@ func sharedTransport() *http.Transport {
 	pool.Lock()
 	defer pool.Unlock()
 	if pool.t == nil {
-		pool.t, pool.size = newTransport(DefaultPoolSize), DefaultPoolSize
+		pool.t, pool.size = newTransport(defaultPoolSize), defaultPoolSize
 	}
 	return pool.t
 }
