@@ -158,6 +158,9 @@ func (e *Embedder) Embed(ctx context.Context, text string) ([]float32, error) {
 	}
 	ex := &exchange{}
 	vecs, err := client.CreateEmbedding(context.WithValue(ctx, exchangeKey{}, ex), []string{text})
+	if ex.isOver() {
+		return nil, retry.Permanent(fmt.Errorf("%s: the reply is larger than %s, the most an embedding reply may be; it was cut off there", what, byteSize(replyLimit(ex.limit))))
+	}
 	if err == nil {
 		if st, _, _ := ex.get(); st >= 400 {
 			// langchaingo's ollama client reads an error status with an empty

@@ -126,3 +126,17 @@ func TestMaxReplyBytesIsChecked(t *testing.T) {
 		assert.Contains(t, probs.Err().Error(), "max_reply_bytes", v)
 	}
 }
+
+// An embedding reply is bounded too (by the default limit).
+func TestEmbeddingReplyIsBounded(t *testing.T) {
+	srv := newServer(t, func(_ int, w http.ResponseWriter, _ *http.Request, _ map[string]any) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"object":"list","data":[{"object":"embedding","index":0,"embedding":[` + strings.Repeat("0.125,", 1<<20) + `0.5]}]}`))
+	})
+	e, err := llm.NewEmbedder(llm.Config{Provider: llm.OpenAICompatible, URL: srv.URL, Model: "emb"})
+	require.NoError(t, err)
+	_, err = e.Embed(context.Background(), "hi")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the reply is larger than 4 MiB = 4194304 bytes, the most an embedding reply may be")
+	assert.Len(t, srv.Requests(), 1)
+}
