@@ -249,7 +249,7 @@ func (a *assertion) check(f runFacts) assertResult {
 		}
 	case "similar":
 		if s := metrics.Similarity(ans, a.text, a.threshold); s < a.threshold {
-			return fail("answer is %.2f similar to %q, below %.2f: %s", s, a.text, a.threshold, quoteShort(ans))
+			return fail("answer's similarity to %q is below %.2f: %s", a.text, a.threshold, quoteShort(ans))
 		}
 	case "passes":
 		if float64(f.passes) > a.limit {

@@ -50,7 +50,7 @@ const maxJUnitAnswer = 4 << 10
 // assertions failed is a failure, a failed run an error, a run not finished
 // (interrupted) skipped; each names its reasons.
 func writeJUnit(path, workflow string, results []evalResult) error {
-	class := strings.TrimSuffix(filepath.Base(workflow), filepath.Ext(workflow))
+	class := strings.ReplaceAll(filepath.ToSlash(strings.TrimSuffix(filepath.Clean(workflow), filepath.Ext(workflow))), "/", ".")
 	s := junitSuite{Name: "cogloop eval " + workflow}
 	var total float64
 	for _, r := range results {
