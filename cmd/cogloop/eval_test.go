@@ -66,14 +66,14 @@ func TestEvalRunsEveryLineAndPrintsTheTable(t *testing.T) {
 	code, stdout, errs := runCLI(t, "eval", quality, "--dataset", ds, "--script", qualityScript, "--concurrency", "2", "--out", out)
 	assert.Equal(t, exitFailure, code, "one expectation is not met: %s", errs)
 	for key, want := range map[string]string{
-		"runs":                "4 (4 ok, 0 failed)",
-		"assertions passed":   "2 of 3",
-		"assertion failed":    "line 4 (reasons on stderr)",
-		"pass rate":           "75.0% (3 of 4 runs; need 100.0%)",
-		"threshold met":       "4 of 4",
-		"final score":         "mean 0.900, median 0.900",
-		"passes per run":      "3.0",
-		"tokens":              "0",
+		"runs":              "4 (4 ok, 0 failed)",
+		"assertions passed": "2 of 3",
+		"assertion failed":  "line 4 (reasons on stderr)",
+		"pass rate":         "75.0% (3 of 4 runs; need 100.0%)",
+		"threshold met":     "4 of 4",
+		"final score":       "mean 0.900, median 0.900",
+		"passes per run":    "3.0",
+		"tokens":            "0",
 	} {
 		assert.Equal(t, want, tableRow(stdout, key), key)
 	}

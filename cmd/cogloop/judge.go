@@ -45,7 +45,9 @@ func parseJudge(m map[string]json.RawMessage, where string) (*judgeSpec, error) 
 }
 
 // key identifies the judge's workflow.
-func (j *judgeSpec) key() string { return j.Agent + "\x00" + j.Model + "\x00" + j.Provider + "\x00" + j.URL }
+func (j *judgeSpec) key() string {
+	return j.Agent + "\x00" + j.Model + "\x00" + j.Provider + "\x00" + j.URL
+}
 
 // id is the agent id the judge's calls go by (the one --script answers).
 func (j *judgeSpec) id() string {
