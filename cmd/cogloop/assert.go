@@ -12,6 +12,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/cognition"
 	"github.com/cogloop/cogloop/cognition/metrics"
 )
@@ -58,7 +59,7 @@ func parseAssertion(raw json.RawMessage, where string) (*assertion, error) {
 	}
 	for k := range m {
 		if !slices.Contains(assertKeys, k) {
-			return nil, fmt.Errorf("%s: unknown key %q (an assertion has: %s)", where, k, strings.Join(assertKeys, ", "))
+			return nil, fmt.Errorf("%s: unknown key %q%s (an assertion has: %s)", where, k, didYouMean(k, assertKeys), strings.Join(assertKeys, ", "))
 		}
 	}
 	a := &assertion{}
@@ -66,8 +67,11 @@ func parseAssertion(raw json.RawMessage, where string) (*assertion, error) {
 		return nil, fmt.Errorf(`%s: "type" must be one of %s`, where, strings.Join(assertKinds, ", "))
 	}
 	if !slices.Contains(assertKinds, a.Kind) {
-		msg := fmt.Sprintf("%s: unknown assertion type %q (known: %s)", where, a.Kind, strings.Join(assertKinds, ", "))
-		return nil, fmt.Errorf("%s", msg)
+		msg := fmt.Sprintf("%s: unknown assertion type %q", where, a.Kind)
+		if near := load.Closest(a.Kind, assertKinds); near != "" {
+			msg += fmt.Sprintf("; did you mean %q?", near)
+		}
+		return nil, fmt.Errorf("%s (known: %s)", msg, strings.Join(assertKinds, ", "))
 	}
 	val, hasVal := m["value"]
 	if hasVal {
@@ -165,6 +169,14 @@ func compileSchema(val json.RawMessage) (*jsonschema.Schema, error) {
 		return nil, err
 	}
 	return c.Compile("dataset-schema.json")
+}
+
+// didYouMean is "; did you mean X?" for the known name closest to name, or "".
+func didYouMean(name string, known []string) string {
+	if near := load.Closest(name, known); near != "" {
+		return fmt.Sprintf("; did you mean %q?", near)
+	}
+	return ""
 }
 
 // jsonKind names the JSON kind of raw in the user's terms.

@@ -87,8 +87,7 @@ func parseCase(raw []byte) (c caseLine, defaults []*assertion, err error) {
 	}
 	for k := range m {
 		if !slices.Contains(lineKeys, k) {
-			msg := fmt.Sprintf("unknown field %q (a line has: %s)", k, strings.Join(lineKeys, ", "))
-			return c, nil, errors.New(msg)
+			return c, nil, fmt.Errorf("unknown field %q%s (a line has: %s)", k, didYouMean(k, lineKeys), strings.Join(lineKeys, ", "))
 		}
 	}
 	if d, ok := m["default_assert"]; ok {

@@ -111,7 +111,7 @@ func TestEvalBadAssertionsNameLineAndField(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Empty(t, stdout)
 	for _, want := range []string{
-		ds + `:2: assert[1]: unknown assertion type "contians" (known: contains, icontains,`,
+		ds + `:2: assert[1]: unknown assertion type "contians"; did you mean "contains"? (known: contains, icontains,`,
 		ds + `:3: assert[1].value: contains needs a text value, got nothing`,
 		ds + `:4: assert[1].value: passes needs a whole number (the most allowed), got text`,
 		ds + `:5: assert: a list of assertions, [{"type": "contains", "value": "..."}], not an object`,
@@ -119,7 +119,7 @@ func TestEvalBadAssertionsNameLineAndField(t *testing.T) {
 		ds + `:7: assert[1].value: latency needs a duration such as "2s", got a number`,
 		ds + `:8: assert[1]: llm-rubric needs "judge": "AGENT_ID"`,
 		ds + `:9: assert[1].value: `,
-		ds + `:10: assert[1]: unknown key "treshold"`,
+		ds + `:10: assert[1]: unknown key "treshold"; did you mean "threshold"?`,
 		ds + `:11: not a dataset line: each line is one JSON object`,
 		ds + `:12: name: needs text, got a number`,
 		ds + `:13: assert[1].threshold: only for similar`,
@@ -146,7 +146,7 @@ func TestReadmeEvalExampleRuns(t *testing.T) {
 		switch {
 		case strings.HasPrefix(a, "examples/"):
 			args[i] = filepath.Join("..", "..", a)
-		case i > 0 && strings.HasPrefix(args[i-1], "--") && strings.Contains(a, "."):
+		case i > 0 && (args[i-1] == "--out" || args[i-1] == "--junit" || args[i-1] == "--report"):
 			args[i] = filepath.Join(dir, a) // an output file
 		}
 	}

@@ -143,7 +143,7 @@ func TestEvalBadDatasetLinesNameTheLine(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Empty(t, stdout, "nothing runs when the dataset is bad")
 	for _, want := range []string{
-		ds + `:2: unknown field "inputs" (a line has: input, name, expect, assert, default_assert)`,
+		ds + `:2: unknown field "inputs"; did you mean "input"? (a line has: input, name, expect, assert, default_assert)`,
 		ds + `:3: missing "input"`,
 		ds + `:4: not a dataset line: each line is one JSON object`,
 		ds + `:5: expect needs exactly one of "contains", "equals", "regex", got 2`,

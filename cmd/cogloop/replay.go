@@ -19,14 +19,14 @@ import (
 
 // recordedCall is one model call (attempt) as a run record keeps it.
 type recordedCall struct {
-	agent, node string
-	request     string // the rendered request, scrubbed, possibly cut
-	sha         string // of the whole scrubbed request
-	cut         bool
-	reply       string
-	err         string
-	usage       spend.Usage
-	toolCalls   []map[string]any
+	agent     string
+	request   string // the rendered request, scrubbed, possibly cut
+	sha       string // of the whole scrubbed request
+	cut       bool
+	reply     string
+	err       string
+	usage     spend.Usage
+	toolCalls []map[string]any
 }
 
 // modelCalls reads the model.call events of a record, in order.
@@ -36,7 +36,7 @@ func modelCalls(rec *records.Record) []recordedCall {
 		if e.Kind != event.ModelCall {
 			continue
 		}
-		c := recordedCall{agent: e.Agent, node: e.Node, reply: e.Response, err: e.Error}
+		c := recordedCall{agent: e.Agent, reply: e.Response, err: e.Error}
 		c.request, _ = e.Data["request"].(string)
 		c.sha, _ = e.Data["request_sha256"].(string)
 		c.cut, _ = e.Data["request_cut"].(bool)
@@ -141,8 +141,8 @@ func (s *replaySource) generate(ctx context.Context, agent string, req agents.Re
 		if c.cut && len(now) > len(old) {
 			now = now[:len(old)]
 		}
-		return agents.Reply{}, fault.Fatal(fmt.Errorf("replay of run %s: call %d of agent %q (%s): %w:\n%s", s.log.run, i+1, agent, c.node, errReplayDiffers,
-			textDiff(old, now, 30)), "the prompt, model or tools changed since the recording: record the run again, or undo the change")
+		return agents.Reply{}, fault.Fatal(fmt.Errorf("replay of run %s: call %d of agent %q: %w (record the run again, or undo the change; - recorded, + now):\n%s",
+			s.log.run, i+1, agent, errReplayDiffers, textDiff(old, now, 30)), "")
 	}
 	if c.err != "" {
 		// A recorded failure fails again; 503 lets the retry policy take the
