@@ -92,7 +92,7 @@ func TestEvalBadAssertionsNameLineAndField(t *testing.T) {
 	dir := t.TempDir()
 	ds := writeFile(t, dir, "bad.jsonl", strings.Join([]string{
 		`{"input": "ok", "assert": [{"type": "contains", "value": "x"}]}`,
-		`{"input": "x", "assert": [{"type": "contians", "value": "x"}]}`,
+		`{"input": "x", "assert": [{"type": "containz", "value": "x"}]}`,
 		`{"input": "x", "assert": [{"type": "contains"}]}`,
 		`{"input": "x", "assert": [{"type": "passes", "value": "three"}]}`,
 		`{"input": "x", "assert": {"type": "contains"}}`,
@@ -111,7 +111,7 @@ func TestEvalBadAssertionsNameLineAndField(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Empty(t, stdout)
 	for _, want := range []string{
-		ds + `:2: assert[1]: unknown assertion type "contians"; did you mean "contains"? (known: contains, icontains,`,
+		ds + `:2: assert[1]: unknown assertion type "containz"; did you mean "contains"? (known: contains, icontains,`,
 		ds + `:3: assert[1].value: contains needs a text value, got nothing`,
 		ds + `:4: assert[1].value: passes needs a whole number (the most allowed), got text`,
 		ds + `:5: assert: a list of assertions, [{"type": "contains", "value": "..."}], not an object`,

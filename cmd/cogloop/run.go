@@ -172,8 +172,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		observers = append(observers, newLivePrinter(stderr).Observe)
 		opts = append(opts, cogloop.WithDeltas())
 	}
+	// A record is what --trace writes plus the model.call events (each
+	// call's request and reply, for script and --replay); the others see
+	// model.call only when OpenTelemetry asked for it, as before.
 	others, records := fanOut(observers), fanOut(recObservers)
-	keepCalls := tracing != nil // model calls reached every observer with OpenTelemetry on
+	keepCalls := tracing != nil
 	opts = append(opts, cogloop.WithObserver(func(e event.Event) {
 		if keepCalls || e.Kind != event.ModelCall {
 			others(e)
