@@ -158,6 +158,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if f.trace != "" {
 		tr, err = newTrace(f.trace, stderr, cancel)
 		if err != nil {
+			tracing.stop()
 			fmt.Fprintf(stderr, "cogloop: %v\n", err)
 			return exitFailure
 		}
