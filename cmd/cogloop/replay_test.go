@@ -3,6 +3,7 @@ package main
 import (
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -141,4 +142,37 @@ func TestScriptCommandProblems(t *testing.T) {
 	code, _, errs = runCLI(t, "run", wf, "x", "--replay", "old", "--no-record")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errs, `--replay: run old: the model calls of agent "w" were recorded without their requests`)
+}
+
+// A request longer than the record keeps is cut in the record, its digest
+// still covers all of it: a change past the cut is still caught.
+func TestReplayOfALongRequest(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(envRecordDir, dir)
+	wf := writeFile(t, dir, "wf.yaml", modelWorkflow)
+	script := writeFile(t, dir, "s.yaml", "answer: [ok]\n")
+	long := strings.Repeat("word ", 20_000) // 100 KB
+	in := writeFile(t, dir, "in.txt", long+"END")
+	code, _, errs := runCLI(t, "run", wf, "--input-file", in, "--run-id", "long", "--script", script)
+	require.Equal(t, exitOK, code, errs)
+	rec, err := os.ReadFile(filepath.Join(dir, "long.jsonl"))
+	require.NoError(t, err)
+	assert.Contains(t, string(rec), `"request_cut":true`)
+	assert.Less(t, len(rec), 2*100_000+70_000, "the request text is bounded (the prompt itself is in the call's event)")
+	code, _, errs = runCLI(t, "run", wf, "--input-file", in, "--replay", "long", "--no-record")
+	require.Equal(t, exitOK, code, errs)
+	changed := writeFile(t, dir, "in2.txt", long+"FIN")
+	code, _, errs = runCLI(t, "run", wf, "--input-file", changed, "--replay", "long", "--no-record")
+	assert.Equal(t, exitFailure, code)
+	assert.Contains(t, errs, "the request differs from the recorded run")
+}
+
+func TestTextDiff(t *testing.T) {
+	assert.Equal(t, "      a\n    - b\n    + B\n      c", textDiff("a\nb\nc", "a\nB\nc", 30))
+	assert.Equal(t, "    + x\n      a", textDiff("a", "x\na", 30))
+	d := textDiff(strings.Repeat("l\n", 100)+"old", strings.Repeat("l\n", 100)+"new", 30)
+	assert.Equal(t, "      l\n    - old\n    + new", d, "the common head is one line of context")
+	big := textDiff(strings.Repeat("a\n", 3000), strings.Repeat("b\n", 3000), 5)
+	assert.Contains(t, big, "more lines)", "a long diff is cut")
+	assert.Equal(t, 5, strings.Count(big, "\n"), "5 lines and the note")
 }
