@@ -332,7 +332,7 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 	col := &collector{next: o.tracing.observer(ctx, o.observe)}
 	run := &agents.Run{ID: o.runID, Observe: col.observe, Models: o.models, Memory: o.store,
 		MaxTotalIterations: w.wf.MaxTotalIterations, Strict: w.wf.Strict,
-		Deltas: o.tracing.deltas, ModelCalls: o.tracing.tp != nil}
+		Deltas: o.tracing.deltas, ModelCalls: o.tracing.tp != nil || o.tracing.calls}
 	if col.next == nil {
 		// Only the collector reads the events: the others need not be built.
 		run.Wants = collects

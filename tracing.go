@@ -12,6 +12,7 @@ type tracingOptions struct {
 	tp      telemetry.TracerProvider
 	content bool
 	deltas  bool
+	calls   bool
 }
 
 // WithTracerProvider records the run as OpenTelemetry spans of tp (run, loop,
@@ -35,6 +36,14 @@ func WithTraceContent() RunOption {
 // run's secrets). Without it models are called without streaming.
 func WithDeltas() RunOption {
 	return func(o *runOptions) { o.tracing.deltas = true }
+}
+
+// WithModelCalls sends a model.call event per model call (attempt) to the
+// observer: the rendered request (bounded, with its SHA-256) and the reply,
+// scrubbed of the run's secrets. Run records keep them; `cogloop script` and
+// `--replay` read them back.
+func WithModelCalls() RunOption {
+	return func(o *runOptions) { o.tracing.calls = true }
 }
 
 // observer is next, preceded by the span recorder when tracing is on.

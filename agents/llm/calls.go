@@ -1,6 +1,8 @@
 package llm
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
@@ -9,6 +11,10 @@ import (
 	"github.com/cogloop/cogloop/agents/secrets"
 	"github.com/cogloop/cogloop/agents/spend"
 )
+
+// MaxRecordedRequest bounds the request text a model.call event carries
+// (Data["request"]); its digest covers the whole request.
+const MaxRecordedRequest = 64 << 10
 
 // reportCall emits the model.call event of one attempt (asked for by
 // Run.ModelCalls): provider, model, duration, usage, error, and the prompt and
@@ -26,6 +32,23 @@ func (a *Agent) reportCall(in agents.Input, model agents.Model, req agents.Reque
 		Prompt:   in.Run.Scrub(req.Prompt, secrets...),
 		Response: in.Run.Scrub(rep.Text, secrets...),
 		Data:     map[string]any{"provider": providerName(model), "model": name}}
+	// The request as sent, for replays: its digest and (bounded) text, both
+	// scrubbed; the reply's tool calls.
+	request := in.Run.Scrub(req.Transcript(), secrets...)
+	sum := sha256.Sum256([]byte(request))
+	e.Data["request_sha256"] = hex.EncodeToString(sum[:])
+	if len(request) > MaxRecordedRequest {
+		request = request[:MaxRecordedRequest]
+		e.Data["request_cut"] = true
+	}
+	e.Data["request"] = request
+	if len(rep.ToolCalls) > 0 {
+		calls := make([]map[string]any, len(rep.ToolCalls))
+		for i, c := range rep.ToolCalls {
+			calls[i] = map[string]any{"id": c.ID, "name": c.Name, "args": in.Run.Scrub(c.Args, secrets...)}
+		}
+		e.Data["tool_calls"] = calls
+	}
 	if rep.Usage != (spend.Usage{}) {
 		u := rep.Usage
 		e.Usage = &u

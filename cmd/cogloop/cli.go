@@ -40,6 +40,7 @@ commands:
   schema                        print the JSON Schema of workflow files
   init [DIR]                    write a runnable starter workflow
   eval WORKFLOW --dataset F     run a workflow over a JSONL dataset and score it
+  script RUN                    turn a recorded run into a --script file
   version                       print the version
   help [COMMAND]                print a command's help
 
@@ -50,7 +51,7 @@ Exit codes: 0 ok, 1 failed run, 2 bad usage or invalid workflow,
 
 // helps are each command's help text.
 var helps = map[string]string{
-	"schema": schemaHelp, "init": initHelp, "eval": evalHelp, // schema.go, init.go, eval.go
+	"schema": schemaHelp, "init": initHelp, "eval": evalHelp, "script": scriptHelp, // schema.go, init.go, evalhelp.go, scriptcmd.go
 	"run": `usage: cogloop run WORKFLOW.yaml [INPUT|-] [flags]
 
 Runs the workflow on INPUT. INPUT '-', or no INPUT while stdin is not a
@@ -66,6 +67,9 @@ flags (before or after the arguments):
   --input-file F    read INPUT from file F (at most 1 MiB)
   --script F        answer every LLM call from the scripted replies in F (at most 4 MiB;
                     every agent id in F must be defined by the workflow)
+  --replay RUN      answer every LLM call from recorded run RUN, request by request; the
+                    first call whose request (model, prompt, messages, tools) differs from
+                    the recorded one ends the run with a diff of what changed
   --trace F         write every event as one JSON line to F as it happens ('-': stderr)
   --strict          every warning (load or run time) is an error
   -v                print each agent's reply on stderr, prefixed with its path: token by token
@@ -184,7 +188,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdStatus(ctx, args[1:], stdout, stderr)
 	case "result":
 		return cmdResult(ctx, args[1:], stdout, stderr)
-	case "schema", "init", "eval":
+	case "schema", "init", "eval", "script":
 		return runSchemaCommands(ctx, cmd, args[1:], stdout, stderr)
 	case "version":
 		if len(args) > 1 {

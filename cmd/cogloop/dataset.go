@@ -6,39 +6,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
-
-	"github.com/cogloop/cogloop/cognition"
 )
 
-// caseLine is one dataset line: the input of one run and what its answer
-// must satisfy.
+// caseLine is one dataset line: the input of one run and the assertions its
+// outcome must satisfy (the line's own, then the dataset's default_assert).
 type caseLine struct {
-	Line   int
-	Input  any
-	Expect *expectation
-}
-
-// expectation is a dataset line's expect: exactly one of contains, equals,
-// regex (Python syntax, time-bounded by cognition's pattern limits).
-type expectation struct {
-	Contains *string `json:"contains,omitempty"`
-	Equals   *string `json:"equals,omitempty"`
-	Regex    *string `json:"regex,omitempty"`
-	re       *cognition.Pattern
-}
-
-// check reports whether answer satisfies e. equals compares with the
-// surrounding whitespace of both trimmed.
-func (e *expectation) check(answer string) (bool, error) {
-	switch {
-	case e.Contains != nil:
-		return strings.Contains(answer, *e.Contains), nil
-	case e.Equals != nil:
-		return strings.TrimSpace(answer) == strings.TrimSpace(*e.Equals), nil
-	}
-	_, ok, err := e.re.Find(answer)
-	return ok, err
+	Line    int
+	Name    string
+	Input   any
+	Asserts []*assertion
 }
 
 // maxDatasetBytes bounds the dataset file, maxLineBytes one line of it.
@@ -47,11 +25,17 @@ const (
 	maxLineBytes    = 4 << 20
 )
 
-// parseDataset reads JSONL: {"input": ..., "expect": {"contains"|"equals"|"regex": "..."}}
-// per line; blank lines are skipped. Every bad line is an error naming its
-// number; all of them are reported.
+// lineKeys are the keys of a dataset line.
+var lineKeys = []string{"input", "name", "expect", "assert", "default_assert"}
+
+// parseDataset reads JSONL: one object per line, {"input": ..., "assert":
+// [...]} (or the short {"expect": {"contains": "..."}}); a line of only
+// {"default_assert": [...]} adds assertions to every line. Blank lines are
+// skipped. Every bad line is an error naming file:line and the field; all of
+// them are reported.
 func parseDataset(data []byte, name string) ([]caseLine, error) {
 	var out []caseLine
+	var defaults []*assertion
 	var errs []error
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64<<10), maxLineBytes)
@@ -62,9 +46,13 @@ func parseDataset(data []byte, name string) ([]caseLine, error) {
 		if len(raw) == 0 {
 			continue
 		}
-		c, err := parseCase(raw)
+		c, defs, err := parseCase(raw)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s:%d: %w", name, n, err))
+			continue
+		}
+		if defs != nil {
+			defaults = append(defaults, defs...)
 			continue
 		}
 		c.Line = n
@@ -76,46 +64,104 @@ func parseDataset(data []byte, name string) ([]caseLine, error) {
 	if len(errs) == 0 && len(out) == 0 {
 		errs = append(errs, fmt.Errorf("%s: no dataset lines: write one JSON object per line, {\"input\": \"...\"}", name))
 	}
+	for i := range out {
+		out[i].Asserts = append(out[i].Asserts, defaults...)
+	}
 	return out, errors.Join(errs...)
 }
 
-func parseCase(raw []byte) (caseLine, error) {
-	var l struct {
-		Input  json.RawMessage `json:"input"`
-		Expect *expectation    `json:"expect"`
-	}
+const lineShape = `{"input": "...", "assert": [{"type": "contains", "value": "..."}]}`
+
+// parseCase reads one line: a case, or (defaults != nil) a default_assert line.
+func parseCase(raw []byte) (c caseLine, defaults []*assertion, err error) {
+	var m map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&l); err != nil {
-		return caseLine{}, fmt.Errorf("not a dataset line: %v (want {\"input\": ..., \"expect\": {\"contains\": \"...\"}})", err)
+	if err := dec.Decode(&m); err != nil || m == nil {
+		if err == nil || jsonKind(raw) != "an object" {
+			return c, nil, fmt.Errorf("not a dataset line: each line is one JSON object, %s", lineShape)
+		}
+		return c, nil, fmt.Errorf("not a dataset line: %s; each line is one JSON object, %s", plainJSONError(err), lineShape)
 	}
 	if dec.More() {
-		return caseLine{}, errors.New("more than one JSON value on the line")
+		return c, nil, errors.New("more than one JSON value on the line")
 	}
-	if len(l.Input) == 0 || string(l.Input) == "null" {
-		return caseLine{}, errors.New(`missing "input"`)
-	}
-	var input any
-	if err := json.Unmarshal(l.Input, &input); err != nil {
-		return caseLine{}, fmt.Errorf("input: %v", err)
-	}
-	if e := l.Expect; e != nil {
-		given := 0
-		for _, p := range []*string{e.Contains, e.Equals, e.Regex} {
-			if p != nil {
-				given++
-			}
-		}
-		if given != 1 {
-			return caseLine{}, fmt.Errorf(`expect needs exactly one of "contains", "equals", "regex", got %d`, given)
-		}
-		if e.Regex != nil {
-			re, err := cognition.Compile(*e.Regex)
-			if err != nil {
-				return caseLine{}, fmt.Errorf("expect.regex: %v", err)
-			}
-			e.re = re
+	for k := range m {
+		if !slices.Contains(lineKeys, k) {
+			return c, nil, fmt.Errorf("unknown field %q%s (a line has: %s)", k, didYouMean(k, lineKeys), strings.Join(lineKeys, ", "))
 		}
 	}
-	return caseLine{Input: input, Expect: l.Expect}, nil
+	if d, ok := m["default_assert"]; ok {
+		if len(m) != 1 {
+			return c, nil, errors.New(`a "default_assert" line has no other fields: it adds its assertions to every line`)
+		}
+		defaults, err = parseAsserts(d, "default_assert")
+		if err == nil && len(defaults) == 0 {
+			err = errors.New("default_assert: the list is empty")
+		}
+		return c, defaults, err
+	}
+	in, ok := m["input"]
+	if !ok || jsonKind(in) == "null" {
+		return c, nil, fmt.Errorf(`missing "input": %s`, lineShape)
+	}
+	if err := json.Unmarshal(in, &c.Input); err != nil {
+		return c, nil, fmt.Errorf("input: %s", plainJSONError(err))
+	}
+	if nm, ok := m["name"]; ok && json.Unmarshal(nm, &c.Name) != nil {
+		return c, nil, fmt.Errorf("name: needs text, got %s", jsonKind(nm))
+	}
+	if e, ok := m["expect"]; ok {
+		a, err := parseExpect(e)
+		if err != nil {
+			return c, nil, err
+		}
+		c.Asserts = append(c.Asserts, a)
+	}
+	if as, ok := m["assert"]; ok {
+		list, err := parseAsserts(as, "assert")
+		if err != nil {
+			return c, nil, err
+		}
+		c.Asserts = append(c.Asserts, list...)
+	}
+	return c, nil, nil
+}
+
+func parseAsserts(raw json.RawMessage, field string) ([]*assertion, error) {
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil {
+		return nil, fmt.Errorf(`%s: a list of assertions, [{"type": "contains", "value": "..."}], not %s`, field, jsonKind(raw))
+	}
+	var out []*assertion
+	for i, it := range items {
+		a, err := parseAssertion(it, fmt.Sprintf("%s[%d]", field, i+1))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// parseExpect reads the short form {"contains"|"equals"|"regex": "..."}.
+func parseExpect(raw json.RawMessage) (*assertion, error) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil || m == nil {
+		return nil, fmt.Errorf(`expect: an object such as {"contains": "..."}, not %s`, jsonKind(raw))
+	}
+	if len(m) != 1 {
+		return nil, fmt.Errorf(`expect needs exactly one of "contains", "equals", "regex", got %d`, len(m))
+	}
+	for k, v := range m {
+		if k != "contains" && k != "equals" && k != "regex" {
+			return nil, fmt.Errorf(`expect: unknown field %q (expect takes one of "contains", "equals", "regex"; other checks go in "assert")`, k)
+		}
+		obj, _ := json.Marshal(map[string]json.RawMessage{"type": json.RawMessage(fmt.Sprintf("%q", k)), "value": v})
+		a, err := parseAssertion(obj, "expect")
+		if err != nil {
+			return nil, errors.New(strings.Replace(err.Error(), "expect.value", "expect."+k, 1))
+		}
+		return a, nil
+	}
+	return nil, nil
 }

@@ -12,44 +12,18 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/records"
 )
 
-const evalHelp = `usage: cogloop eval WORKFLOW.yaml --dataset FILE.jsonl [flags]
-
-Runs the workflow once per dataset line and prints a table: runs, ok and
-failed, expectations met, loops that met their threshold, mean and median
-final score, passes per run, warnings, tokens, cost and the slowest runs. A dataset
-line is one JSON object:
-  {"input": "text or any JSON value", "expect": {"contains": "..."}}
-expect is optional and takes exactly one of contains, equals (whitespace
-around both trimmed) or regex (Python syntax, time-bounded). A progress bar
-shows on stderr when it is a terminal. Ctrl-C cancels the runs in flight and
-prints the table of the runs that finished.
-Exit codes: 0 every run ok and every expectation met, 1 otherwise, 2 bad
-usage, workflow or dataset, 130 after SIGINT, 143 after SIGTERM.
-
-flags (before or after the arguments):
-  --dataset F       the JSONL dataset (required; bad lines are errors naming the line)
-  --concurrency N   runs at a time (default 4, at most 64)
-  --out F           write one JSON line per run to F (input, status, answer, expectation,
-                    scores, loops, tokens, cost, errors, warnings)
-  --script F        answer every LLM call from the scripted replies in F; each run
-                    replays them from the start
-  --trace F         write every event of every run as one JSON line to F ('-': stderr)
-  --strict          every warning (load or run time) is an error
-  -q                no progress bar
-  --redis URL       keep loop histories in Redis (default $REDIS_URL, else in memory)
-  --namespace N     key namespace in the store (default "default")
-  --presets DIR     add (or override) scoring presets from DIR
-`
-
 type evalFlags struct {
-	dataset, out, script, trace, presets string
-	concurrency                          int
-	strict, quiet                        bool
-	store                                storeFlags
+	dataset, out, script, trace, presets, junit, report, replay string
+	concurrency, repeat                                         int
+	passRate                                                    float64
+	strict, quiet                                               bool
+	store                                                       storeFlags
 }
 
 func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -57,8 +31,13 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("eval", stderr)
 	fs.StringVar(&f.dataset, "dataset", "", "")
 	fs.IntVar(&f.concurrency, "concurrency", 4, "")
+	fs.IntVar(&f.repeat, "repeat", 1, "")
+	fs.Float64Var(&f.passRate, "pass-rate", 1, "")
 	fs.StringVar(&f.out, "out", "", "")
+	fs.StringVar(&f.junit, "junit", "", "")
+	fs.StringVar(&f.report, "report", "", "")
 	fs.StringVar(&f.script, "script", "", "")
+	fs.StringVar(&f.replay, "replay", "", "")
 	fs.StringVar(&f.trace, "trace", "", "")
 	fs.StringVar(&f.presets, "presets", "", "")
 	fs.BoolVar(&f.strict, "strict", false, "")
@@ -70,19 +49,21 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch {
 	case err != nil:
 		return usageErr(err)
-	case len(pos) != 1:
-		return usageErr(fmt.Errorf("eval takes one workflow file, got %d arguments", len(pos)))
+	case len(pos) != 1 && len(pos) != 2:
+		return usageErr(fmt.Errorf("eval takes one workflow file (or two to compare), got %d arguments", len(pos)))
 	case f.dataset == "":
 		return usageErr(errors.New("eval needs --dataset FILE.jsonl"))
 	case f.concurrency < 1 || f.concurrency > 64:
 		return usageErr(fmt.Errorf("--concurrency must be between 1 and 64, not %d", f.concurrency))
+	case f.repeat < 1 || f.repeat > 1000:
+		return usageErr(fmt.Errorf("--repeat must be between 1 and 1000, not %d", f.repeat))
+	case !(f.passRate >= 0 && f.passRate <= 1):
+		return usageErr(fmt.Errorf("--pass-rate must be between 0 and 1 (0.8 = 80%% of runs pass), not %v", f.passRate))
+	case f.script != "" && f.replay != "":
+		return usageErr(errors.New("--script and --replay both answer the model calls: give one"))
+	case len(pos) == 2 && (f.junit != "" || f.report != ""):
+		return usageErr(errors.New("--junit and --report describe one workflow: compare runs without them"))
 	}
-	wf, err := cogloop.Load(pos[0], loadOptions(f.presets, f.strict)...)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
-	}
-	printWarnings(stderr, wf.Warnings)
 	data, err := readFileCapped(f.dataset, "--dataset", maxDatasetBytes, "split the dataset")
 	if err != nil {
 		return usageErr(err)
@@ -92,15 +73,13 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cogloop eval: %v\n", err)
 		return exitUsage
 	}
-	var scriptData []byte
-	if f.script != "" {
-		if _, err := readScript(f.script, wf); err != nil {
-			fmt.Fprintf(stderr, "cogloop eval: %s\n", strings.TrimPrefix(err.Error(), errBadScript.Error()+": "))
-			return exitUsage
+	var evs []*evaluator
+	for _, path := range pos {
+		ev, code := newEvaluator(path, cases, f, stderr)
+		if ev == nil {
+			return code
 		}
-		if scriptData, err = readFileCapped(f.script, "--script", maxScriptBytes, ""); err != nil {
-			return usageErr(err)
-		}
+		evs = append(evs, ev)
 	}
 	var out *jsonLines
 	if f.out != "" {
@@ -125,12 +104,19 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	bar := newEvalBar(stderr, len(cases), isTerminal(stderr) && !f.quiet && f.trace != "-")
-	ev := evaluator{wf: wf, script: scriptData, scriptName: f.script, trace: tr, bar: bar, out: out}
-	if store != nil {
-		ev.opts = append(ev.opts, cogloop.WithMemory(store))
+	bar := newEvalBar(stderr, len(cases)*f.repeat*len(evs), isTerminal(stderr) && !f.quiet && f.trace != "-")
+	var all [][]evalResult
+	for _, ev := range evs {
+		ev.trace, ev.bar, ev.out, ev.stderr = tr, bar, out, stderr
+		if store != nil {
+			ev.opts = append(ev.opts, cogloop.WithMemory(store))
+		}
+		if len(evs) > 1 {
+			ev.label = ev.path
+		}
+		ev.keepEvents = f.report != ""
+		all = append(all, ev.runAll(ctx, cases, f.repeat, f.concurrency))
 	}
-	results := ev.runAll(ctx, cases, f.concurrency)
 	bar.done()
 
 	code := exitOK
@@ -146,39 +132,110 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if tr != nil {
 		closeErr(tr.Close())
 	}
-	s := summarize(results)
-	writeEvalTable(stdout, s)
-	if !s.passed() {
-		code = exitFailure
+	var sums []evalSummary
+	for _, results := range all {
+		sums = append(sums, summarize(results, f.passRate))
+	}
+	if len(sums) == 2 {
+		writeCompareTable(stdout, pos, sums, all)
+	} else {
+		writeEvalTable(stdout, sums[0])
+		if f.junit != "" {
+			closeErr(writeJUnit(f.junit, pos[0], all[0]))
+		}
+		if f.report != "" {
+			closeErr(writeEvalReport(f.report, pos[0], f.dataset, sums[0], all[0]))
+		}
+	}
+	for _, s := range sums {
+		if !s.passed() {
+			code = exitFailure
+		}
 	}
 	return exitCode(ctx, code)
 }
 
-// evaluator runs the dataset's cases.
+// newEvaluator loads one workflow and what answers its calls; nil and an
+// exit code when something is wrong (already reported on stderr).
+func newEvaluator(path string, cases []caseLine, f evalFlags, stderr io.Writer) (*evaluator, int) {
+	lo := loadOptions(f.presets, f.strict)
+	wf, err := cogloop.Load(path, lo...)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return nil, exitUsage
+	}
+	printWarnings(stderr, wf.Warnings)
+	ev := &evaluator{wf: wf, path: path, judges: map[string]*cogloop.Workflow{}}
+	var extra []string
+	for _, c := range cases {
+		for _, a := range c.Asserts {
+			if a.judge == nil || ev.judges[a.judge.key()] != nil {
+				continue
+			}
+			jw, err := judgeWorkflow(a.judge, path, lo)
+			if err != nil {
+				fmt.Fprintf(stderr, "cogloop eval: line %d: %v\n", c.Line, err)
+				return nil, exitUsage
+			}
+			ev.judges[a.judge.key()] = jw
+			if a.judge.Agent == "" {
+				extra = append(extra, defaultJudgeID)
+			}
+		}
+	}
+	if f.script != "" {
+		if _, err := readScript(f.script, wf, extra...); err != nil {
+			fmt.Fprintf(stderr, "cogloop eval: %s\n", strings.TrimPrefix(err.Error(), errBadScript.Error()+": "))
+			return nil, exitUsage
+		}
+		if ev.script, err = readFileCapped(f.script, "--script", maxScriptBytes, ""); err != nil {
+			return nil, usageError(stderr, "eval", err)
+		}
+		ev.scriptName = f.script
+	}
+	if f.replay != "" {
+		if ev.replay, err = loadReplay(f.replay); err != nil {
+			fmt.Fprintf(stderr, "cogloop eval: %v\n", err)
+			return nil, exitUsage
+		}
+	}
+	return ev, exitOK
+}
+
+// evaluator runs the dataset's cases through one workflow.
 type evaluator struct {
 	wf         *cogloop.Workflow
+	path       string
+	label      string // the workflow in --out and reasons when comparing
+	judges     map[string]*cogloop.Workflow
 	opts       []cogloop.RunOption
 	script     []byte
 	scriptName string
+	replay     *replayLog
 	trace      *trace
 	bar        *evalBar
 	out        *jsonLines
+	stderr     io.Writer
+	keepEvents bool // for --report's run pages
+	errMu      sync.Mutex
 }
 
-// runAll runs every case, at most n at a time, until ctx is done: a case not
-// started by then is left out; a run in flight is canceled and reported so.
-func (ev *evaluator) runAll(ctx context.Context, cases []caseLine, n int) []evalResult {
-	results := make([]evalResult, len(cases))
+// runAll runs every case repeat times, at most n at a time, until ctx is
+// done: a run not started by then is left out; a run in flight is canceled
+// and reported so. Results are in case order, repeats together.
+func (ev *evaluator) runAll(ctx context.Context, cases []caseLine, repeat, n int) []evalResult {
+	results := make([]evalResult, len(cases)*repeat)
 	sem := make(chan struct{}, n)
 	var wg sync.WaitGroup
-	for i, c := range cases {
+	for i := range results {
+		c, rep := cases[i/repeat], i%repeat+1
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
 		}
 		if ctx.Err() != nil {
-			for j := i; j < len(cases); j++ {
-				results[j] = evalResult{Line: cases[j].Line, Input: cases[j].Input, Status: statusNotStarted}
+			for j := i; j < len(results); j++ {
+				results[j] = evalResult{Line: cases[j/repeat].Line, Repeat: j%repeat + 1, Input: cases[j/repeat].Input, Status: statusNotStarted}
 			}
 			break
 		}
@@ -187,8 +244,10 @@ func (ev *evaluator) runAll(ctx context.Context, cases []caseLine, n int) []eval
 			defer wg.Done()
 			defer func() { <-sem }()
 			r := ev.runOne(ctx, c)
+			r.Repeat, r.Workflow = rep, ev.label
 			results[i] = r
 			ev.bar.add(r)
+			ev.explain(r, repeat > 1)
 			if ev.out != nil {
 				ev.out.write(r)
 			}
@@ -198,19 +257,60 @@ func (ev *evaluator) runAll(ctx context.Context, cases []caseLine, n int) []eval
 	return results
 }
 
-func (ev *evaluator) runOne(ctx context.Context, c caseLine) (r evalResult) {
-	r = evalResult{Line: c.Line, Input: c.Input, Errors: []cogloop.RunError{}}
-	opts := append([]cogloop.RunOption(nil), ev.opts...)
-	if ev.script != nil {
-		script, err := scripted.Parse(ev.script, ev.scriptName) // a fresh copy: each run replays it
-		if err != nil {
-			r.Status, r.Error = cogloop.StatusFailed, err.Error()
-			return r
-		}
-		opts = append(opts, cogloop.WithModels(script))
+// explain prints why a finished run did not pass, on stderr.
+func (ev *evaluator) explain(r evalResult, repeated bool) {
+	if r.Status == statusCanceled || r.Pass {
+		return
 	}
+	where := fmt.Sprintf("line %d", r.Line)
+	if repeated {
+		where += fmt.Sprintf(" (repeat %d)", r.Repeat)
+	}
+	if ev.label != "" {
+		where = ev.label + " " + where
+	}
+	ev.errMu.Lock()
+	defer ev.errMu.Unlock()
+	for _, reason := range r.Failures {
+		fmt.Fprintf(ev.stderr, "FAIL %s: %s\n", where, reason)
+	}
+}
+
+// models is what answers a run's model calls: a fresh copy of the script (each
+// run replays it from the start), the replay, or nil (the workflow's own).
+func (ev *evaluator) models() (agents.ModelSource, error) {
+	switch {
+	case ev.script != nil:
+		return scripted.Parse(ev.script, ev.scriptName)
+	case ev.replay != nil:
+		return ev.replay.source(), nil
+	}
+	return nil, nil
+}
+
+func (ev *evaluator) runOne(ctx context.Context, c caseLine) (r evalResult) {
+	r = evalResult{Line: c.Line, Name: c.Name, Input: c.Input, Errors: []cogloop.RunError{}}
+	opts := append([]cogloop.RunOption(nil), ev.opts...)
+	models, err := ev.models()
+	if err != nil {
+		r.Status, r.Error = cogloop.StatusFailed, err.Error()
+		r.Failures = []string{err.Error()}
+		return r
+	}
+	if models != nil {
+		opts = append(opts, cogloop.WithModels(models))
+	}
+	var obs []event.Observer
 	if ev.trace != nil {
-		opts = append(opts, cogloop.WithObserver(ev.trace.Observe))
+		obs = append(obs, ev.trace.Observe)
+	}
+	var buf *records.Buffer
+	if ev.keepEvents {
+		buf = &records.Buffer{}
+		obs = append(obs, buf.Observe)
+	}
+	if len(obs) > 0 {
+		opts = append(opts, cogloop.WithObserver(fanOut(obs)))
 	}
 	start := time.Now()
 	res, err := ev.wf.Run(ctx, c.Input, opts...)
@@ -219,37 +319,50 @@ func (ev *evaluator) runOne(ctx context.Context, c caseLine) (r evalResult) {
 	if err != nil {
 		r.Error = err.Error()
 	}
+	if buf != nil {
+		r.events = buf.Events()
+	}
 	if ctx.Err() != nil {
 		r.Status = statusCanceled
 		return r
 	}
-	if res == nil {
+	if res != nil {
+		r.fill(res)
+	} else {
 		r.Status = cogloop.StatusFailed
-		return r
 	}
-	r.fill(res)
-	if c.Expect != nil {
-		r.Expect = checkExpectation(c.Expect, r.Answer)
+	if r.Status != cogloop.StatusOK {
+		r.Failures = append(r.Failures, "the run failed: "+firstLines(orText(r.Error, runErrorsText(r.Errors)), 3))
 	}
+	facts := runFacts{answer: r.Answer, passes: r.Passes, finalScore: r.FinalScore, tokens: r.Tokens, cost: r.Cost, latency: r.duration}
+	if n := len(r.Loops); n > 0 {
+		facts.stopReason = r.Loops[n-1].StopReason
+	}
+	for _, a := range c.Asserts {
+		var ar assertResult
+		switch {
+		case a.judge != nil && r.Status != cogloop.StatusOK:
+			ar = assertResult{Kind: a.Kind, Value: a.Value, Reason: "not judged: the run failed"}
+		case a.judge != nil:
+			ar = a.judgeRun(ctx, ev.judges[a.judge.key()], models, r.Answer)
+		default:
+			ar = a.check(facts)
+		}
+		r.Assertions = append(r.Assertions, ar)
+		if !ar.Pass {
+			r.Failures = append(r.Failures, ar.Kind+": "+ar.Reason)
+		}
+	}
+	r.Pass = len(r.Failures) == 0
 	return r
 }
 
-func checkExpectation(e *expectation, answer string) *expectResult {
-	er := &expectResult{}
-	switch {
-	case e.Contains != nil:
-		er.Kind, er.Value = "contains", *e.Contains
-	case e.Equals != nil:
-		er.Kind, er.Value = "equals", *e.Equals
-	default:
-		er.Kind, er.Value = "regex", *e.Regex
+func runErrorsText(errs []cogloop.RunError) string {
+	var parts []string
+	for _, e := range errs {
+		parts = append(parts, e.Error())
 	}
-	met, err := e.check(answer)
-	er.Met = met && err == nil
-	if err != nil {
-		er.Error = err.Error()
-	}
-	return er
+	return orText(strings.Join(parts, "; "), "no answer")
 }
 
 // jsonLines writes one JSON line per value, safe for concurrent use; the

@@ -66,13 +66,14 @@ func TestEvalRunsEveryLineAndPrintsTheTable(t *testing.T) {
 	code, stdout, errs := runCLI(t, "eval", quality, "--dataset", ds, "--script", qualityScript, "--concurrency", "2", "--out", out)
 	assert.Equal(t, exitFailure, code, "one expectation is not met: %s", errs)
 	for key, want := range map[string]string{
-		"runs":                "4 (4 ok, 0 failed)",
-		"expectations met":    "2 of 3",
-		"expectation not met": "line 4",
-		"threshold met":       "4 of 4",
-		"final score":         "mean 0.900, median 0.900",
-		"passes per run":      "3.0",
-		"tokens":              "0",
+		"runs":              "4 (4 ok, 0 failed)",
+		"assertions passed": "2 of 3",
+		"assertion failed":  "line 4 (reasons on stderr)",
+		"pass rate":         "75.0% (3 of 4 runs; need 100.0%)",
+		"threshold met":     "4 of 4",
+		"final score":       "mean 0.900, median 0.900",
+		"passes per run":    "3.0",
+		"tokens":            "0",
 	} {
 		assert.Equal(t, want, tableRow(stdout, key), key)
 	}
@@ -93,10 +94,17 @@ func TestEvalRunsEveryLineAndPrintsTheTable(t *testing.T) {
 		require.Len(t, r.Loops, 1)
 		assert.Equal(t, "threshold", r.Loops[0].StopReason)
 	}
-	assert.True(t, rs[0].Expect.Met)
-	assert.True(t, rs[1].Expect.Met)
-	assert.Equal(t, &expectResult{Kind: "equals", Value: "something else"}, rs[2].Expect)
-	assert.Nil(t, rs[3].Expect)
+	assert.Equal(t, []assertResult{{Kind: "contains", Value: "Russian dolls", Pass: true}}, rs[0].Assertions)
+	assert.True(t, rs[1].Assertions[0].Pass)
+	require.Len(t, rs[2].Assertions, 1)
+	assert.False(t, rs[2].Assertions[0].Pass)
+	assert.Equal(t, "equals", rs[2].Assertions[0].Kind)
+	assert.Contains(t, rs[2].Assertions[0].Reason, `answer is not "something else": "Recursion is like Russian dolls`)
+	assert.Equal(t, []string{rs[2].Assertions[0].Kind + ": " + rs[2].Assertions[0].Reason}, rs[2].Failures)
+	assert.False(t, rs[2].Pass)
+	assert.True(t, rs[3].Pass)
+	assert.Nil(t, rs[3].Assertions)
+	assert.Contains(t, errs, `FAIL line 4: equals: answer is not "something else"`, "the reason is on stderr")
 
 	code, stdout, errs = runCLI(t, "eval", quality, "--dataset", writeFile(t, dir, "good.jsonl", `{"input": "x", "expect": {"contains": "dolls"}}`),
 		"--script", qualityScript)
@@ -135,12 +143,12 @@ func TestEvalBadDatasetLinesNameTheLine(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Empty(t, stdout, "nothing runs when the dataset is bad")
 	for _, want := range []string{
-		ds + `:2: not a dataset line: json: unknown field "inputs"`,
+		ds + `:2: unknown field "inputs"; did you mean "input"? (a line has: input, name, expect, assert, default_assert)`,
 		ds + `:3: missing "input"`,
-		ds + `:4: not a dataset line`,
+		ds + `:4: not a dataset line: each line is one JSON object`,
 		ds + `:5: expect needs exactly one of "contains", "equals", "regex", got 2`,
 		ds + `:6: expect.regex`,
-		ds + `:7: not a dataset line: json: unknown field "startswith"`,
+		ds + `:7: expect: unknown field "startswith"`,
 	} {
 		assert.Contains(t, errs, want)
 	}

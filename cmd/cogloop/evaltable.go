@@ -13,6 +13,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/agents/event"
 )
 
 // Statuses of an eval run besides cogloop's ok and failed.
@@ -23,11 +24,17 @@ const (
 
 // evalResult is one run of eval, as --out writes it.
 type evalResult struct {
+	Workflow     string               `json:"workflow,omitempty"`
 	Line         int                  `json:"line"`
+	Name         string               `json:"name,omitempty"`
+	Repeat       int                  `json:"repeat"`
 	Input        any                  `json:"input"`
 	Status       string               `json:"status"`
+	Pass         bool                 `json:"pass"`
+	Failures     []string             `json:"failures,omitempty"`
 	Answer       string               `json:"answer"`
-	Expect       *expectResult        `json:"expect,omitempty"`
+	Assertions   []assertResult       `json:"assertions,omitempty"`
+	RunID        string               `json:"run_id,omitempty"`
 	FinalScore   *float64             `json:"final_score,omitempty"`
 	ThresholdMet *bool                `json:"threshold_met,omitempty"`
 	Loops        []evalLoop           `json:"loops,omitempty"`
@@ -39,13 +46,7 @@ type evalResult struct {
 	Errors       []cogloop.RunError   `json:"errors"`
 	Warnings     []cogloop.RunWarning `json:"warnings,omitempty"`
 	duration     time.Duration
-}
-
-type expectResult struct {
-	Kind  string `json:"kind"`
-	Value string `json:"value"`
-	Met   bool   `json:"met"`
-	Error string `json:"error,omitempty"`
+	events       []event.Event // the run's events, for --report
 }
 
 type evalLoop struct {
@@ -60,7 +61,7 @@ type evalLoop struct {
 // fill takes the run's outcome from res: the final score and threshold of a
 // run are its last loop's; passes are all its loops' passes.
 func (r *evalResult) fill(res *cogloop.Result) {
-	r.Status = res.Status
+	r.Status, r.RunID = res.Status, res.RunID
 	r.Answer = res.Text()
 	r.Tokens, r.Cost = res.Usage.Total(), res.Usage.Cost
 	if res.Errors != nil {
@@ -82,7 +83,8 @@ func (r *evalResult) fill(res *cogloop.Result) {
 // evalSummary is what the table shows.
 type evalSummary struct {
 	total, finished, ok, failed, canceled, notStarted int
-	expects, expectsMet                               int
+	asserts, assertsPassed                            int
+	runsPassed                                        int
 	withLoops, thresholdMet                           int
 	scores                                            []float64
 	passes, tokens                                    int
@@ -90,10 +92,22 @@ type evalSummary struct {
 	slowest                                           []evalResult
 	failedLines, unmetLines                           []int
 	warnings                                          map[string]int // code → count
+	repeat                                            int
+	passRate                                          float64 // the --pass-rate asked for
+	lines                                             []lineTally
+	belowLines, flakyLines                            []int
 }
 
-func summarize(results []evalResult) evalSummary {
-	s := evalSummary{total: len(results), warnings: map[string]int{}}
+// lineTally is how the runs of one dataset line went.
+type lineTally struct {
+	line, runs, passed int
+}
+
+func (l lineTally) rate() float64 { return float64(l.passed) / float64(max(l.runs, 1)) }
+
+func summarize(results []evalResult, passRate float64) evalSummary {
+	s := evalSummary{total: len(results), warnings: map[string]int{}, passRate: passRate}
+	byLine := map[int]int{} // line → index in s.lines
 	for _, r := range results {
 		switch r.Status {
 		case statusCanceled:
@@ -106,16 +120,32 @@ func summarize(results []evalResult) evalSummary {
 			s.ok++
 		default:
 			s.failed++
-			s.failedLines = append(s.failedLines, r.Line)
+			s.failedLines = appendOnce(s.failedLines, r.Line)
 		}
 		s.finished++
-		if r.Expect != nil {
-			s.expects++
-			if r.Expect.Met {
-				s.expectsMet++
+		i, seen := byLine[r.Line]
+		if !seen {
+			i = len(s.lines)
+			byLine[r.Line] = i
+			s.lines = append(s.lines, lineTally{line: r.Line})
+		}
+		s.lines[i].runs++
+		s.repeat = max(s.repeat, r.Repeat)
+		if r.Pass {
+			s.runsPassed++
+			s.lines[i].passed++
+		}
+		met := true
+		for _, a := range r.Assertions {
+			s.asserts++
+			if a.Pass {
+				s.assertsPassed++
 			} else {
-				s.unmetLines = append(s.unmetLines, r.Line)
+				met = false
 			}
+		}
+		if !met {
+			s.unmetLines = appendOnce(s.unmetLines, r.Line)
 		}
 		if r.FinalScore != nil {
 			s.withLoops++
@@ -136,6 +166,14 @@ func summarize(results []evalResult) evalSummary {
 		s.cost += r.Cost
 		s.slowest = append(s.slowest, r)
 	}
+	for _, l := range s.lines {
+		if l.passed > 0 && l.passed < l.runs {
+			s.flakyLines = append(s.flakyLines, l.line)
+		}
+		if l.rate() < passRate {
+			s.belowLines = append(s.belowLines, l.line)
+		}
+	}
 	sort.SliceStable(s.slowest, func(i, j int) bool { return s.slowest[i].duration > s.slowest[j].duration })
 	if len(s.slowest) > 3 {
 		s.slowest = s.slowest[:3]
@@ -143,9 +181,20 @@ func summarize(results []evalResult) evalSummary {
 	return s
 }
 
-// passed: every run finished ok and met its expectation.
+func appendOnce(xs []int, x int) []int {
+	if slices.Contains(xs, x) {
+		return xs
+	}
+	return append(xs, x)
+}
+
+// rate is the share of finished runs that passed.
+func (s evalSummary) rate() float64 { return float64(s.runsPassed) / float64(max(s.finished, 1)) }
+
+// passed: every run finished, and the runs that passed (ok, every assertion
+// met) reach the pass rate overall and on every line.
 func (s evalSummary) passed() bool {
-	return s.finished == s.total && s.failed == 0 && s.expectsMet == s.expects
+	return s.finished == s.total && s.finished > 0 && s.rate() >= s.passRate && len(s.belowLines) == 0
 }
 
 func writeEvalTable(w io.Writer, s evalSummary) {
@@ -155,11 +204,18 @@ func writeEvalTable(w io.Writer, s evalSummary) {
 	if len(s.failedLines) > 0 {
 		row("failed", "%s", lineList(s.failedLines))
 	}
-	if s.expects > 0 {
-		row("expectations met", "%d of %d", s.expectsMet, s.expects)
+	if s.asserts > 0 {
+		row("assertions passed", "%d of %d", s.assertsPassed, s.asserts)
 	}
 	if len(s.unmetLines) > 0 {
-		row("expectation not met", "%s", lineList(s.unmetLines))
+		row("assertion failed", "%s (reasons on stderr)", lineList(s.unmetLines))
+	}
+	row("pass rate", "%.1f%% (%d of %d runs; need %.1f%%)", 100*s.rate(), s.runsPassed, s.finished, 100*s.passRate)
+	if len(s.belowLines) > 0 {
+		row("below pass rate", "%s", lineList(s.belowLines))
+	}
+	if len(s.flakyLines) > 0 {
+		row("flaky", "%s (some repeats passed, some failed)", lineList(s.flakyLines))
 	}
 	if s.withLoops > 0 {
 		row("threshold met", "%d of %d", s.thresholdMet, s.withLoops)
@@ -268,6 +324,7 @@ func (b *evalBar) done() {
 
 // lineList names dataset lines, at most ten.
 func lineList(lines []int) string {
+	lines = slices.Clone(lines)
 	slices.Sort(lines)
 	var parts []string
 	for i, l := range lines {

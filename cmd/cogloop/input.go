@@ -111,7 +111,9 @@ var errBadScript = errors.New("bad script")
 
 // readScript reads and parses a --script file and checks that every agent id
 // it answers for is defined by the workflow.
-func readScript(path string, wf *cogloop.Workflow) (*scripted.Script, error) {
+// extra are agent ids the script may answer besides the workflow's (an
+// llm-rubric judge named by its model).
+func readScript(path string, wf *cogloop.Workflow, extra ...string) (*scripted.Script, error) {
 	data, err := readFileCapped(path, "--script", maxScriptBytes, "split the replies or shorten them")
 	if err != nil {
 		return nil, err
@@ -122,7 +124,7 @@ func readScript(path string, wf *cogloop.Workflow) (*scripted.Script, error) {
 	}
 	ids := wf.AgentIDs()
 	defined := make(map[string]bool, len(ids))
-	for _, id := range ids {
+	for _, id := range append(ids, extra...) {
 		defined[id] = true
 	}
 	var probs load.Problems

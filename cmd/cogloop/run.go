@@ -18,6 +18,7 @@ import (
 type runFlags struct {
 	json, jsonInput   bool
 	inputFile, script string
+	replay            string
 	trace             string
 	runID, resume     string
 	allowChange       bool
@@ -37,6 +38,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.jsonInput, "json-input", false, "")
 	fs.StringVar(&f.inputFile, "input-file", "", "")
 	fs.StringVar(&f.script, "script", "", "")
+	fs.StringVar(&f.replay, "replay", "", "")
 	fs.StringVar(&f.trace, "trace", "", "")
 	fs.StringVar(&f.runID, "run-id", "", "")
 	fs.StringVar(&f.resume, "resume", "", "")
@@ -68,6 +70,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return usageErr(errors.New("give the input as an argument or with --input-file, not both"))
 	case f.noRecord && f.recordDir != "":
 		return usageErr(errors.New("--no-record and --record-dir contradict each other; pick one"))
+	case f.script != "" && f.replay != "":
+		return usageErr(errors.New("--script and --replay both answer the model calls: give one"))
 	}
 
 	wf, err := cogloop.Load(pos[0], loadOptions(f.presets, f.strict)...)
@@ -84,6 +88,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		opts = append(opts, cogloop.WithModels(script))
+	}
+	if f.replay != "" {
+		rl, err := loadReplay(f.replay)
+		if err != nil {
+			fmt.Fprintf(stderr, "cogloop run: %v\n", err)
+			return exitUsage
+		}
+		opts = append(opts, cogloop.WithModels(rl.source()))
 	}
 	input, err := readInput(pos[1:], f)
 	if err != nil {
@@ -129,6 +141,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 
+	tracing, err := startTracing(ctx, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "cogloop: %v\n", err)
+		return exitUsage
+	}
+	opts = append(opts, tracing.options()...)
+	if rec.w != nil {
+		opts = append(opts, cogloop.WithModelCalls()) // the record keeps every call, for script and --replay
+	}
+
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var observers []event.Observer
@@ -136,12 +158,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if f.trace != "" {
 		tr, err = newTrace(f.trace, stderr, cancel)
 		if err != nil {
+			tracing.stop()
 			fmt.Fprintf(stderr, "cogloop: %v\n", err)
 			return exitFailure
 		}
 		observers = append(observers, tr.Observe)
 	}
-	observers = append(observers, recObservers...)
 	limits := &loopLimits{}
 	observers = append(observers, con.Observe, limits.Observe)
 	if f.trace != "-" { // with --trace -, the warnings are trace lines on stderr already
@@ -151,14 +173,17 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		observers = append(observers, newLivePrinter(stderr).Observe)
 		opts = append(opts, cogloop.WithDeltas())
 	}
-	opts = append(opts, cogloop.WithObserver(fanOut(observers)))
-
-	tracing, err := startTracing(ctx, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "cogloop: %v\n", err)
-		return exitUsage
-	}
-	opts = append(opts, tracing.options()...)
+	// A record is what --trace writes plus the model.call events (each
+	// call's request and reply, for script and --replay); the others see
+	// model.call only when OpenTelemetry asked for it, as before.
+	others, records := fanOut(observers), fanOut(recObservers)
+	keepCalls := tracing != nil
+	opts = append(opts, cogloop.WithObserver(func(e event.Event) {
+		if keepCalls || e.Kind != event.ModelCall {
+			others(e)
+		}
+		records(e)
+	}))
 
 	res, runErr := wf.Run(ctx, input, opts...)
 	con.Done()
