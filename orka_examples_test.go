@@ -70,3 +70,40 @@ func TestOrKaCognitiveLoopExampleRunsUnchanged(t *testing.T) {
 	assert.Contains(t, final, "Loop 2 (0.72):")
 	assert.Equal(t, "Thinking moved from output to careers; final confidence high.", res.Text())
 }
+
+// TestOrKaGraphScoutLoopsScoreTheValidator: in OrKa's three graph-scout +
+// plan_validator loops, boolean scoring reads the validator's judgement, never
+// graph-scout's decision (OrKa's previous_outputs of a graph-scout agent has no
+// response). Expected values are what OrKa's code at 6037af3f gives on the same
+// replies (the validator approves every loop_convergence criterion on its first
+// pass): orka/nodes/loop/score_extractor.py _try_boolean_scoring skips the
+// graph-scout result (no boolean_evaluations, no response) and scores the
+// validator's boolean_evaluations with the loop's calculator (all true → 1.0),
+// which meets score_threshold on pass 1.
+func TestOrKaGraphScoutLoopsScoreTheValidator(t *testing.T) {
+	for _, tc := range []struct{ file, loop, validator string }{
+		{"plan_validator_boolean_scoring", "routing_loop", "path_validator"},
+		{"plan_validator_with_graphscout", "routing_validation_loop", "path_validator_moderate"},
+		{"graph_scout_validated_loop", "path_discovery_loop", "path_validator_moderate"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			path := orkaExample(tc.file + ".yml")
+			_, res, _, err := offline(t, path, orkaExample(tc.file+".replies.yaml"), "What is the capital of France?")
+			require.NoError(t, err)
+			var loop *cogloop.LoopResult
+			for _, l := range res.Loops() {
+				if l.ID == tc.loop {
+					loop = &l
+				}
+			}
+			require.NotNil(t, loop, "loop %s", tc.loop)
+			assert.Equal(t, 1, loop.LoopsCompleted, "OrKa: loops_completed 1")
+			assert.Equal(t, 1.0, loop.FinalScore, "OrKa: final_score 1.0")
+			assert.True(t, loop.ThresholdMet, "OrKa: threshold_met True")
+			out, ok := res.Outputs.Get(tc.loop)
+			require.True(t, ok)
+			iters := out.Fields["iterations"].([]any)
+			assert.Equal(t, tc.validator, iters[0].(map[string]any)["score_source"])
+		})
+	}
+}

@@ -73,6 +73,7 @@ type savedOutput struct {
 	ID       string         `json:"id"`
 	Response any            `json:"response,omitempty"`
 	Fields   map[string]any `json:"fields,omitempty"`
+	Shape    map[string]any `json:"shape,omitempty"`
 	Prompt   string         `json:"prompt,omitempty"`
 	Usage    spend.Usage    `json:"usage"`
 	Err      string         `json:"error,omitempty"`
@@ -299,7 +300,7 @@ func (n *Node) pause(st *state) time.Duration {
 func saveOutputs(outs *agents.Outputs) []savedOutput {
 	var list []savedOutput
 	outs.Each(func(id string, o agents.Output) bool {
-		list = append(list, savedOutput{ID: id, Response: o.Response, Fields: o.Fields, Prompt: o.Prompt, Usage: o.Usage, Err: o.Err})
+		list = append(list, savedOutput{ID: id, Response: o.Response, Fields: o.Fields, Shape: o.Shape, Prompt: o.Prompt, Usage: o.Usage, Err: o.Err})
 		return true
 	})
 	return list
@@ -311,6 +312,9 @@ func restoreOutputs(list []savedOutput) *agents.Outputs {
 		out := agents.Output{Response: agents.Plain(o.Response), Prompt: o.Prompt, Usage: o.Usage, Err: o.Err}
 		if o.Fields != nil {
 			out.Fields = agents.Plain(o.Fields).(map[string]any)
+		}
+		if o.Shape != nil {
+			out.Shape = agents.Plain(o.Shape).(map[string]any)
 		}
 		outs = outs.With(o.ID, out)
 	}

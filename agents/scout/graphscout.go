@@ -262,7 +262,10 @@ func (g *GraphScout) Run(ctx context.Context, in agents.Input) (agents.Output, e
 	if g.prompt != nil {
 		rendered = question
 	}
-	return agents.Output{Response: m, Fields: fields, Prompt: rendered, Usage: usage}, nil
+	// OrKa's previous_outputs.<graph-scout> is its result dict as returned: no
+	// response (so a loop's boolean scoring never reads the decision as a
+	// judgement) and no formatted_prompt.
+	return agents.Output{Response: m, Fields: fields, Shape: fields, Prompt: rendered, Usage: usage}, nil
 }
 
 // question is the rendered prompt, else the input text (OrKa's
