@@ -2,8 +2,11 @@ package cogloop_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cogloop/cogloop"
@@ -104,6 +107,41 @@ func TestOrKaGraphScoutLoopsScoreTheValidator(t *testing.T) {
 			require.True(t, ok)
 			iters := out.Fields["iterations"].([]any)
 			assert.Equal(t, tc.validator, iters[0].(map[string]any)["score_source"])
+		})
+	}
+}
+
+// TestOrKaLoopResponseResultGolden: the corpus files whose templates read a
+// loop's previous_outputs.<loop>.response.result.<agent> (OrKa's loop entry,
+// orchestrator/metrics.py build_previous_outputs: response is the loop's
+// dict) render it. The golden files hold the prompts of the agents after the
+// loop, as rendered on the scripted replies; -update rewrites them.
+func TestOrKaLoopResponseResultGolden(t *testing.T) {
+	for _, tc := range []struct {
+		file   string
+		agents []string
+		want   []string // what OrKa's rendering must show (from the loop's result)
+	}{
+		{"plan_validator_boolean_scoring", []string{"execution_summary"},
+			[]string{"- Target: ", "- Overall Score: 1.0", "- Assessment: APPROVED", "- Criteria Passed: 7"}},
+		{"plan_validator_with_graphscout", []string{"execution_report"},
+			[]string{"## GraphScout's Final Path\n\n{'candidates': ", "'decision': 'commit_path'"}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			path := orkaExample(tc.file + ".yml")
+			_, _, events, err := offline(t, path, orkaExample(tc.file+".replies.yaml"), "What is the capital of France?")
+			require.NoError(t, err)
+			var b strings.Builder
+			for _, e := range events {
+				if e.Kind == event.AgentEnd && slices.Contains(tc.agents, e.Node) {
+					fmt.Fprintf(&b, "== %s\n%s\n", e.Node, goldenTimes.ReplaceAllString(e.Prompt, "<time>"))
+				}
+			}
+			got := b.String()
+			for _, w := range tc.want {
+				assert.Contains(t, got, w)
+			}
+			agenttest.Golden(t, orkaExample(tc.file+".prompts.golden"), got, *updateGolden)
 		})
 	}
 }

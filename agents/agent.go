@@ -183,6 +183,13 @@ func (o Output) Map() map[string]any {
 		}
 		return m
 	}
+	return o.Record()
+}
+
+// Record returns o as cogloop records it (run --json, run records, golden
+// transcripts): the extra fields and response, the answer — [Output.Map]
+// without [Output.Shape]. The map is fresh; callers may keep it.
+func (o Output) Record() map[string]any {
 	m := make(map[string]any, len(o.Fields)+4)
 	if o.Failed() {
 		m["result"] = nil
