@@ -158,6 +158,10 @@ type Output struct {
 	// all). [Output.Map] returns a copy of it; Response stays the answer the
 	// CLI, return: and Go callers read. It must hold plain values only.
 	Shape map[string]any
+	// Typed is the agent's own Go result, when it has one (a loop's
+	// *loopnode.Result): Go callers read it instead of decoding Fields;
+	// templates never see it.
+	Typed any
 	// Children are the outputs of the agents a composite ran (a workflow's agents,
 	// a fork's branches), in run order; nil for leaf agents. A loop reads an
 	// iteration's results from here.

@@ -62,6 +62,7 @@ func (n *Node) output(in agents.Input, st *state, completed int) agents.Output {
 		Response: answer,
 		Fields:   fields,
 		Shape:    orkaShape(fields, answer),
+		Typed:    n.result(st, completed),
 		Usage:    st.usage,
 		Children: final,
 	}

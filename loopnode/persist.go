@@ -74,6 +74,7 @@ type savedOutput struct {
 	Response any            `json:"response,omitempty"`
 	Fields   map[string]any `json:"fields,omitempty"`
 	Shape    map[string]any `json:"shape,omitempty"`
+	Loop     *Result        `json:"loop,omitempty"` // a nested loop's typed result
 	Prompt   string         `json:"prompt,omitempty"`
 	Usage    spend.Usage    `json:"usage"`
 	Err      string         `json:"error,omitempty"`
@@ -300,10 +301,16 @@ func (n *Node) pause(st *state) time.Duration {
 func saveOutputs(outs *agents.Outputs) []savedOutput {
 	var list []savedOutput
 	outs.Each(func(id string, o agents.Output) bool {
-		list = append(list, savedOutput{ID: id, Response: o.Response, Fields: o.Fields, Shape: o.Shape, Prompt: o.Prompt, Usage: o.Usage, Err: o.Err})
+		list = append(list, savedOutput{ID: id, Response: o.Response, Fields: o.Fields, Shape: o.Shape, Prompt: o.Prompt, Usage: o.Usage, Err: o.Err, Loop: loopOf(o)})
 		return true
 	})
 	return list
+}
+
+// loopOf is o's typed loop result, nil for other agents.
+func loopOf(o agents.Output) *Result {
+	r, _ := o.Typed.(*Result)
+	return r
 }
 
 func restoreOutputs(list []savedOutput) *agents.Outputs {
@@ -315,6 +322,9 @@ func restoreOutputs(list []savedOutput) *agents.Outputs {
 		}
 		if o.Shape != nil {
 			out.Shape = agents.Plain(o.Shape).(map[string]any)
+		}
+		if o.Loop != nil {
+			out.Typed = o.Loop
 		}
 		outs = outs.With(o.ID, out)
 	}
