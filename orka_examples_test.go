@@ -145,3 +145,43 @@ func TestOrKaLoopResponseResultGolden(t *testing.T) {
 		})
 	}
 }
+
+// An outer loop does not score an inner loop's answer text: OrKa's
+// previous_outputs entry of a loop has the loop dict as response (no answer
+// text), so the outer loop's score comes from the judge after it (0.92), not
+// from the inner answer's "SCORE: 0.95".
+func TestOuterLoopDoesNotScoreInnerAnswer(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nested.yml")
+	require.NoError(t, os.WriteFile(path, []byte(`orchestrator: {id: w, agents: [outer]}
+agents:
+  - id: outer
+    type: loop
+    max_loops: 2
+    score_threshold: 0.93
+    internal_workflow:
+      orchestrator: {id: o, agents: [inner, judge]}
+      agents:
+        - id: inner
+          type: loop
+          max_loops: 1
+          score_threshold: 0.5
+          internal_workflow:
+            orchestrator: {id: i, agents: [writer]}
+            agents:
+              - {id: writer, type: scripted, prompt: "write", responses: {cycle: ["draft. SCORE: 0.95"]}}
+        - {id: judge, type: scripted, prompt: "judge {{ previous_outputs.inner.answer }}", responses: {cycle: ["fine. SCORE: 0.92"]}}
+`), 0o600))
+	wf, err := cogloop.Load(path)
+	require.NoError(t, err)
+	res, err := wf.Run(context.Background(), "x")
+	require.NoError(t, err)
+	var outer *cogloop.LoopResult
+	for _, l := range res.Loops() {
+		if l.ID == "outer" {
+			outer = &l
+		}
+	}
+	require.NotNil(t, outer)
+	assert.Equal(t, 2, outer.LoopsCompleted, "0.92 < 0.93: both passes run (reading 0.95 would stop after one)")
+	assert.Equal(t, 0.92, outer.FinalScore)
+}
