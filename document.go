@@ -8,7 +8,7 @@ import "github.com/cogloop/cogloop/agents"
 func (r *Result) Document() map[string]any {
 	outputs := map[string]any{}
 	r.Outputs.Each(func(id string, o agents.Output) bool {
-		outputs[id] = o.Map()
+		outputs[id] = o.Record()
 		return true
 	})
 	errs := r.Errors

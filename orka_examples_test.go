@@ -2,8 +2,11 @@ package cogloop_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cogloop/cogloop"
@@ -69,4 +72,116 @@ func TestOrKaCognitiveLoopExampleRunsUnchanged(t *testing.T) {
 	assert.Contains(t, final, "- Final score: 0.72")
 	assert.Contains(t, final, "Loop 2 (0.72):")
 	assert.Equal(t, "Thinking moved from output to careers; final confidence high.", res.Text())
+}
+
+// TestOrKaGraphScoutLoopsScoreTheValidator: in OrKa's three graph-scout +
+// plan_validator loops, boolean scoring reads the validator's judgement, never
+// graph-scout's decision (OrKa's previous_outputs of a graph-scout agent has no
+// response). Expected values are what OrKa's code at 6037af3f gives on the same
+// replies (the validator approves every loop_convergence criterion on its first
+// pass): orka/nodes/loop/score_extractor.py _try_boolean_scoring skips the
+// graph-scout result (no boolean_evaluations, no response) and scores the
+// validator's boolean_evaluations with the loop's calculator (all true → 1.0),
+// which meets score_threshold on pass 1.
+func TestOrKaGraphScoutLoopsScoreTheValidator(t *testing.T) {
+	for _, tc := range []struct{ file, loop, validator string }{
+		{"plan_validator_boolean_scoring", "routing_loop", "path_validator"},
+		{"plan_validator_with_graphscout", "routing_validation_loop", "path_validator_moderate"},
+		{"graph_scout_validated_loop", "path_discovery_loop", "path_validator_moderate"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			path := orkaExample(tc.file + ".yml")
+			_, res, _, err := offline(t, path, orkaExample(tc.file+".replies.yaml"), "What is the capital of France?")
+			require.NoError(t, err)
+			var loop *cogloop.LoopResult
+			for _, l := range res.Loops() {
+				if l.ID == tc.loop {
+					loop = &l
+				}
+			}
+			require.NotNil(t, loop, "loop %s", tc.loop)
+			assert.Equal(t, 1, loop.LoopsCompleted, "OrKa: loops_completed 1")
+			assert.Equal(t, 1.0, loop.FinalScore, "OrKa: final_score 1.0")
+			assert.True(t, loop.ThresholdMet, "OrKa: threshold_met True")
+			out, ok := res.Outputs.Get(tc.loop)
+			require.True(t, ok)
+			iters := out.Fields["iterations"].([]any)
+			assert.Equal(t, tc.validator, iters[0].(map[string]any)["score_source"])
+		})
+	}
+}
+
+// TestOrKaLoopResponseResultGolden: the corpus files whose templates read a
+// loop's previous_outputs.<loop>.response.result.<agent> (OrKa's loop entry,
+// orchestrator/metrics.py build_previous_outputs: response is the loop's
+// dict) render it. The golden files hold the prompts of the agents after the
+// loop, as rendered on the scripted replies; -update rewrites them.
+func TestOrKaLoopResponseResultGolden(t *testing.T) {
+	for _, tc := range []struct {
+		file   string
+		agents []string
+		want   []string // what OrKa's rendering must show (from the loop's result)
+	}{
+		{"plan_validator_boolean_scoring", []string{"execution_summary"},
+			[]string{"- Target: ", "- Overall Score: 1.0", "- Assessment: APPROVED", "- Criteria Passed: 7"}},
+		{"plan_validator_with_graphscout", []string{"execution_report"},
+			[]string{"## GraphScout's Final Path\n\n{'candidates': ", "'decision': 'commit_path'"}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			path := orkaExample(tc.file + ".yml")
+			_, _, events, err := offline(t, path, orkaExample(tc.file+".replies.yaml"), "What is the capital of France?")
+			require.NoError(t, err)
+			var b strings.Builder
+			for _, e := range events {
+				if e.Kind == event.AgentEnd && slices.Contains(tc.agents, e.Node) {
+					fmt.Fprintf(&b, "== %s\n%s\n", e.Node, goldenTimes.ReplaceAllString(e.Prompt, "<time>"))
+				}
+			}
+			got := b.String()
+			for _, w := range tc.want {
+				assert.Contains(t, got, w)
+			}
+			agenttest.Golden(t, orkaExample(tc.file+".prompts.golden"), got, *updateGolden)
+		})
+	}
+}
+
+// An outer loop does not score an inner loop's answer text: OrKa's
+// previous_outputs entry of a loop has the loop dict as response (no answer
+// text), so the outer loop's score comes from the judge after it (0.92), not
+// from the inner answer's "SCORE: 0.95".
+func TestOuterLoopDoesNotScoreInnerAnswer(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nested.yml")
+	require.NoError(t, os.WriteFile(path, []byte(`orchestrator: {id: w, agents: [outer]}
+agents:
+  - id: outer
+    type: loop
+    max_loops: 2
+    score_threshold: 0.93
+    internal_workflow:
+      orchestrator: {id: o, agents: [inner, judge]}
+      agents:
+        - id: inner
+          type: loop
+          max_loops: 1
+          score_threshold: 0.5
+          internal_workflow:
+            orchestrator: {id: i, agents: [writer]}
+            agents:
+              - {id: writer, type: scripted, prompt: "write", responses: {cycle: ["draft. SCORE: 0.95"]}}
+        - {id: judge, type: scripted, prompt: "judge {{ previous_outputs.inner.answer }}", responses: {cycle: ["fine. SCORE: 0.92"]}}
+`), 0o600))
+	wf, err := cogloop.Load(path)
+	require.NoError(t, err)
+	res, err := wf.Run(context.Background(), "x")
+	require.NoError(t, err)
+	var outer *cogloop.LoopResult
+	for _, l := range res.Loops() {
+		if l.ID == "outer" {
+			outer = &l
+		}
+	}
+	require.NotNil(t, outer)
+	assert.Equal(t, 2, outer.LoopsCompleted, "0.92 < 0.93: both passes run (reading 0.95 would stop after one)")
+	assert.Equal(t, 0.92, outer.FinalScore)
 }

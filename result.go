@@ -2,6 +2,7 @@ package cogloop
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 
@@ -9,7 +10,7 @@ import (
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/spend"
-	"github.com/cogloop/cogloop/internal/values"
+	"github.com/cogloop/cogloop/loopnode"
 )
 
 // Run statuses: every run ends one or the other.
@@ -111,66 +112,33 @@ func (r *Result) Loops() []LoopResult {
 	return out
 }
 
-// loopResult decodes a loop node's output; ok is false for other agents.
+// loopResult is a loop node's typed result (the loop puts it in its output);
+// ok is false for other agents, whatever keys their output holds.
 func loopResult(id, path string, o agents.Output) (LoopResult, bool) {
-	f := o.Fields
-	if _, ok := f["loops_completed"]; !ok {
-		return LoopResult{}, false
-	}
-	if _, ok := f["stop_reason"]; !ok {
+	r, ok := o.Typed.(*loopnode.Result)
+	if !ok || r == nil {
 		return LoopResult{}, false
 	}
 	l := LoopResult{
 		ID: id, Path: path,
-		LoopsCompleted: int(values.Number(f["loops_completed"])),
-		FinalScore:     values.Number(f["final_score"]),
-		BestScore:      values.Number(f["best_score"]),
-		BestIteration:  int(values.Number(f["best_iteration"])),
-		ThresholdMet:   f["threshold_met"] == true,
-		StopReason:     toString(f["stop_reason"]),
-		Error:          toString(f["error"]),
-		Usage:          usageOf(f["usage"]),
+		LoopsCompleted: r.LoopsCompleted,
+		FinalScore:     r.FinalScore,
+		BestScore:      r.BestScore,
+		BestIteration:  r.BestIteration,
+		ThresholdMet:   r.ThresholdMet,
+		StopReason:     r.StopReason,
+		Error:          r.Error,
+		Usage:          r.Usage,
 		Response:       o.Response,
 	}
 	if l.Usage == (spend.Usage{}) {
 		l.Usage = o.Usage
 	}
-	if its, ok := f["iterations"].([]any); ok {
-		for _, v := range its {
-			m, _ := v.(map[string]any)
-			it := IterationResult{
-				Number:     int(values.Number(m["loop_number"])),
-				Score:      values.Number(m["score"]),
-				ScoreFound: m["score_found"] != false,
-				Completed:  m["completed"] != false,
-				Usage:      usageOf(m["usage"]),
-			}
-			if ws, ok := m["warnings"].([]any); ok {
-				for _, w := range ws {
-					it.Warnings = append(it.Warnings, toString(w))
-				}
-			}
-			l.Iterations = append(l.Iterations, it)
-		}
+	for _, it := range r.Iterations {
+		l.Iterations = append(l.Iterations, IterationResult{Number: it.Number, Score: it.Score, ScoreFound: it.ScoreFound,
+			Completed: it.Completed, Usage: it.Usage, Warnings: slices.Clone(it.Warnings)})
 	}
 	return l, true
-}
-
-func toString(v any) string {
-	s, _ := v.(string)
-	return s
-}
-
-// usageOf reads a usage mapping (prompt_tokens, completion_tokens, cost).
-func usageOf(v any) spend.Usage {
-	switch u := v.(type) {
-	case spend.Usage:
-		return u
-	case map[string]any:
-		return spend.Usage{PromptTokens: int(values.Number(u["prompt_tokens"])), CompletionTokens: int(values.Number(u["completion_tokens"])),
-			Cost: values.Number(u["cost"])}
-	}
-	return spend.Usage{}
 }
 
 // collector watches a run's events for what its result reports: agent

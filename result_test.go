@@ -2,12 +2,15 @@ package cogloop_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/agents/scripted"
 )
 
 func TestFailedFinalAgentFailsTheRun(t *testing.T) {
@@ -112,4 +115,25 @@ agents:
 		got = append(got, l.Path+" "+l.StopReason)
 	}
 	assert.Equal(t, []string{"branch_loop threshold", "outer max_loops", "outer › inner threshold"}, got)
+}
+
+// A model reply that holds keys named like a loop's (loops_completed,
+// stop_reason) in a workflow without a loop is no loop (issue 28 B3): the
+// loop's typed result comes from the loop itself, never from output keys.
+func TestReplyWithLoopKeysIsNoLoop(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "wf.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`orchestrator: {id: w, agents: [extract]}
+agents:
+  - {id: extract, type: validate_and_structure, model: m, prompt: "extract"}
+`), 0o600))
+	wf, err := cogloop.Load(path)
+	require.NoError(t, err)
+	script, err := scripted.Parse([]byte(`extract: ['{"valid": true, "reason": "ok", "loops_completed": 7, "stop_reason": "budget", "final_score": 0.5}']`), "r.yaml")
+	require.NoError(t, err)
+	res, err := wf.Run(context.Background(), "x", cogloop.WithModels(script))
+	require.NoError(t, err)
+	out, ok := res.Outputs.Get("extract")
+	require.True(t, ok)
+	require.Equal(t, 7.0, out.Map()["loops_completed"], "the reply's keys are in the output (the case under test)")
+	assert.Empty(t, res.Loops())
 }

@@ -152,6 +152,16 @@ type Output struct {
 	Usage spend.Usage
 	// Err is set on an error record: the agent failed and the workflow went on.
 	Err string
+	// Shape, when set, is the mapping templates and loop scoring see for this
+	// output: OrKa's shape of a node whose answer text is not OrKa's response
+	// (a loop's response is OrKa's loop dict, graph-scout has no response at
+	// all). [Output.Map] returns a copy of it; Response stays the answer the
+	// CLI, return: and Go callers read. It must hold plain values only.
+	Shape map[string]any
+	// Typed is the agent's own Go result, when it has one (a loop's
+	// *loopnode.Result): Go callers read it instead of decoding Fields;
+	// templates never see it.
+	Typed any
 	// Children are the outputs of the agents a composite ran (a workflow's agents,
 	// a fork's branches), in run order; nil for leaf agents. A loop reads an
 	// iteration's results from here.
@@ -166,10 +176,24 @@ func ErrorRecord(err error) Output {
 	return Output{Err: err.Error()}
 }
 
-// Map returns o in the shape templates see: response, the extra fields, and for an
-// error record {result: null, status: error, error}. The map is fresh; callers may
-// keep it.
+// Map returns o in the shape templates see: [Output.Shape] when set, else
+// response, the extra fields, and for an error record {result: null, status:
+// error, error}. The map is fresh; callers may keep it.
 func (o Output) Map() map[string]any {
+	if o.Shape != nil && !o.Failed() {
+		m := make(map[string]any, len(o.Shape))
+		for k, v := range o.Shape {
+			m[k] = v
+		}
+		return m
+	}
+	return o.Record()
+}
+
+// Record returns o as cogloop records it (run --json, run records, golden
+// transcripts): the extra fields and response, the answer — [Output.Map]
+// without [Output.Shape]. The map is fresh; callers may keep it.
+func (o Output) Record() map[string]any {
 	m := make(map[string]any, len(o.Fields)+4)
 	if o.Failed() {
 		m["result"] = nil

@@ -104,7 +104,7 @@ func (f *Failover) Run(ctx context.Context, in agents.Input) (agents.Output, err
 		fields["successful_child"] = ch.ID
 		fields["result"] = m
 		fields[ch.ID] = m
-		return agents.Output{Response: out.Response, Prompt: out.Prompt, Fields: fields, Usage: usage, Children: tried}, nil
+		return agents.Output{Response: out.Response, Prompt: out.Prompt, Fields: fields, Typed: out.Typed, Usage: usage, Children: tried}, nil
 	}
 	if len(failures) == 0 {
 		return agents.Output{}, fmt.Errorf("failover has no children")

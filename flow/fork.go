@@ -316,9 +316,11 @@ func (f *Fork) output(res []agents.Output) agents.Output {
 		usage = usage.Add(r.Usage)
 	}
 	children := (*agents.Outputs)(nil).WithAll(kids...)
+	fields := map[string]any{"status": statusForked, "fork_group": f.idVal, "agents": slices.Clone(f.flatVals), "mode": f.modeVal}
 	return agents.Output{
 		Response: slices.Clone(f.flatVals),
-		Fields:   map[string]any{"status": statusForked, "fork_group": f.idVal, "agents": slices.Clone(f.flatVals), "mode": f.modeVal},
+		Fields:   fields,
+		Shape:    fields, // OrKa's fork result: no response
 		Usage:    usage,
 		Children: children,
 	}

@@ -146,5 +146,8 @@ func (j *Join) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 		}
 		return true
 	})
-	return agents.Output{Response: digest.String(), Fields: fields}, nil
+	// Templates see OrKa's join result, {status, merged, **merged} (and
+	// fork_group), without response: safe_get_response gives its fallback as
+	// OrKa's does. The digest stays the answer the CLI and return: read.
+	return agents.Output{Response: digest.String(), Fields: fields, Shape: fields}, nil
 }

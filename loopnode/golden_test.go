@@ -60,7 +60,7 @@ func transcript(t *testing.T, name string, opts ...cogloop.RunOption) (*cogloop.
 	if res != nil {
 		outs := map[string]any{}
 		res.Outputs.Each(func(id string, o agents.Output) bool {
-			m := o.Map()
+			m := o.Record()
 			delete(m, "formatted_prompt")
 			outs[id] = m
 			return true
@@ -198,7 +198,7 @@ func quietRun(t *testing.T, dir string, opts ...cogloop.RunOption) string {
 	if res != nil {
 		outs := map[string]any{}
 		res.Outputs.Each(func(id string, o agents.Output) bool {
-			outs[id] = o.Map()
+			outs[id] = o.Record()
 			return true
 		})
 		js, err := json.MarshalIndent(map[string]any{"outputs": outs, "status": res.Status, "errors": res.Errors,

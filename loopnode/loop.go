@@ -15,6 +15,7 @@ import (
 	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/cognition"
 	"github.com/cogloop/cogloop/cognition/scorer"
+	"github.com/cogloop/cogloop/internal/pyvalue"
 	"github.com/cogloop/cogloop/internal/workers"
 	"github.com/cogloop/cogloop/prompt"
 )
@@ -438,7 +439,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	}
 	if in.Run.Wanted(event.LoopPassStart) {
 		in.Run.Emit(event.Event{Kind: event.LoopPassStart, Node: in.Path, Agent: n.id, Type: "loop",
-			Data: map[string]any{"loop_number": loop, "max_loops": n.maxLoops, "input_preview": fault.Truncate(pyStr(st.input), previewLength)}})
+			Data: map[string]any{"loop_number": loop, "max_loops": n.maxLoops, "input_preview": fault.Truncate(previewText(st.input), previewLength)}})
 	}
 	passCtx := ctx
 	if n.iterTimeout > 0 {
@@ -630,8 +631,20 @@ func unwrapInput(v any) any {
 	return v
 }
 
+// previewText is the input as the loop.pass.start event shows it: text as it
+// is, a mapping or list as compact JSON.
+func previewText(v any) string {
+	switch v.(type) {
+	case map[string]any, []any:
+		return agents.Text(v)
+	}
+	return pyvalue.Str(v)
+}
+
+// truncateInput is the past_loops_metadata variable input: Python's str() of
+// the pass's input, cut to 200 characters as OrKa does.
 func truncateInput(v any) string {
-	s := pyStr(v)
+	s := pyvalue.Str(v)
 	if len(s) > 200 {
 		return fault.Truncate(s, 200)[:len(fault.Truncate(s, 200))-len("…")] + "...<truncated>"
 	}

@@ -23,7 +23,7 @@ func loopOut(t *testing.T, outs *agents.Outputs, id string) map[string]any {
 	t.Helper()
 	o := agenttest.Output(t, outs, id)
 	require.False(t, o.Failed(), o.Err)
-	return o.Map()
+	return o.Record()
 }
 
 // loopCase is a golden transcript (testdata/<dir>, -update rewrites it) whose

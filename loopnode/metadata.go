@@ -2,13 +2,12 @@ package loopnode
 
 import (
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/cognition"
 	"github.com/cogloop/cogloop/cognition/metrics"
+	"github.com/cogloop/cogloop/internal/pyvalue"
 	"github.com/cogloop/cogloop/prompt"
 )
 
@@ -187,7 +186,7 @@ func dynamicMetadata(metas []metaTemplate, past []map[string]any) map[string]any
 			out[m.key] = v
 			continue
 		}
-		out[m.key] = pyStr(v)
+		out[m.key] = pyvalue.Str(v)
 	}
 	return out
 }
@@ -203,7 +202,7 @@ func recentLessons(past []map[string]any, key string) any {
 		if v == nil {
 			continue
 		}
-		if s := pyStr(v); s != "" {
+		if s := pyvalue.Str(v); s != "" {
 			parts[n] = s
 			n++
 			size += len(s)
@@ -228,39 +227,6 @@ func recentLessons(past []map[string]any, key string) any {
 		b.WriteString(s)
 	}
 	return b.String()
-}
-
-// pyStr formats a value as Python's str() would for the JSON-like values a past
-// loop holds (1.0 stays "1.0"), so OrKa users see the same strings.
-func pyStr(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case string:
-		return x
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case int:
-		return strconv.Itoa(x)
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case float64:
-		return pyFloat(x)
-	}
-	return agents.Text(v)
-}
-
-// pyFloat is Python's repr of a float: shortest round-trip digits, always with a
-// decimal point or exponent.
-func pyFloat(f float64) string {
-	s := strconv.FormatFloat(f, 'g', -1, 64)
-	if strings.ContainsAny(s, ".eIN") {
-		return s
-	}
-	return s + ".0"
 }
 
 // now is the timestamp of an entry, local ISO-8601 like Python's isoformat().

@@ -89,3 +89,21 @@ func TestRecentLessons(t *testing.T) {
 	assert.Equal(t, "a", recentLessons(past[:2], "insights"))
 	assert.Equal(t, "", recentLessons(nil, "insights"))
 }
+
+// past_loops_metadata values reach the next pass as Python's str() writes
+// them (issue 28 B2): str(1500000.0) is '1500000.0' and str(['a', 'b']) is
+// "['a', 'b']" in CPython 3.11, not 1.5e+06 or JSON.
+func TestDynamicMetadataIsPythonStr(t *testing.T) {
+	var metas []metaTemplate
+	for _, k := range []string{"budget", "tags", "nested"} {
+		tmpl, err := prompt.Parse(k, "{{ x }}", prompt.Options{})
+		require.NoError(t, err)
+		metas = append(metas, newMeta(k, tmpl))
+	}
+	past := []map[string]any{{"budget": 1500000.0, "tags": []any{"a", "b"},
+		"nested": map[string]any{"ok": true, "n": nil}}}
+	got := dynamicMetadata(metas, past)
+	assert.Equal(t, "1500000.0", got["budget"])
+	assert.Equal(t, "['a', 'b']", got["tags"])
+	assert.Equal(t, "{'n': None, 'ok': True}", got["nested"])
+}

@@ -57,12 +57,37 @@ func (n *Node) output(in agents.Input, st *state, completed int) agents.Output {
 	if st.errText != "" {
 		fields["error"] = st.errText
 	}
+	answer := n.answer(final)
 	return agents.Output{
-		Response: n.answer(final),
+		Response: answer,
 		Fields:   fields,
+		Shape:    orkaShape(fields, answer),
+		Typed:    n.result(st, completed),
 		Usage:    st.usage,
 		Children: final,
 	}
+}
+
+// orkaShape is what templates and an enclosing loop's scoring see of the
+// loop: OrKa's previous_outputs entry of a loop (orchestrator/metrics.py
+// build_previous_outputs) — response is OrKa's loop dict {input, result,
+// loops_completed, final_score, threshold_met, past_loops}, so
+// previous_outputs.<loop>.response.result.<agent> resolves; confidence 1.0 and
+// internal_reasoning "" as OrKa's normaliser sets them — next to cogloop's own
+// keys (stop_reason, best_score, …) and answer, the loop's answer text.
+func orkaShape(fields map[string]any, answer any) map[string]any {
+	shape := make(map[string]any, len(fields)+4)
+	for k, v := range fields {
+		shape[k] = v
+	}
+	shape["response"] = map[string]any{
+		"input": fields["input"], "result": fields["result"], "loops_completed": fields["loops_completed"],
+		"final_score": fields["final_score"], "threshold_met": fields["threshold_met"], "past_loops": fields["past_loops"],
+	}
+	shape["confidence"] = 1.0
+	shape["internal_reasoning"] = ""
+	shape["answer"] = answer
+	return shape
 }
 
 // answerOK: the pass's answer agent (output_agent, else every agent) did not

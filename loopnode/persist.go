@@ -73,6 +73,8 @@ type savedOutput struct {
 	ID       string         `json:"id"`
 	Response any            `json:"response,omitempty"`
 	Fields   map[string]any `json:"fields,omitempty"`
+	Shape    map[string]any `json:"shape,omitempty"`
+	Loop     *Result        `json:"loop,omitempty"` // a nested loop's typed result
 	Prompt   string         `json:"prompt,omitempty"`
 	Usage    spend.Usage    `json:"usage"`
 	Err      string         `json:"error,omitempty"`
@@ -299,10 +301,16 @@ func (n *Node) pause(st *state) time.Duration {
 func saveOutputs(outs *agents.Outputs) []savedOutput {
 	var list []savedOutput
 	outs.Each(func(id string, o agents.Output) bool {
-		list = append(list, savedOutput{ID: id, Response: o.Response, Fields: o.Fields, Prompt: o.Prompt, Usage: o.Usage, Err: o.Err})
+		list = append(list, savedOutput{ID: id, Response: o.Response, Fields: o.Fields, Shape: o.Shape, Prompt: o.Prompt, Usage: o.Usage, Err: o.Err, Loop: loopOf(o)})
 		return true
 	})
 	return list
+}
+
+// loopOf is o's typed loop result, nil for other agents.
+func loopOf(o agents.Output) *Result {
+	r, _ := o.Typed.(*Result)
+	return r
 }
 
 func restoreOutputs(list []savedOutput) *agents.Outputs {
@@ -311,6 +319,12 @@ func restoreOutputs(list []savedOutput) *agents.Outputs {
 		out := agents.Output{Response: agents.Plain(o.Response), Prompt: o.Prompt, Usage: o.Usage, Err: o.Err}
 		if o.Fields != nil {
 			out.Fields = agents.Plain(o.Fields).(map[string]any)
+		}
+		if o.Shape != nil {
+			out.Shape = agents.Plain(o.Shape).(map[string]any)
+		}
+		if o.Loop != nil {
+			out.Typed = o.Loop
 		}
 		outs = outs.With(o.ID, out)
 	}
@@ -327,6 +341,11 @@ func (n *Node) loadHistory(ctx context.Context, in agents.Input) ([]map[string]a
 	entries, err := in.Run.Memory.History(ctx, n.id, n.maxPastLoops)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load persisted history of loop %q: %w", n.id, err)
+	}
+	if len(entries) == 0 {
+		if oh, ok := in.Run.Memory.(memory.OrKaHistory); ok {
+			return n.orkaHistory(ctx, in, oh)
+		}
 	}
 	out := make([]map[string]any, 0, len(entries))
 	raw := make([]json.RawMessage, 0, len(entries))
@@ -356,4 +375,40 @@ func (n *Node) appendHistory(ctx context.Context, in agents.Input, loop int, ent
 		return fmt.Errorf("iteration %d was not persisted: %w", loop, err)
 	}
 	return nil
+}
+
+// orkaHistory reads the history OrKa persisted for the loop (its key
+// past_loops:<loop id> in the same Redis) when cogloop's own is empty: its
+// last max_past_loops entries, with a warning that says where they came
+// from and how to copy them for good. A value that is not OrKa's list is
+// left alone with a warning.
+func (n *Node) orkaHistory(ctx context.Context, in agents.Input, oh memory.OrKaHistory) ([]map[string]any, []json.RawMessage, error) {
+	key := memory.OrKaPastLoopsKey(n.id)
+	warn := func(msg string, code string) error {
+		return in.Run.Warn(event.Event{Node: in.Path, Agent: n.id, Type: "loop", Message: msg,
+			Data: map[string]any{"code": code, "key": key}})
+	}
+	data, found, err := oh.OrKaPastLoops(ctx, n.id)
+	if err != nil {
+		return nil, nil, warn(fmt.Sprintf("loop %q: OrKa's history (key %s) could not be read, so the loop starts without history: %v", n.id, key, err), "orka_history_unreadable")
+	}
+	if !found {
+		return nil, nil, nil
+	}
+	raw, err := memory.ParseOrKaPastLoops(data)
+	if err != nil {
+		return nil, nil, warn(fmt.Sprintf("loop %q: key %s is not OrKa's history, so the loop starts without history: %v", n.id, key, err), "orka_history_unreadable")
+	}
+	if n.maxPastLoops > 0 && len(raw) > n.maxPastLoops {
+		raw = raw[len(raw)-n.maxPastLoops:]
+	}
+	out := make([]map[string]any, len(raw))
+	for i, r := range raw {
+		out[i], _ = plainjson.Object(r) // ParseOrKaPastLoops checked each is an object
+	}
+	if err := warn(fmt.Sprintf("loop %q has no cogloop history: read %d past_loops entries from OrKa's key %s (run 'cogloop history --loop %s --import-orka' to copy them into cogloop's history for good)",
+		n.id, len(out), key, n.id), "orka_history_read"); err != nil {
+		return nil, nil, err
+	}
+	return out, raw, nil
 }

@@ -19,7 +19,9 @@ var orkaTopLevel = []string{"meta", "name", "description", "llm", "test_inputs"}
 // itself they load with a warning. The graph-scout hints capabilities and
 // is_terminal are read on every definition (catalog.go).
 var orkaAgentKeys = []string{"memory_preset", "config",
-	"metadata", "parse_json", "params", "input", "embed_content", "group", "custom_weights"}
+	"metadata", "parse_json", "params", "input", "embed_content", "group", "custom_weights",
+	// in OrKa's docs, read by none of its code
+	"confidence_threshold", "fallback_response", "rate_limit", "resources", "error_handling", "schema", "max_concurrency"}
 
 // maxAgentTimeout bounds timeout: on agents the builder times.
 const maxAgentTimeout = 24 * time.Hour

@@ -121,6 +121,10 @@ func TestFilterErrors(t *testing.T) {
 		{"{{ x|safe_get }}", "missing argument"},
 		{"{{ 'x'|nosuchfilter }}", "nosuchfilter"},
 		{"{{ 'x'|lipsum }}", "lipsum"},
+		// Python: '%c' % 0x110000 and '%c' % -1 raise OverflowError "%c arg not in range(0x110000)".
+		{"{{ '%c'|format(1114112) }}", "%c arg not in range(0x110000)"},
+		{"{{ '%c'|format(-1) }}", "%c arg not in range(0x110000)"},
+		{"{{ '%c' % 1114112 }}", "%c arg not in range(0x110000)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.src, func(t *testing.T) {

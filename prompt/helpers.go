@@ -451,12 +451,14 @@ func getLoopOutput(c call) (any, error) {
 	return out, nil
 }
 
-// agentText is OrKa's lookup of an agent's answer in its output: a log-shaped
-// payload first, then response, then result; a nested {response: ...} is
-// unwrapped once.
-func agentText(out any) string {
+// agentText is OrKa's lookup of an agent's answer in its output
+// (agent_helpers.py): a log-shaped payload first, then result, then response;
+// a nested {response: ...} is unwrapped once. found is false for a mapping
+// with none of these (a join, a memory reader): get_agent_response then gives
+// the mapping's str(), safe_get_response its fallback.
+func agentText(out any) (text string, found bool) {
 	if !isMapping(out) {
-		return pyStr(out)
+		return pyStr(out), true
 	}
 	unwrap := func(v any) string {
 		if isMapping(v) {
@@ -469,16 +471,16 @@ func agentText(out any) string {
 	if p, ok := mapGet(out, "payload"); ok && isMapping(p) {
 		for _, k := range []string{"response", "result"} {
 			if v, ok := mapGet(p, k); ok {
-				return unwrap(v)
+				return unwrap(v), true
 			}
 		}
 	}
-	for _, k := range []string{"response", "result"} {
+	for _, k := range []string{"result", "response"} {
 		if v, ok := mapGet(out, k); ok {
-			return unwrap(v)
+			return unwrap(v), true
 		}
 	}
-	return pyStr(out)
+	return pyStr(out), false
 }
 
 func getAgentResponse(c call) (any, error) {
@@ -494,7 +496,8 @@ func getAgentResponse(c call) (any, error) {
 	if !ok {
 		return "No response found for " + name, nil
 	}
-	return agentText(out), nil
+	text, _ := agentText(out)
+	return text, nil
 }
 
 func safeGetResponse(c call) (any, error) {
@@ -521,8 +524,8 @@ func responseOr(prev any, name string, fallback any) any {
 	if !ok {
 		return fallback
 	}
-	text := agentText(out)
-	if text == "" || strings.HasPrefix(text, "No response found") {
+	text, found := agentText(out)
+	if !found || text == "" || strings.HasPrefix(text, "No response found") {
 		return fallback
 	}
 	return text

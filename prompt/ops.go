@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/cogloop/cogloop/internal/ascii"
@@ -607,6 +608,9 @@ func formatOne(conv byte, flags string, width, precision int, arg any) (string, 
 			n, err := intArg(conv, arg)
 			if err != nil {
 				return "", err
+			}
+			if n < 0 || n > unicode.MaxRune {
+				return "", errors.New("%c arg not in range(0x110000)")
 			}
 			return fmt.Sprintf(spec+"c", rune(n)), nil
 		}

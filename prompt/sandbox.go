@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cogloop/cogloop/internal/pyvalue"
 	controlStructures "github.com/nikolalohinski/gonja/v2/builtins/control_structures"
 	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/nodes"
@@ -255,7 +256,7 @@ func appendNumber(buf []byte, v any) []byte {
 		return strconv.AppendInt(buf, int64(x), 10)
 	case float64:
 		if !math.IsNaN(x) && !math.IsInf(x, 0) {
-			return appendPyFloat(buf, x)
+			return pyvalue.AppendFloat(buf, x)
 		}
 	}
 	return nil

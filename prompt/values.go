@@ -1,10 +1,10 @@
 package prompt
 
 import (
-	"encoding/json"
 	"reflect"
 	"sort"
 
+	"github.com/cogloop/cogloop/internal/pyvalue"
 	"github.com/nikolalohinski/gonja/v2/exec"
 )
 
@@ -178,50 +178,19 @@ func toList(v any) []any {
 	return out
 }
 
-// truthy is Python/Jinja truthiness.
+// truthy is Python/Jinja truthiness (internal/pyvalue) of a template value.
 func truthy(v any) bool {
 	switch x := unval(v).(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case int:
-		return x != 0
-	case int64:
-		return x != 0
-	case float64:
-		return x != 0
-	case json.Number:
-		return x != ""
-	case []any:
-		return len(x) > 0
-	case map[string]any:
-		return len(x) > 0
 	case exec.ValuesList:
 		return len(x) > 0
 	case *exec.Dict:
 		return len(x.Pairs) > 0
 	case exec.Dict:
 		return len(x.Pairs) > 0
+	case namespace:
+		return len(x) > 0
 	default:
-		rv := reflect.ValueOf(x)
-		switch rv.Kind() {
-		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-			return rv.Int() != 0
-		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-			return rv.Uint() != 0
-		case reflect.Float32, reflect.Float64:
-			return rv.Float() != 0
-		case reflect.String, reflect.Slice, reflect.Map, reflect.Array, reflect.Chan:
-			return rv.Len() > 0
-		case reflect.Pointer, reflect.Interface, reflect.Func:
-			return !rv.IsNil()
-		case reflect.Bool:
-			return rv.Bool()
-		}
-		return true
+		return pyvalue.Truthy(x)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -410,7 +411,7 @@ func (r *reader) fields(n *yaml.Node, what string, allowed ...string) (map[strin
 			r.errorf(k, "%s: key %q appears twice", what, k.Value)
 			continue
 		}
-		if allowed != nil && !contains(allowed, k.Value) {
+		if allowed != nil && !slices.Contains(allowed, k.Value) {
 			r.errorf(k, "%s: unknown key %q (known keys: %s)", what, k.Value, strings.Join(allowed, ", "))
 			continue
 		}
@@ -629,7 +630,7 @@ func (r *reader) merge(byName map[string]*Context, def *contextDef) {
 		x.Description = *def.description
 	}
 	for _, a := range def.aliases {
-		if !contains(x.Aliases, a) && a != x.Name {
+		if !slices.Contains(x.Aliases, a) && a != x.Name {
 			x.Aliases = append(x.Aliases, a)
 		}
 	}
@@ -700,13 +701,4 @@ func validLevel(s string) bool {
 		}
 	}
 	return true
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -8,13 +8,13 @@ import (
 	"github.com/cogloop/cogloop/agents"
 )
 
-// OutputsJSON renders outs for a golden transcript: agent id → the mapping
-// templates see, without formatted_prompt (transcripts show prompts already),
+// OutputsJSON renders outs for a golden transcript: agent id → the output as
+// cogloop records it ([agents.Output.Record]), without formatted_prompt (transcripts show prompts already),
 // as indented JSON.
 func OutputsJSON(outs *agents.Outputs) (string, error) {
 	m := map[string]any{}
 	outs.Each(func(id string, o agents.Output) bool {
-		om := o.Map()
+		om := o.Record()
 		delete(om, "formatted_prompt")
 		m[id] = om
 		return true

@@ -215,7 +215,6 @@ func TestFactoryProblems(t *testing.T) {
 		{"local_llm provider", "type: local_llm\nprovider: anthropic\nprompt: p\n", []string{`wf.yaml:3:1: agent "x": local_llm takes provider ollama, lm_studio, openai_compatible, not "anthropic"`}},
 		{"unknown provider", "type: llm\nprovider: bard\nmodel: m\nprompt: p\n", []string{`wf.yaml:3:1:`, `unknown provider "bard"`}},
 		{"llm needs a model", "type: llm\nprovider: anthropic\nprompt: p\n", []string{`model is required for provider anthropic`}},
-		{"prompt is required", "type: openai-answer\n", []string{`wf.yaml:1:1: agent "x": prompt is required`}},
 		{"bad url", "type: local_llm\nprovider: ollama\nmodel_url: localhost:11434\nprompt: p\n", []string{`wf.yaml:4:1:`, `must start with http`}},
 		{"openai_compatible url", "type: local_llm\nprovider: openai_compatible\nprompt: p\n", []string{`wf.yaml:3:1:`, `needs model_url`}},
 		{"url and model_url", "type: local_llm\nprovider: ollama\nmodel_url: http://a\nurl: http://b\nprompt: p\n", []string{`wf.yaml:5:1:`, `alias of model_url`}},

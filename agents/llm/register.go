@@ -88,6 +88,10 @@ var llmTypes = []typeSpec{
 // orkaIgnored are keys OrKa accepts on LLM agents that cogloop loads and ignores.
 var orkaIgnored = []string{"queue", "memory_config", "fallback_score", "timeout_score"}
 
+// DefaultPrompt is the prompt of an LLM agent that has none: OrKa's
+// (agents/local_llm_agents.py: "Input: {{ input }}").
+const DefaultPrompt = "Input: {{ input }}"
+
 func (o Options) retrier(c *load.Config) retry.Retrier {
 	return retry.Retrier{Policy: retry.ReadPolicy(c, "retry", retry.DefaultLLM()),
 		Sleep: o.Sleep, Rand: o.Rand, Logger: o.Logger}
@@ -96,10 +100,15 @@ func (o Options) retrier(c *load.Config) retry.Retrier {
 func (o Options) llmFactory(t typeSpec) agents.Factory {
 	return func(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		a := &Agent{ID: c.String("id", ""), Kind: t.kind, UseRunModels: true}
-		if !c.Has("prompt") {
-			c.Errorf("", "prompt is required")
-		}
 		a.Prompt = b.Template(c, "prompt")
+		if !c.Has("prompt") && !c.Recording() {
+			c.Warnf("", "no prompt: OrKa's default %q is used (set prompt: to say what the model is asked)", DefaultPrompt)
+			t, err := prompt.Parse(c.What()+" prompt", DefaultPrompt, prompt.Options{})
+			if err != nil {
+				return nil, err
+			}
+			a.Prompt = t
+		}
 		a.System = b.Template(c, "system_prompt")
 		o.readModel(c, a, t)
 		return a, nil

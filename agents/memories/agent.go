@@ -107,6 +107,7 @@ func (r *Reader) Run(ctx context.Context, in agents.Input) (agents.Output, error
 	}
 	if strings.TrimSpace(query) == "" {
 		out.Fields["error"] = "No query provided"
+		out.Shape = readerShape(out.Fields)
 		return out, nil
 	}
 	ctx, cancel := r.bound(ctx)
@@ -131,7 +132,21 @@ func (r *Reader) Run(ctx context.Context, in agents.Input) (agents.Output, error
 	out.Response = strings.Join(texts, "\n")
 	out.Fields["memories"] = list
 	out.Fields["num_results"] = len(matches)
+	out.Shape = readerShape(out.Fields)
 	return out, nil
+}
+
+// readerShape is what templates see of a memory reader: OrKa's result
+// {memories, query, backend, search_type, num_results} (and error), no
+// response: get_agent_response gives the mapping's str(), as OrKa's does.
+func readerShape(fields map[string]any) map[string]any {
+	shape := make(map[string]any, 6)
+	for _, k := range [...]string{"memories", "query", "backend", "search_type", "num_results", "error"} {
+		if v, ok := fields[k]; ok {
+			shape[k] = v
+		}
+	}
+	return shape
 }
 
 // matchMap is one recalled memory as templates see it.

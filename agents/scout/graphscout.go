@@ -77,6 +77,10 @@ var orkaScoutKeys = []string{"strict_mode", "require_critical", "important_thres
 	"ttl_days", "log_previews", "log_components", "brain_assisted", "brain_boost_weight",
 	"max_reasonable_cost", "path_length_penalty", "keyword_match_boost", "default_neutral_score", "optimal_path_length", "temperature", "model"}
 
+// scoutParamKeys are the settings graph-scout reads under params:.
+var scoutParamKeys = []string{"k_beam", "max_depth", "commit_margin", "max_candidates", "require_terminal",
+	"cost_budget_tokens", "latency_budget_ms", "score_weights", "scoring_mode", "llm_evaluation_enabled"}
+
 // control id patterns of OrKa's graph introspection.
 var controlPatterns = []string{"validator", "classifier", "_loop", "_router", "_fork", "_join", "path_executor", "failover", "graph_scout", "graphscout"}
 
@@ -98,6 +102,9 @@ func NewGraphScout(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	}}
 	c.Ignore("queue")
 	c.IgnoreBecause("(cogloop's graph-scout has no brain assistance)", "brain_assisted")
+	// OrKa reads graph-scout's settings only under params: (and ignores them
+	// at the top level); so does cogloop, loudly.
+	c.IgnoreBecause("at the top level: OrKa reads graph-scout settings only under params:, so move it there", scoutParamKeys...)
 	g.prompt = b.Template(c, "prompt")
 	if pc := c.Map("params"); pc != nil {
 		g.readParams(pc)
@@ -262,7 +269,10 @@ func (g *GraphScout) Run(ctx context.Context, in agents.Input) (agents.Output, e
 	if g.prompt != nil {
 		rendered = question
 	}
-	return agents.Output{Response: m, Fields: fields, Prompt: rendered, Usage: usage}, nil
+	// OrKa's previous_outputs.<graph-scout> is its result dict as returned: no
+	// response (so a loop's boolean scoring never reads the decision as a
+	// judgement) and no formatted_prompt.
+	return agents.Output{Response: m, Fields: fields, Shape: fields, Prompt: rendered, Usage: usage}, nil
 }
 
 // question is the rendered prompt, else the input text (OrKa's

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -192,10 +193,10 @@ func normKey(k string) string {
 func (cs *criteria) locate(obj map[string]any, depth int) map[string]any {
 	for k, v := range obj {
 		nk := normKey(k)
-		if _, ok := v.(map[string]any); ok && contains(cs.dims, nk) {
+		if _, ok := v.(map[string]any); ok && slices.Contains(cs.dims, nk) {
 			return obj
 		}
-		if contains(cs.keys, nk) {
+		if slices.Contains(cs.keys, nk) {
 			return obj
 		}
 	}
@@ -376,15 +377,6 @@ func rationale(text string) string {
 }
 
 var rationaleField = regexp.MustCompile(`(?i)"rationale"\s*:\s*"((?:[^"\\]|\\.)*)"`)
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
 
 // compactJSON formats v as one line of JSON (sorted keys, no HTML escaping).
 func compactJSON(v any) string {

@@ -112,6 +112,8 @@ flags:
   --limit N         the last N entries only
   --json            print the entries as JSON
   --clear --yes     delete the loop's history
+  --import-orka     copy OrKa's history of the loop (key past_loops:ID in the
+                    same Redis) into cogloop's, for good
 `,
 	"presets": `usage: cogloop presets [NAME] [flags]
 

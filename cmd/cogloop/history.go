@@ -12,13 +12,14 @@ import (
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/internal/plainjson"
+	"github.com/cogloop/cogloop/memory"
 )
 
 // cmdHistory prints (or clears) a loop's persisted past_loops.
 func cmdHistory(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var sf storeFlags
 	var loopID string
-	var asJSON, clear, yes bool
+	var asJSON, clear, yes, importOrKa bool
 	var limit int
 	fs := newFlagSet("history", stderr)
 	fs.StringVar(&sf.redisURL, "redis", "", "")
@@ -27,6 +28,7 @@ func cmdHistory(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs.BoolVar(&asJSON, "json", false, "")
 	fs.BoolVar(&clear, "clear", false, "")
 	fs.BoolVar(&yes, "yes", false, "")
+	fs.BoolVar(&importOrKa, "import-orka", false, "")
 	fs.IntVar(&limit, "limit", 0, "")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -47,6 +49,9 @@ func cmdHistory(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
 
+	if importOrKa {
+		return importOrKaHistory(ctx, store, loopID, stdout, stderr)
+	}
 	if clear {
 		if !yes {
 			fmt.Fprintf(stderr, "cogloop: --clear deletes every persisted past_loops entry of loop %q; add --yes to confirm\n", loopID)
@@ -122,4 +127,54 @@ func printHistoryTable(w io.Writer, rows []map[string]any) {
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	tw.Flush()
+}
+
+// orkaImportRun is the run id of entries copied from OrKa's history.
+const orkaImportRun = "orka-import"
+
+// importOrKaHistory copies OrKa's history of loopID (its key
+// past_loops:<loop id> in the same Redis) into cogloop's, one entry per
+// element, as iterations 1..n of run orka-import: importing again rewrites
+// the same entries. A loop that already has history of its own is left
+// alone.
+func importOrKaHistory(ctx context.Context, store memory.Store, loopID string, stdout, stderr io.Writer) int {
+	oh, ok := store.(memory.OrKaHistory)
+	if !ok {
+		fmt.Fprintln(stderr, "cogloop: this store cannot read OrKa's history (it lives in Redis: use --redis)")
+		return exitUsage
+	}
+	key := memory.OrKaPastLoopsKey(loopID)
+	data, found, err := oh.OrKaPastLoops(ctx, loopID)
+	if err != nil {
+		fmt.Fprintf(stderr, "cogloop: %v\n", err)
+		return exitFailure
+	}
+	if !found {
+		fmt.Fprintf(stderr, "cogloop: there is no OrKa history of loop %q (key %s does not exist)\n", loopID, key)
+		return exitFailure
+	}
+	raw, err := memory.ParseOrKaPastLoops(data)
+	if err != nil {
+		fmt.Fprintf(stderr, "cogloop: key %s: %v\n", key, err)
+		return exitFailure
+	}
+	have, err := store.History(ctx, loopID, 0)
+	if err != nil {
+		fmt.Fprintf(stderr, "cogloop: %v\n", err)
+		return exitFailure
+	}
+	for _, e := range have {
+		if e.RunID != orkaImportRun {
+			fmt.Fprintf(stderr, "cogloop: loop %q already has cogloop history (run %q); import OrKa's only into an empty history (clear it first with --clear --yes)\n", loopID, e.RunID)
+			return exitFailure
+		}
+	}
+	for i, r := range raw {
+		if err := store.Append(ctx, loopID, memory.Entry{RunID: orkaImportRun, Iteration: i + 1, Data: r}); err != nil {
+			fmt.Fprintf(stderr, "cogloop: %v\n", err)
+			return exitFailure
+		}
+	}
+	fmt.Fprintf(stdout, "imported %d past_loops entries of loop %q from OrKa's key %s\n", len(raw), loopID, key)
+	return exitOK
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -141,7 +142,7 @@ func writeContext(w io.Writer, x *scoring.Context) {
 	}
 	for _, p := range x.Presets {
 		for _, c := range p.Criteria {
-			if !contains(keys, c.Key) {
+			if !slices.Contains(keys, c.Key) {
 				keys = append(keys, c.Key)
 			}
 		}
@@ -235,13 +236,4 @@ func fmtNum(f float64) string {
 		return strconv.FormatFloat(f, 'f', 2, 64)
 	}
 	return strconv.FormatFloat(math.Round(f*1e6)/1e6, 'f', -1, 64)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -3,12 +3,11 @@ package metrics
 import (
 	"context"
 	"math"
-	"reflect"
 	"strings"
 
 	"github.com/cogloop/cogloop/cognition"
-	"github.com/cogloop/cogloop/cognition/internal/modeltext"
 	"github.com/cogloop/cogloop/internal/embedding"
+	"github.com/cogloop/cogloop/internal/pyvalue"
 	"github.com/cogloop/cogloop/internal/values"
 )
 
@@ -35,7 +34,7 @@ func Agreement(ctx context.Context, results []cognition.Result, emb embedding.Em
 			continue
 		}
 		for _, f := range agreementFields {
-			if v := m[f]; truthy(v) {
+			if v := m[f]; pyvalue.Truthy(v) {
 				texts = append(texts, values.Text(v))
 				break
 			}
@@ -58,26 +57,6 @@ func Agreement(ctx context.Context, results []cognition.Result, emb embedding.Em
 	}
 	v, ok = meanCosine(vecs)
 	return v, ok, nil
-}
-
-// truthy is Python's truth value of a JSON-like value.
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case string:
-		return x != ""
-	case bool:
-		return x
-	}
-	if f, ok := modeltext.Number(v); ok {
-		return f != 0
-	}
-	switch rv := reflect.ValueOf(v); rv.Kind() {
-	case reflect.Map, reflect.Slice, reflect.Array:
-		return rv.Len() > 0
-	}
-	return true
 }
 
 // meanCosine is the mean cosine similarity over all ordered pairs of distinct

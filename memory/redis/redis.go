@@ -444,6 +444,38 @@ func plainString(v []byte) (string, bool) {
 	return str, ok && err == nil
 }
 
+// OrKaPastLoops implements [memory.OrKaHistory] with one GET of OrKa's key
+// past_loops:<loop id>, which lives outside the store's prefix.
+func (s *Store) OrKaPastLoops(ctx context.Context, loopID string) ([]byte, bool, error) {
+	op := fmt.Sprintf("read OrKa's history of loop %q", loopID)
+	if loopID == "" || len(loopID) > 512 {
+		return nil, false, fmt.Errorf("%s: loop id must have 1 to 512 bytes", op)
+	}
+	key := memory.OrKaPastLoopsKey(loopID)
+	var data []byte
+	found := true
+	err := s.do(ctx, op, func(ctx context.Context) error {
+		n, err := s.client.StrLen(ctx, key).Result()
+		if err != nil {
+			return err
+		}
+		if n > memory.MaxOrKaHistoryBytes {
+			return fmt.Errorf("%s holds %d bytes, more than %d", key, n, memory.MaxOrKaHistoryBytes)
+		}
+		data, err = s.client.Get(ctx, key).Bytes()
+		if errors.Is(err, goredis.Nil) {
+			found, err = false, nil
+		}
+		return err
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return data, found, nil
+}
+
+var _ memory.OrKaHistory = (*Store)(nil)
+
 // ClearHistory implements [memory.History] with one DEL of exactly the
 // loop's two keys.
 func (s *Store) ClearHistory(ctx context.Context, loopID string) error {

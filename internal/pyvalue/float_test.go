@@ -1,4 +1,4 @@
-package prompt
+package pyvalue
 
 import (
 	"math"
@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// slowPyFloat is appendPyFloat without the short-decimal path: strconv's
+// slowFloat is AppendFloat without the short-decimal path: strconv's
 // shortest form, the reference the fast path must equal.
-func slowPyFloat(f float64) string {
+func slowFloat(f float64) string {
 	abs := math.Abs(f)
 	if abs != 0 && (abs >= 1e16 || abs < 1e-4) {
 		return strconv.FormatFloat(f, 'e', -1, 64)
@@ -30,9 +30,9 @@ func TestPyFloatShortDecimalsMatchStrconv(t *testing.T) {
 	check := func(f float64) {
 		t.Helper()
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return // appendPyFloat is for finite numbers
+			return // AppendFloat is for finite numbers
 		}
-		require.Equal(t, slowPyFloat(f), pyFloat(f), "%v (bits %x)", f, math.Float64bits(f))
+		require.Equal(t, slowFloat(f), Float(f), "%v (bits %x)", f, math.Float64bits(f))
 	}
 	for _, f := range []float64{0, math.Copysign(0, -1), 1, -1, 0.5, 0.85, 0.1 + 0.2, 1.0 / 3, 0.0001, 0.00015,
 		99.99, 1e9 - 0.5, 999999999.9999, -123.456, 0.07, 2.675, 1e-5, 123456789.1234, 0.95, 7.0} {
@@ -58,6 +58,6 @@ func FuzzPyFloat(f *testing.F) {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return
 		}
-		assert.Equal(t, slowPyFloat(x), pyFloat(x), "%v", x)
+		assert.Equal(t, slowFloat(x), Float(x), "%v", x)
 	})
 }
