@@ -29,6 +29,10 @@ var hints = map[string]map[string]any{
 	"failover.children": agentList("The agents tried in order until one succeeds, defined inline."),
 	"router.params.routing_map": {"type": "object", "additionalProperties": stringOrList,
 		"description": "Decision value → agent id or list of ids."},
+	"command.command": {"type": "array", "minItems": 1, "items": map[string]any{"type": "string"},
+		"description": "The program and its arguments, each a template; never run through a shell."},
+	"http.headers": {"additionalProperties": map[string]any{"type": "string"},
+		"description": "Header name → value template."},
 	"scripted.responses": {"description": "Replies in order, one per call: a list, or {cycle: [...]}.",
 		"anyOf": []any{map[string]any{"type": "array"}, map[string]any{"type": "object", "required": []string{"cycle"}}}},
 }
