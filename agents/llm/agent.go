@@ -75,6 +75,13 @@ type Agent struct {
 	Timeout time.Duration
 	// Options are a classification agent's options.
 	Options []string
+	// Tools are the agents the model may call (tools:); MaxToolRounds bounds
+	// the model ↔ tools round trips of one call (0: [DefaultMaxToolRounds]);
+	// ToolChoice is auto (or ""), required, none or a tool's name, applied
+	// to the first round.
+	Tools         []*agents.Tool
+	MaxToolRounds int
+	ToolChoice    string
 	// Retry runs the calls; its Policy says when to retry. A nil Retry.Logger
 	// means slog.Default() at call time.
 	Retry retry.Retrier
@@ -88,6 +95,7 @@ var (
 	_ agents.Agent      = (*Agent)(nil)
 	_ agents.ModelUser  = (*Agent)(nil)
 	_ agents.SecretUser = (*Agent)(nil)
+	_ agents.Referrer   = (*Agent)(nil)
 )
 
 var affirmative = regexp.MustCompile(`(?i)\b(yes|true|correct|right|affirmative)\b`)
@@ -154,10 +162,77 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 			r.Secrets = append(append([]secrets.Secret(nil), r.Secrets...), keys...)
 		}
 	}
+	var reply agents.Reply
+	var records []ToolRecord
+	for round := 1; ; round++ {
+		req.Tools, req.ToolChoice = a.specs(round)
+		if reply, err = a.ask(callCtx, in, model, r, req, &out); err != nil {
+			break
+		}
+		if len(reply.ToolCalls) == 0 {
+			break
+		}
+		if round > a.maxRounds() {
+			err = a.tooManyRounds(round-1, reply.ToolCalls)
+			break
+		}
+		calls := callIDs(round, reply.ToolCalls)
+		recs, stop := a.runRound(callCtx, in, round, calls, r.Secrets)
+		records = append(records, recs...)
+		for _, rec := range recs {
+			out.Usage = out.Usage.Add(rec.usage)
+		}
+		if stop != nil {
+			err = stop
+			break
+		}
+		req.Messages = append(req.Messages, roundMessages(reply, calls, recs)...)
+	}
+	var toolCalls []any
+	if len(a.Tools) > 0 || len(records) > 0 {
+		toolCalls = make([]any, len(records))
+		for i, rec := range records {
+			toolCalls[i] = rec.Map()
+		}
+	}
+	if err != nil {
+		if toolCalls != nil {
+			// a failed call's record keeps the tools that ran
+			out.Fields = map[string]any{"tool_calls": toolCalls}
+		}
+		if a.Timeout > 0 && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("no reply within the agent's timeout of %s: %w", a.Timeout, err)
+		}
+		return out, err
+	}
+
+	resp, conf, reasoning := ParseReply(reply.Text)
+	var confidence any = conf
+	if conf == DefaultConfidence {
+		confidence = defaultConfidence // boxed once, not per call
+	}
+	out.Fields = map[string]any{"confidence": confidence, "internal_reasoning": reasoning}
+	if toolCalls != nil {
+		out.Fields["tool_calls"] = toolCalls
+	}
+	switch a.Kind {
+	case Binary:
+		out.Response = Affirmative(resp)
+	case Classification:
+		out.Response = a.pick(resp)
+	default:
+		out.Response = resp
+	}
+	return out, nil
+}
+
+// ask makes one model call of a round (with retries): the round's worst case
+// is reserved in the budget before each attempt and its usage counted after.
+func (a *Agent) ask(ctx context.Context, in agents.Input, model agents.Model, r retry.Retrier, req agents.Request, out *agents.Output) (agents.Reply, error) {
 	priceAs := a.pricedModel()
 	worst := req.WorstCase()
 	var reply agents.Reply
-	err = r.Do(callCtx, in, a.ID, func(ctx context.Context, attempt int) error {
+	err := r.Do(ctx, in, a.ID, func(ctx context.Context, attempt int) error {
 		res, err := in.Budget.Reserve(priceAs, worst)
 		if err != nil {
 			return err
@@ -194,7 +269,7 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 		if err != nil {
 			return err
 		}
-		if strings.TrimSpace(rep.Text) == "" {
+		if strings.TrimSpace(rep.Text) == "" && len(rep.ToolCalls) == 0 {
 			return fmt.Errorf("%s: %w", describe(model), agents.ErrEmptyReply)
 		}
 		// The one place a model's words enter the run: no configured key
@@ -203,28 +278,7 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 		reply = rep
 		return nil
 	})
-	if err != nil {
-		if a.Timeout > 0 && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("no reply within the agent's timeout of %s: %w", a.Timeout, err)
-		}
-		return out, err
-	}
-
-	resp, conf, reasoning := ParseReply(reply.Text)
-	var confidence any = conf
-	if conf == DefaultConfidence {
-		confidence = defaultConfidence // boxed once, not per call
-	}
-	out.Fields = map[string]any{"confidence": confidence, "internal_reasoning": reasoning}
-	switch a.Kind {
-	case Binary:
-		out.Response = Affirmative(resp)
-	case Classification:
-		out.Response = a.pick(resp)
-	default:
-		out.Response = resp
-	}
-	return out, nil
+	return reply, err
 }
 
 // Secrets returns the API keys of the agent's model ([agents.SecretUser]), so

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
@@ -102,7 +103,35 @@ func (o Options) llmFactory(t typeSpec) agents.Factory {
 		a.Prompt = b.Template(c, "prompt")
 		a.System = b.Template(c, "system_prompt")
 		o.readModel(c, a, t)
+		readTools(b, c, a)
 		return a, nil
+	}
+}
+
+// readTools reads tools, max_tool_rounds and tool_choice.
+func readTools(b *agents.Builder, c *load.Config, a *Agent) {
+	a.Tools = b.Tools(c, "tools")
+	a.MaxToolRounds = c.Int("max_tool_rounds", DefaultMaxToolRounds, 1, 1000)
+	a.ToolChoice = strings.TrimSpace(c.String("tool_choice", ToolChoiceAuto))
+	if c.Recording() || !c.Has("tool_choice") {
+		return
+	}
+	switch ch := a.ToolChoice; {
+	case !c.Has("tools"):
+		c.Errorf("tool_choice", "tool_choice without tools: list the tools the model may call (tools: [ids])")
+	case ch == ToolChoiceAuto || ch == ToolChoiceNone:
+	case ch == ToolChoiceRequired || a.tool(ch) != nil:
+		if m, ok := a.Model.(*Model); ok && m.Provider() == Anthropic {
+			c.Errorf("tool_choice", "tool_choice %q cannot be sent to provider anthropic (langchaingo's client sends no tool_choice): use auto, or none", ch)
+		}
+	case slices.Contains(c.Strings("tools"), ch):
+		// a tool already reported as unusable
+	default:
+		hint := ""
+		if m := load.Closest(ch, c.Strings("tools")); m != "" {
+			hint = fmt.Sprintf("; did you mean %q?", m)
+		}
+		c.Errorf("tool_choice", "tool_choice %q is not auto, required, none or one of the tools (%s)%s", ch, strings.Join(c.Strings("tools"), ", "), hint)
 	}
 }
 
