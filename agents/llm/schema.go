@@ -17,9 +17,9 @@ import (
 	"github.com/cogloop/cogloop/agents/retry"
 )
 
-// DefaultMaxRepairs is how many times a reply that does not match an agent's
+// defaultMaxRepairs is how many times a reply that does not match an agent's
 // output_schema is sent back to the model with what is wrong.
-const DefaultMaxRepairs = 2
+const defaultMaxRepairs = 2
 
 // maxStructured bounds the reply text parsed as structured output.
 const maxStructured = 1 << 20
@@ -43,10 +43,10 @@ type Schema struct {
 // schemaURL names an output_schema inside the compiler (never fetched).
 const schemaURL = "urn:cogloop:output_schema"
 
-// NewSchema compiles doc (a JSON Schema of an object) with draft 2020-12 as
-// the default. The error of a schema that does not compile is
-// [*jsonschema.SchemaValidationError] or another compile error; its
-// [SchemaErrorLocation] says where in doc.
+// NewSchema compiles doc (a JSON Schema of an object; draft 2020-12 unless
+// it names another with $schema). maxRepairs bounds the repair rounds of a
+// call (output_schema's default is 2). $ref to anything outside doc is not
+// fetched.
 func NewSchema(doc map[string]any, maxRepairs int) (*Schema, error) {
 	raw, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
@@ -68,9 +68,9 @@ func NewSchema(doc map[string]any, maxRepairs int) (*Schema, error) {
 	return &Schema{Doc: doc, MaxRepairs: maxRepairs, compiled: compiled, text: string(raw)}, nil
 }
 
-// SchemaErrorLocation is where in the schema a compile error of
+// schemaErrorLocation is where in the schema a compile error of
 // [NewSchema] is: the keys from the schema's root, nil when unknown.
-func SchemaErrorLocation(err error) []string {
+func schemaErrorLocation(err error) []string {
 	var se *jsonschema.SchemaValidationError
 	if errors.As(err, &se) {
 		err = se.Err
@@ -98,15 +98,15 @@ func (s *Schema) request(agent string) *agents.ResponseSchema {
 	return &agents.ResponseSchema{Name: agent, Schema: s.Doc}
 }
 
-// Violation is why a reply is not the structured output asked for: not JSON,
+// violation is why a reply is not the structured output asked for: not JSON,
 // not an object, or the first violation of the schema and where (a JSON path,
 // "$.score").
-type Violation struct {
+type violation struct {
 	Path string
 	Msg  string
 }
 
-func (v *Violation) Error() string {
+func (v *violation) Error() string {
 	if v.Path == "" {
 		return v.Msg
 	}
@@ -123,10 +123,10 @@ func (s *Schema) Check(text string) (map[string]any, error) {
 	}
 	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(body))
 	if err != nil {
-		return nil, &Violation{Path: "$", Msg: fmt.Sprintf("the reply is not JSON: %v", err)}
+		return nil, &violation{Path: "$", Msg: fmt.Sprintf("the reply is not JSON: %v", err)}
 	}
 	if _, ok := inst.(map[string]any); !ok {
-		return nil, &Violation{Path: "$", Msg: "the reply must be one JSON object"}
+		return nil, &violation{Path: "$", Msg: "the reply must be one JSON object"}
 	}
 	if err := s.compiled.Validate(inst); err != nil {
 		return nil, firstViolation(err)
@@ -138,7 +138,7 @@ func (s *Schema) Check(text string) (map[string]any, error) {
 // jsonBody finds the JSON text of a reply.
 func jsonBody(text string) (string, error) {
 	if len(text) > maxStructured {
-		return "", &Violation{Path: "$", Msg: fmt.Sprintf("the reply is %d bytes, more than the %d read as structured output", len(text), maxStructured)}
+		return "", &violation{Path: "$", Msg: fmt.Sprintf("the reply is %d bytes, more than the %d read as structured output", len(text), maxStructured)}
 	}
 	if i := strings.Index(text, "</think>"); i >= 0 && strings.Contains(text[:i], "<think>") {
 		text = text[i+len("</think>"):]
@@ -153,23 +153,23 @@ func jsonBody(text string) (string, error) {
 	if i, j := strings.IndexByte(t, '{'), strings.LastIndexByte(t, '}'); i >= 0 && j > i {
 		return t[i : j+1], nil
 	}
-	return "", &Violation{Path: "$", Msg: "the reply holds no JSON object"}
+	return "", &violation{Path: "$", Msg: "the reply holds no JSON object"}
 }
 
 // firstViolation is the first leaf error of a validation, with its path.
 func firstViolation(err error) error {
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
-		return &Violation{Path: "$", Msg: err.Error()}
+		return &violation{Path: "$", Msg: err.Error()}
 	}
 	out := ve.BasicOutput()
 	for _, u := range out.Errors {
 		if u.Error == nil {
 			continue
 		}
-		return &Violation{Path: jsonPath(u.InstanceLocation), Msg: u.Error.String()}
+		return &violation{Path: jsonPath(u.InstanceLocation), Msg: u.Error.String()}
 	}
-	return &Violation{Path: jsonPath(""), Msg: "does not match the schema"}
+	return &violation{Path: jsonPath(""), Msg: "does not match the schema"}
 }
 
 // jsonPath turns a JSON pointer ("/items/0/score") into a JSON path

@@ -33,7 +33,7 @@ type orkaSchema struct {
 // readSchema reads output_schema and max_repairs, or OrKa's
 // structured_output (top level or under params), into a.Schema.
 func readSchema(c, params *load.Config, a *Agent, typeName string) {
-	maxRepairs := c.Int("max_repairs", DefaultMaxRepairs, 0, 20)
+	maxRepairs := c.Int("max_repairs", defaultMaxRepairs, 0, 20)
 	var doc map[string]any
 	var at *load.Config
 	key := "output_schema"
@@ -78,7 +78,7 @@ func readSchema(c, params *load.Config, a *Agent, typeName string) {
 	s, err := NewSchema(doc, maxRepairs)
 	if err != nil {
 		where := ""
-		if loc := SchemaErrorLocation(err); len(loc) > 0 {
+		if loc := schemaErrorLocation(err); len(loc) > 0 {
 			where = " at /" + strings.Join(loc, "/")
 		}
 		at.Errorf(key, "%s is not a valid JSON Schema%s: %s", key, where, firstLine(err))
@@ -110,11 +110,11 @@ func readOrkaStructured(so *load.Config, typeName string) (map[string]any, bool,
 		def.required = sc.Strings("required")
 		def.types = map[string]string{}
 		for _, k := range []string{"optional", "types"} {
-			if m := sc.Map(k); m != nil {
-				for _, f := range m.Keys() {
-					def.types[f] = m.String(f, "string")
+			var m map[string]string // field → type name
+			if sc.Decode(k, &m) {
+				for f, t := range m {
+					def.types[f] = t
 				}
-				m.Done()
 			}
 		}
 		sc.Done()
