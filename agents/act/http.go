@@ -156,7 +156,7 @@ func (a *HTTP) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 		}
 		req.Header.Set(k, v)
 	}
-	what := method + " " + u.Redacted()
+	what := in.Run.Scrub(method + " " + u.Redacted())
 	resp, err := a.client.Do(req)
 	if err != nil {
 		return agents.Output{}, a.failed(ctx, what, err)
