@@ -229,7 +229,7 @@ writer2: ~
 `, []string{
 			`bad.yaml:1:9: script: agent "writer": replies must be a list or {cycle: [...]}, not "hello"`,
 			`bad.yaml:3:15: script: agent "scorer": reply 1: a reply has text or error, not both`,
-			`bad.yaml:4:5: script: agent "scorer": reply 2: a reply needs text or error`,
+			`bad.yaml:4:5: script: agent "scorer": reply 2: a reply needs text, tool_calls or error`,
 			`bad.yaml:5:15: script: agent "scorer": reply 3: delay: cannot read "soon" as a duration`,
 			`bad.yaml:6:5: script: agent "scorer": reply 4 must be text, {text, delay, usage} or {error}, not a list`,
 			`bad.yaml:7:23: script: agent "scorer": reply 5: usage: prompt_tokens must be between 0 and`,
