@@ -146,33 +146,10 @@ func (a *Agent) runTool(ctx context.Context, in agents.Input, round int, c agent
 	}
 	began := time.Now()
 	var stop error
-	t := a.tool(c.Name)
-	switch {
-	case t == nil:
+	if t := a.tool(c.Name); t == nil {
 		rec.Error = fmt.Sprintf("there is no tool %q (%s)", c.Name, a.toolNames())
-	default:
-		args, err := t.Check(c.Args)
-		if err != nil {
-			rec.Error = err.Error()
-			break
-		}
-		tin := in
-		tin.Vars = make(map[string]any, len(in.Vars)+1)
-		for k, v := range in.Vars {
-			tin.Vars[k] = v
-		}
-		tin.Vars["args"] = args
-		out, err := agents.RunStep(ctx, agents.Step{ID: t.Spec.Name, Type: t.Type, Agent: t.Agent}, tin)
-		rec.usage = out.Usage
-		switch {
-		case err != nil:
-			stop = fmt.Errorf("tool %q (round %d): %w", c.Name, round, err)
-			rec.Error = err.Error()
-		case out.Failed():
-			rec.Error = out.Err
-		default:
-			rec.Result = clip(in.Run.Scrub(resultText(out), keys...))
-		}
+	} else {
+		stop = a.call(ctx, in, t, c, round, keys, &rec)
 	}
 	rec.Error = in.Run.Scrub(rec.Error, keys...)
 	rec.Duration = time.Since(began)
@@ -182,6 +159,34 @@ func (a *Agent) runTool(ctx context.Context, in agents.Input, round int, c agent
 		in.Run.Emit(e)
 	}
 	return rec, stop
+}
+
+// call checks a call's arguments and runs its tool, filling in rec; only a
+// fatal failure or the end of ctx is returned.
+func (a *Agent) call(ctx context.Context, in agents.Input, t *agents.Tool, c agents.ToolCall, round int, keys []secrets.Secret, rec *ToolRecord) error {
+	args, err := t.Check(c.Args)
+	if err != nil {
+		rec.Error = err.Error()
+		return nil
+	}
+	tin := in
+	tin.Vars = make(map[string]any, len(in.Vars)+1)
+	for k, v := range in.Vars {
+		tin.Vars[k] = v
+	}
+	tin.Vars["args"] = args
+	out, err := agents.RunStep(ctx, agents.Step{ID: t.Spec.Name, Type: t.Type, Agent: t.Agent}, tin)
+	rec.usage = out.Usage
+	switch {
+	case err != nil:
+		rec.Error = err.Error()
+		return fmt.Errorf("tool %q (round %d): %w", c.Name, round, err)
+	case out.Failed():
+		rec.Error = out.Err
+	default:
+		rec.Result = clip(in.Run.Scrub(resultText(out), keys...))
+	}
+	return nil
 }
 
 // resultText is what a tool's output tells the model: its response as text,

@@ -285,3 +285,50 @@ func TestToolResultsAreCappedAndScrubbed(t *testing.T) {
 	assert.LessOrEqual(t, len(res), llm.MaxToolResultBytes+200)
 	assert.NotContains(t, srv.Requests()[1].Raw, "sk-live-123")
 }
+
+// toolModel asks for the lookup tool in its first reply, then answers; each
+// reply reports usage.
+type toolModel struct {
+	mu   sync.Mutex
+	reqs []agents.Request
+}
+
+func (m *toolModel) Generate(_ context.Context, req agents.Request) (agents.Reply, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.reqs = append(m.reqs, req)
+	u := spend.Usage{PromptTokens: 10, CompletionTokens: 5}
+	if len(m.reqs)%2 == 1 {
+		return agents.Reply{Usage: u, ToolCalls: []agents.ToolCall{{Name: "lookup", Args: `{"query":"fig"}`}}}, nil
+	}
+	return agents.Reply{Text: "figs are known", Usage: u}, nil
+}
+
+// Every round of a call is counted in the budget and reserved before it is
+// made (its worst case grows with the round's messages); a round that does
+// not fit is refused.
+func TestBudgetCountsEveryToolRound(t *testing.T) {
+	model := &toolModel{}
+	lt := &lookupTool{}
+	a := buildWithTools(t, llm.Options{Getenv: env()},
+		"id: w\ntype: openai-answer\nmodel: gpt-test\nmax_tokens: 20\nprompt: Tell me about figs\ntools: [lookup]\n", lt.tool())
+	in := input(&recorder{})
+	in.Run.Models = oneModel{model}
+	budget := spend.NewBudget(spend.Limit{MaxTokens: 1000, Name: "workflow"}, nil)
+	in.Budget = budget
+	out, err := a.Run(context.Background(), in)
+	require.NoError(t, err)
+	assert.Equal(t, spend.Usage{PromptTokens: 20, CompletionTokens: 10}, out.Usage)
+	assert.Equal(t, 30, budget.Spent().Total(), "both rounds are counted")
+
+	first := model.reqs[0].WorstCase()
+	second := model.reqs[1].WorstCase()
+	assert.Greater(t, second.PromptTokens, first.PromptTokens, "the second round's reservation covers its tool messages")
+
+	// room for the first round's reservation but not the second's: refused
+	tight := spend.NewBudget(spend.Limit{MaxTokens: 15 + first.Total(), Name: "workflow"}, nil)
+	in.Budget = tight
+	_, err = a.Run(context.Background(), in)
+	require.ErrorIs(t, err, spend.ErrBudgetExceeded)
+	assert.Len(t, model.reqs, 3, "the second round was not made")
+}
