@@ -75,6 +75,9 @@ type Agent struct {
 	Timeout time.Duration
 	// Options are a classification agent's options.
 	Options []string
+	// Schema, when set, asks for structured output (output_schema): the
+	// reply is validated and repaired; its object's fields land in the output.
+	Schema *Schema
 	// Tools are the agents the model may call (tools:); MaxToolRounds bounds
 	// the model ↔ tools round trips of one call (0: [DefaultMaxToolRounds]);
 	// ToolChoice is auto (or ""), required, none or a tool's name, applied
@@ -119,7 +122,7 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 	if err != nil {
 		return agents.Output{}, fmt.Errorf("render system_prompt: %w", err)
 	}
-	if a.Kind != Answer {
+	if a.Kind != Answer || a.Schema != nil {
 		text += a.instruction()
 	}
 	own := a.Secrets()
@@ -140,6 +143,7 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 	}
 	req := agents.Request{Agent: a.ID, Model: a.ModelName, System: system, Prompt: text,
 		Temperature: a.Temperature, MaxTokens: a.MaxTokens}
+	req.Schema = a.Schema.request(a.ID)
 
 	callCtx := ctx
 	if a.Timeout > 0 {
@@ -188,6 +192,10 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 		}
 		req.Messages = append(req.Messages, roundMessages(reply, calls, recs)...)
 	}
+	var obj map[string]any
+	if err == nil && a.Schema != nil {
+		reply, obj, err = a.conform(callCtx, in, model, r, req, reply, &out)
+	}
 	var toolCalls []any
 	if len(a.Tools) > 0 || len(records) > 0 {
 		toolCalls = make([]any, len(records))
@@ -222,6 +230,9 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 		out.Response = a.pick(resp)
 	default:
 		out.Response = resp
+	}
+	if obj != nil {
+		a.shape(obj, &out)
 	}
 	return out, nil
 }
@@ -323,6 +334,9 @@ func describe(m agents.Model) string {
 }
 
 func (a *Agent) instruction() string {
+	if a.Schema != nil {
+		return a.Schema.instruction()
+	}
 	switch a.Kind {
 	case Binary:
 		return "\n\n" + binaryInstruction

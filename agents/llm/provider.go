@@ -484,6 +484,7 @@ func (m *Model) Generate(ctx context.Context, req agents.Request) (agents.Reply,
 			return nil
 		}))
 	}
+	opts = append(opts, m.schemaOptions(req)...)
 	ex := &exchange{}
 	resp, err := client.GenerateContent(context.WithValue(ctx, exchangeKey{}, ex), msgs, opts...)
 	if err == nil {

@@ -220,11 +220,7 @@ func (o Options) readModel(c *load.Config, a *Agent, t typeSpec) {
 		}
 	}
 
-	for _, sc := range []*load.Config{c, params} {
-		if sc != nil && sc.Has("structured_output") {
-			sc.Warnf("structured_output", "structured_output is not supported yet: the reply is used as text (a JSON {response, confidence, internal_reasoning} envelope is still unwrapped)")
-		}
-	}
+	readSchema(c, params, a, t.name)
 	c.Ignore(orkaIgnored...)
 
 	mc := Config{Provider: prov, Model: a.ModelName, URL: rawURL, Getenv: o.Getenv, HTTPClient: o.HTTPClient}
