@@ -29,7 +29,7 @@ type lookupTool struct {
 
 func (l *lookupTool) tool() *agents.Tool {
 	return &agents.Tool{
-		Spec: agents.ToolSpec{Name: "lookup", Description: "Look a word up.", Parameters: agents.DefaultToolParameters()},
+		Spec: agents.ToolSpec{Name: "lookup", Description: "Look a word up.", Parameters: queryParams()},
 		Type: "test",
 		Agent: agents.Func(func(_ context.Context, in agents.Input) (agents.Output, error) {
 			q, _ := in.Vars["args"].(map[string]any)["query"].(string)
@@ -258,7 +258,7 @@ func TestToolRoundsAreBounded(t *testing.T) {
 	assert.Contains(t, last[len(last)-1]["content"], `there is no tool "delete_all"`)
 }
 
-// A tool's result is cut at MaxToolResultBytes and scrubbed of the run's
+// A tool's result is cut at the cap and scrubbed of the run's
 // secrets before the model (or the output) sees it.
 func TestToolResultsAreCappedAndScrubbed(t *testing.T) {
 	srv := newServer(t, func(n int, w http.ResponseWriter, r *http.Request, body map[string]any) {
@@ -269,9 +269,9 @@ func TestToolResultsAreCappedAndScrubbed(t *testing.T) {
 		agenttest.WriteChatReply(w, "ok", 1, 1)
 	})
 	big := &agents.Tool{
-		Spec: agents.ToolSpec{Name: "dump", Description: "d", Parameters: agents.DefaultToolParameters()},
+		Spec: agents.ToolSpec{Name: "dump", Description: "d", Parameters: queryParams()},
 		Agent: agents.Func(func(context.Context, agents.Input) (agents.Output, error) {
-			return agents.Output{Response: "key sk-live-123 " + strings.Repeat("x", llm.MaxToolResultBytes)}, nil
+			return agents.Output{Response: "key sk-live-123 " + strings.Repeat("x", llm.MaxToolResult)}, nil
 		}),
 		Check: func(string) (map[string]any, error) { return map[string]any{}, nil },
 	}
@@ -282,7 +282,7 @@ func TestToolResultsAreCappedAndScrubbed(t *testing.T) {
 	res := out.Fields["tool_calls"].([]any)[0].(map[string]any)["result"].(string)
 	assert.NotContains(t, res, "sk-live-123")
 	assert.Contains(t, res, "[cut: the result was")
-	assert.LessOrEqual(t, len(res), llm.MaxToolResultBytes+200)
+	assert.LessOrEqual(t, len(res), llm.MaxToolResult+200)
 	assert.NotContains(t, srv.Requests()[1].Raw, "sk-live-123")
 }
 
@@ -331,4 +331,8 @@ func TestBudgetCountsEveryToolRound(t *testing.T) {
 	_, err = a.Run(context.Background(), in)
 	require.ErrorIs(t, err, spend.ErrBudgetExceeded)
 	assert.Len(t, model.reqs, 3, "the second round was not made")
+}
+
+func queryParams() map[string]any {
+	return map[string]any{"type": "object", "properties": map[string]any{"query": map[string]any{"type": "string"}}, "required": []any{"query"}}
 }
