@@ -263,7 +263,7 @@ func TestToolRoundsAreBounded(t *testing.T) {
 func TestToolResultsAreCappedAndScrubbed(t *testing.T) {
 	srv := newServer(t, func(n int, w http.ResponseWriter, r *http.Request, body map[string]any) {
 		if n == 1 {
-			openAIToolCalls(w, [3]string{"c1", "dump", `{"query":"all"}`})
+			openAIToolCalls(w, [3]string{"c1", "dump", `{"query":"all of sk-live-123"}`})
 			return
 		}
 		agenttest.WriteChatReply(w, "ok", 1, 1)
@@ -277,9 +277,17 @@ func TestToolResultsAreCappedAndScrubbed(t *testing.T) {
 	}
 	a := buildWithTools(t, llm.Options{Getenv: env("OPENAI_API_KEY", "sk-live-123")},
 		"id: x\ntype: openai-answer\nmodel: m\nmodel_url: "+srv.URL+"\nprompt: go\ntools: [dump]\n", big)
-	out, err := a.Run(context.Background(), input(&recorder{}))
+	rec := &recorder{}
+	out, err := a.Run(context.Background(), input(rec))
 	require.NoError(t, err)
-	res := out.Fields["tool_calls"].([]any)[0].(map[string]any)["result"].(string)
+	call := out.Fields["tool_calls"].([]any)[0].(map[string]any)
+	assert.Equal(t, `{"query":"all of [REDACTED:OPENAI_API_KEY]"}`, call["args"], "arguments are scrubbed too")
+	for _, e := range rec.Events() {
+		if e.Kind == event.ToolCall || e.Kind == event.ToolResult {
+			assert.False(t, strings.Contains(fmt.Sprint(e.Data)+e.Response, "sk-live-123"), "tool events carry no secret")
+		}
+	}
+	res := call["result"].(string)
 	assert.NotContains(t, res, "sk-live-123")
 	assert.Contains(t, res, "[cut: the result was")
 	assert.LessOrEqual(t, len(res), llm.MaxToolResult+200)
