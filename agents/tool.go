@@ -19,16 +19,6 @@ type Tool struct {
 	Check func(args string) (map[string]any, error)
 }
 
-// DefaultToolParameters is the argument schema of a tool whose agent gives no
-// parameters: one required text argument, query.
-func DefaultToolParameters() map[string]any {
-	return map[string]any{
-		"type":       "object",
-		"properties": map[string]any{"query": map[string]any{"type": "string", "description": "What to ask the tool."}},
-		"required":   []any{"query"},
-	}
-}
-
 // Tools reads key of c (tools: [ids]) as the tools an LLM agent offers its
 // model: each id names an agent of the workflow (or an enclosing one) with a
 // description. Unknown ids and agents without a description are recorded as

@@ -28,6 +28,16 @@ type toolDef struct {
 	used        bool               // an LLM agent offers it
 }
 
+// defaultParameters is the argument schema of a tool whose agent gives no
+// parameters: one required text argument, query.
+func defaultParameters() map[string]any {
+	return map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"query": map[string]any{"type": "string", "description": "What to ask the tool."}},
+		"required":   []any{"query"},
+	}
+}
+
 // readToolDef reads description and parameters of one definition; a
 // parameters value that is not a valid JSON Schema is recorded at its position.
 func readToolDef(c *load.Config) toolDef {
@@ -38,7 +48,7 @@ func readToolDef(c *load.Config) toolDef {
 	}
 	n := c.Node("parameters")
 	if n == nil {
-		t.params = agents.DefaultToolParameters()
+		t.params = defaultParameters()
 	} else {
 		var v any
 		if !c.Decode("parameters", &v) {

@@ -79,7 +79,7 @@ type Agent struct {
 	// reply is validated and repaired; its object's fields land in the output.
 	Schema *Schema
 	// Tools are the agents the model may call (tools:); MaxToolRounds bounds
-	// the model ↔ tools round trips of one call (0: [DefaultMaxToolRounds]);
+	// the model ↔ tools round trips of one call (0: [defaultMaxToolRounds]);
 	// ToolChoice is auto (or ""), required, none or a tool's name, applied
 	// to the first round.
 	Tools         []*agents.Tool
@@ -167,7 +167,7 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 		}
 	}
 	var reply agents.Reply
-	var records []ToolRecord
+	var records []toolRecord
 	for round := 1; ; round++ {
 		req.Tools, req.ToolChoice = a.specs(round)
 		if reply, err = a.ask(callCtx, in, model, r, req, &out); err != nil {

@@ -111,16 +111,16 @@ func (o Options) llmFactory(t typeSpec) agents.Factory {
 // readTools reads tools, max_tool_rounds and tool_choice.
 func readTools(b *agents.Builder, c *load.Config, a *Agent) {
 	a.Tools = b.Tools(c, "tools")
-	a.MaxToolRounds = c.Int("max_tool_rounds", DefaultMaxToolRounds, 1, 1000)
-	a.ToolChoice = strings.TrimSpace(c.String("tool_choice", ToolChoiceAuto))
+	a.MaxToolRounds = c.Int("max_tool_rounds", defaultMaxToolRounds, 1, 1000)
+	a.ToolChoice = strings.TrimSpace(c.String("tool_choice", toolChoiceAuto))
 	if c.Recording() || !c.Has("tool_choice") {
 		return
 	}
 	switch ch := a.ToolChoice; {
 	case !c.Has("tools"):
 		c.Errorf("tool_choice", "tool_choice without tools: list the tools the model may call (tools: [ids])")
-	case ch == ToolChoiceAuto || ch == ToolChoiceNone:
-	case ch == ToolChoiceRequired || a.tool(ch) != nil:
+	case ch == toolChoiceAuto || ch == toolChoiceNone:
+	case ch == toolChoiceRequired || a.tool(ch) != nil:
 		if m, ok := a.Model.(*Model); ok && m.Provider() == Anthropic {
 			c.Errorf("tool_choice", "tool_choice %q cannot be sent to provider anthropic (langchaingo's client sends no tool_choice): use auto, or none", ch)
 		}

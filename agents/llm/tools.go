@@ -17,28 +17,28 @@ import (
 	"github.com/cogloop/cogloop/agents/spend"
 )
 
-// DefaultMaxToolRounds bounds the model ↔ tools round trips of one call when
+// defaultMaxToolRounds bounds the model ↔ tools round trips of one call when
 // the agent sets no max_tool_rounds.
-const DefaultMaxToolRounds = 10
+const defaultMaxToolRounds = 10
 
-// MaxToolResultBytes caps a tool's result before it goes back to the model (and
+// maxToolResult caps a tool's result before it goes back to the model (and
 // into the output, events and records): tool results are untrusted input. The
 // cut is marked in the text.
-const MaxToolResultBytes = 1 << 20
+const maxToolResult = 1 << 20
 
 // maxParallelTools bounds the calls of one round that run at once.
 const maxParallelTools = 4
 
 // Tool choices (tool_choice:); any other value names the one tool to call.
 const (
-	ToolChoiceAuto     = "auto"
-	ToolChoiceRequired = "required"
-	ToolChoiceNone     = "none"
+	toolChoiceAuto     = "auto"
+	toolChoiceRequired = "required"
+	toolChoiceNone     = "none"
 )
 
-// ToolRecord is one tool call of an agent call, as its output lists it
+// toolRecord is one tool call of an agent call, as its output lists it
 // (tool_calls: [{round, id, tool, args, result, error, duration}]).
-type ToolRecord struct {
+type toolRecord struct {
 	Round    int
 	ID       string
 	Tool     string
@@ -50,7 +50,7 @@ type ToolRecord struct {
 }
 
 // Map is r in the shape templates and JSON see.
-func (r ToolRecord) Map() map[string]any {
+func (r toolRecord) Map() map[string]any {
 	m := map[string]any{"round": r.Round, "id": r.ID, "tool": r.Tool, "args": r.Args,
 		"result": r.Result, "duration": math.Round(r.Duration.Seconds()*1000) / 1000}
 	if r.Error != "" {
@@ -93,7 +93,7 @@ func (a *Agent) toolNames() string {
 // first round only, so that required or a named tool cannot force a call in
 // every round; later rounds are auto).
 func (a *Agent) specs(round int) ([]agents.ToolSpec, string) {
-	if len(a.Tools) == 0 || a.ToolChoice == ToolChoiceNone {
+	if len(a.Tools) == 0 || a.ToolChoice == toolChoiceNone {
 		return nil, ""
 	}
 	out := make([]agents.ToolSpec, len(a.Tools))
@@ -102,7 +102,7 @@ func (a *Agent) specs(round int) ([]agents.ToolSpec, string) {
 	}
 	choice := a.ToolChoice
 	if round > 1 {
-		choice = ToolChoiceAuto
+		choice = toolChoiceAuto
 	}
 	return out, choice
 }
@@ -110,8 +110,8 @@ func (a *Agent) specs(round int) ([]agents.ToolSpec, string) {
 // runRound runs the calls of one round, at most maxParallelTools at once, and
 // returns their records in the order the model asked for them. A fatal
 // failure of a tool (or the end of ctx) stops the whole agent call.
-func (a *Agent) runRound(ctx context.Context, in agents.Input, round int, calls []agents.ToolCall, keys []secrets.Secret) ([]ToolRecord, error) {
-	recs := make([]ToolRecord, len(calls))
+func (a *Agent) runRound(ctx context.Context, in agents.Input, round int, calls []agents.ToolCall, keys []secrets.Secret) ([]toolRecord, error) {
+	recs := make([]toolRecord, len(calls))
 	errs := make([]error, len(calls))
 	if len(calls) == 1 {
 		recs[0], errs[0] = a.runTool(ctx, in, round, calls[0], keys)
@@ -136,8 +136,8 @@ func (a *Agent) runRound(ctx context.Context, in agents.Input, round int, calls 
 // as args. What goes wrong on the model's side (an unknown tool, bad
 // arguments, a failing tool) is the record's Error, which the model is told;
 // only a fatal failure or the end of ctx is returned.
-func (a *Agent) runTool(ctx context.Context, in agents.Input, round int, c agents.ToolCall, keys []secrets.Secret) (ToolRecord, error) {
-	rec := ToolRecord{Round: round, ID: c.ID, Tool: c.Name, Args: clip(in.Run.Scrub(c.Args, keys...))}
+func (a *Agent) runTool(ctx context.Context, in agents.Input, round int, c agents.ToolCall, keys []secrets.Secret) (toolRecord, error) {
+	rec := toolRecord{Round: round, ID: c.ID, Tool: c.Name, Args: clip(in.Run.Scrub(c.Args, keys...))}
 	data := func() map[string]any {
 		return map[string]any{"round": round, "tool": c.Name, "id": c.ID, "args": rec.Args}
 	}
@@ -163,7 +163,7 @@ func (a *Agent) runTool(ctx context.Context, in agents.Input, round int, c agent
 
 // call checks a call's arguments and runs its tool, filling in rec; only a
 // fatal failure or the end of ctx is returned.
-func (a *Agent) call(ctx context.Context, in agents.Input, t *agents.Tool, c agents.ToolCall, round int, keys []secrets.Secret, rec *ToolRecord) error {
+func (a *Agent) call(ctx context.Context, in agents.Input, t *agents.Tool, c agents.ToolCall, round int, keys []secrets.Secret, rec *toolRecord) error {
 	args, err := t.Check(c.Args)
 	if err != nil {
 		rec.Error = err.Error()
@@ -189,35 +189,56 @@ func (a *Agent) call(ctx context.Context, in agents.Input, t *agents.Tool, c age
 	return nil
 }
 
-// resultText is what a tool's output tells the model: its response as text,
-// or as JSON when it is not text.
+// resultText is what a tool's output tells the model: its response as text
+// when that is all it has (an LLM agent's confidence and reasoning aside);
+// otherwise one JSON object of the response and the fields (a command's
+// exit_code, stdout and stderr), the response left out when a field repeats it.
 func resultText(out agents.Output) string {
-	if s, ok := out.Response.(string); ok {
-		return s
+	m := make(map[string]any, len(out.Fields)+1)
+	repeated := false
+	for k, v := range out.Fields {
+		if !quietFields[k] {
+			m[k] = v
+			if s, ok := v.(string); ok && s == out.Response {
+				repeated = true
+			}
+		}
 	}
-	if b, err := json.Marshal(out.Response); err == nil {
+	if len(m) == 0 {
+		if s, ok := out.Response.(string); ok {
+			return s
+		}
+	}
+	if !repeated {
+		m["response"] = out.Response
+	}
+	if b, err := json.Marshal(m); err == nil {
 		return string(b)
 	}
 	return agents.Text(out.Response)
 }
 
-// clip cuts s to MaxToolResultBytes (on a rune boundary), saying so.
+// quietFields are output fields a model gains nothing from in a tool result.
+var quietFields = map[string]bool{"confidence": true, "internal_reasoning": true, "tool_calls": true,
+	"formatted_prompt": true, "prompt": true, "raw_llm_output": true, "_metrics": true}
+
+// clip cuts s to maxToolResult (on a rune boundary), saying so.
 func clip(s string) string {
-	if len(s) <= MaxToolResultBytes {
+	if len(s) <= maxToolResult {
 		return s
 	}
-	cut := MaxToolResultBytes
+	cut := maxToolResult
 	for cut > 0 && !isRuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut] + "\n[cut: the result was " + strconv.Itoa(len(s)) + " bytes; only the first " + strconv.Itoa(MaxToolResultBytes) + " are shown]"
+	return s[:cut] + "\n[cut: the result was " + strconv.Itoa(len(s)) + " bytes; only the first " + strconv.Itoa(maxToolResult) + " are shown]"
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // messages are the turns one round adds: the model's reply with its calls,
 // then one tool message per call (its result, or "error: …").
-func roundMessages(reply agents.Reply, calls []agents.ToolCall, recs []ToolRecord) []agents.Message {
+func roundMessages(reply agents.Reply, calls []agents.ToolCall, recs []toolRecord) []agents.Message {
 	out := make([]agents.Message, 0, len(recs)+1)
 	out = append(out, agents.Message{Role: "assistant", Text: reply.Text, ToolCalls: calls})
 	for _, r := range recs {
@@ -256,5 +277,5 @@ func (a *Agent) maxRounds() int {
 	if a.MaxToolRounds > 0 {
 		return a.MaxToolRounds
 	}
-	return DefaultMaxToolRounds
+	return defaultMaxToolRounds
 }

@@ -29,7 +29,7 @@ type lookupTool struct {
 
 func (l *lookupTool) tool() *agents.Tool {
 	return &agents.Tool{
-		Spec: agents.ToolSpec{Name: "lookup", Description: "Look a word up.", Parameters: agents.DefaultToolParameters()},
+		Spec: agents.ToolSpec{Name: "lookup", Description: "Look a word up.", Parameters: queryParams()},
 		Type: "test",
 		Agent: agents.Func(func(_ context.Context, in agents.Input) (agents.Output, error) {
 			q, _ := in.Vars["args"].(map[string]any)["query"].(string)
@@ -258,31 +258,39 @@ func TestToolRoundsAreBounded(t *testing.T) {
 	assert.Contains(t, last[len(last)-1]["content"], `there is no tool "delete_all"`)
 }
 
-// A tool's result is cut at MaxToolResultBytes and scrubbed of the run's
+// A tool's result is cut at the cap and scrubbed of the run's
 // secrets before the model (or the output) sees it.
 func TestToolResultsAreCappedAndScrubbed(t *testing.T) {
 	srv := newServer(t, func(n int, w http.ResponseWriter, r *http.Request, body map[string]any) {
 		if n == 1 {
-			openAIToolCalls(w, [3]string{"c1", "dump", `{"query":"all"}`})
+			openAIToolCalls(w, [3]string{"c1", "dump", `{"query":"all of sk-live-123"}`})
 			return
 		}
 		agenttest.WriteChatReply(w, "ok", 1, 1)
 	})
 	big := &agents.Tool{
-		Spec: agents.ToolSpec{Name: "dump", Description: "d", Parameters: agents.DefaultToolParameters()},
+		Spec: agents.ToolSpec{Name: "dump", Description: "d", Parameters: queryParams()},
 		Agent: agents.Func(func(context.Context, agents.Input) (agents.Output, error) {
-			return agents.Output{Response: "key sk-live-123 " + strings.Repeat("x", llm.MaxToolResultBytes)}, nil
+			return agents.Output{Response: "key sk-live-123 " + strings.Repeat("x", llm.MaxToolResult)}, nil
 		}),
 		Check: func(string) (map[string]any, error) { return map[string]any{}, nil },
 	}
 	a := buildWithTools(t, llm.Options{Getenv: env("OPENAI_API_KEY", "sk-live-123")},
 		"id: x\ntype: openai-answer\nmodel: m\nmodel_url: "+srv.URL+"\nprompt: go\ntools: [dump]\n", big)
-	out, err := a.Run(context.Background(), input(&recorder{}))
+	rec := &recorder{}
+	out, err := a.Run(context.Background(), input(rec))
 	require.NoError(t, err)
-	res := out.Fields["tool_calls"].([]any)[0].(map[string]any)["result"].(string)
+	call := out.Fields["tool_calls"].([]any)[0].(map[string]any)
+	assert.Equal(t, `{"query":"all of [REDACTED:OPENAI_API_KEY]"}`, call["args"], "arguments are scrubbed too")
+	for _, e := range rec.Events() {
+		if e.Kind == event.ToolCall || e.Kind == event.ToolResult {
+			assert.False(t, strings.Contains(fmt.Sprint(e.Data)+e.Response, "sk-live-123"), "tool events carry no secret")
+		}
+	}
+	res := call["result"].(string)
 	assert.NotContains(t, res, "sk-live-123")
 	assert.Contains(t, res, "[cut: the result was")
-	assert.LessOrEqual(t, len(res), llm.MaxToolResultBytes+200)
+	assert.LessOrEqual(t, len(res), llm.MaxToolResult+200)
 	assert.NotContains(t, srv.Requests()[1].Raw, "sk-live-123")
 }
 
@@ -331,4 +339,8 @@ func TestBudgetCountsEveryToolRound(t *testing.T) {
 	_, err = a.Run(context.Background(), in)
 	require.ErrorIs(t, err, spend.ErrBudgetExceeded)
 	assert.Len(t, model.reqs, 3, "the second round was not made")
+}
+
+func queryParams() map[string]any {
+	return map[string]any{"type": "object", "properties": map[string]any{"query": map[string]any{"type": "string"}}, "required": []any{"query"}}
 }

@@ -70,8 +70,8 @@ func toolOptions(req agents.Request) []llms.CallOption {
 	}
 	opts := []llms.CallOption{llms.WithTools(tools)}
 	switch c := req.ToolChoice; c {
-	case "", ToolChoiceAuto:
-	case ToolChoiceRequired, ToolChoiceNone:
+	case "", toolChoiceAuto:
+	case toolChoiceRequired, toolChoiceNone:
 		opts = append(opts, llms.WithToolChoice(c))
 	default:
 		opts = append(opts, llms.WithToolChoice(llms.ToolChoice{Type: "function", Function: &llms.FunctionReference{Name: c}}))
