@@ -64,6 +64,8 @@ coder:
 	require.True(t, ok)
 	calls := out.Fields["tool_calls"].([]any)
 	require.Len(t, calls, 3)
-	assert.Equal(t, "exit_code: 0\nstdout:\n2 a/b.txt\n", calls[1].(map[string]any)["result"])
+	result := calls[1].(map[string]any)["result"].(string)
+	assert.Contains(t, result, `"exit_code":0`, "the model reads the command's fields")
+	assert.Contains(t, result, `"stdout":"2 a/b.txt\n"`)
 	assert.Contains(t, calls[2].(map[string]any)["error"], "leaves the root", "a refused path is a tool error the model sees")
 }

@@ -27,9 +27,9 @@ const (
 )
 
 // Command is the command agent type: it runs a program with arguments, never
-// through a shell. Its output's response is a text with the exit code, stdout
-// and stderr (what a model calling it reads); its fields are exit_code,
-// stdout, stderr and duration (seconds). A non-zero exit is a result, unless
+// through a shell. Its output's response is stdout; its fields are exit_code,
+// stdout, stderr and duration (seconds); a model calling it as a tool reads
+// them all. A non-zero exit is a result, unless
 // FailOnExit.
 type Command struct {
 	ID string
@@ -131,7 +131,7 @@ func (a *Command) Run(ctx context.Context, in agents.Input) (agents.Output, erro
 		code = cmd.ProcessState.ExitCode()
 	}
 	so, se := in.Run.Scrub(stdout.String()), in.Run.Scrub(stderr.String())
-	out.Response = summary(code, so, se)
+	out.Response = so
 	out.Fields = map[string]any{"exit_code": code, "stdout": so, "stderr": se,
 		"duration": float64(took.Milliseconds()) / 1000}
 	if ctxErr := ctx.Err(); ctxErr != nil {
@@ -150,20 +150,6 @@ func (a *Command) Run(ctx context.Context, in agents.Input) (agents.Output, erro
 		return out, fmt.Errorf("run %s: %w", clip(shown, 200), err)
 	}
 	return out, nil
-}
-
-// summary is the response: what a model calling the tool reads, the exit
-// code first.
-func summary(code int, stdout, stderr string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "exit_code: %d\nstdout:\n%s", code, stdout)
-	if stderr != "" {
-		if !strings.HasSuffix(stdout, "\n") && stdout != "" {
-			b.WriteByte('\n')
-		}
-		b.WriteString("stderr:\n" + stderr)
-	}
-	return b.String()
 }
 
 // environ is the child's environment: the named variables cogloop has, or

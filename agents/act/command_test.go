@@ -14,7 +14,7 @@ func TestCommandRunsArgvWithoutShell(t *testing.T) {
 	out, err := call(t, a, map[string]any{"word": word})
 	require.NoError(t, err)
 	require.Equal(t, word+"\n", out.Fields["stdout"], "the argument reaches the program as one literal argv element")
-	require.Equal(t, "exit_code: 0\nstdout:\n"+word+"\n", out.Response)
+	require.Equal(t, word+"\n", out.Response)
 	require.Equal(t, 0, out.Fields["exit_code"])
 	require.Equal(t, "", out.Fields["stderr"])
 	require.IsType(t, float64(0), out.Fields["duration"])
@@ -27,7 +27,7 @@ func TestCommandNonZeroExit(t *testing.T) {
 	require.Equal(t, 3, out.Fields["exit_code"])
 	require.Equal(t, "out\n", out.Fields["stdout"])
 	require.Equal(t, "err\n", out.Fields["stderr"])
-	require.Equal(t, "exit_code: 3\nstdout:\nout\nstderr:\nerr\n", out.Response, "what a model reads")
+	require.Equal(t, "out\n", out.Response)
 
 	out, err = call(t, build(t, src+"fail_on_exit: true\n"), nil)
 	require.ErrorContains(t, err, "exit code 3 (fail_on_exit is set): err")

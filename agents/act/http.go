@@ -28,9 +28,9 @@ const (
 )
 
 // HTTP is the http agent type: one request to a host in its allow-list. Its
-// output's response is {status, body} (what a model calling it reads; the
-// body decoded when the response is JSON); its fields are status, headers
-// and body. Any status is a result, not a failure.
+// output's response is the body (decoded when the response is JSON); its
+// fields are status, headers and body, which a model calling it as a tool
+// reads too. Any status is a result, not a failure.
 type HTTP struct {
 	ID string
 	// Method, URL and Body are templates; a nil Method means GET, a nil Body
@@ -179,7 +179,7 @@ func (a *HTTP) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 			value = v
 		}
 	}
-	return agents.Output{Prompt: what, Response: map[string]any{"status": resp.StatusCode, "body": value},
+	return agents.Output{Prompt: what, Response: value,
 		Fields: map[string]any{"status": resp.StatusCode, "headers": headers, "body": value}}, nil
 }
 
