@@ -286,6 +286,9 @@ func (a *Agent) ask(ctx context.Context, in agents.Input, model agents.Model, r 
 		// The one place a model's words enter the run: no configured key
 		// goes further (outputs, events, history, checkpoints).
 		rep.Text = in.Run.Scrub(rep.Text, r.Secrets...)
+		for i, c := range rep.ToolCalls {
+			rep.ToolCalls[i].Args = in.Run.Scrub(c.Args, r.Secrets...)
+		}
 		reply = rep
 		return nil
 	})
