@@ -286,6 +286,14 @@ func (a *Agent) ask(ctx context.Context, in agents.Input, model agents.Model, r 
 		// The one place a model's words enter the run: no configured key
 		// goes further (outputs, events, history, checkpoints).
 		rep.Text = in.Run.Scrub(rep.Text, r.Secrets...)
+		if len(rep.ToolCalls) > 0 {
+			calls := make([]agents.ToolCall, len(rep.ToolCalls)) // the model's slice is not ours to change
+			for i, c := range rep.ToolCalls {
+				c.Args = in.Run.Scrub(c.Args, r.Secrets...)
+				calls[i] = c
+			}
+			rep.ToolCalls = calls
+		}
 		reply = rep
 		return nil
 	})
