@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/act"
 	"github.com/cogloop/cogloop/agents/brain"
 	"github.com/cogloop/cogloop/agents/checks"
 	"github.com/cogloop/cogloop/agents/event"
@@ -66,6 +67,7 @@ func newRegistry(lo legacy.Options) *agents.Registry {
 	scout.Register(r)
 	search.Register(r)
 	brain.Register(r)
+	act.Register(r)
 	return r
 }
 

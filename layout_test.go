@@ -50,6 +50,11 @@ func sourceFiles(t *testing.T) map[string][]string {
 		if d.IsDir() && path != "." && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
 			return filepath.SkipDir
 		}
+		if d.IsDir() && path != "." {
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+				return filepath.SkipDir // a module of its own (an example's project), not this module's
+			}
+		}
 		if !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
 			dir := filepath.ToSlash(filepath.Dir(path))
 			files[dir] = append(files[dir], path)

@@ -41,6 +41,9 @@ type Workspace interface {
 	Resolver() func(id string) (s Step, ok bool)
 	NoteBudget(l spend.Limit)
 	Presets() *scoring.Catalog
+	// Tool returns the agent id as a tool, or nil after recording why it
+	// cannot be one (unknown id, no description) at pos.
+	Tool(id string, pos load.Pos) *Tool
 }
 
 // Workflow builds a nested workflow (a loop's internal_workflow) from its node.

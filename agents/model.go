@@ -99,14 +99,22 @@ type ResponseSchema struct {
 }
 
 // WorstCase is the most the call may use, as budgets reserve it: the
-// estimated system and user messages, and MaxTokens (or
+// estimated system and user messages (and the later messages of a tool
+// round), and MaxTokens (or
 // [spend.DefaultReserveTokens]) of completion.
 func (req Request) WorstCase() spend.Usage {
 	completion := req.MaxTokens
 	if completion <= 0 {
 		completion = spend.DefaultReserveTokens
 	}
-	return spend.Usage{PromptTokens: spend.EstimateTokens(req.System) + spend.EstimateTokens(req.Prompt), CompletionTokens: completion}
+	prompt := spend.EstimateTokens(req.System) + spend.EstimateTokens(req.Prompt)
+	for _, m := range req.Messages {
+		prompt += spend.EstimateTokens(m.Text)
+		for _, c := range m.ToolCalls {
+			prompt += spend.EstimateTokens(c.Name) + spend.EstimateTokens(c.Args)
+		}
+	}
+	return spend.Usage{PromptTokens: prompt, CompletionTokens: completion}
 }
 
 // Reply is a model's answer.

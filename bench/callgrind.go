@@ -78,8 +78,28 @@ func cgWorkloads() []cgWorkload {
 		{"chain3", seqRun(chainWorkflow(3), "chain.yaml", 1)},
 		{"chain10", seqRun(chainWorkflow(10), "chain.yaml", 1)},
 		{"chain30", seqRun(chainWorkflow(30), "chain.yaml", 1)},
+		{"tool0", toolRun(false)},
+		{"tool1", toolRun(true)},
 		{"history1000", historyRun(1000, false)},
 		{"history1000-redis", historyRun(1000, true)},
+	}
+}
+
+// toolRun runs toolWorkflow: one agent call a run, with or without one tool
+// round; tool1 − tool0 is the framework's cost of a tool round (the second
+// model call, the argument check, the tool's step, the messages).
+func toolRun(tool bool) func() (func() (int, error), error) {
+	return func() (func() (int, error), error) {
+		wf, err := parse(toolWorkflow(tool), "tools.yaml")
+		if err != nil {
+			return nil, err
+		}
+		m := newModels(0)
+		m.byID["asker"] = askerModel(tool)
+		return func() (int, error) {
+			res, err := wf.Run(ctx, task, cogloop.WithModels(m))
+			return 1, check(res, err, "", 0)
+		}, nil
 	}
 }
 
@@ -223,6 +243,8 @@ func scenarioCallgrind(rep *report, cfg config) error {
 		{"chain3", "per pass of 3 chained agents", 1},
 		{"chain10", "per pass of 10 chained agents", 1},
 		{"chain30", "per pass of 30 chained agents", 1},
+		{"tool0", "per run of one agent call, no tools", 1},
+		{"tool1", "per run of one agent call with one tool round", 1},
 		{"history1000", "per stored entry, a 1-pass run over 1,000 persisted entries, in memory", 1000},
 		{"history1000-redis", "per stored entry, the same on redis-server (loopback)", 1000},
 	}
@@ -265,6 +287,10 @@ func scenarioCallgrind(rep *report, cfg config) error {
 			return fmt.Errorf("%s: %w", s.workload, err)
 		}
 		rgc.samples = append(rgc.samples, v/1000)
+	}
+	if got["tool1"] > 0 && got["tool0"] > 0 {
+		r := rep.add(&row{group: g, name: "per tool round (the difference: a model call, the argument check, the tool's step, the messages), GC off", unit: "k instr", digits: 1})
+		r.samples = append(r.samples, (got["tool1"]-got["tool0"])/1000)
 	}
 	for _, shape := range []string{"2node", "forkjoin"} {
 		if got[shape+"-eino"] == 0 || got[shape+"-cogloop"] == 0 {

@@ -246,6 +246,32 @@ func chainWorkflow(n int) []byte {
 	return []byte(b.String())
 }
 
+// toolWorkflow is one openai-answer agent, asker; with tool, its model asks
+// for the scripted agent lookup once (one tool round) before it answers.
+func toolWorkflow(tool bool) []byte {
+	src := "orchestrator: {id: tools, strategy: sequential, agents: [asker]}\nagents:\n" +
+		"  - {id: asker, type: openai-answer, model: bench-model, prompt: \"Answer: {{ input }}\""
+	if tool {
+		src += ", tools: [lookup]}\n" +
+			"  - {id: lookup, type: scripted, description: Look a word up., prompt: \"look up {{ args.query }}\", responses: {cycle: [\"a definition\"]}}\n"
+	} else {
+		src += "}\n"
+	}
+	return []byte(src)
+}
+
+// askerModel answers toolWorkflow's asker: a tool call then the answer with
+// tool, the answer alone without.
+func askerModel(tool bool) agents.Model {
+	answer := scripted.Reply{Text: replyFor("answer"), Usage: spend.Usage{PromptTokens: 300, CompletionTokens: 80}}
+	if !tool {
+		return scripted.New("asker", "bench", []scripted.Reply{answer}, true)
+	}
+	call := scripted.Reply{ToolCalls: []agents.ToolCall{{ID: "c1", Name: "lookup", Args: `{"query":"recursion"}`}},
+		Usage: spend.Usage{PromptTokens: 300, CompletionTokens: 20}}
+	return scripted.New("asker", "bench", []scripted.Reply{call, answer}, true)
+}
+
 // loopWorkflow is a loop of the three agents with score and lesson extraction
 // (default past_loops metadata), running maxLoops iterations.
 func loopWorkflow(maxLoops int, persist bool, m modelSpec) []byte {

@@ -105,6 +105,7 @@ type def struct {
 	runBy   *def     // for an inline definition (a failover child), the agent that runs it
 	refs    []string // the ids its factory asked for with Ref: agents it runs (fork branches, routes)
 	hints   hints    // graph-scout hints (catalog.go)
+	tool    toolDef  // description and parameters, for tools: lists (tools.go)
 }
 
 const (
@@ -329,7 +330,7 @@ func (s *scope) readDef(c *load.Config, fallbackID, fallbackType string) *def {
 		c.Errorf("", "missing type (one of: %s)", strings.Join(s.b.reg.Types(), ", "))
 		return nil
 	}
-	return &def{id: id, typ: typ, cfg: c, idPos: c.ValuePos("id"), deps: c.Strings("depends_on"), hints: readHints(c)}
+	return &def{id: id, typ: typ, cfg: c, idPos: c.ValuePos("id"), deps: c.Strings("depends_on"), hints: readHints(c), tool: readToolDef(c)}
 }
 
 func (s *scope) lookup(id string) *def {

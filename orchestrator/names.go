@@ -258,6 +258,9 @@ func (r *runIndex) scopeOf(u tmplUse) *prompt.Scope {
 	if ov, ok := agents.Unwrap(d.agent).(ownVarser); ok {
 		own = ov.OwnVars()
 	}
+	if d.tool.used {
+		own = append(own, "args") // a tool's arguments (tools.go)
+	}
 	ps := r.placements(d, 0)
 	if len(ps) == 0 {
 		// defined but never run: its variables as in its home workflow

@@ -40,6 +40,8 @@ type Summary struct {
 	Loops []Loop `json:"loops"`
 	// Agents are the calls of agents outside any loop, in the order they ended.
 	Agents []Call `json:"agents"`
+	// Tools are the tool calls made outside any loop, in the order they ended.
+	Tools []ToolCall `json:"tools,omitempty"`
 }
 
 // Loop is one run of a loop node.
@@ -115,6 +117,8 @@ type Pass struct {
 	// Agents are the calls of the pass's agents (not those of a loop nested
 	// in it, which is a Loop of its own).
 	Agents []Call `json:"agents"`
+	// Tools are the tool calls the pass's agents made, in the order they ended.
+	Tools []ToolCall `json:"tools,omitempty"`
 }
 
 // Failed reports a pass cut short or with a failed agent.
@@ -149,6 +153,21 @@ type Call struct {
 	Response string        `json:"response,omitempty"`
 	Error    string        `json:"error,omitempty"`
 	Usage    spend.Usage   `json:"usage"`
+	Duration time.Duration `json:"duration_ns"`
+}
+
+// ToolCall is one tool call an agent's model asked for (a tool.result event):
+// its arguments and result as the run recorded them (scrubbed, and clipped at
+// the agent's cap).
+type ToolCall struct {
+	Path     string        `json:"path"` // the calling agent's
+	Agent    string        `json:"agent"`
+	Round    int           `json:"round"`
+	Tool     string        `json:"tool"`
+	ID       string        `json:"id,omitempty"`
+	Args     string        `json:"args"`
+	Result   string        `json:"result,omitempty"`
+	Error    string        `json:"error,omitempty"`
 	Duration time.Duration `json:"duration_ns"`
 }
 
@@ -226,6 +245,23 @@ func Summarize(events []event.Event) Summary {
 		case event.LoopEnd:
 			if i, ok := open[e.Node]; ok {
 				s.Loops[i].end(e)
+			}
+		case event.ToolResult:
+			var d struct {
+				Round int    `json:"round"`
+				Tool  string `json:"tool"`
+				ID    string `json:"id"`
+				Args  string `json:"args"`
+			}
+			decode(e.Data, &d)
+			tc := ToolCall{Path: e.Node, Agent: e.Agent, Round: d.Round, Tool: d.Tool, ID: d.ID, Args: d.Args,
+				Result: e.Response, Error: e.Error, Duration: e.Duration}
+			loop, pass, ok := passOf(e.Node)
+			if !ok {
+				s.Tools = append(s.Tools, tc)
+			} else if i, ok := open[loop]; ok {
+				p := s.Loops[i].pass(pass)
+				p.Tools = append(p.Tools, tc)
 			}
 		case event.AgentEnd:
 			if e.Type == "loop" {

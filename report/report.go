@@ -26,6 +26,7 @@ var page = sync.OnceValue(func() *template.Template {
 		"tokens":   tokens,
 		"cost":     cost,
 		"duration": duration,
+		"clip":     clip,
 		"time":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
 		"pathsep":  func() string { return fault.PathSep },
 	}).Parse(pageSource))
@@ -49,6 +50,21 @@ type view struct {
 type loopView struct {
 	records.Loop
 	Anchor string
+}
+
+// maxClip is how much of a tool call's arguments or result the report shows.
+const maxClip = 2000
+
+// clip cuts s to maxClip bytes (on a rune boundary), saying how much was left out.
+func clip(s string) string {
+	if len(s) <= maxClip {
+		return s
+	}
+	cut := maxClip
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d more bytes)", len(s)-cut)
 }
 
 func newView(s records.Summary) view {

@@ -29,9 +29,26 @@ var hints = map[string]map[string]any{
 	"failover.children": agentList("The agents tried in order until one succeeds, defined inline."),
 	"router.params.routing_map": {"type": "object", "additionalProperties": stringOrList,
 		"description": "Decision value → agent id or list of ids."},
+	"http":       {"required": []string{"url", "allow_hosts"}},
+	"command":    {"required": []string{"command"}},
+	"read_file":  {"required": []string{"root"}},
+	"write_file": {"required": []string{"root"}},
+	"command.command": {"type": "array", "minItems": 1, "items": map[string]any{"type": "string"},
+		"description": "The program and its arguments, each a template; never run through a shell."},
+	"http.headers": {"additionalProperties": map[string]any{"type": "string"},
+		"description": "Header name → value template."},
+	"openai-answer.output_schema":          outputSchema,
+	"openai-binary.output_schema":          outputSchema,
+	"openai-classification.output_schema":  outputSchema,
+	"local_llm.output_schema":              outputSchema,
+	"llm.output_schema":                    outputSchema,
+	"validate_and_structure.output_schema": outputSchema,
 	"scripted.responses": {"description": "Replies in order, one per call: a list, or {cycle: [...]}.",
 		"anyOf": []any{map[string]any{"type": "array"}, map[string]any{"type": "object", "required": []string{"cycle"}}}},
 }
+
+var outputSchema = map[string]any{"type": "object",
+	"description": "A JSON Schema (of an object) the reply must match: validated, repaired at most max_repairs times; its fields land in the output."}
 
 var stringOrList = map[string]any{"anyOf": []any{
 	map[string]any{"type": "string"},

@@ -138,7 +138,37 @@ func (t *tracer) observe(e event.Event) {
 		}
 	case event.ModelCall:
 		t.modelCall(e)
+	case event.ToolResult:
+		t.toolCall(e)
 	}
+}
+
+// Attribute keys of a tool call's span (with Options.Content): its arguments
+// and result, scrubbed and clipped as the run recorded them.
+const (
+	KeyToolArgs   = attribute.Key("gen_ai.tool.call.arguments")
+	KeyToolResult = attribute.Key("gen_ai.tool.call.result")
+	KeyToolRound  = attribute.Key("cogloop.tool.round")
+)
+
+// toolCall records a finished tool call as an execute_tool span (the GenAI
+// conventions' name) under the calling agent's span, beginning Duration
+// before the event.
+func (t *tracer) toolCall(e event.Event) {
+	parent := t.parent(e.Node+fault.PathSep, e.Time)
+	tool, _ := e.Data["tool"].(string)
+	id, _ := e.Data["id"].(string)
+	attrs := []attribute.KeyValue{semconv.GenAIOperationNameExecuteTool, semconv.GenAIToolName(tool),
+		semconv.GenAIToolCallID(id), semconv.GenAIToolType("function"), KeyNode.String(e.Node),
+		KeyAgentID.String(e.Agent), KeyToolRound.Int64(int64(values.Number(e.Data["round"])))}
+	if t.o.Content {
+		args, _ := e.Data["args"].(string)
+		attrs = append(attrs, KeyToolArgs.String(args), KeyToolResult.String(e.Response))
+	}
+	_, s := t.tr.Start(parent.ctx, "execute_tool "+tool, trace.WithTimestamp(e.Time.Add(-e.Duration)),
+		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+	fail(s, e.Error)
+	s.End(trace.WithTimestamp(e.Time))
 }
 
 // modelCall records a finished call as a span that began Duration before the event.

@@ -28,6 +28,10 @@ type Workspace struct {
 	Catalog *scoring.Catalog
 	// Budgets are the budgets the factory read, in order.
 	Budgets []spend.Limit
+	// Tools answers Tool by id; an id it does not hold is recorded as a problem.
+	Tools map[string]*agents.Tool
+	// Problems receives what Tool records; nil discards it.
+	Problems *load.Problems
 }
 
 var _ agents.Workspace = (*Workspace)(nil)
@@ -104,3 +108,14 @@ func (w *Workspace) NoteBudget(l spend.Limit) { w.Budgets = append(w.Budgets, l)
 
 // Presets returns Catalog.
 func (w *Workspace) Presets() *scoring.Catalog { return w.Catalog }
+
+// Tool returns Tools[id]; an id it does not hold is recorded on Problems.
+func (w *Workspace) Tool(id string, pos load.Pos) *agents.Tool {
+	if t, ok := w.Tools[id]; ok {
+		return t
+	}
+	if w.Problems != nil {
+		w.Problems.Errorf(pos, "tools names %q, which no agent defines", id)
+	}
+	return nil
+}

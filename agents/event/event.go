@@ -22,6 +22,15 @@ const (
 	BranchStart   = "branch.start"
 	BranchEnd     = "branch.end"
 	Warning       = "warning"
+	// ToolCall comes before an LLM agent runs a tool its model asked for:
+	// Node is the calling agent's path, Agent the caller, Data["tool"],
+	// Data["round"], Data["id"] (the provider's call id) and Data["args"]
+	// (the arguments as sent, scrubbed of the run's secrets).
+	ToolCall = "tool.call"
+	// ToolResult follows each tool call: the same Data, Duration, Error (a
+	// tool error the model was told) and Response (the result sent back,
+	// clipped and scrubbed).
+	ToolResult = "tool.result"
 )
 
 // Event is one thing that happened in a run. Fields that do not apply are zero and

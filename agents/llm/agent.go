@@ -78,6 +78,16 @@ type Agent struct {
 	MaxReplyBytes int64
 	// Options are a classification agent's options.
 	Options []string
+	// Schema, when set, asks for structured output (output_schema): the
+	// reply is validated and repaired; its object's fields land in the output.
+	Schema *Schema
+	// Tools are the agents the model may call (tools:); MaxToolRounds bounds
+	// the model ↔ tools round trips of one call (0: [defaultMaxToolRounds]);
+	// ToolChoice is auto (or ""), required, none or a tool's name, applied
+	// to the first round.
+	Tools         []*agents.Tool
+	MaxToolRounds int
+	ToolChoice    string
 	// Retry runs the calls; its Policy says when to retry. A nil Retry.Logger
 	// means slog.Default() at call time.
 	Retry retry.Retrier
@@ -91,6 +101,7 @@ var (
 	_ agents.Agent      = (*Agent)(nil)
 	_ agents.ModelUser  = (*Agent)(nil)
 	_ agents.SecretUser = (*Agent)(nil)
+	_ agents.Referrer   = (*Agent)(nil)
 )
 
 var affirmative = regexp.MustCompile(`(?i)\b(yes|true|correct|right|affirmative)\b`)
@@ -114,7 +125,7 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 	if err != nil {
 		return agents.Output{}, fmt.Errorf("render system_prompt: %w", err)
 	}
-	if a.Kind != Answer {
+	if a.Kind != Answer || a.Schema != nil {
 		text += a.instruction()
 	}
 	own := a.Secrets()
@@ -135,6 +146,7 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 	}
 	req := agents.Request{Agent: a.ID, Model: a.ModelName, System: system, Prompt: text,
 		Temperature: a.Temperature, MaxTokens: a.MaxTokens, MaxReplyBytes: replyLimit(a.MaxReplyBytes)}
+	req.Schema = a.Schema.request(a.ID)
 
 	callCtx := ctx
 	if a.Timeout > 0 {
@@ -157,10 +169,84 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 			r.Secrets = append(append([]secrets.Secret(nil), r.Secrets...), keys...)
 		}
 	}
+	var reply agents.Reply
+	var records []toolRecord
+	for round := 1; ; round++ {
+		req.Tools, req.ToolChoice = a.specs(round)
+		if reply, err = a.ask(callCtx, in, model, r, req, &out); err != nil {
+			break
+		}
+		if len(reply.ToolCalls) == 0 {
+			break
+		}
+		if round > a.maxRounds() {
+			err = a.tooManyRounds(round-1, reply.ToolCalls)
+			break
+		}
+		calls := callIDs(round, reply.ToolCalls)
+		recs, stop := a.runRound(callCtx, in, round, calls, r.Secrets)
+		records = append(records, recs...)
+		for _, rec := range recs {
+			out.Usage = out.Usage.Add(rec.usage)
+		}
+		if stop != nil {
+			err = stop
+			break
+		}
+		req.Messages = append(req.Messages, roundMessages(reply, calls, recs)...)
+	}
+	var obj map[string]any
+	if err == nil && a.Schema != nil {
+		reply, obj, err = a.conform(callCtx, in, model, r, req, reply, &out)
+	}
+	var toolCalls []any
+	if len(a.Tools) > 0 || len(records) > 0 {
+		toolCalls = make([]any, len(records))
+		for i, rec := range records {
+			toolCalls[i] = rec.Map()
+		}
+	}
+	if err != nil {
+		if toolCalls != nil {
+			// a failed call's record keeps the tools that ran
+			out.Fields = map[string]any{"tool_calls": toolCalls}
+		}
+		if a.Timeout > 0 && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("no reply within the agent's timeout of %s: %w", a.Timeout, err)
+		}
+		return out, err
+	}
+
+	resp, conf, reasoning := ParseReply(reply.Text)
+	var confidence any = conf
+	if conf == DefaultConfidence {
+		confidence = defaultConfidence // boxed once, not per call
+	}
+	out.Fields = map[string]any{"confidence": confidence, "internal_reasoning": reasoning}
+	if toolCalls != nil {
+		out.Fields["tool_calls"] = toolCalls
+	}
+	switch a.Kind {
+	case Binary:
+		out.Response = Affirmative(resp)
+	case Classification:
+		out.Response = a.pick(resp)
+	default:
+		out.Response = resp
+	}
+	if obj != nil {
+		a.shape(obj, &out)
+	}
+	return out, nil
+}
+
+// ask makes one model call of a round (with retries): the round's worst case
+// is reserved in the budget before each attempt and its usage counted after.
+func (a *Agent) ask(ctx context.Context, in agents.Input, model agents.Model, r retry.Retrier, req agents.Request, out *agents.Output) (agents.Reply, error) {
 	priceAs := a.pricedModel()
 	worst := req.WorstCase()
 	var reply agents.Reply
-	err = r.Do(callCtx, in, a.ID, func(ctx context.Context, attempt int) error {
+	err := r.Do(ctx, in, a.ID, func(ctx context.Context, attempt int) error {
 		res, err := in.Budget.Reserve(priceAs, worst)
 		if err != nil {
 			return err
@@ -201,37 +287,24 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 			// A model that does not bound its own reading (a Go model, the scripted one).
 			return retry.Permanent(tooLarge(describe(model), a.ID, call.MaxReplyBytes, call.OnDelta != nil))
 		}
-		if strings.TrimSpace(rep.Text) == "" {
+		if strings.TrimSpace(rep.Text) == "" && len(rep.ToolCalls) == 0 {
 			return fmt.Errorf("%s: %w", describe(model), agents.ErrEmptyReply)
 		}
 		// The one place a model's words enter the run: no configured key
 		// goes further (outputs, events, history, checkpoints).
 		rep.Text = in.Run.Scrub(rep.Text, r.Secrets...)
+		if len(rep.ToolCalls) > 0 {
+			calls := make([]agents.ToolCall, len(rep.ToolCalls)) // the model's slice is not ours to change
+			for i, c := range rep.ToolCalls {
+				c.Args = in.Run.Scrub(c.Args, r.Secrets...)
+				calls[i] = c
+			}
+			rep.ToolCalls = calls
+		}
 		reply = rep
 		return nil
 	})
-	if err != nil {
-		if a.Timeout > 0 && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("no reply within the agent's timeout of %s: %w", a.Timeout, err)
-		}
-		return out, err
-	}
-
-	resp, conf, reasoning := ParseReply(reply.Text)
-	var confidence any = conf
-	if conf == DefaultConfidence {
-		confidence = defaultConfidence // boxed once, not per call
-	}
-	out.Fields = map[string]any{"confidence": confidence, "internal_reasoning": reasoning}
-	switch a.Kind {
-	case Binary:
-		out.Response = Affirmative(resp)
-	case Classification:
-		out.Response = a.pick(resp)
-	default:
-		out.Response = resp
-	}
-	return out, nil
+	return reply, err
 }
 
 // InheritMaxReplyBytes sets the agent's reply limit to n unless the agent
@@ -285,6 +358,9 @@ func describe(m agents.Model) string {
 }
 
 func (a *Agent) instruction() string {
+	if a.Schema != nil {
+		return a.Schema.instruction()
+	}
 	switch a.Kind {
 	case Binary:
 		return "\n\n" + binaryInstruction

@@ -177,7 +177,7 @@ responses:
 
 func TestParamsNestingAndAliases(t *testing.T) {
 	srv := newServer(t, func(n int, w http.ResponseWriter, r *http.Request, body map[string]any) {
-		ollamaOK(w, body, "ok", 1, 1)
+		ollamaOK(w, body, `{"response": "ok"}`, 1, 1)
 	})
 	a, probs := build(t, llm.Options{Getenv: env()}, `
 id: x
@@ -195,15 +195,15 @@ params:
 	for _, w := range probs.Warnings() {
 		warns = append(warns, w.Error())
 	}
-	require.Len(t, warns, 2)
+	require.Len(t, warns, 1, "structured_output is supported: no warning")
 	assert.Contains(t, warns[0], "wf.yaml:4:1:")
 	assert.Contains(t, warns[0], "queue is accepted for OrKa compatibility and ignored")
-	assert.Contains(t, warns[1], "wf.yaml:9:3:")
-	assert.Contains(t, warns[1], "structured_output is not supported yet")
 
-	_, err := a.Run(context.Background(), input(nil))
+	out, err := a.Run(context.Background(), input(nil))
 	require.NoError(t, err)
+	assert.Equal(t, "ok", out.Response)
 	assert.Equal(t, "phi3", srv.Requests()[0].Body["model"])
+	assert.Equal(t, "json", srv.Requests()[0].Body["format"], "Ollama's JSON mode")
 }
 
 func TestFactoryProblems(t *testing.T) {

@@ -110,6 +110,34 @@
 // (transport.go): 1,024 idle connections per host, raised by
 // [SizePool], HTTP/2 where a TLS server offers it.
 //
+// # Tools
+//
+// An agent with Tools (tools: ids) runs model ↔ tools rounds in one call: a
+// reply with tool calls has them run (in parallel, bounded), each as a step
+// with its arguments as the template variable args, checked against the
+// tool's schema first; results, capped and scrubbed, go back as tool messages
+// until a reply without calls, or a failure after MaxToolRounds rounds.
+// Every round is reserved and counted in the budget like a call. What the
+// model got wrong (an unknown tool, bad arguments, a failing tool) is a tool
+// error it sees; only fatal failures stop the call. Events [event.ToolCall]
+// and [event.ToolResult] report each call. The lookup of a tool by name is
+// one method (Agent.tool), where MCP tools will plug in. Anthropic gets one
+// tool_use turn per call (langchaingo's client reads one part per message);
+// Ollama's tool rounds go to its OpenAI-compatible endpoint, since
+// langchaingo's Ollama client (v0.1.14) sends no tools.
+//
+// # Structured output
+//
+// An agent with a [Schema] (output_schema, or OrKa's structured_output)
+// asks for one JSON object: the prompt carries the schema as instructions,
+// the request its [agents.ResponseSchema] (JSON mode for OpenAI and Ollama).
+// The final reply of the call is parsed (bare, or in a ```json fence) and
+// validated; a reply that fails goes back to the model as a repair round (the
+// reply, then the first violation with its JSON path) at most MaxRepairs
+// times, each round reserved in the budget and counted in the usage; then the
+// call fails naming the violation. The object's fields land in the output's
+// fields; its response (result, category) is the response.
+//
 // # Secrets
 //
 // API keys are [secrets.Secret] values, read from the environment at the first

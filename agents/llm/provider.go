@@ -133,6 +133,7 @@ type Model struct {
 
 	mu     sync.Mutex
 	client llms.Model
+	compat llms.Model // Ollama's OpenAI-protocol client, for tool rounds
 	key    secrets.Secret
 }
 
@@ -393,6 +394,27 @@ func (m *Model) llm() (llms.Model, secrets.Secret, error) {
 	return c, key, nil
 }
 
+// ollamaTools is the OpenAI-protocol client of an Ollama server (its /v1
+// endpoint), which takes tools; made on first use.
+func (m *Model) ollamaTools(key secrets.Secret) (llms.Model, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.compat != nil {
+		return m.compat, nil
+	}
+	token := key.Reveal()
+	if token == "" {
+		token = "ollama" // Ollama ignores it; langchaingo insists on one
+	}
+	c, err := openai.New(openai.WithToken(token), openai.WithBaseURL(strings.TrimRight(m.base, "/")+"/v1"),
+		openai.WithModel(m.cfg.Model), openai.WithHTTPClient(m.http))
+	if err != nil {
+		return nil, retry.Permanent(fmt.Errorf("set up %s client for tools: %w", m.cfg.Provider, secrets.ScrubError(err, key)))
+	}
+	m.compat = c
+	return c, nil
+}
+
 func (m *Model) modelName(req string) (string, error) {
 	if req != "" {
 		return req, nil
@@ -424,29 +446,37 @@ func (m *Model) Generate(ctx context.Context, req agents.Request) (agents.Reply,
 	if err != nil {
 		return agents.Reply{}, fmt.Errorf("call %s: %w", m.describe(model), err)
 	}
-	msgs := make([]llms.MessageContent, 0, 2)
-	if req.System != "" {
-		msgs = append(msgs, llms.TextParts(llms.ChatMessageTypeSystem, req.System))
-	}
-	msgs = append(msgs, llms.TextParts(llms.ChatMessageTypeHuman, req.Prompt))
+	msgs := m.messages(req)
 	opts := []llms.CallOption{llms.WithModel(model), llms.WithTemperature(req.Temperature)}
 	maxTokens := req.MaxTokens
 	if maxTokens <= 0 && m.cfg.Provider == Anthropic {
 		maxTokens = DefaultAnthropicMaxTokens
 	}
+	compat := m.cfg.Provider == LMStudio || m.cfg.Provider == OpenAICompatible || m.cfg.Provider == GoogleAI
+	tooling := len(req.Tools) > 0 || len(req.Messages) > 0
+	if m.cfg.Provider == Ollama && tooling {
+		// langchaingo's ollama client (v0.1.14) sends no tools: tool rounds go
+		// to Ollama's OpenAI-compatible endpoint instead.
+		if client, err = m.ollamaTools(key); err != nil {
+			return agents.Reply{}, fmt.Errorf("call %s: %w", m.describe(model), err)
+		}
+		compat = true
+	}
 	if maxTokens > 0 {
 		opts = append(opts, llms.WithMaxTokens(maxTokens))
-		if m.cfg.Provider == LMStudio || m.cfg.Provider == OpenAICompatible || m.cfg.Provider == GoogleAI {
+		if compat {
 			// OpenAI-compatible servers know max_tokens, not always max_completion_tokens.
 			opts = append(opts, openai.WithLegacyMaxTokensField())
 		}
 	}
+	opts = append(opts, toolOptions(req)...)
 	ex := &exchange{limit: replyLimit(req.MaxReplyBytes)}
 	var sr *streamed
-	if req.OnDelta != nil {
+	if req.OnDelta != nil && len(req.Tools) == 0 {
 		sr = m.stream(ex, req.OnDelta)
 		opts = append(opts, llms.WithStreamingFunc(sr.chunk))
 	}
+	opts = append(opts, m.schemaOptions(req)...)
 	resp, err := client.GenerateContent(context.WithValue(ctx, exchangeKey{}, ex), msgs, opts...)
 	if err == nil {
 		if st, _, _ := ex.get(); st >= 400 {
@@ -471,12 +501,11 @@ func (m *Model) Generate(ctx context.Context, req agents.Request) (agents.Reply,
 	if resp == nil || len(resp.Choices) == 0 || resp.Choices[0] == nil {
 		return agents.Reply{}, fmt.Errorf("call %s: %w", m.describe(model), agents.ErrEmptyReply)
 	}
-	ch := resp.Choices[0]
-	text := ch.Content
+	rep := replyOf(m.cfg.Provider, resp)
 	if sr != nil && sr.text != nil {
-		text = sr.all
+		rep.Text = sr.all
 	}
-	return agents.Reply{Text: text, Usage: Usage(ch.GenerationInfo)}, nil
+	return rep, nil
 }
 
 var statusPrefix = regexp.MustCompile(`API returned unexpected status code: \d+(: )?`)

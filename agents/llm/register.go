@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
@@ -111,7 +112,35 @@ func (o Options) llmFactory(t typeSpec) agents.Factory {
 		}
 		a.System = b.Template(c, "system_prompt")
 		o.readModel(c, a, t)
+		readTools(b, c, a)
 		return a, nil
+	}
+}
+
+// readTools reads tools, max_tool_rounds and tool_choice.
+func readTools(b *agents.Builder, c *load.Config, a *Agent) {
+	a.Tools = b.Tools(c, "tools")
+	a.MaxToolRounds = c.Int("max_tool_rounds", defaultMaxToolRounds, 1, 1000)
+	a.ToolChoice = strings.TrimSpace(c.String("tool_choice", toolChoiceAuto))
+	if c.Recording() || !c.Has("tool_choice") {
+		return
+	}
+	switch ch := a.ToolChoice; {
+	case !c.Has("tools"):
+		c.Errorf("tool_choice", "tool_choice without tools: list the tools the model may call (tools: [ids])")
+	case ch == toolChoiceAuto || ch == toolChoiceNone:
+	case ch == toolChoiceRequired || a.tool(ch) != nil:
+		if m, ok := a.Model.(*Model); ok && m.Provider() == Anthropic {
+			c.Errorf("tool_choice", "tool_choice %q cannot be sent to provider anthropic (langchaingo's client sends no tool_choice): use auto, or none", ch)
+		}
+	case slices.Contains(c.Strings("tools"), ch):
+		// a tool already reported as unusable
+	default:
+		hint := ""
+		if m := load.Closest(ch, c.Strings("tools")); m != "" {
+			hint = fmt.Sprintf("; did you mean %q?", m)
+		}
+		c.Errorf("tool_choice", "tool_choice %q is not auto, required, none or one of the tools (%s)%s", ch, strings.Join(c.Strings("tools"), ", "), hint)
 	}
 }
 
@@ -201,11 +230,7 @@ func (o Options) readModel(c *load.Config, a *Agent, t typeSpec) {
 		}
 	}
 
-	for _, sc := range []*load.Config{c, params} {
-		if sc != nil && sc.Has("structured_output") {
-			sc.Warnf("structured_output", "structured_output is not supported yet: the reply is used as text (a JSON {response, confidence, internal_reasoning} envelope is still unwrapped)")
-		}
-	}
+	readSchema(c, params, a, t.name)
 	c.Ignore(orkaIgnored...)
 
 	mc := Config{Provider: prov, Model: a.ModelName, URL: rawURL, Getenv: o.Getenv, HTTPClient: o.HTTPClient}

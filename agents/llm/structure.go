@@ -76,6 +76,9 @@ func (o Options) structureFactory(b *agents.Builder, c *load.Config) (agents.Age
 	return s, nil
 }
 
+// Refs lists the inner call's tools ([agents.Referrer]).
+func (s *Structure) Refs() []string { return s.LLM.Refs() }
+
 // Models names the model the inner call is priced as.
 func (s *Structure) Models() []string { return s.LLM.Models() }
 
@@ -117,6 +120,9 @@ func (s *Structure) Run(ctx context.Context, in agents.Input) (agents.Output, er
 	fields["prompt"] = text
 	fields["formatted_prompt"] = text
 	fields["raw_llm_output"] = raw
+	if tc, ok := out.Fields["tool_calls"]; ok {
+		fields["tool_calls"] = tc
+	}
 	return agents.Output{Response: resp, Fields: fields, Prompt: out.Prompt, Usage: out.Usage}, nil
 }
 

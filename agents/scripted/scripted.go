@@ -2,6 +2,7 @@ package scripted
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -37,6 +38,9 @@ type Reply struct {
 	Status int
 	// RetryAfter is the wait a failing reply asks for, like a Retry-After header.
 	RetryAfter time.Duration
+	// ToolCalls are the tools the reply asks for (tool_calls: [{tool, args}]);
+	// the agent runs them and calls again with their results.
+	ToolCalls []agents.ToolCall
 	// Pos is where the reply was written.
 	Pos load.Pos
 }
@@ -96,7 +100,7 @@ func (m *Model) Generate(ctx context.Context, req agents.Request) (agents.Reply,
 			req.OnDelta(w)
 		}
 	}
-	return agents.Reply{Text: r.Text, Usage: r.Usage}, nil
+	return agents.Reply{Text: r.Text, Usage: r.Usage, ToolCalls: r.ToolCalls}, nil
 }
 
 // Calls is the number of calls answered or failed so far (exhausted calls excluded).
@@ -129,8 +133,9 @@ const MaxNodes = 100_000
 
 // Parse reads a script: a YAML mapping from agent id to a list of replies,
 // or to {cycle: [...]} for replies that repeat forever. A reply is a string, a
-// mapping {text, delay, usage: {prompt_tokens, completion_tokens}}, or
-// {error: "message"} (that call fails; status and retry_after make it look like
+// mapping {text, delay, usage: {prompt_tokens, completion_tokens}},
+// {tool_calls: [{tool, args}]} (the model asks for tools; args is a mapping,
+// or JSON text sent as is), or {error: "message"} (that call fails; status and retry_after make it look like
 // an HTTP failure to retry policies). Every problem is reported, with
 // file:line:col, in one *[load.Error].
 func Parse(data []byte, file string) (*Script, error) {
@@ -257,11 +262,15 @@ func readReply(file string, n *yaml.Node, what string, probs *load.Problems) (Re
 	}
 	r.Status = c.Int("status", 0, 0, 599)
 	r.RetryAfter = c.Duration("retry_after", 0)
+	hasCalls := c.Has("tool_calls")
+	r.ToolCalls = readToolCalls(file, c.Node("tool_calls"), what, probs)
 	switch {
 	case hasText && hasErr:
 		c.Errorf("error", "a reply has text or error, not both")
-	case !hasText && !hasErr:
-		c.Errorf("", "a reply needs text or error")
+	case hasCalls && hasErr:
+		c.Errorf("error", "a reply has tool_calls or error, not both")
+	case !hasText && !hasErr && !hasCalls:
+		c.Errorf("", "a reply needs text, tool_calls or error")
 	case hasErr && r.Err == "":
 		c.Errorf("error", "error must be a non-empty message")
 	case hasText && (r.Status != 0 || r.RetryAfter != 0):
@@ -272,3 +281,53 @@ func readReply(file string, n *yaml.Node, what string, probs *load.Problems) (Re
 }
 
 const math32 = 1<<31 - 1
+
+// readToolCalls reads tool_calls: [{tool, args, id}] of a reply. args is a
+// mapping (sent as its JSON) or text (sent as is, so a script can send
+// arguments that are not JSON); an empty id is
+// filled in by the calling agent (call_<round>_<n>).
+func readToolCalls(file string, n *yaml.Node, what string, probs *load.Problems) []agents.ToolCall {
+	n = load.Resolve(n)
+	if n == nil {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		probs.Errorf(load.Pos{File: file, Line: n.Line, Col: n.Column}, "%s: tool_calls must be a non-empty list of {tool, args}", what)
+		return nil
+	}
+	out := make([]agents.ToolCall, 0, len(n.Content))
+	for i, it := range n.Content {
+		it = load.Resolve(it)
+		cw := fmt.Sprintf("%s: tool call %d", what, i+1)
+		if it.Kind != yaml.MappingNode {
+			probs.Errorf(load.Pos{File: file, Line: it.Line, Col: it.Column}, "%s must be {tool, args}, not %s", cw, load.KindName(it))
+			continue
+		}
+		c := load.NewConfig(file, it, cw, probs)
+		tc := agents.ToolCall{Name: c.String("tool", ""), ID: c.String("id", "")}
+		if tc.Name == "" {
+			c.Errorf("", "a tool call needs tool: the name of the tool")
+		}
+		tc.Args = "{}"
+		if a := load.Resolve(c.Node("args")); a != nil {
+			switch {
+			case a.Kind == yaml.ScalarNode && a.Tag == "!!str":
+				tc.Args = a.Value
+			case a.Kind == yaml.MappingNode:
+				var v any
+				if err := a.Decode(&v); err != nil {
+					c.Errorf("args", "args: %v", err)
+				} else if b, err := json.Marshal(v); err != nil {
+					c.Errorf("args", "args cannot be written as JSON: %v", err)
+				} else {
+					tc.Args = string(b)
+				}
+			default:
+				c.Errorf("args", "args must be a mapping (or JSON text), not %s", load.KindName(a))
+			}
+		}
+		c.Done()
+		out = append(out, tc)
+	}
+	return out
+}

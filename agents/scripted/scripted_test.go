@@ -223,23 +223,28 @@ scorer:
   - {text: x, usage: {prompt_tokens: -1, tokens: 3}}
   - {error: ""}
   - {text: x, status: 500}
+  - {tool_calls: [{args: {a: 1}}, plain, {tool: t, args: [1]}], error: e}
 looper: {cycle: []}
 other: {repeat: [a]}
 writer2: ~
 `, []string{
 			`bad.yaml:1:9: script: agent "writer": replies must be a list or {cycle: [...]}, not "hello"`,
 			`bad.yaml:3:15: script: agent "scorer": reply 1: a reply has text or error, not both`,
-			`bad.yaml:4:5: script: agent "scorer": reply 2: a reply needs text or error`,
+			`bad.yaml:4:5: script: agent "scorer": reply 2: a reply needs text, tool_calls or error`,
 			`bad.yaml:5:15: script: agent "scorer": reply 3: delay: cannot read "soon" as a duration`,
 			`bad.yaml:6:5: script: agent "scorer": reply 4 must be text, {text, delay, usage} or {error}, not a list`,
 			`bad.yaml:7:23: script: agent "scorer": reply 5: usage: prompt_tokens must be between 0 and`,
 			`bad.yaml:7:42: script: agent "scorer": reply 5: usage: unknown key "tokens"`,
 			`bad.yaml:8:6: script: agent "scorer": reply 6: error must be a non-empty message`,
 			`bad.yaml:9:15: script: agent "scorer": reply 7: status and retry_after belong to error replies`,
-			`bad.yaml:10:17: script: agent "looper": cycle needs at least one reply`,
-			`bad.yaml:11:8: script: agent "other": a mapping of replies needs the key cycle`,
-			`bad.yaml:11:9: script: agent "other": unknown key "repeat"`,
-			`bad.yaml:12:10: script: agent "writer2": replies must be a list or {cycle: [...]}, not null`,
+			`bad.yaml:10:19: script: agent "scorer": reply 8: tool call 1: a tool call needs tool: the name of the tool`,
+			`bad.yaml:10:35: script: agent "scorer": reply 8: tool call 2 must be {tool, args}, not "plain"`,
+			`bad.yaml:10:52: script: agent "scorer": reply 8: tool call 3: args must be a mapping (or JSON text), not a list`,
+			`script: agent "scorer": reply 8: a reply has tool_calls or error, not both`,
+			`bad.yaml:11:17: script: agent "looper": cycle needs at least one reply`,
+			`bad.yaml:12:8: script: agent "other": a mapping of replies needs the key cycle`,
+			`bad.yaml:12:9: script: agent "other": unknown key "repeat"`,
+			`bad.yaml:13:10: script: agent "writer2": replies must be a list or {cycle: [...]}, not null`,
 		}},
 	}
 	for _, tc := range cases {
@@ -253,6 +258,26 @@ writer2: ~
 			}
 		})
 	}
+}
+
+// A reply may ask for tools: args as a mapping is sent as its JSON, as text
+// as is (a model may send arguments that are not JSON).
+func TestToolCallReplies(t *testing.T) {
+	s, err := scripted.Parse([]byte(`coder:
+  - tool_calls: [{tool: run_tests, args: {pkg: ./..., n: 2}}, {tool: read, id: r1, args: "{broken"}]
+  - done
+`), "s.yaml")
+	require.NoError(t, err)
+	m, err := s.ModelFor("coder")
+	require.NoError(t, err)
+	r, err := gen(t, m)
+	require.NoError(t, err)
+	assert.Empty(t, r.Text)
+	assert.Equal(t, []agents.ToolCall{{Name: "run_tests", Args: `{"n":2,"pkg":"./..."}`}, {ID: "r1", Name: "read", Args: "{broken"}}, r.ToolCalls)
+	r, err = gen(t, m)
+	require.NoError(t, err)
+	assert.Equal(t, "done", r.Text)
+	assert.Empty(t, r.ToolCalls)
 }
 
 func TestReadRepliesForResponsesKey(t *testing.T) {

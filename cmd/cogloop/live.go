@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 )
 
 // livePrinter is -v: each agent's reply on stderr, every line prefixed with
@@ -30,6 +31,10 @@ func (p *livePrinter) Observe(e event.Event) {
 	switch e.Kind {
 	case event.AgentDelta:
 		p.delta(e)
+	case event.ToolResult:
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.lines(e.Node, toolLine(e))
 	case event.AgentEnd:
 		if e.Type == "loop" {
 			return
@@ -102,4 +107,25 @@ func (p *livePrinter) lines(path, text string) {
 		b.WriteString(path + "│ " + line + "\n")
 	}
 	io.WriteString(p.w, b.String())
+}
+
+// toolLine is a tool call on one line: round, tool, arguments, then its
+// result or error, each clipped.
+func toolLine(e event.Event) string {
+	args, _ := e.Data["args"].(string)
+	tool, _ := e.Data["tool"].(string)
+	out := "→ " + oneLine(e.Response, 160)
+	if e.Error != "" {
+		out = "→ error: " + oneLine(e.Error, 160)
+	}
+	return fmt.Sprintf("[tool round %v] %s %s %s (%s)", e.Data["round"], tool, oneLine(args, 120), out, e.Duration.Round(time.Millisecond))
+}
+
+// oneLine folds s onto one line and clips it to max runes.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > max {
+		return string(r[:max]) + "…"
+	}
+	return s
 }

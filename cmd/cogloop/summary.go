@@ -15,10 +15,12 @@ import (
 )
 
 // loopLimits remembers each loop's max_loops and threshold from its loop.start
-// event, which the loop's output does not repeat.
+// event, which the loop's output does not repeat, and counts the tool calls
+// of the run by the path of the agent that made them.
 type loopLimits struct {
-	mu sync.Mutex
-	m  map[string]loopLimit
+	mu    sync.Mutex
+	m     map[string]loopLimit
+	tools map[string]int // agent path → tool calls
 }
 
 type loopLimit struct {
@@ -27,6 +29,15 @@ type loopLimit struct {
 }
 
 func (l *loopLimits) Observe(e event.Event) {
+	if e.Kind == event.ToolResult {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.tools == nil {
+			l.tools = map[string]int{}
+		}
+		l.tools[e.Node]++
+		return
+	}
 	if e.Kind != event.LoopStart {
 		return
 	}
@@ -38,6 +49,19 @@ func (l *loopLimits) Observe(e event.Event) {
 		l.m = map[string]loopLimit{}
 	}
 	l.m[e.Node] = loopLimit{maxLoops: max, threshold: th}
+}
+
+// toolCalls counts the tool calls made under prefix (every one for "").
+func (l *loopLimits) toolCalls(prefix string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for path, c := range l.tools {
+		if prefix == "" || strings.HasPrefix(path+fault.PathSep, prefix+fault.PathSep) {
+			n += c
+		}
+	}
+	return n
 }
 
 func (l *loopLimits) get(path string) (loopLimit, bool) {
@@ -56,9 +80,18 @@ func writeSummary(w io.Writer, res *cogloop.Result, limits *loopLimits) {
 	var loops []loopSummary
 	for _, l := range res.Loops() {
 		lim, known := limits.get(l.Path)
-		loops = append(loops, loopSummary{res: l, lim: lim, known: known})
+		ls := loopSummary{res: l, lim: lim, known: known}
+		if limits.toolCalls(l.Path) > 0 {
+			for _, it := range l.Iterations {
+				ls.tools = append(ls.tools, limits.toolCalls(fault.JoinPath(l.Path, fmt.Sprintf("iteration %d", it.Number))))
+			}
+		}
+		loops = append(loops, ls)
 	}
 	writeSummaryLines(w, loops, res.Errors, res.Warnings)
+	if n := limits.toolCalls(""); n > 0 && len(loops) == 0 {
+		fmt.Fprintf(w, "tools: %s\n", plural(n, "call"))
+	}
 }
 
 // loopSummary is a loop's result and, when known, its limits.
@@ -66,6 +99,7 @@ type loopSummary struct {
 	res   cogloop.LoopResult
 	lim   loopLimit
 	known bool
+	tools []int // tool calls per pass; nil when none were made
 }
 
 // writeSummaryLines writes the summary of a run (cogloop run) or of its
@@ -129,6 +163,16 @@ func loopLine(ls loopSummary, errs []cogloop.RunError) string {
 	}
 	if n > 0 {
 		parts = append(parts, plural(n, "agent error"))
+	}
+	if len(ls.tools) > 0 {
+		per := make([]string, len(ls.tools))
+		for i, c := range ls.tools {
+			per[i] = fmt.Sprint(c)
+		}
+		if len(per) > maxScores {
+			per = append(append(per[:3:3], "…"), per[len(per)-3:]...)
+		}
+		parts = append(parts, "tool calls per pass "+strings.Join(per, " → "))
 	}
 	if t := l.Usage.Total(); t > 0 {
 		parts = append(parts, humanize.Comma(int64(t))+" tokens")

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// -v prints one line per tool call (round, tool, arguments, result or error)
+// under the calling agent's path; the summary counts the tool calls per pass
+// of a loop; the run record keeps them per pass.
+func TestToolCallsInVerboseAndSummary(t *testing.T) {
+	dir := t.TempDir()
+	wf := filepath.Join(dir, "wf.yaml")
+	require.NoError(t, os.WriteFile(wf, []byte(`orchestrator: {id: t, agents: [l]}
+agents:
+  - id: l
+    type: loop
+    max_loops: 2
+    score_threshold: 0.9
+    score_extraction_pattern: "SCORE:\\s*([0-9.]+)"
+    internal_workflow:
+      orchestrator: {id: i, agents: [asker]}
+      agents:
+        - {id: asker, type: openai-answer, model: m, prompt: "{{ input }}", tools: [lookup]}
+        - {id: lookup, type: scripted, description: Look up., prompt: "{{ args.query }}", responses: {cycle: [known]}}
+`), 0o600))
+	script := filepath.Join(dir, "s.yaml")
+	require.NoError(t, os.WriteFile(script, []byte(`asker:
+  - tool_calls: [{tool: lookup, args: {query: fig}}, {tool: lookup, args: {q: 1}}]
+  - "SCORE: 0.5"
+  - tool_calls: [{tool: lookup, args: {query: pear}}]
+  - "SCORE: 0.95"
+`), 0o600))
+	code, out, errs := runCLI(t, "run", wf, "x", "--script", script, "-v")
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, "SCORE: 0.95\n", out)
+	assert.Contains(t, errs, `l › iteration 1 › asker│ [tool round 1] lookup {"query":"fig"} → known (`)
+	assert.Contains(t, errs, `l › iteration 1 › asker│ [tool round 1] lookup {"q":1} → error: the arguments do not match the tool's parameters`)
+	assert.Contains(t, errs, "tool calls per pass 2 → 1")
+}

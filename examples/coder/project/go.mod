@@ -1,0 +1,3 @@
+module example.com/sum
+
+go 1.22
