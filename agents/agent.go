@@ -82,6 +82,8 @@ type Run struct {
 	Memory memory.Store
 	// Checkpoint saves loop and step state for resuming; nil saves nothing.
 	Checkpoint *Checkpoint
+	// Lease is the run's claim on its run id ([Run.Fence]); nil fences nothing.
+	Lease *Lease
 	// MaxTotalIterations caps the iterations of all loops of the run together
 	// (the orchestrator's max_total_iterations); 0 means the loops' default.
 	MaxTotalIterations int

@@ -158,6 +158,9 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 	worst := req.WorstCase()
 	var reply agents.Reply
 	err = r.Do(callCtx, in, a.ID, func(ctx context.Context, attempt int) error {
+		if err := in.Run.Fence(ctx); err != nil {
+			return err
+		}
 		res, err := in.Budget.Reserve(priceAs, worst)
 		if err != nil {
 			return err

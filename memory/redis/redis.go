@@ -474,18 +474,25 @@ func (s *Store) SaveCheckpoint(ctx context.Context, runID string, cp memory.Chec
 	if err := cp.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	args := []any{cp.Digest, s.opts.Clock().Format(time.RFC3339Nano), ms(s.opts.SaveTTL(cp))}
+	lease, err := s.keys.Key(memory.KindLease, runID)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	args := []any{cp.Digest, s.opts.Clock().Format(time.RFC3339Nano), ms(s.opts.SaveTTL(cp)), cp.Holder}
 	for path, st := range cp.State {
 		args = append(args, statePrefix+path, st)
 	}
 	var res []any
 	err = s.do(ctx, op, func(ctx context.Context) error {
 		var err error
-		res, err = saveCheckpointScript.Run(ctx, s.client, []string{key}, args...).Slice()
+		res, err = saveCheckpointScript.Run(ctx, s.client, []string{key, lease}, args...).Slice()
 		return err
 	})
 	if err != nil {
 		return err
+	}
+	if len(res) == 2 && res[0] == int64(2) {
+		return fmt.Errorf("redis %s: %s: %v holds the lease, not %s: %w", s.addr, op, res[1], cp.Holder, memory.ErrLeaseLost)
 	}
 	if len(res) == 2 && res[0] == int64(0) {
 		return fmt.Errorf("redis %s: %s: stored digest %q, saving %q: %w", s.addr, op, res[1], cp.Digest, memory.ErrDigestMismatch)
