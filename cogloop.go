@@ -34,6 +34,7 @@ import (
 	"github.com/cogloop/cogloop/agents/brain"
 	"github.com/cogloop/cogloop/agents/checks"
 	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/lease"
 	"github.com/cogloop/cogloop/agents/legacy"
 	"github.com/cogloop/cogloop/agents/llm"
 	"github.com/cogloop/cogloop/agents/load"
@@ -235,7 +236,7 @@ func WithCheckpointTTL(ttl time.Duration) RunOption {
 }
 
 // WithLeaseTTL sets how long the run's lease lives without renewal (default
-// [agents.DefaultLeaseTTL]): how long a run whose process died on another
+// [lease.DefaultTTL]): how long a run whose process died on another
 // host stays refused to a resume. It matters only with [WithCheckpoints] or
 // [WithResume], with a store that implements [memory.Leases].
 func WithLeaseTTL(ttl time.Duration) RunOption {
@@ -360,12 +361,12 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 	}
 	if o.checkpoints {
 		if ls, ok := o.store.(memory.Leases); ok {
-			lease, err := agents.TakeLease(ctx, ls, o.runID, o.leaseTTL)
+			l, err := lease.Take(ctx, ls, o.runID, o.leaseTTL)
 			if err != nil {
 				return nil, err
 			}
-			defer releaseLease(lease)
-			run.Lease = lease
+			defer releaseLease(l)
+			run.Lease = l
 		}
 		cp, err := w.checkpoint(ctx, o)
 		if err != nil {

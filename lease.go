@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/lease"
 )
 
 // releaseBound bounds the release of a run's lease at its end: a stalled
 // store must not hold up the exit (an unreleased lease expires by itself).
 const releaseBound = 300 * time.Millisecond
 
-func releaseLease(l *agents.Lease) {
+func releaseLease(l *lease.Lease) {
 	ctx, cancel := context.WithTimeout(context.Background(), releaseBound)
 	defer cancel()
 	_ = l.Release(ctx)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cogloop/cogloop/agents/lease"
 	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/memory"
 )
@@ -27,7 +28,7 @@ type Checkpoint struct {
 	digest   string
 	restored map[string][]byte
 	ttl      time.Duration
-	lease    *Lease // the lease every save is fenced with; nil for none
+	lease    *lease.Lease // the lease every save is fenced with; nil for none
 }
 
 // NewCheckpoint saves under runID in store; digest identifies the workflow;
@@ -49,7 +50,7 @@ func (c *Checkpoint) WithTTL(ttl time.Duration) *Checkpoint {
 // another holder has the run's lease; the save fails with a fatal error
 // wrapping [memory.ErrLeaseLost], and l is lost, so the run's next model
 // call is refused too. It returns c.
-func (c *Checkpoint) FencedBy(l *Lease) *Checkpoint {
+func (c *Checkpoint) FencedBy(l *lease.Lease) *Checkpoint {
 	if c != nil {
 		c.lease = l
 	}
@@ -113,7 +114,7 @@ func (c *Checkpoint) SaveAll(ctx context.Context, states map[string]any) error {
 		slices.Sort(names)
 		err = fmt.Errorf("save checkpoint of %q: %w", strings.Join(names, ", "), err)
 		if errors.Is(err, memory.ErrLeaseLost) {
-			err = c.lease.lose(err)
+			err = c.lease.Lose(err)
 		}
 		return err
 	}

@@ -1,4 +1,4 @@
-package agents
+package lease
 
 import (
 	"context"
@@ -17,14 +17,14 @@ import (
 	"github.com/cogloop/cogloop/memory"
 )
 
-// DefaultLeaseTTL is how long a run's lease lives without renewal: how long
+// DefaultTTL is how long a run's lease lives without renewal: how long
 // a run whose process died without releasing it (kill -9 on another host, a
 // paused worker) stays refused to others.
-const DefaultLeaseTTL = 30 * time.Second
+const DefaultTTL = 30 * time.Second
 
 // Lease is a run's claim to be the one live process of its run id
 // ([memory.Leases]). It is renewed in the background every third of its TTL
-// while the run goes on, checked before every model call ([Run.Fence]) and
+// while the run goes on, checked before every model call (agents.Run.Fence) and
 // carried by every checkpoint save, which the store refuses when another
 // holder took the run over. A nil *Lease fences nothing.
 type Lease struct {
@@ -41,13 +41,13 @@ type Lease struct {
 	done chan struct{}
 }
 
-// TakeLease takes runID's lease in store for a new holder token
+// Take takes runID's lease in store for a new holder token
 // (host/pid/random) and starts renewing it. A lease held by a process of
 // this host that no longer exists is taken over at once; any other live
 // lease refuses the run with a [*memory.LeaseHeldError].
-func TakeLease(ctx context.Context, store memory.Leases, runID string, ttl time.Duration) (*Lease, error) {
+func Take(ctx context.Context, store memory.Leases, runID string, ttl time.Duration) (*Lease, error) {
 	if ttl <= 0 {
-		ttl = DefaultLeaseTTL
+		ttl = DefaultTTL
 	}
 	l := &Lease{store: store, runID: runID, holder: newHolder(), ttl: ttl,
 		stop: make(chan struct{}), done: make(chan struct{})}
@@ -123,9 +123,9 @@ func lostError(runID string, err error) error {
 		"another process runs it now; let that one finish (this process stops before its next model call)")
 }
 
-// lose marks the lease lost after a fenced write was refused, and returns
+// Lose marks the lease lost after a fenced write was refused, and returns
 // the fatal error.
-func (l *Lease) lose(err error) error {
+func (l *Lease) Lose(err error) error {
 	if l == nil {
 		return fault.Fatal(err, "another process runs it now; let that one finish")
 	}
@@ -197,13 +197,4 @@ func deadHere(holder string) bool {
 		return false
 	}
 	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
-}
-
-// Fence is checked before every model call: it fails, fatally, once another
-// process took the run over ([Lease.Check]). It is safe on a nil *Run.
-func (r *Run) Fence(ctx context.Context) error {
-	if r == nil {
-		return nil
-	}
-	return r.Lease.Check(ctx)
 }
