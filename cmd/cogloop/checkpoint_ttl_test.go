@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -47,4 +48,38 @@ func TestCheckpointTTLFlag(t *testing.T) {
 	code, _, errs = runCLI(t, "run", wf, "x", "--keep-finished", "0s")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errs, "--keep-finished must be positive")
+}
+
+// show reports the size of a run's checkpoint; runs --prune deletes the
+// checkpoints of runs that ended ok, and show then says there is none.
+func TestShowCheckpointSizeAndPrune(t *testing.T) {
+	srv := redistest.Start(t)
+	dir := t.TempDir()
+	wf := writeFile(t, dir, "wf.yaml", persistWorkflow)
+	recs := filepath.Join(dir, "runs")
+	code, _, errs := runCLI(t, "run", wf, "x", "--redis", srv.URL(), "--run-id", "pruned", "--record-dir", recs)
+	require.Equal(t, 0, code, errs)
+
+	code, out, errs := runCLI(t, "show", "pruned", "--record-dir", recs, "--redis", srv.URL())
+	require.Equal(t, 0, code, errs)
+	assert.Regexp(t, `checkpoint: [0-9.]+ [kM]?B in \d+ parts, finished, saved `, out)
+
+	code, out, errs = runCLI(t, "runs", "--prune", "--record-dir", recs, "--redis", srv.URL())
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "deleted the checkpoints of 1 finished runs (of 1 recorded")
+	keys, err := memory.NewKeyspace(memory.DefaultPrefix, memory.DefaultNamespace)
+	require.NoError(t, err)
+	key, err := keys.Key(memory.KindCheckpoint, "pruned")
+	require.NoError(t, err)
+	ttl, err := srv.PTTL(key)
+	require.NoError(t, err)
+	assert.Negative(t, int64(ttl), "the key is gone")
+
+	code, out, errs = runCLI(t, "show", "pruned", "--record-dir", recs, "--redis", srv.URL())
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "checkpoint: none (expired, pruned, or never saved)")
+
+	code, _, errs = runCLI(t, "runs", "--prune", "--record-dir", recs)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errs, "--prune needs a store")
 }

@@ -174,9 +174,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "presets":
 		return cmdPresets(args[1:], stdout, stderr)
 	case "runs":
-		return cmdRuns(args[1:], stdout, stderr)
+		return cmdRuns(ctx, args[1:], stdout, stderr)
 	case "show":
-		return cmdShow(args[1:], stdout, stderr)
+		return cmdShow(ctx, args[1:], stdout, stderr)
 	case "report":
 		return cmdReport(args[1:], stdout, stderr)
 	case "worker":
