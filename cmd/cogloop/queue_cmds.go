@@ -37,6 +37,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	shutdown := fs.Duration("shutdown-timeout", queue.DefaultShutdownTimeout, "")
 	poll := fs.Duration("poll-interval", time.Second, "")
 	quiet := fs.Bool("q", false, "")
+	strict := fs.Bool("strict", false, "")
 	pos, err := parseInterspersed(fs, args)
 	switch {
 	case err != nil:
@@ -76,6 +77,10 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	w, err := queue.NewWorker(o)
 	if err != nil {
 		return usageError(stderr, "worker", err)
+	}
+	if err := checkDurable(ctx, o.Redis, "worker", *strict, stderr); err != nil {
+		fmt.Fprintf(stderr, "cogloop worker: %v\n", err)
+		return exitFailure
 	}
 	ready := func() {
 		fmt.Fprintf(stderr, "cogloop worker: ready %s queues=%s concurrency=%d\n", w.Name(), *queues, *conc)
@@ -178,6 +183,11 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	c, err := queue.NewClient(redisFlag(f.redis))
 	if err != nil {
 		return usageErr(err)
+	}
+	if err := checkDurable(ctx, redisFlag(f.redis), "submit", f.strict, stderr); err != nil {
+		_ = c.Close()
+		fmt.Fprintf(stderr, "cogloop submit: %v\n", err)
+		return exitFailure
 	}
 	defer func() { _ = c.Close() }() // enqueueing is synchronous; Close only releases the connection
 	opts := []queue.Option{queue.Queue(f.queue), queue.Namespace(f.namespace), queue.MaxRetry(f.maxRetry),
