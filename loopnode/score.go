@@ -14,9 +14,9 @@ import (
 
 // Warning codes the loop adds to cognition's.
 const (
-	codeNoScore       = "no_score"       // no strategy found a score in the pass
-	codeScoreRescaled = "score_rescaled" // a bare number was read by the default rule (8 → 0.08)
-	codeMetadata      = "metadata"       // a past_loops_metadata template failed
+	codeNoScore       = "no_score"        // no strategy found a score in the pass
+	codeScoreRescaled = "score_rescaled"  // a bare number was read by the default rule (8 → 0.08)
+	codeMetadata      = "metadata"        // a past_loops_metadata template failed
 	codeAmbiguous     = "score_ambiguous" // the score pattern matched more than one agent's output
 )
 
