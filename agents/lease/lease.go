@@ -62,9 +62,15 @@ func Take(ctx context.Context, store memory.Leases, runID string, ttl time.Durat
 		return nil, fmt.Errorf("take the lease of run %q: %w", runID, err)
 	}
 	l.renewed = began
+	live.Store(l.holder, true)
 	go l.renewLoop()
 	return l, nil
 }
+
+// live holds the tokens of this process's leases between Take and Release:
+// a lease of this process that is not among them belongs to a run that
+// ended without releasing it (its store was down), and is stale.
+var live sync.Map
 
 // Holder is the lease's token.
 func (l *Lease) Holder() string {
@@ -164,6 +170,7 @@ func (l *Lease) Release(ctx context.Context) error {
 	}
 	close(l.stop)
 	<-l.done
+	live.Delete(l.holder)
 	if err := l.store.ReleaseLease(ctx, l.runID, l.holder); err != nil {
 		return fmt.Errorf("release the lease of run %q: %w", l.runID, err)
 	}
@@ -182,7 +189,8 @@ func newHolder() string {
 }
 
 // deadHere reports whether holder names a process of this host that no
-// longer exists (killed before it could release its lease).
+// longer exists (killed before it could release its lease), or a run of
+// this process that ended without releasing it.
 func deadHere(holder string) bool {
 	parts := strings.Split(holder, "/")
 	if len(parts) != 3 {
@@ -193,8 +201,12 @@ func deadHere(holder string) bool {
 		return false
 	}
 	pid, err := strconv.Atoi(parts[1])
-	if err != nil || pid <= 0 || pid == os.Getpid() {
+	if err != nil || pid <= 0 {
 		return false
+	}
+	if pid == os.Getpid() {
+		_, ok := live.Load(holder)
+		return !ok
 	}
 	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }

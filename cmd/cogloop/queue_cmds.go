@@ -216,6 +216,7 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stdout, id)
 		ids = append(ids, id)
 	}
+	appendLedger(redisFlag(f.redis), ids, f.retention, stderr)
 	if !f.wait {
 		return code
 	}
@@ -295,9 +296,22 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			fmt.Fprintf(stderr, "cogloop status: %v\n", err)
 			return exitFailure
 		}
+		lost, err := vanished(ctx, c, redisFlag(*redisURL))
+		if err != nil {
+			fmt.Fprintf(stderr, "cogloop status: %v\n", err)
+			return exitFailure
+		}
+		code := exitOK
+		if len(lost) > 0 {
+			code = exitFailure
+		}
 		if *asJSON {
-			_ = writeDocument(stdout, map[string]any{"queues": qs, "workers": ws})
-			return exitOK
+			_ = writeDocument(stdout, map[string]any{"queues": qs, "workers": ws, "vanished": orEmpty(lost)})
+			return code
+		}
+		if len(lost) > 0 {
+			fmt.Fprintf(stdout, "vanished: %d runs submitted from here are unknown to the queue (%s): its Redis lost them (restarted without persistence?); submit them again\n",
+				len(lost), firstFewIDs(lost))
 		}
 		for _, q := range qs {
 			fmt.Fprintf(stdout, "queue %s: %d queued, %d running, %d retrying, %d scheduled, %d done, %d archived\n",
@@ -306,10 +320,10 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		for _, w := range ws {
 			fmt.Fprintf(stdout, "worker %s (%s): %d of %d busy at its last heartbeat (every 5 s)\n", w.Name, strings.Join(w.Queues, ","), len(w.Running), w.Concurrency)
 		}
-		if len(qs) == 0 {
+		if len(qs) == 0 && len(lost) == 0 {
 			fmt.Fprintln(stdout, "no queues yet: submit a run with 'cogloop submit'")
 		}
-		return exitOK
+		return code
 	}
 	code := exitOK
 	var all []*queue.Status
@@ -421,4 +435,20 @@ func printResult(ctx context.Context, c *queue.Client, id string, wait bool, std
 		return exitFailure
 	}
 	return exitOK
+}
+
+func orEmpty(ss []string) []string {
+	if ss == nil {
+		return []string{}
+	}
+	return ss
+}
+
+// firstFewIDs names up to 10 run ids and counts the rest.
+func firstFewIDs(ids []string) string {
+	const n = 10
+	if len(ids) <= n {
+		return strings.Join(ids, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ids[:n], ", "), len(ids)-n)
 }

@@ -47,7 +47,10 @@ flags:
 `
 	statusHelp = `usage: cogloop status [RUN...] [flags]
 
-Without RUN: the runs of every queue counted by state, and the live workers.
+Without RUN: the runs of every queue counted by state, and the live workers;
+runs submitted from here (the ledger beside the run records) that the queue no
+longer knows, within their retention, are listed as vanished (exit 1): a Redis
+restarted without persistence lost them.
 With RUN: queued, running on which worker at which pass, retrying after which
 error, done, or archived (failed for good) with its error.
 
