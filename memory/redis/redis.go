@@ -233,7 +233,7 @@ func (s *Store) do(ctx context.Context, op string, fn func(context.Context) erro
 	defer cancel()
 	delay := s.opts.MinBackoff
 	for attempt := 1; ; attempt++ {
-		err := fn(opCtx)
+		err := s.try(ctx, opCtx, fn)
 		switch {
 		case err == nil:
 			return nil
@@ -262,6 +262,25 @@ func (s *Store) do(ctx context.Context, op string, fn func(context.Context) erro
 		case <-t.C:
 		}
 		delay = min(2*delay, s.opts.MaxBackoff)
+	}
+}
+
+// try runs fn(opCtx), but returns as soon as the caller's ctx is cancelled:
+// go-redis notices a cancellation only at its next socket deadline (up to
+// IOTimeout), so a Ctrl-C during a stalled write would wait that long. The
+// abandoned call ends by itself within IOTimeout and its connection is
+// dropped.
+func (s *Store) try(ctx, opCtx context.Context, fn func(context.Context) error) error {
+	if ctx.Done() == nil {
+		return fn(opCtx)
+	}
+	done := make(chan error, 1)
+	go func() { done <- fn(opCtx) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
