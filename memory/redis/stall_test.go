@@ -2,6 +2,7 @@ package redis
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"sync"
@@ -106,7 +107,9 @@ func BenchmarkCancelDuringAStalledWrite(b *testing.B) {
 		<-p.got
 		began := time.Now()
 		cancel()
-		<-done
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			b.Fatalf("want a cancellation, got %v", err)
+		}
 		total += time.Since(began)
 	}
 	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms/cancel")
