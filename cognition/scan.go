@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -428,6 +429,24 @@ func (sc *Scan) allowAt(now time.Time) bool {
 		sc.Warn(CodeRegexBudget, "%s", w)
 	}
 	return ok
+}
+
+// left is what is left at now of the call's regex budget: its whole limit
+// before the first run of the engine. A nil scan has all the time.
+func (sc *Scan) left(now time.Time) time.Duration {
+	if sc == nil {
+		return time.Duration(math.MaxInt64)
+	}
+	b := sc.Budget
+	switch {
+	case b == nil && sc.Limits.Budget > 0:
+		return sc.Limits.Budget
+	case b == nil || b.limit <= 0:
+		return time.Duration(math.MaxInt64)
+	case b.deadline.IsZero():
+		return b.limit
+	}
+	return b.deadline.Sub(now)
 }
 
 // spent reports whether the call's budget ran out.

@@ -516,3 +516,23 @@ func TestNilScorer(t *testing.T) {
 	assert.Equal(t, Score{}, s.Score([]cognition.Result{{ID: "a", Value: "SCORE: 0.9"}}))
 	assert.Nil(t, s.Notes())
 }
+
+// The regex running when the per-pass budget runs out is clamped to what is
+// left of it: with a budget of 20ms, a catastrophic scan stops well before
+// its MatchTimeout of 100ms.
+func TestMatchTimeoutClampedToTheBudgetLeft(t *testing.T) {
+	s := newScorer(t, ScoreConfig{
+		ExtractionPattern: `(a+)+(?=$)`,
+		Limits:            cognition.Limits{MatchTimeout: 100 * time.Millisecond, Budget: 20 * time.Millisecond},
+	})
+	long := strings.Repeat("a", 50000) + "!"
+	got := s.Score([]cognition.Result{{ID: "a", Value: long}})
+	assert.False(t, got.Found)
+	require.NotEmpty(t, got.Warnings)
+	msg := got.Warnings[0].Message
+	require.Contains(t, msg, "regex match timed out after ")
+	after := msg[strings.Index(msg, "timed out after ")+len("timed out after "):]
+	d, err := time.ParseDuration(strings.Fields(after)[0])
+	require.NoError(t, err, msg)
+	assert.LessOrEqual(t, d, 20*time.Millisecond, "the scan's timeout fits the budget left: %s", msg)
+}
