@@ -35,6 +35,7 @@ import (
 	"github.com/cogloop/cogloop/agents/brain"
 	"github.com/cogloop/cogloop/agents/checks"
 	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/lease"
 	"github.com/cogloop/cogloop/agents/legacy"
 	"github.com/cogloop/cogloop/agents/llm"
 	"github.com/cogloop/cogloop/agents/load"
@@ -202,6 +203,8 @@ type runOptions struct {
 	resume      bool
 	allowChange bool
 	cpTTL       time.Duration
+	leaseTTL    time.Duration
+	keep        time.Duration
 	tracing     tracingOptions
 }
 
@@ -232,6 +235,25 @@ func WithResume(runID string, allowConfigChange bool) RunOption {
 // with [WithCheckpoints] or [WithResume].
 func WithCheckpointTTL(ttl time.Duration) RunOption {
 	return func(o *runOptions) { o.cpTTL = ttl }
+}
+
+// WithLeaseTTL sets how long the run's lease lives without renewal (default
+// [lease.DefaultTTL]): how long a run whose process died on another
+// host stays refused to a resume. It matters only with [WithCheckpoints] or
+// [WithResume], with a store that implements [memory.Leases].
+func WithLeaseTTL(ttl time.Duration) RunOption {
+	return func(o *runOptions) { o.leaseTTL = ttl }
+}
+
+// DefaultKeepFinished is how long a run's checkpoint is kept after the run
+// ended ok: long enough to fork from it or look at it, then it expires.
+const DefaultKeepFinished = 24 * time.Hour
+
+// WithKeepFinished keeps the checkpoint of a run that ended ok for keep
+// (default [DefaultKeepFinished]) instead of the checkpoint TTL; a failed or
+// stopped run keeps its checkpoint TTL, so it can be resumed.
+func WithKeepFinished(keep time.Duration) RunOption {
+	return func(o *runOptions) { o.keep = keep }
 }
 
 var (
@@ -340,11 +362,19 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 		run.Wants = collects
 	}
 	if o.checkpoints {
+		if ls, ok := o.store.(memory.Leases); ok {
+			l, err := lease.Take(ctx, ls, o.runID, o.leaseTTL)
+			if err != nil {
+				return nil, err
+			}
+			defer releaseLease(l)
+			run.Lease = l
+		}
 		cp, err := w.checkpoint(ctx, o)
 		if err != nil {
 			return nil, err
 		}
-		run.Checkpoint = cp.WithTTL(o.cpTTL)
+		run.Checkpoint = cp.WithTTL(o.cpTTL).FencedBy(run.Lease)
 	}
 	// The run's root budget scope limits nothing; a workflow with budget:
 	// opens its limited scope inside it.
@@ -377,6 +407,13 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 	loopErr := col.loopErr
 	col.mu.Unlock()
 	runErr := res.outcome(err, w.wf.ID, loopErr)
+	if res.Status == StatusOK && run.Checkpoint != nil {
+		if err := finishCheckpoint(ctx, run, o.keep); err != nil {
+			res.Status = StatusFailed
+			runErr = fmt.Errorf("%w: %w", ErrRunFailed, err)
+			end.Error = err.Error()
+		}
+	}
 	// run.end carries the outcome, so a run record (the event stream) says it.
 	end.Data["status"] = res.Status
 	run.Emit(end)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/lease"
 	"github.com/cogloop/cogloop/agents/secrets"
 	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/memory"
@@ -82,6 +83,8 @@ type Run struct {
 	Memory memory.Store
 	// Checkpoint saves loop and step state for resuming; nil saves nothing.
 	Checkpoint *Checkpoint
+	// Lease is the run's claim on its run id ([Run.Fence]); nil fences nothing.
+	Lease *lease.Lease
 	// MaxTotalIterations caps the iterations of all loops of the run together
 	// (the orchestrator's max_total_iterations); 0 means the loops' default.
 	MaxTotalIterations int
@@ -224,3 +227,12 @@ func (o Output) Record() map[string]any {
 
 // Text returns the response as text: a string as is, other values formatted.
 func (o Output) Text() string { return Text(o.Response) }
+
+// Fence is checked before every model call: it fails, fatally, once another
+// process took the run over ([lease.Lease.Check]). It is safe on a nil *Run.
+func (r *Run) Fence(ctx context.Context) error {
+	if r == nil {
+		return nil
+	}
+	return r.Lease.Check(ctx)
+}

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/cogloop/cogloop/agents/lease"
 	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/memory"
 )
@@ -26,6 +28,7 @@ type Checkpoint struct {
 	digest   string
 	restored map[string][]byte
 	ttl      time.Duration
+	lease    *lease.Lease // the lease every save is fenced with; nil for none
 }
 
 // NewCheckpoint saves under runID in store; digest identifies the workflow;
@@ -39,6 +42,17 @@ func NewCheckpoint(store memory.Checkpoints, runID, digest string, restored map[
 func (c *Checkpoint) WithTTL(ttl time.Duration) *Checkpoint {
 	if c != nil {
 		c.ttl = ttl
+	}
+	return c
+}
+
+// FencedBy makes every save carry l's token: the store refuses a save once
+// another holder has the run's lease; the save fails with a fatal error
+// wrapping [memory.ErrLeaseLost], and l is lost, so the run's next model
+// call is refused too. It returns c.
+func (c *Checkpoint) FencedBy(l *lease.Lease) *Checkpoint {
+	if c != nil {
+		c.lease = l
 	}
 	return c
 }
@@ -86,7 +100,7 @@ func (c *Checkpoint) SaveAll(ctx context.Context, states map[string]any) error {
 	if c == nil || len(states) == 0 {
 		return nil
 	}
-	cp := memory.Checkpoint{Digest: c.digest, State: make(map[string][]byte, len(states)), TTL: c.ttl}
+	cp := memory.Checkpoint{Digest: c.digest, State: make(map[string][]byte, len(states)), TTL: c.ttl, Holder: c.lease.Holder()}
 	var names []string
 	for path, v := range states {
 		data, err := json.Marshal(v)
@@ -98,7 +112,11 @@ func (c *Checkpoint) SaveAll(ctx context.Context, states map[string]any) error {
 	}
 	if err := c.store.SaveCheckpoint(ctx, c.runID, cp); err != nil {
 		slices.Sort(names)
-		return fmt.Errorf("save checkpoint of %q: %w", strings.Join(names, ", "), err)
+		err = fmt.Errorf("save checkpoint of %q: %w", strings.Join(names, ", "), err)
+		if errors.Is(err, memory.ErrLeaseLost) {
+			err = c.lease.Lose(err)
+		}
+		return err
 	}
 	return nil
 }

@@ -11,12 +11,12 @@
 // reader and load problems (agents/load), where a failure happened and
 // whether it is fatal (agents/fault), usage, pricing and budgets
 // (agents/spend), the event stream (agents/event) and secrets
-// (agents/secrets). Above it, importing it: retries (agents/retry) and the
+// (agents/secrets), the run's lease on its id (agents/lease). Above it, importing it: retries (agents/retry) and the
 // offline scripted model (agents/scripted).
 //
 // # Imports
 //
-// agents imports load, fault, spend, event, secrets, prompt, memory, scoring
+// agents imports load, fault, lease, spend, event, secrets, prompt, memory, scoring
 // and internal packages. It
 // must not import retry, scripted, the agent types (agents/llm, ...), flow,
 // loopnode or the orchestrator: those import it.

@@ -231,11 +231,11 @@ func TestExtractCapsInput(t *testing.T) {
 		Patterns: ExtractPatterns{Insights: []string{`insight:\s*(.+?)(?:\n|$)`}},
 		Limits:   Limits{MaxInput: 64},
 	})
-	text := "insight: visible near the start\n" + strings.Repeat(".", 100) + "\ninsight: beyond the cap, not seen\n"
+	text := "insight: visible near the start\n" + strings.Repeat(".", 100) + "\ninsight: in the middle, not seen\n" + strings.Repeat(".", 100)
 	got := e.Extract([]Result{{ID: "a", Value: text}})
 	assert.Equal(t, "visible near the start", got.Insights)
 	require.Len(t, got.Warnings, 1)
-	assert.Contains(t, got.Warnings[0].Message, "scanned only up to 64 bytes")
+	assert.Contains(t, got.Warnings[0].Message, "scanned only in its first and last 32 bytes")
 }
 
 // TestCleanItemIsOrkas compares cleanItem with OrKa's rules written plainly:

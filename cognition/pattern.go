@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cogloop/cogloop/cognition/internal/modeltext"
@@ -121,6 +122,8 @@ type Pattern struct {
 	opts     PatternOptions
 	limits   Limits
 	nested   nestedQuantifier // NestedQuantifier(expr), for Lint
+	reOpts   regexp2.RegexOptions
+	clamps   *sync.Map // clampKey → *regexp2.Regexp: the expression with a shorter MatchTimeout; shared by copies
 }
 
 // nestedQuantifier is what [NestedQuantifier] found in a pattern.
@@ -168,7 +171,7 @@ func compile(expr string, o PatternOptions, analysis bool) (p *Pattern, err erro
 		return nil, &PatternError{Pattern: expr, Reason: compileReason(err), Err: err}
 	}
 	o.Limits = o.Limits.WithDefaults()
-	p = &Pattern{expr: expr, re: re, opts: o, limits: o.Limits}
+	p = &Pattern{expr: expr, re: re, opts: o, limits: o.Limits, reOpts: opts, clamps: new(sync.Map)}
 	p.nested.at, p.nested.group, p.nested.found = NestedQuantifier(expr)
 	re.MatchTimeout = p.limits.MatchTimeout
 	if len(re.GetGroupNumbers()) > 1 {
@@ -358,7 +361,7 @@ func (p *Pattern) find(t *Text, pos int, lc *litCursor, sc *Scan) (h hit, found 
 		return hit{}, false, errBudget
 	}
 	if !p.hasPre || !p.pre.prefix {
-		return p.scanFrom(t, pos)
+		return p.scanFrom(t, pos, sc)
 	}
 	deadline := now.Add(p.limits.MatchTimeout)
 	for failed := 0; ; failed++ {
@@ -375,9 +378,9 @@ func (p *Pattern) find(t *Text, pos int, lc *litCursor, sc *Scan) (h hit, found 
 			}
 		}
 		if failed == maxAnchoredAttempts {
-			return p.scanFrom(t, c)
+			return p.scanFrom(t, c, sc)
 		}
-		if h, found, err := p.attempt(t, c); found || err != nil {
+		if h, found, err := p.attempt(t, c, sc); found || err != nil {
 			return h, found, err
 		}
 		pos = c + 1
@@ -386,20 +389,20 @@ func (p *Pattern) find(t *Text, pos int, lc *litCursor, sc *Scan) (h hit, found 
 
 // scanFrom returns the first match at rune pos or later, found by regexp2's
 // own scan: with a [tailSplit], of the head first.
-func (p *Pattern) scanFrom(t *Text, pos int) (hit, bool, error) {
+func (p *Pattern) scanFrom(t *Text, pos int, sc *Scan) (hit, bool, error) {
 	if p.tail != nil {
-		if h, found, done, err := p.viaHead(p.tail.head, t, pos); done {
+		if h, found, done, err := p.viaHead(p.tail.head, t, pos, sc); done {
 			return h, found, err
 		}
 	}
-	return p.hitOf(p.run(p.re, t, pos))
+	return p.hitOf(p.run(p.re, t, pos, sc))
 }
 
 // viaHead runs re, a [tailSplit]'s head, from rune pos and completes its match
 // with the line idiom. done is false when the idiom cannot complete it: then
 // the whole expression must run.
-func (p *Pattern) viaHead(re *regexp2.Regexp, t *Text, pos int) (h hit, found, done bool, err error) {
-	m, err := p.run(re, t, pos)
+func (p *Pattern) viaHead(re *regexp2.Regexp, t *Text, pos int, sc *Scan) (h hit, found, done bool, err error) {
+	m, err := p.run(re, t, pos, sc)
 	if err != nil || m == nil {
 		return hit{}, false, true, err
 	}
@@ -411,7 +414,7 @@ func (p *Pattern) viaHead(re *regexp2.Regexp, t *Text, pos int) (h hit, found, d
 
 // attempt is one anchored attempt at rune c: with a [tailSplit], of the head
 // first.
-func (p *Pattern) attempt(t *Text, c int) (hit, bool, error) {
+func (p *Pattern) attempt(t *Text, c int, sc *Scan) (hit, bool, error) {
 	if p.tail != nil && p.tail.prog != nil {
 		fold := p.tail.prog.fold
 		end, ok := p.tail.prog.match(t.searchable(fold), t.byteOffset(fold, c))
@@ -422,11 +425,11 @@ func (p *Pattern) attempt(t *Text, c int) (hit, bool, error) {
 			return h, true, nil
 		}
 	} else if p.tail != nil {
-		if h, found, done, err := p.viaHead(p.tail.anchored, t, c); done {
+		if h, found, done, err := p.viaHead(p.tail.anchored, t, c, sc); done {
 			return h, found, err
 		}
 	}
-	return p.hitOf(p.run(p.anchored, t, c))
+	return p.hitOf(p.run(p.anchored, t, c, sc))
 }
 
 func (p *Pattern) timeout() error {
@@ -456,8 +459,10 @@ func (p *Pattern) span(m *regexp2.Match) (start, end int, ok bool) {
 
 // run scans t with re from rune pos for the first match. It turns regexp2's
 // errors, which quote the whole input, into a short *MatchError, and a panic of
-// the engine into an error.
-func (p *Pattern) run(re *regexp2.Regexp, t *Text, pos int) (m *regexp2.Match, err error) {
+// the engine into an error. Its MatchTimeout is clamped to what is left of
+// the call's regex budget ([Pattern.within]).
+func (p *Pattern) run(re *regexp2.Regexp, t *Text, pos int, sc *Scan) (m *regexp2.Match, err error) {
+	re = p.within(re, sc.left(time.Now()))
 	defer func() {
 		if x := recover(); x != nil {
 			m, err = nil, p.matchError(t, fmt.Errorf("regex engine failure: %s", modeltext.Excerpt(fmt.Sprint(x))))
@@ -467,11 +472,46 @@ func (p *Pattern) run(re *regexp2.Regexp, t *Text, pos int) (m *regexp2.Match, e
 	if err != nil {
 		cause := errors.New("regex engine failure")
 		if strings.HasPrefix(err.Error(), "match timeout") {
-			cause = p.timeout()
+			cause = fmt.Errorf("%w after %v", ErrMatchTimeout, re.MatchTimeout)
 		}
 		return nil, p.matchError(t, cause)
 	}
 	return m, nil
+}
+
+// maxClampTier bounds the shorter timeouts a pattern keeps: MatchTimeout/2
+// down to MatchTimeout/64.
+const maxClampTier = 6
+
+type clampKey struct {
+	re   *regexp2.Regexp
+	tier int
+}
+
+// within returns re, or re compiled again with the longest of
+// MatchTimeout/2, /4, … /64 that fits left, the time left of the pass's regex
+// budget: the scan running when the budget runs out stops about then, not a
+// whole MatchTimeout later (at most MatchTimeout/64 later). The shorter forms
+// are compiled once per pattern, on first need.
+func (p *Pattern) within(re *regexp2.Regexp, left time.Duration) *regexp2.Regexp {
+	if left >= re.MatchTimeout || p.clamps == nil {
+		return re
+	}
+	tier, d := 1, re.MatchTimeout/2
+	for tier < maxClampTier && d > left {
+		tier, d = tier+1, d/2
+	}
+	key := clampKey{re, tier}
+	if v, ok := p.clamps.Load(key); ok {
+		return v.(*regexp2.Regexp)
+	}
+	c, err := regexp2.Compile(re.String(), p.reOpts)
+	if err != nil {
+		return re // it compiled once; it always should again
+	}
+	c.MatchTimeout = max(d, time.Millisecond)
+	v, _ := p.clamps.LoadOrStore(key, c)
+	return v.(*regexp2.Regexp)
 }
 
 // litCursor finds, for one search of one pattern in one text, the next place

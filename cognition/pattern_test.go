@@ -112,9 +112,12 @@ func TestPatternTimeout(t *testing.T) {
 func TestPatternMaxInput(t *testing.T) {
 	p, err := CompileOptions(`END`, PatternOptions{Limits: Limits{MaxInput: 10}})
 	require.NoError(t, err)
-	_, ok, err := p.Find(strings.Repeat("x", 10) + "END")
+	_, ok, err := p.Find(strings.Repeat("x", 10) + "END" + strings.Repeat("x", 10))
 	require.NoError(t, err)
-	assert.False(t, ok, "text beyond MaxInput is not scanned")
+	assert.False(t, ok, "the middle of a text beyond MaxInput is not scanned")
+	_, ok, err = p.Find(strings.Repeat("x", 20) + "END")
+	require.NoError(t, err)
+	assert.True(t, ok, "its tail is")
 	capped, cut := modeltext.Cap("ééé", 3) // é is 2 bytes: cut back to a rune boundary
 	assert.Equal(t, "é", capped)
 	assert.True(t, cut)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -44,11 +45,19 @@ type Text struct {
 	occIx [2]*litIndex // the index occ was made with; nil: none
 }
 
-// newText prepares s for scanning with the input cap max.
+// cutMark joins the head and the tail of a text longer than the input cap.
+const cutMark = "\n…\n"
+
+// newText prepares s for scanning with the input cap max: a longer text is
+// scanned in its first and its last max/2 bytes (models often put the score
+// last), joined by a line with "…".
 func newText(agent, field, s string, max int) *Text {
-	capped, cut := modeltext.Cap(s, max)
+	capped, cut := headTail(s, max)
 	ascii := ascii.Is(capped)
 	kept := len(capped)
+	if cut {
+		kept -= len(cutMark)
+	}
 	if !ascii && !utf8.ValidString(capped) {
 		capped = string([]rune(capped))
 	}
@@ -353,7 +362,7 @@ func (sc *Scan) Text(agent, field, s string) *Text {
 func (sc *Scan) note(t *Text) {
 	if t.cut && !t.noted {
 		t.noted = true
-		sc.Warn(CodeTextCut, "%s: text of %d bytes scanned only up to %d bytes", t.label(), t.size, t.kept)
+		sc.Warn(CodeTextCut, "%s: text of %d bytes scanned only in its first and last %d bytes", t.label(), t.size, t.kept/2)
 	}
 }
 
@@ -422,6 +431,24 @@ func (sc *Scan) allowAt(now time.Time) bool {
 	return ok
 }
 
+// left is what is left at now of the call's regex budget: its whole limit
+// before the first run of the engine. A nil scan has all the time.
+func (sc *Scan) left(now time.Time) time.Duration {
+	if sc == nil {
+		return time.Duration(math.MaxInt64)
+	}
+	b := sc.Budget
+	switch {
+	case b == nil && sc.Limits.Budget > 0:
+		return sc.Limits.Budget
+	case b == nil || b.limit <= 0:
+		return time.Duration(math.MaxInt64)
+	case b.deadline.IsZero():
+		return b.limit
+	}
+	return b.deadline.Sub(now)
+}
+
 // spent reports whether the call's budget ran out.
 func (sc *Scan) spent() bool { return sc.Budget.Spent() }
 
@@ -467,4 +494,18 @@ func (sc *Scan) each(p *Pattern, t *Text, fn func(start, end int) bool) {
 	case truncated:
 		sc.Warn(CodeTooMany, "%s: pattern %q: only the first %d matches read", t.label(), p.expr, maxMatchesPerScan)
 	}
+}
+
+// headTail cuts s longer than max to its first and last max/2 bytes (at rune
+// boundaries), joined by cutMark.
+func headTail(s string, max int) (string, bool) {
+	if len(s) <= max {
+		return s, false
+	}
+	head, _ := modeltext.Cap(s, max/2)
+	i := len(s) - max/2
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return head + cutMark + s[i:], true
 }

@@ -14,9 +14,10 @@ import (
 
 // Warning codes the loop adds to cognition's.
 const (
-	codeNoScore       = "no_score"       // no strategy found a score in the pass
-	codeScoreRescaled = "score_rescaled" // a bare number was read by the default rule (8 → 0.08)
-	codeMetadata      = "metadata"       // a past_loops_metadata template failed
+	codeNoScore       = "no_score"        // no strategy found a score in the pass
+	codeScoreRescaled = "score_rescaled"  // a bare number was read by the default rule (8 → 0.08)
+	codeMetadata      = "metadata"        // a past_loops_metadata template failed
+	codeAmbiguous     = "score_ambiguous" // the score pattern matched more than one agent's output
 )
 
 // judge reads the pass's score and lessons; all their regexes share one budget
@@ -27,6 +28,11 @@ func (n *Node) judge(ctx context.Context, results []cognition.Result) (scorer.Sc
 	sc := n.scorer.ScoreWithin(ctx, results, nil, b)
 	lessons := n.extractor.ExtractWithin(results, b)
 	warns := append(append([]cognition.Warning(nil), sc.Warnings...), lessons.Warnings...)
+	if sc.Found && len(sc.Also) > 0 {
+		warns = append(warns, cognition.Warning{Code: codeAmbiguous, Message: fmt.Sprintf(
+			"the score pattern %q matched the output of %s; the score was read from %q (the first in order, OrKa's rule): name the agent that scores with score_from: [%s]",
+			sc.Pattern, agentIDs(append([]string{sc.Source}, sc.Also...)), sc.Source, sc.Also[len(sc.Also)-1])})
+	}
 	switch {
 	case sc.Found && sc.Rescaled != "":
 		warns = append(warns, cognition.Warning{Code: codeScoreRescaled, Message: fmt.Sprintf(
@@ -42,6 +48,14 @@ func (n *Node) judge(ctx context.Context, results []cognition.Result) (scorer.Sc
 			"no score found in %s (read: %s); the score is 0", agentList(n.scorer.Only(results)), n.scorer.Tried())})
 	}
 	return sc, lessons, warns
+}
+
+func agentIDs(ids []string) string {
+	q := make([]string, len(ids))
+	for i, id := range ids {
+		q[i] = fmt.Sprintf("%q", id)
+	}
+	return "agents " + strings.Join(q, ", ")
 }
 
 func readBy(sc scorer.Score) string {
@@ -73,7 +87,11 @@ func (n *Node) warnPass(in agents.Input, path string, loop int, sc scorer.Score,
 	for _, w := range ws {
 		data := map[string]any{"code": w.Code, "loop": n.id, "pass": loop}
 		switch w.Code {
-		case codeScoreRescaled, scorer.CodeNegativeScore, scorer.CodeScoreOutOfRange:
+		case codeAmbiguous:
+			data["source"] = sc.Source
+			data["agents"] = append([]string{sc.Source}, sc.Also...)
+			data["pattern"] = sc.Pattern
+		case codeScoreRescaled, scorer.CodeNegativeScore, scorer.CodeScoreOutOfRange, scorer.CodeNotFinite:
 			if sc.Source != "" {
 				data["source"] = sc.Source
 			}

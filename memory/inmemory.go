@@ -25,6 +25,7 @@ type InMemory struct {
 	histories   map[string]*memHistory    // by past_loops key
 	checkpoints map[string]*memCheckpoint // by checkpoint key
 	memories    map[string]*memSpace      // by memories key
+	leases      map[string]memLease       // by lease key
 }
 
 var _ Store = (*InMemory)(nil)
@@ -60,6 +61,7 @@ func NewInMemory(opts Options) (*InMemory, error) {
 		histories:   make(map[string]*memHistory),
 		checkpoints: make(map[string]*memCheckpoint),
 		memories:    make(map[string]*memSpace),
+		leases:      make(map[string]memLease),
 	}, nil
 }
 
@@ -68,7 +70,7 @@ func (s *InMemory) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true
-	s.histories, s.checkpoints, s.memories = nil, nil, nil
+	s.histories, s.checkpoints, s.memories, s.leases = nil, nil, nil, nil
 	return nil
 }
 
@@ -200,6 +202,9 @@ func (s *InMemory) SaveCheckpoint(ctx context.Context, runID string, cp Checkpoi
 		return err
 	}
 	defer s.mu.Unlock()
+	if err := s.fenced(op, runID, cp.Holder); err != nil {
+		return err
+	}
 	now := s.opts.Clock()
 	c := s.checkpoints[key]
 	if c == nil || !live(c.expires, now) {

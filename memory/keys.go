@@ -23,6 +23,7 @@ const (
 	KindMemories                  // mem:<namespace>:memories       hash memory id → memory
 	KindMemoryCreated             // mem:<namespace>:created        sorted set memory id → created (ms)
 	KindMemoryExpires             // mem:<namespace>:expires        sorted set memory id → expires (ms, +inf)
+	KindLease                     // run:<run id>:lease             string: the holder's token, with a TTL
 )
 
 var kinds = [...]struct{ scope, field string }{
@@ -32,6 +33,7 @@ var kinds = [...]struct{ scope, field string }{
 	KindMemories:      {"mem", "memories"},
 	KindMemoryCreated: {"mem", "created"},
 	KindMemoryExpires: {"mem", "expires"},
+	KindLease:         {"run", "lease"},
 }
 
 // Keyspace builds every key a store uses, from validated parts:

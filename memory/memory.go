@@ -135,6 +135,10 @@ type Checkpoint struct {
 	// long instead of the store's CheckpointTTL (cogloop run
 	// --checkpoint-ttl). It is not stored.
 	TTL time.Duration
+	// Holder, when set, fences the save with the run's lease ([Leases]):
+	// when another holder has the lease the save fails with [ErrLeaseLost]
+	// and changes nothing. It is not stored.
+	Holder string
 }
 
 // Validate reports whether cp can be saved.

@@ -3,6 +3,7 @@ package queue_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,6 +19,8 @@ import (
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/agents/scripted"
+	"github.com/cogloop/cogloop/memory"
+	"github.com/cogloop/cogloop/memory/redis"
 	"github.com/cogloop/cogloop/memory/redis/redistest"
 	"github.com/cogloop/cogloop/queue"
 )
@@ -294,4 +297,59 @@ func TestWorkerNeedsRedis(t *testing.T) {
 	err = w.Run(context.Background(), nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "127.0.0.1:1", "the error names the server")
+}
+
+// A run whose lease another process holds (a worker paused past asynq's
+// lease, still alive) is taken over only after that lease expired: the
+// worker waits, and no model call of the run happens while the other
+// holder's lease is live.
+func TestRecoveryWaitsForTheLease(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	store, err := redis.New(ctx, srv.URL(), redis.Options{})
+	require.NoError(t, err)
+	defer func() { _ = store.Close() }()
+	require.NoError(t, store.TakeLease(ctx, "held", "other-host/1/x", "", 1500*time.Millisecond))
+
+	var mu sync.Mutex
+	var holders []string
+	m := probing{inner: newModels(), probe: func() {
+		var held *memory.LeaseHeldError
+		if errors.As(store.TakeLease(ctx, "held", "probe", "", time.Minute), &held) {
+			mu.Lock()
+			holders = append(holders, held.Holder)
+			mu.Unlock()
+		}
+	}}
+	c := client(t, srv.URL())
+	startWorker(t, srv.URL(), m, 1)
+	wf := queue.Source("refine.yaml", []byte(loopWF))
+	_, err = queue.Enqueue(ctx, c, wf, "essay", queue.RunID("held"), queue.LoadOptions(cogloop.WithRegistry(registry())))
+	require.NoError(t, err)
+
+	st := wait(t, c, "held")
+	assert.Equal(t, queue.Done, st.State)
+	mu.Lock()
+	defer mu.Unlock()
+	require.NotEmpty(t, holders)
+	for _, h := range holders {
+		assert.NotEqual(t, "other-host/1/x", h, "a model call while the other process's lease was live")
+	}
+}
+
+// probing calls probe before every model call of inner.
+type probing struct {
+	inner *models
+	probe func()
+}
+
+func (p probing) ModelFor(agent string) (agents.Model, error) {
+	m, err := p.inner.ModelFor(agent)
+	if err != nil {
+		return nil, err
+	}
+	return agents.ModelFunc(func(ctx context.Context, req agents.Request) (agents.Reply, error) {
+		p.probe()
+		return m.Generate(ctx, req)
+	}), nil
 }

@@ -181,6 +181,9 @@ func (w *Worker) closeStores() {
 
 var errDrain = errors.New("worker draining")
 
+// leaseMargin is waited beyond a held lease's expiry before taking it over.
+const leaseMargin = 20 * time.Millisecond
+
 // process is the asynq handler of one delivery of a run.
 func (w *Worker) process(ctx context.Context, t *asynq.Task) error {
 	var p payload
@@ -267,10 +270,6 @@ func (w *Worker) run(ctx context.Context, p payload, rec *recorder) (string, err
 	if err != nil {
 		return fail(err)
 	}
-	_, resume, err := store.LoadCheckpoint(ctx, p.RunID)
-	if err != nil {
-		return fail(fmt.Errorf("load checkpoint: %w", err))
-	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	observe := func(e event.Event) {
@@ -279,19 +278,41 @@ func (w *Worker) run(ctx context.Context, p payload, rec *recorder) (string, err
 			cancel(errDrain) // after this pass's checkpoint, the loop stops
 		}
 	}
-	opts := []cogloop.RunOption{cogloop.WithMemory(store), cogloop.WithObserver(observe)}
-	if p.CheckpointTTL > 0 {
-		opts = append(opts, cogloop.WithCheckpointTTL(p.CheckpointTTL))
+	var res *cogloop.Result
+	for {
+		_, resume, lerr := store.LoadCheckpoint(ctx, p.RunID)
+		if lerr != nil {
+			return fail(fmt.Errorf("load checkpoint: %w", lerr))
+		}
+		opts := []cogloop.RunOption{cogloop.WithMemory(store), cogloop.WithObserver(observe)}
+		if p.CheckpointTTL > 0 {
+			opts = append(opts, cogloop.WithCheckpointTTL(p.CheckpointTTL))
+		}
+		if w.o.Models != nil {
+			opts = append(opts, cogloop.WithModels(w.o.Models))
+		}
+		if resume {
+			opts = append(opts, cogloop.WithResume(p.RunID, false))
+		} else {
+			opts = append(opts, cogloop.WithRunID(p.RunID), cogloop.WithCheckpoints())
+		}
+		res, err = wf.Run(runCtx, input, opts...)
+		var held *memory.LeaseHeldError
+		if res != nil || !errors.As(err, &held) {
+			break
+		}
+		// A recovered run whose old process may still be alive (paused, cut
+		// off): it is taken over only after its lease expired.
+		w.log.Warn("run live in another process: waiting for its lease to expire", "run", p.RunID,
+			"holder", held.Holder, "expires", held.Expires.UTC().Format(time.RFC3339Nano))
+		t := time.NewTimer(time.Until(held.Expires) + leaseMargin)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return "", fmt.Errorf("run %s stopped while waiting for its lease: %w", p.RunID, context.Cause(ctx))
+		case <-t.C:
+		}
 	}
-	if w.o.Models != nil {
-		opts = append(opts, cogloop.WithModels(w.o.Models))
-	}
-	if resume {
-		opts = append(opts, cogloop.WithResume(p.RunID, false))
-	} else {
-		opts = append(opts, cogloop.WithRunID(p.RunID), cogloop.WithCheckpoints())
-	}
-	res, err := wf.Run(runCtx, input, opts...)
 	switch {
 	case errors.Is(context.Cause(runCtx), errDrain):
 		_ = rec.finish(Drained, "", nil)

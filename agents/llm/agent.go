@@ -247,6 +247,9 @@ func (a *Agent) ask(ctx context.Context, in agents.Input, model agents.Model, r 
 	worst := req.WorstCase()
 	var reply agents.Reply
 	err := r.Do(ctx, in, a.ID, func(ctx context.Context, attempt int) error {
+		if err := in.Run.Fence(ctx); err != nil {
+			return err
+		}
 		res, err := in.Budget.Reserve(priceAs, worst)
 		if err != nil {
 			return err

@@ -77,10 +77,13 @@ flags (before or after the arguments):
   -q                no run summary
   --redis URL       keep loop histories and checkpoints in Redis (default $REDIS_URL, else in memory)
   --namespace N     key namespace in the store (default "default")
-  --run-id ID       name the run and checkpoint every loop iteration under it
+  --run-id ID       name the run and checkpoint every loop iteration under it; a run id
+                    live in another process is refused (its lease names the holder)
   --resume ID       continue run ID from its last completed iterations (needs --redis)
   --allow-config-change  resume even though the workflow file changed
   --checkpoint-ttl D  expire the run's checkpoint after D without a save (default 168h)
+  --keep-finished D   keep the checkpoint of a run that ended ok for D, then let it
+                    expire (default 24h; long enough to fork from it)
   --presets DIR     add (or override) scoring presets from DIR
   --record-dir DIR  write the run record (every event, as --trace) to DIR/<run id>.jsonl
                     (default $COGLOOP_RECORD_DIR, else .cogloop/runs; oldest records are
@@ -177,9 +180,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "presets":
 		return cmdPresets(args[1:], stdout, stderr)
 	case "runs":
-		return cmdRuns(args[1:], stdout, stderr)
+		return cmdRuns(ctx, args[1:], stdout, stderr)
 	case "show":
-		return cmdShow(args[1:], stdout, stderr)
+		return cmdShow(ctx, args[1:], stdout, stderr)
 	case "report":
 		return cmdReport(args[1:], stdout, stderr)
 	case "worker":

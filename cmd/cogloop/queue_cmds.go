@@ -38,6 +38,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	shutdown := fs.Duration("shutdown-timeout", queue.DefaultShutdownTimeout, "")
 	poll := fs.Duration("poll-interval", time.Second, "")
 	quiet := fs.Bool("q", false, "")
+	strict := fs.Bool("strict", false, "")
 	pos, err := parseInterspersed(fs, args)
 	switch {
 	case err != nil:
@@ -78,6 +79,10 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	w, err := queue.NewWorker(o)
 	if err != nil {
 		return usageError(stderr, "worker", err)
+	}
+	if err := checkDurable(ctx, o.Redis, "worker", *strict, stderr); err != nil {
+		fmt.Fprintf(stderr, "cogloop worker: %v\n", err)
+		return exitFailure
 	}
 	ready := func() {
 		fmt.Fprintf(stderr, "cogloop worker: ready %s queues=%s concurrency=%d\n", w.Name(), *queues, *conc)
@@ -181,6 +186,11 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		return usageErr(err)
 	}
+	if err := checkDurable(ctx, redisFlag(f.redis), "submit", f.strict, stderr); err != nil {
+		_ = c.Close()
+		fmt.Fprintf(stderr, "cogloop submit: %v\n", err)
+		return exitFailure
+	}
 	defer func() { _ = c.Close() }() // enqueueing is synchronous; Close only releases the connection
 	opts := []queue.Option{queue.Queue(f.queue), queue.Namespace(f.namespace), queue.MaxRetry(f.maxRetry),
 		queue.Retention(f.retention), queue.Timeout(f.timeout), queue.CheckpointTTL(f.cpTTL)}
@@ -208,6 +218,7 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stdout, id)
 		ids = append(ids, id)
 	}
+	appendLedger(redisFlag(f.redis), ids, f.retention, stderr)
 	if !f.wait {
 		return code
 	}
@@ -287,9 +298,22 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			fmt.Fprintf(stderr, "cogloop status: %v\n", err)
 			return exitFailure
 		}
+		lost, err := vanished(ctx, c, redisFlag(*redisURL))
+		if err != nil {
+			fmt.Fprintf(stderr, "cogloop status: %v\n", err)
+			return exitFailure
+		}
+		code := exitOK
+		if len(lost) > 0 {
+			code = exitFailure
+		}
 		if *asJSON {
-			_ = writeDocument(stdout, map[string]any{"queues": qs, "workers": ws})
-			return exitOK
+			_ = writeDocument(stdout, map[string]any{"queues": qs, "workers": ws, "vanished": orEmpty(lost)})
+			return code
+		}
+		if len(lost) > 0 {
+			fmt.Fprintf(stdout, "vanished: %d runs submitted from here are unknown to the queue (%s): its Redis lost them (restarted without persistence?); submit them again\n",
+				len(lost), firstFewIDs(lost))
 		}
 		for _, q := range qs {
 			fmt.Fprintf(stdout, "queue %s: %d queued, %d running, %d retrying, %d scheduled, %d done, %d archived\n",
@@ -298,10 +322,10 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		for _, w := range ws {
 			fmt.Fprintf(stdout, "worker %s (%s): %d of %d busy at its last heartbeat (every 5 s)\n", w.Name, strings.Join(w.Queues, ","), len(w.Running), w.Concurrency)
 		}
-		if len(qs) == 0 {
+		if len(qs) == 0 && len(lost) == 0 {
 			fmt.Fprintln(stdout, "no queues yet: submit a run with 'cogloop submit'")
 		}
-		return exitOK
+		return code
 	}
 	code := exitOK
 	var all []*queue.Status
@@ -413,4 +437,20 @@ func printResult(ctx context.Context, c *queue.Client, id string, wait bool, std
 		return exitFailure
 	}
 	return exitOK
+}
+
+func orEmpty(ss []string) []string {
+	if ss == nil {
+		return []string{}
+	}
+	return ss
+}
+
+// firstFewIDs names up to 10 run ids and counts the rest.
+func firstFewIDs(ids []string) string {
+	const n = 10
+	if len(ids) <= n {
+		return strings.Join(ids, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ids[:n], ", "), len(ids)-n)
 }

@@ -7,7 +7,8 @@ const (
 Takes runs from the Redis queues and runs them (package queue, on asynq), each
 with checkpoints per loop pass in the same Redis; a run whose worker died is
 re-delivered by asynq about 60-120 s later and resumes from its last completed
-pass. Prints "cogloop worker: ready ..." on stderr once it takes runs, and a
+pass (once the dead worker's run lease has expired: a run live in another
+process is never run twice at once). Prints "cogloop worker: ready ..." on stderr once it takes runs, and a
 line per run that ends. SIGTERM or SIGINT drains: no new runs, each running
 run stops after its current pass and goes back to the queue; exit 143/130.
 
@@ -20,6 +21,8 @@ flags:
   --shutdown-timeout D   how long a drain waits for running passes (default 30s)
   --poll-interval D      how often an idle worker looks for runs and due retries (default 1s)
   -q                     no line per run
+  --strict               refuse to start when Redis keeps nothing on disk (neither AOF nor
+                         RDB: a server restart loses the queue); without it, a warning
 `
 	submitHelp = `usage: cogloop submit WORKFLOW.yaml [INPUT] [flags]
 
@@ -35,7 +38,7 @@ flags:
   --json-input         read INPUT as JSON
   --namespace N        key namespace in the store (default "default")
   --shared             send only the workflow's path and digest (every worker reads the same file)
-  --strict             every warning is an error
+  --strict             every warning is an error (a Redis that keeps nothing on disk too)
   --wait               wait for the run and print its result as 'cogloop result' does
   --max-retry N        retries of transient failures (default 5)
   --retention D        keep the finished run's result for D (default 24h)
@@ -44,7 +47,10 @@ flags:
 `
 	statusHelp = `usage: cogloop status [RUN...] [flags]
 
-Without RUN: the runs of every queue counted by state, and the live workers.
+Without RUN: the runs of every queue counted by state, and the live workers;
+runs submitted from here (the ledger beside the run records) that the queue no
+longer knows, within their retention, are listed as vanished (exit 1): a Redis
+restarted without persistence lost them.
 With RUN: queued, running on which worker at which pass, retrying after which
 error, done, or archived (failed for good) with its error.
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -119,12 +120,16 @@ func writeReport(path string, s records.Summary) error {
 	return nil
 }
 
-func cmdRuns(args []string, stdout, stderr io.Writer) int {
+func cmdRuns(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("runs", stderr)
 	var dirFlag string
-	var asJSON bool
+	var asJSON, prune bool
 	var limit int
+	var sf storeFlags
 	fs.StringVar(&dirFlag, "record-dir", "", "")
+	fs.BoolVar(&prune, "prune", false, "")
+	fs.StringVar(&sf.redisURL, "redis", "", "")
+	fs.StringVar(&sf.namespace, "namespace", "", "")
 	fs.BoolVar(&asJSON, "json", false, "")
 	fs.IntVar(&limit, "limit", 20, "")
 	pos, err := parseInterspersed(fs, args)
@@ -139,6 +144,9 @@ func cmdRuns(args []string, stdout, stderr io.Writer) int {
 	d, err := recordDir(dirFlag)
 	if err != nil {
 		return usageError(stderr, "runs", err)
+	}
+	if prune {
+		return pruneFinished(ctx, d, sf, stdout, stderr)
 	}
 	list, err := d.List(limit)
 	if err != nil {
@@ -200,11 +208,14 @@ func firstFew(ss []string) string {
 // recordRun is what show and report take: a recorded run.
 const recordRun = "one run (an id, a unique prefix of one, 'latest', or a record file)"
 
-func cmdShow(args []string, stdout, stderr io.Writer) int {
+func cmdShow(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("show", stderr)
 	var dirFlag string
 	var asJSON bool
+	var sf storeFlags
 	fs.StringVar(&dirFlag, "record-dir", "", "")
+	fs.StringVar(&sf.redisURL, "redis", "", "")
+	fs.StringVar(&sf.namespace, "namespace", "", "")
 	fs.BoolVar(&asJSON, "json", false, "")
 	name, err := parseOneArg(fs, args, recordRun)
 	if err != nil {
@@ -218,6 +229,9 @@ func cmdShow(args []string, stdout, stderr io.Writer) int {
 		return printJSON(stdout, stderr, "cogloop show", s)
 	}
 	writeShow(stdout, s)
+	if line := checkpointLine(ctx, s.RunID, sf, stderr); line != "" {
+		fmt.Fprintln(stdout, line)
+	}
 	return exitOK
 }
 
@@ -404,6 +418,10 @@ flags:
   --record-dir DIR  the records (default $COGLOOP_RECORD_DIR, else .cogloop/runs)
   --limit N         the newest N runs (default 20; 0: all)
   --json            print the runs' summaries as JSON
+  --prune           delete now the checkpoints of the recorded runs that ended ok
+                    (they expire by themselves after 'run --keep-finished', 24h)
+  --redis URL       the store of --prune (default $REDIS_URL)
+  --namespace N     key namespace (default "default")
 `
 
 const helpShow = `usage: cogloop show RUN [flags]
@@ -417,6 +435,9 @@ incomplete.
 flags:
   --record-dir DIR  the records (default $COGLOOP_RECORD_DIR, else .cogloop/runs)
   --json            print the run's summary, loops, passes and agent calls as JSON
+  --redis URL       also report the run's checkpoint in this store: its size, whether
+                    the run finished (default $REDIS_URL)
+  --namespace N     key namespace (default "default")
 `
 
 const helpReport = `usage: cogloop report RUN -o FILE.html [flags]

@@ -23,6 +23,7 @@ type runFlags struct {
 	runID, resume     string
 	allowChange       bool
 	checkpointTTL     time.Duration
+	keepFinished      time.Duration
 	store             storeFlags
 	presets           string
 	strict            bool
@@ -44,6 +45,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.resume, "resume", "", "")
 	fs.BoolVar(&f.allowChange, "allow-config-change", false, "")
 	fs.DurationVar(&f.checkpointTTL, "checkpoint-ttl", memory.DefaultCheckpointTTL, "")
+	fs.DurationVar(&f.keepFinished, "keep-finished", cogloop.DefaultKeepFinished, "")
 	fs.StringVar(&f.store.redisURL, "redis", "", "")
 	fs.StringVar(&f.store.namespace, "namespace", "", "")
 	fs.StringVar(&f.presets, "presets", "", "")
@@ -64,6 +66,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return usageErr(errors.New("--resume names the run; leave out --run-id"))
 	case f.checkpointTTL <= 0:
 		return usageErr(fmt.Errorf("--checkpoint-ttl must be positive, got %s", f.checkpointTTL))
+	case f.keepFinished <= 0:
+		return usageErr(fmt.Errorf("--keep-finished must be positive, got %s", f.keepFinished))
 	case f.resume != "" && f.store.url() == "":
 		return usageErr(fmt.Errorf("--resume %w", errNeedsRedis))
 	case len(pos) == 2 && f.inputFile != "":
@@ -80,7 +84,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	printWarnings(stderr, wf.Warnings)
-	opts := []cogloop.RunOption{cogloop.WithCheckpointTTL(f.checkpointTTL)}
+	opts := []cogloop.RunOption{cogloop.WithCheckpointTTL(f.checkpointTTL), cogloop.WithKeepFinished(f.keepFinished)}
 	if f.script != "" {
 		script, err := readScript(f.script, wf)
 		if err != nil {

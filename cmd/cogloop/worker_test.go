@@ -85,7 +85,7 @@ func startWorkerProc(t *testing.T, url string) *proc {
 // exactly once with a complete history. A duplicate submit is refused, and
 // SIGTERM drains a worker.
 func TestWorkersSurviveAKilledWorker(t *testing.T) {
-	srv := redistest.Start(t)
+	srv := redistest.Start(t, "--appendonly", "yes") // as the README's quick start
 	api := newFakeOpenAI(t, 50*time.Millisecond)
 	t.Setenv("OPENAI_API_KEY", "sk-test")
 	t.Setenv("OPENAI_BASE_URL", api.URL+"/v1")

@@ -29,6 +29,7 @@ const (
 const (
 	CodeNegativeScore   = "negative_score"     // a number below zero
 	CodeScoreOutOfRange = "score_out_of_range" // a bare number above its score_scale
+	CodeNotFinite       = "score_not_finite"   // a number too large for a float (1e309): not a score
 	CodeScoreSkipped    = "score_skipped"      // a value was found but could not be used (sparse or empty boolean_evaluations, a validation_score that is no number, …)
 	CodeAgreement       = "agreement"          // the agreement fallback failed
 )
@@ -53,6 +54,8 @@ func (r reading) describe() string {
 		return fmt.Sprintf("%s is negative: not a score", w)
 	case r.problem == CodeScoreOutOfRange:
 		return fmt.Sprintf("%s is above the score_scale: not a score", w)
+	case r.problem == CodeNotFinite:
+		return "the number is not finite (it overflows a float): not a score"
 	case r.div == 0 && r.written > 100:
 		return fmt.Sprintf("%s is above 100: read as 1", w)
 	case r.div == 0:
@@ -199,8 +202,12 @@ func captureScore(text []rune, start, end, scale int) *reading {
 		return parseReading(c, scale)
 	}
 	if c == capture && !strings.ContainsAny(c, "eE") && isDigit(text[end-1]) {
-		if x, e, ok := exponentAt(text, end, c); ok {
+		x, e, ok := exponentAt(text, end, c)
+		switch {
+		case ok:
 			v, end = x, e
+		case e > end: // "SCORE: 1e309" captured as "1": the number is infinite
+			return &reading{written: math.Inf(1), problem: CodeNotFinite}
 		}
 	}
 	if c == capture && !isSign(rune(c[0])) && signBefore(text, start) {
@@ -215,7 +222,8 @@ func captureScore(text []rune, start, end, scale int) *reading {
 }
 
 // exponentAt reads an exponent ("e-9", "E+3") at rune i that continues the
-// number num; it returns the whole number and the index after it.
+// number num; it returns the whole number and the index after it. An exponent
+// that makes the number infinite returns ok false with the index after it.
 func exponentAt(r []rune, i int, num string) (float64, int, bool) {
 	if i >= len(r) || (r[i] != 'e' && r[i] != 'E') {
 		return 0, i, false
@@ -232,7 +240,10 @@ func exponentAt(r []rune, i int, num string) (float64, int, bool) {
 		return 0, i, false
 	}
 	v, ok := modeltext.ParseFloat(num + string(r[i:k]))
-	return v, k, ok
+	if !ok {
+		return 0, k, false
+	}
+	return v, k, true
 }
 
 // signBefore reports whether a minus sign stands right before rune i and is a

@@ -23,6 +23,7 @@ type Score struct {
 	Raw      string              // the captured or raw text the value was read from, at most 80 characters
 	Written  float64             // the number as written, before scaling
 	Rescaled string              // set when the default rule moved a bare number: "8 read as 8 % = 0.08"
+	Also     []string            // other agents whose output the same pattern matched (the pattern strategy): the score is ambiguous
 	Warnings []cognition.Warning // timeouts, cut texts, rejected numbers, skipped evaluations; never the whole of a text
 }
 
@@ -249,6 +250,7 @@ func (r *scoreRun) patterns(ps []*cognition.Pattern) (Score, bool) {
 		for i, res := range r.results {
 			if s, ok := res.Value.(string); ok {
 				if sc, ok := r.match(p, r.text(i, "", s)); ok {
+					sc.Also = r.alsoMatched(p, i)
 					return sc, true
 				}
 				continue
@@ -263,12 +265,46 @@ func (r *scoreRun) patterns(ps []*cognition.Pattern) (Score, bool) {
 					continue
 				}
 				if sc, ok := r.match(p, r.text(i, f, s)); ok {
+					sc.Also = r.alsoMatched(p, i)
 					return sc, true
 				}
 			}
 		}
 	}
 	return Score{}, false
+}
+
+// alsoMatched lists the agents after the i-th whose output p also matches:
+// with OrKa's rule (the first agent in order wins) their scores were not
+// read, and a writer quoting "SCORE: 1.0" outranks the scorer.
+func (r *scoreRun) alsoMatched(p *cognition.Pattern, i int) []string {
+	var out []string
+	for j := i + 1; j < len(r.results); j++ {
+		if r.matches(p, j) {
+			out = append(out, r.results[j].ID)
+		}
+	}
+	return out
+}
+
+// matches reports whether p matches a text of the j-th result.
+func (r *scoreRun) matches(p *cognition.Pattern, j int) bool {
+	if s, ok := r.results[j].Value.(string); ok {
+		_, _, found := r.First(p, r.text(j, "", s))
+		return found
+	}
+	m, ok := values.AsMap(r.results[j].Value)
+	if !ok {
+		return false
+	}
+	for _, f := range modeltext.Fields {
+		if s, ok := m[f].(string); ok {
+			if _, _, found := r.First(p, r.text(j, f, s)); found {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (r *scoreRun) agentKey(st strategy) (Score, bool) {

@@ -417,8 +417,33 @@ func TestScoreBudget(t *testing.T) {
 func TestScoreTruncatedInputWarns(t *testing.T) {
 	s := newScorer(t, ScoreConfig{ExtractionPattern: `SCORE:\s*([0-9.]+)`, Limits: cognition.Limits{MaxInput: 32}})
 	got := s.Score([]cognition.Result{{ID: "a", Value: cogtest.Resp(strings.Repeat("x", 40) + " SCORE: 0.9")}})
-	assert.False(t, got.Found)
-	assert.Equal(t, []string{`agent "a" response: text of 51 bytes scanned only up to 32 bytes`}, cognition.Messages(got.Warnings))
+	assert.True(t, got.Found, "the tail of a long reply is scanned")
+	assert.Equal(t, 0.9, got.Value)
+	assert.Equal(t, []string{`agent "a" response: text of 51 bytes scanned only in its first and last 16 bytes`}, cognition.Messages(got.Warnings))
+	got = s.Score([]cognition.Result{{ID: "a", Value: cogtest.Resp(strings.Repeat("x", 20) + " SCORE: 0.9 " + strings.Repeat("x", 20))}})
+	assert.False(t, got.Found, "its middle is not")
+}
+
+// A score after the first 64 KiB of a reply (models put it last) is found
+// with the default limits.
+func TestScoreInTheTailOfALongReply(t *testing.T) {
+	s := newScorer(t, ScoreConfig{ExtractionPattern: `SCORE:\s*([0-9.]+)`})
+	got := s.Score([]cognition.Result{{ID: "a", Value: strings.Repeat("long essay. ", 20000) + "\nSCORE: 0.85"}})
+	require.True(t, got.Found)
+	assert.Equal(t, 0.85, got.Value)
+}
+
+// A number too large for a float is not a score: "SCORE: 1e309" is not read
+// as 1.0; the next agent's score counts, and a warning says why.
+func TestNonFiniteIsNoScore(t *testing.T) {
+	s := newScorer(t, ScoreConfig{ExtractionPattern: `SCORE:\s*([0-9.]+)`})
+	got := s.Score([]cognition.Result{{ID: "writer", Value: "draft. SCORE: 1e309"}, {ID: "scorer", Value: "SCORE: 0.2"}})
+	require.True(t, got.Found)
+	assert.Equal(t, 0.2, got.Value)
+	assert.Equal(t, "scorer", got.Source)
+	require.NotEmpty(t, got.Warnings)
+	assert.Equal(t, CodeNotFinite, got.Warnings[0].Code)
+	assert.Contains(t, got.Warnings[0].Message, `agent "writer": the number is not finite`)
 }
 
 // fakeEmbedder answers its i-th call with vecs[i].
@@ -490,4 +515,24 @@ func TestNilScorer(t *testing.T) {
 	var s *Scorer
 	assert.Equal(t, Score{}, s.Score([]cognition.Result{{ID: "a", Value: "SCORE: 0.9"}}))
 	assert.Nil(t, s.Notes())
+}
+
+// The regex running when the per-pass budget runs out is clamped to what is
+// left of it: with a budget of 20ms, a catastrophic scan stops well before
+// its MatchTimeout of 100ms.
+func TestMatchTimeoutClampedToTheBudgetLeft(t *testing.T) {
+	s := newScorer(t, ScoreConfig{
+		ExtractionPattern: `(a+)+(?=$)`,
+		Limits:            cognition.Limits{MatchTimeout: 100 * time.Millisecond, Budget: 20 * time.Millisecond},
+	})
+	long := strings.Repeat("a", 50000) + "!"
+	got := s.Score([]cognition.Result{{ID: "a", Value: long}})
+	assert.False(t, got.Found)
+	require.NotEmpty(t, got.Warnings)
+	msg := got.Warnings[0].Message
+	require.Contains(t, msg, "regex match timed out after ")
+	after := msg[strings.Index(msg, "timed out after ")+len("timed out after "):]
+	d, err := time.ParseDuration(strings.Fields(after)[0])
+	require.NoError(t, err, msg)
+	assert.LessOrEqual(t, d, 20*time.Millisecond, "the scan's timeout fits the budget left: %s", msg)
 }

@@ -233,7 +233,7 @@ func (s *Store) do(ctx context.Context, op string, fn func(context.Context) erro
 	defer cancel()
 	delay := s.opts.MinBackoff
 	for attempt := 1; ; attempt++ {
-		err := fn(opCtx)
+		err := s.try(ctx, opCtx, fn)
 		switch {
 		case err == nil:
 			return nil
@@ -262,6 +262,25 @@ func (s *Store) do(ctx context.Context, op string, fn func(context.Context) erro
 		case <-t.C:
 		}
 		delay = min(2*delay, s.opts.MaxBackoff)
+	}
+}
+
+// try runs fn(opCtx), but returns as soon as the caller's ctx is cancelled:
+// go-redis notices a cancellation only at its next socket deadline (up to
+// IOTimeout), so a Ctrl-C during a stalled write would wait that long. The
+// abandoned call ends by itself within IOTimeout and its connection is
+// dropped.
+func (s *Store) try(ctx, opCtx context.Context, fn func(context.Context) error) error {
+	if ctx.Done() == nil {
+		return fn(opCtx)
+	}
+	done := make(chan error, 1)
+	go func() { done <- fn(opCtx) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
@@ -506,18 +525,25 @@ func (s *Store) SaveCheckpoint(ctx context.Context, runID string, cp memory.Chec
 	if err := cp.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	args := []any{cp.Digest, s.opts.Clock().Format(time.RFC3339Nano), ms(s.opts.SaveTTL(cp))}
+	lease, err := s.keys.Key(memory.KindLease, runID)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	args := []any{cp.Digest, s.opts.Clock().Format(time.RFC3339Nano), ms(s.opts.SaveTTL(cp)), cp.Holder}
 	for path, st := range cp.State {
 		args = append(args, statePrefix+path, st)
 	}
 	var res []any
 	err = s.do(ctx, op, func(ctx context.Context) error {
 		var err error
-		res, err = saveCheckpointScript.Run(ctx, s.client, []string{key}, args...).Slice()
+		res, err = saveCheckpointScript.Run(ctx, s.client, []string{key, lease}, args...).Slice()
 		return err
 	})
 	if err != nil {
 		return err
+	}
+	if len(res) == 2 && res[0] == int64(2) {
+		return fmt.Errorf("redis %s: %s: %v holds the lease, not %s: %w", s.addr, op, res[1], cp.Holder, memory.ErrLeaseLost)
 	}
 	if len(res) == 2 && res[0] == int64(0) {
 		return fmt.Errorf("redis %s: %s: stored digest %q, saving %q: %w", s.addr, op, res[1], cp.Digest, memory.ErrDigestMismatch)

@@ -38,24 +38,59 @@ return 1
 `)
 
 // saveCheckpointScript merges state fields into a run's checkpoint hash
-// unless the stored digest differs.
+// unless the stored digest differs, or the save is fenced by a lease that
+// another holder has.
 //
-//	KEYS[1] checkpoint
-//	ARGV[1] digest  ARGV[2] updated_at  ARGV[3] TTL ms (0: none)  ARGV[4..] field, value, ...
+//	KEYS[1] checkpoint  KEYS[2] lease
+//	ARGV[1] digest  ARGV[2] updated_at  ARGV[3] TTL ms (0: none)  ARGV[4] holder ("": not fenced)
+//	ARGV[5..] field, value, ...
 //
-// Returns {1, digest} when saved, {0, stored digest} on a mismatch.
+// Returns {1, digest} when saved, {0, stored digest} on a mismatch, {2,
+// holder} when another holder has the lease.
 var saveCheckpointScript = goredis.NewScript(`
+if ARGV[4] ~= '' then
+  local h = redis.call('GET', KEYS[2])
+  if h and h ~= ARGV[4] then
+    return {2, h}
+  end
+end
 local cur = redis.call('HGET', KEYS[1], 'digest')
 if cur and cur ~= ARGV[1] then
   return {0, cur}
 end
 redis.call('HSET', KEYS[1], 'digest', ARGV[1], 'updated_at', ARGV[2])
-for i = 4, #ARGV, 2 do
+for i = 5, #ARGV, 2 do
   redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
 end
 local ttl = tonumber(ARGV[3])
 if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) else redis.call('PERSIST', KEYS[1]) end
 return {1, ARGV[1]}
+`)
+
+// takeLeaseScript gives a run's lease to a holder unless another live
+// holder has it (a stale holder named by the caller does not count).
+//
+//	KEYS[1] lease
+//	ARGV[1] holder  ARGV[2] stale holder ("": none)  ARGV[3] TTL ms
+//
+// Returns {1} when taken or renewed, {0, holder, PTTL ms} when refused.
+var takeLeaseScript = goredis.NewScript(`
+local cur = redis.call('GET', KEYS[1])
+if cur and cur ~= ARGV[1] and cur ~= ARGV[2] then
+  return {0, cur, redis.call('PTTL', KEYS[1])}
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+return {1}
+`)
+
+// releaseLeaseScript deletes a run's lease when the holder has it.
+//
+//	KEYS[1] lease  ARGV[1] holder
+var releaseLeaseScript = goredis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
 `)
 
 // rememberScript stores a memory: it drops expired memories, writes the

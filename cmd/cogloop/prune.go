@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/dustin/go-humanize"
+
+	"github.com/cogloop/cogloop/memory"
+	"github.com/cogloop/cogloop/records"
+)
+
+// storeBound bounds what show and runs --prune wait for the store.
+const storeBound = 10 * time.Second
+
+// pruneFinished deletes the checkpoints of the recorded runs that ended ok
+// (the runs a resume cannot continue) and prints how many.
+func pruneFinished(ctx context.Context, d records.Dir, sf storeFlags, stdout, stderr io.Writer) int {
+	if sf.url() == "" {
+		return usageError(stderr, "runs", fmt.Errorf("--prune %w", errNeedsRedis))
+	}
+	ctx, cancel := context.WithTimeout(ctx, storeBound)
+	defer cancel()
+	store, err := sf.open(ctx, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "cogloop runs: %v\n", err)
+		return exitFailure
+	}
+	defer func() { _ = store.Close() }()
+	list, err := d.List(0)
+	if err != nil {
+		fmt.Fprintf(stderr, "cogloop runs: %v\n", err)
+		return exitFailure
+	}
+	n := 0
+	for _, s := range list {
+		if !s.Complete || s.Status != "ok" {
+			continue // a failed or unfinished run may still be resumed
+		}
+		if err := store.DeleteCheckpoint(ctx, s.RunID); err != nil {
+			fmt.Fprintf(stderr, "cogloop runs: prune: %v\n", err)
+			return exitFailure
+		}
+		n++
+	}
+	fmt.Fprintf(stdout, "deleted the checkpoints of %d finished runs (of %d recorded in %s)\n", n, len(list), d.Path)
+	return exitOK
+}
+
+// checkpointLine describes the run's checkpoint in the store, if a store is
+// given: its size, or that there is none.
+func checkpointLine(ctx context.Context, runID string, sf storeFlags, stderr io.Writer) string {
+	if sf.url() == "" {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, storeBound)
+	defer cancel()
+	store, err := sf.open(ctx, stderr)
+	if err != nil {
+		return fmt.Sprintf("checkpoint: unknown (%v)", err)
+	}
+	defer func() { _ = store.Close() }()
+	cp, ok, err := store.LoadCheckpoint(ctx, runID)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("checkpoint: unknown (%v)", err)
+	case !ok:
+		return "checkpoint: none (expired, pruned, or never saved)"
+	}
+	return "checkpoint: " + checkpointSize(cp)
+}
+
+func checkpointSize(cp memory.Checkpoint) string {
+	size := len(cp.Digest)
+	for path, v := range cp.State {
+		size += len(path) + len(v)
+	}
+	state := "in progress or resumable"
+	if _, ok := cp.State["run:finished"]; ok {
+		state = "finished"
+	}
+	return fmt.Sprintf("%s in %d parts, %s, saved %s", humanize.Bytes(uint64(size)), len(cp.State), state,
+		cp.UpdatedAt.Local().Format("2006-01-02 15:04:05"))
+}
