@@ -227,6 +227,8 @@ type state struct {
 	bound      map[string]any  // declared inputs (inputs:) bound at the start
 	lastOK     *agents.Outputs // return: last_successful: the last pass whose answer agent did not fail
 	lastOKPass int
+	answered   answered // the latest and the best pass whose answer did not fail (answer.go)
+	mappedPass []int    // the pass of each value in mapped
 
 	// checkpointing (persist.go)
 	input0     any               // the loop's input before feedback
@@ -317,10 +319,21 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 		n.save(context.WithoutCancel(ctx), in, st, loops)
 	}
 	completed := completedPasses(st.iterations)
+	// A loop whose answer failed in every pass fails the run (item 11 of
+	// issue 32), as one that stopped with stop_reason error does.
+	answerErr := n.checkAnswer(in, st)
+	if answerErr != nil && st.reason != StopError {
+		st.errText = answerErr.Error()
+	} else {
+		answerErr = nil
+	}
 	out := n.output(in, st, completed)
-	in.Run.Emit(event.Event{Kind: event.LoopEnd, Node: in.Path, Agent: n.id, Type: "loop", Error: st.errText,
-		Data: map[string]any{"loops_completed": completed, "stop_reason": st.reason, "final_score": st.score,
-			"best_score": st.best, "best_iteration": st.bestIter, "usage": usageValue(st.usage)}})
+	end := map[string]any{"loops_completed": completed, "stop_reason": st.reason, "final_score": st.score,
+		"best_score": st.best, "best_iteration": st.bestIter, "usage": usageValue(st.usage)}
+	if answerErr != nil {
+		end["failed"] = true
+	}
+	in.Run.Emit(event.Event{Kind: event.LoopEnd, Node: in.Path, Agent: n.id, Type: "loop", Error: st.errText, Data: end})
 	switch {
 	case st.reason == StopCanceled:
 		return out, fault.AtPath(in.Path, context.Cause(ctx))
@@ -480,6 +493,11 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 		return true, true
 	}
 
+	if in.Budget.Exceeded() {
+		// A call was refused: the pass is incomplete (its answer is not one)
+		// and the next would be too.
+		return n.budgetRefused(in, st, iteration{LoopNumber: loop, Duration: time.Since(start), Usage: out.Usage}, out.Children)
+	}
 	results := toResults(out.Children)
 	sc, lessons, judged := n.judge(ctx, results)
 	failed := failures(out.Children)
@@ -519,6 +537,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	if n.answerOK(out.Children, failed) {
 		st.lastOK, st.lastOKPass = out.Children, loop
 	}
+	st.answered.note(n, loop, out.Children, sc.Value)
 	uerr := n.applyUpdates(in, st, loop)
 	n.recordMappings(st, out.Children, loop)
 	n.notePass(in, st, out.Children)
@@ -529,13 +548,13 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 		cerr = uerr
 	}
 	policy := n.policyStop(st, loop, failed)
+	if stop && cerr == nil && !n.stopOnError {
+		// A pass whose condition ended the loop (the threshold met) ends it
+		// so, also when it is the max_failed_passes-th failed pass in a row:
+		// its failed agents stay listed, the run is ok. on_error: stop wins.
+		policy = ""
+	}
 	switch {
-	case in.Budget.Exceeded():
-		// A call was refused: the pass is incomplete and the next would be too.
-		stop, reason = true, StopBudget
-		if observed {
-			rs = append(rs, condResult{Kind: StopBudget, Fired: true, Detail: "a model call did not fit the budget"})
-		}
 	case werr != nil:
 		stop, reason = true, StopError
 		st.errText = werr.Error()

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The defects of issue 32 (loop semantics round 3), each as the CLI showed it.
+
+// loopDoc is the part of run --json these tests read.
+type loopDoc struct {
+	Status   string                    `json:"status"`
+	Output   any                       `json:"output"`
+	Outputs  map[string]map[string]any `json:"outputs"`
+	Errors   []struct{ Path, Agent, Message string }
+	Warnings []struct{ Path, Agent, Code, Message string }
+}
+
+// runLoop writes wf and script to a temporary directory and runs them with --json.
+func runLoop(t *testing.T, wf, script string, args ...string) (int, loopDoc, string) {
+	t.Helper()
+	dir := t.TempDir()
+	all := []string{"run", writeFile(t, dir, "wf.yaml", wf), "x", "--json"}
+	if script != "" {
+		all = append(all, "--script", writeFile(t, dir, "replies.yaml", script))
+	}
+	code, out, errs := runCLI(t, append(all, args...)...)
+	var doc loopDoc
+	if out != "" {
+		require.NoError(t, json.Unmarshal([]byte(out), &doc), out)
+	}
+	return code, doc, errs
+}
+
+const writerCritic = `orchestrator: {id: w, agents: [l]}
+agents:
+  - id: l
+    type: loop
+    max_loops: %d
+    score_threshold: 0.8
+    output_agent: writer
+%s    internal_workflow:
+      orchestrator: {id: i, agents: [writer, critic]}
+      agents:
+        - {id: writer, type: openai-answer, model: m, prompt: "write"}
+        - {id: critic, type: openai-answer, model: m, prompt: "judge"}
+`
+
+func warningsWith(doc loopDoc, s string) []string {
+	var out []string
+	for _, w := range doc.Warnings {
+		if strings.Contains(w.Message, s) {
+			out = append(out, w.Message)
+		}
+	}
+	return out
+}
+
+// Item 2: a pass that meets the threshold ends the loop with stop_reason
+// threshold even when it is the max_failed_passes-th failed pass in a row;
+// the agent error stays listed and the run is ok. Item 11: its failed answer
+// is not the loop's: pass 1's draft is, with an answer_failed warning.
+func TestThresholdBeatsFailedPasses(t *testing.T) {
+	wf := fmt.Sprintf(writerCritic, 4, "    max_failed_passes: 1\n")
+	code, doc, errs := runLoop(t, wf, `writer: ["draft 1", {error: "boom"}]
+critic: ["SCORE: 0.5", "SCORE: 0.8"]
+`)
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, "ok", doc.Status)
+	assert.Equal(t, "threshold", doc.Outputs["l"]["stop_reason"])
+	assert.Equal(t, true, doc.Outputs["l"]["threshold_met"])
+	require.Len(t, doc.Errors, 1)
+	assert.Equal(t, "writer", doc.Errors[0].Agent)
+	assert.Equal(t, "draft 1", doc.Output)
+	assert.Len(t, warningsWith(doc, `the answer of pass 2 failed (agent "writer"): the loop returns pass 1's answer`), 1, doc.Warnings)
+}
+
+// Item 11: with return: last, a writer failing on the last pass does not make
+// the answer "": the latest pass with an answer gives it, with a warning;
+// under return: best, the best pass with an answer. Under --strict the
+// warning fails the run.
+func TestFailedAnswerIsNeverTheLoopsAnswer(t *testing.T) {
+	script := `writer: ["draft 1", "draft 2", {error: "boom"}]
+critic: ["SCORE: 0.5", "SCORE: 0.7", "SCORE: 0.75"]
+`
+	code, doc, errs := runLoop(t, fmt.Sprintf(writerCritic, 3, ""), script)
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, "draft 2", doc.Output)
+	assert.Equal(t, "max_loops", doc.Outputs["l"]["stop_reason"])
+	require.Len(t, warningsWith(doc, "the answer of pass 3 failed"), 1, doc.Warnings)
+	assert.Equal(t, "answer_failed", doc.Warnings[0].Code)
+
+	code, doc, errs = runLoop(t, fmt.Sprintf(writerCritic, 3, "    return: best\n"), script)
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, "draft 2", doc.Output, "pass 3 scored best but has no answer")
+
+	code, _, errs = runLoop(t, fmt.Sprintf(writerCritic, 3, ""), script, "--strict")
+	assert.Equal(t, 1, code, errs)
+	assert.Contains(t, errs, "the answer of pass 3 failed")
+}
+
+// Item 11: when no pass has an answer, the run fails naming the errors.
+func TestNoAnswerInAnyPassFails(t *testing.T) {
+	code, doc, errs := runLoop(t, fmt.Sprintf(writerCritic, 2, "    max_failed_passes: 5\n"), `writer: [{error: "first"}, {error: "second"}]
+critic: ["SCORE: 0.5", "SCORE: 0.6"]
+`)
+	assert.Equal(t, 1, code, errs)
+	assert.Equal(t, "failed", doc.Status)
+	var msgs []string
+	for _, e := range doc.Errors {
+		msgs = append(msgs, e.Message)
+	}
+	all := strings.Join(msgs, "\n")
+	assert.Contains(t, all, `no pass has an answer: agent "writer" failed in every pass that ran`)
+	assert.Contains(t, all, "first")
+	assert.Empty(t, doc.Output)
+}
+
+// Item 5: return: last_successful gives the loop's output_mappings from the
+// returned pass too, not from the failed last one.
+func TestLastSuccessfulDrivesOutputMappings(t *testing.T) {
+	extra := `    return: last_successful
+    output_mappings:
+      - {source: {node: writer, output: response}, target: final_code}
+`
+	code, doc, errs := runLoop(t, fmt.Sprintf(writerCritic, 2, extra), `writer: ["code 1", {error: "boom"}]
+critic: ["SCORE: 0.5", "SCORE: 0.6"]
+`)
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, "code 1", doc.Output)
+	outs, _ := doc.Outputs["l"]["outputs"].(map[string]any)
+	assert.Equal(t, "code 1", outs["final_code"], doc.Outputs["l"])
+	assert.EqualValues(t, 1, doc.Outputs["l"]["returned_iteration"])
+}
+
+// Item 7: a pass whose call the budget refused is not completed, and the loop
+// returns the last completed pass, not the refused one's empty answer.
+func TestBudgetRefusedPassIsNotCompleted(t *testing.T) {
+	wf := `orchestrator: {id: w, agents: [l], pricing: {house: {prompt: 1, completion: 2}}}
+agents:
+  - id: l
+    type: loop
+    max_loops: 5
+    score_threshold: 0.99
+    budget: {max_tokens: 250}
+    internal_workflow:
+      orchestrator: {id: i, agents: [writer]}
+      agents:
+        - {id: writer, type: openai-answer, model: house, max_tokens: 100, prompt: "Write"}
+`
+	code, doc, errs := runLoop(t, wf, "writer: {cycle: [{text: 'draft SCORE: 0.1', usage: {prompt_tokens: 20, completion_tokens: 80}}]}\n")
+	require.Equal(t, 0, code, errs)
+	l := doc.Outputs["l"]
+	assert.Equal(t, "budget", l["stop_reason"])
+	iters := l["iterations"].([]any)
+	require.Len(t, iters, 3, l)
+	assert.Equal(t, false, iters[2].(map[string]any)["completed"], "the refused pass")
+	assert.EqualValues(t, 2, l["loops_completed"])
+	assert.Equal(t, "draft SCORE: 0.1", doc.Output)
+}
