@@ -111,6 +111,9 @@ func New(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		return nil, nil
 	}
 	n.checkRefs(c)
+	if d, ok := n.inner.(interface{ Defines(id string) bool }); ok {
+		n.stop.setDefines(d.Defines)
+	}
 	n.checkConditionNames(c) // names.go
 	return n, nil
 }

@@ -163,3 +163,49 @@ agents:
 	assert.EqualValues(t, 2, l["loops_completed"])
 	assert.Equal(t, "draft SCORE: 0.1", doc.Output)
 }
+
+// Item 1: a while/until condition that reads a missing field, or an agent
+// the internal workflow does not define, is an error with its position, not a
+// silent false that runs the loop to max_loops.
+func TestConditionReadingAMissingFieldFails(t *testing.T) {
+	for _, tc := range []struct{ expr, want string }{
+		{"previous_outputs.review.aproved", `undefined attribute "aproved"`},
+		{"previous_outputs.revieww.approved", `undefined attribute "revieww"`},
+		{"previous_outputs.review.approved and previous_outputs.review.score_x > 1", `undefined attribute "score_x"`},
+	} {
+		wf := `orchestrator: {id: w, agents: [l]}
+agents:
+  - id: l
+    type: loop
+    max_loops: 3
+    stop_when:
+      until: "` + tc.expr + `"
+    internal_workflow:
+      orchestrator: {id: i, agents: [review]}
+      agents:
+        - {id: review, type: openai-answer, model: m, prompt: "x"}
+`
+		code, doc, errs := runLoop(t, wf, "review: {cycle: ['{\"approved\": true}']}\n")
+		assert.Equal(t, 1, code, errs)
+		assert.Equal(t, "error", doc.Outputs["l"]["stop_reason"], tc.expr)
+		assert.EqualValues(t, 1, doc.Outputs["l"]["loops_completed"], tc.expr)
+		msg, _ := doc.Outputs["l"]["error"].(string)
+		assert.Contains(t, msg, `stop_when until "`+tc.expr+`" at `, tc.expr)
+		assert.Contains(t, msg, "wf.yaml:7:14 cannot be evaluated: "+tc.want, tc.expr)
+	}
+	// A field that is there still reads as it is.
+	wf := `orchestrator: {id: w, agents: [l]}
+agents:
+  - id: l
+    type: loop
+    max_loops: 3
+    stop_when: {until: "previous_outputs.review.approved"}
+    internal_workflow:
+      orchestrator: {id: i, agents: [review]}
+      agents:
+        - {id: review, type: openai-answer, model: m, prompt: "x"}
+`
+	code, doc, errs := runLoop(t, wf, "review: ['{\"approved\": false}', '{\"approved\": true}']\n")
+	require.Equal(t, 0, code, errs)
+	assert.EqualValues(t, 2, doc.Outputs["l"]["loops_completed"])
+}
