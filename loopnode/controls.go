@@ -276,7 +276,11 @@ func (n *Node) setPassValues(vars map[string]any, st *state, loop int, task any,
 			continue
 		}
 		if m.outer != "" {
-			vars[m.target] = outerValue(m.outer, task, parent)
+			if v, ok := st.bound[m.outer]; ok {
+				vars[m.target] = v // a declared input, its default included
+			} else {
+				vars[m.target] = outerValue(m.outer, task, parent)
+			}
 			continue
 		}
 		if o, ok := st.last.Get(m.node); ok {

@@ -275,6 +275,16 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 			Data: map[string]any{"loops_completed": 0, "stop_reason": st.reason}})
 		return n.output(in, st, 0), err
 	}
+	if loops == 0 {
+		st.input = n.withDefaults(st.input, st.bound)
+		if err := n.initVars(in, st); err != nil {
+			err = fault.AtPath(in.Path, err)
+			st.reason, st.errText = StopError, err.Error()
+			in.Run.Emit(event.Event{Kind: event.LoopEnd, Node: in.Path, Agent: n.id, Type: "loop", Error: st.errText,
+				Data: map[string]any{"loops_completed": 0, "stop_reason": st.reason}})
+			return n.output(in, st, 0), err
+		}
+	}
 	if in.Run.Wanted(event.LoopStart) {
 		in.Run.Emit(event.Event{Kind: event.LoopStart, Node: in.Path, Agent: n.id, Type: "loop",
 			Data: map[string]any{"max_loops": n.maxLoops, "threshold": n.threshold, "resumed_after": loops, "history": len(st.past)}})

@@ -209,3 +209,45 @@ agents:
 	require.Equal(t, 0, code, errs)
 	assert.EqualValues(t, 2, doc.Outputs["l"]["loops_completed"])
 }
+
+// Items 3 and 4: an initial value of vars: that is a template is rendered
+// once at the loop's start and keeps its type (a list is iterated by item,
+// not by character); a declared input's default reaches {outer: name}
+// mappings and get_input() as it reaches {{ name }}.
+func TestVarsTemplatesAndInputDefaults(t *testing.T) {
+	wf := `orchestrator: {id: w, agents: [l]}
+agents:
+  - id: l
+    type: loop
+    max_loops: 2
+    score_threshold: 0.9
+    inputs: [{name: topic, required: true}, {name: tone, default: plain}]
+    input_mappings:
+      - {source: {outer: tone}, target: style}
+    vars:
+      items: "{{ input.topic.split(',') }}"
+      count: "{{ input.topic.split(',') | length }}"
+    update:
+      count: "{{ count + 1 }}"
+    internal_workflow:
+      orchestrator: {id: i, agents: [a]}
+      agents:
+        - {id: a, type: openai-answer, model: m, prompt: "{% for i in items %}[{{ i }}]{% endfor %} {{ count }} {{ style }} {{ tone }} {{ input.input.tone }} {{ get_input_field(input.input, 'tone') }}"}
+`
+	dir := t.TempDir()
+	trace := dir + "/trace.jsonl"
+	code, out, errs := runCLI(t, "run", writeFile(t, dir, "wf.yaml", wf), `{"topic": "x,y,z"}`, "--json-input", "--json",
+		"--script", writeFile(t, dir, "r.yaml", "a: {cycle: ['SCORE: 0.1']}\n"), "--trace", trace)
+	require.Equal(t, 0, code, errs)
+	var doc loopDoc
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	assert.Equal(t, map[string]any{"items": []any{"x", "y", "z"}, "count": float64(5)}, doc.Outputs["l"]["vars"])
+	var prompts []string
+	for _, e := range readTrace(t, trace) {
+		if e.Kind == "agent.end" && e.Agent == "a" {
+			p := e.Prompt
+			prompts = append(prompts, p)
+		}
+	}
+	assert.Equal(t, []string{"[x][y][z] 3 plain plain plain plain", "[x][y][z] 4 plain plain plain plain"}, prompts)
+}
