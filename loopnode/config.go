@@ -10,6 +10,7 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/retry"
 	"github.com/cogloop/cogloop/cognition"
 	"github.com/cogloop/cogloop/cognition/metrics"
 	"github.com/cogloop/cogloop/cognition/scorer"
@@ -70,6 +71,13 @@ func New(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	n.stopOnError, n.maxFailed = readErrorPolicy(c)
 	if n.budget, n.budgeted = b.Budget(c, "budget"); n.budgeted {
 		n.budget.Name = "loop " + strconv.Quote(n.id)
+	}
+	if c.Has("retry") {
+		// The loop reads retry: itself (so the builder does not wrap it): a
+		// failed pass runs again under the policy.
+		if p := retry.ReadPolicy(c, "retry", retry.DefaultAgent()); p.Type != retry.None && p.Count > 0 {
+			n.retry = &retry.Retrier{Policy: p}
+		}
 	}
 	n.outputAgent = c.String("output_agent", "")
 	c.Ignore("prompt", "queue", "fallback_score", "timeout_score")

@@ -12,6 +12,7 @@ import (
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/retry"
 	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/cognition"
 	"github.com/cogloop/cogloop/cognition/scorer"
@@ -74,6 +75,7 @@ type Node struct {
 	maxLength      int             // max_length: iterations[i].response is cut to it
 	lastSuccessful bool            // return: last_successful
 	kind           string          // the loop kind events name (threshold, until, while, ...)
+	retry          *retry.Retrier  // retry: a failed pass runs again under it; nil none
 }
 
 var _ agents.Agent = (*Node)(nil)
@@ -113,6 +115,8 @@ type iteration struct {
 	// fatal error, a feedback or persistence error): it is not counted in
 	// loops_completed and has no score.
 	Cut bool `json:"cut_short,omitempty"`
+	// Attempts is how many times the pass ran under retry: (1 without).
+	Attempts int `json:"attempts,omitempty"`
 	// TimedOut marks a pass cut short by iteration_timeout: on_error decides
 	// what follows, and it counts as a failed pass for max_failed_passes.
 	TimedOut bool `json:"timed_out,omitempty"`
@@ -187,6 +191,9 @@ func (it iteration) Map() map[string]any {
 	}
 	if it.TimedOut {
 		m["timed_out"] = true
+	}
+	if it.Attempts > 1 {
+		m["attempts"] = it.Attempts
 	}
 	if len(it.Warnings) > 0 {
 		ws := make([]any, len(it.Warnings))
@@ -482,7 +489,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 		"scoring_context":     n.scoringCtx,
 		"past_loops_metadata": meta,
 	}
-	out, err := n.inner.Run(passCtx, agents.Input{
+	out, attempts, err := n.runPass(passCtx, in, path, agents.Input{
 		Value:  wrapper,
 		Loop:   &agents.LoopState{Number: loop, PastLoops: st.past, Metadata: meta, Score: st.score},
 		Vars:   n.passVars(in, st, loop, st.input, parent),
@@ -513,7 +520,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	failed := failures(out.Children)
 	answer := n.answer(out.Children)
 	it := iteration{LoopNumber: loop, Score: sc.Value, ScoreFound: sc.Found, ScoreSource: sc.Source,
-		Duration: time.Since(start), Usage: out.Usage, Response: fault.Truncate(agents.Text(answer), n.maxLength)}
+		Duration: time.Since(start), Usage: out.Usage, Response: fault.Truncate(agents.Text(answer), n.maxLength), Attempts: attempts}
 	for _, f := range failed {
 		it.Errors = append(it.Errors, agentError{Agent: f.agent, Message: f.message})
 	}
@@ -590,6 +597,9 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	}
 	if len(failed) > 0 {
 		data["failed_agents"] = failedAgents(failed)
+	}
+	if attempts > 1 {
+		data["attempts"] = attempts
 	}
 	if l := lessonsValue(lessons); l != nil {
 		data["lessons"] = l

@@ -251,3 +251,42 @@ agents:
 	}
 	assert.Equal(t, []string{"[x][y][z] 3 plain plain plain plain", "[x][y][z] 4 plain plain plain plain"}, prompts)
 }
+
+// Item 6: retry: on a loop runs a failed pass again under the policy and
+// counts the attempts in the pass's record.
+func TestRetryOnALoopRerunsAFailedPass(t *testing.T) {
+	wf := `orchestrator: {id: w, agents: [l]}
+agents:
+  - id: l
+    type: loop
+    max_loops: 2
+    score_threshold: 0.9
+    retry: {count: 2, interval: 1ms, max_interval: 1ms}
+    internal_workflow:
+      orchestrator: {id: i, agents: [a]}
+      agents:
+        - {id: a, type: openai-answer, model: m, prompt: "x", retry: none}
+`
+	dir := t.TempDir()
+	trace := dir + "/trace.jsonl"
+	code, out, errs := runCLI(t, "run", writeFile(t, dir, "wf.yaml", wf), "x", "--json", "--trace", trace,
+		"--script", writeFile(t, dir, "r.yaml", "a: [{error: boom}, {error: again}, 'SCORE: 0.95']\n"))
+	require.Equal(t, 0, code, errs)
+	var doc loopDoc
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	l := doc.Outputs["l"]
+	assert.Equal(t, "threshold", l["stop_reason"])
+	iters := l["iterations"].([]any)
+	require.Len(t, iters, 1)
+	it := iters[0].(map[string]any)
+	assert.EqualValues(t, 3, it["attempts"])
+	assert.Nil(t, it["errors"], "the last attempt succeeded")
+	assert.Equal(t, "SCORE: 0.95", doc.Output)
+	retries := 0
+	for _, e := range readTrace(t, trace) {
+		if e.Kind == "agent.retry" && e.Agent == "l" {
+			retries++
+		}
+	}
+	assert.Equal(t, 2, retries)
+}
