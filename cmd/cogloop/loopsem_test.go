@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -289,4 +290,47 @@ agents:
 		}
 	}
 	assert.Equal(t, 2, retries)
+}
+
+// Item 8: the progress line shows the pass running now (not the passes
+// finished as the current one), and "no score" until a pass has one; the
+// summary says "no score" for a loop that never scored, not "best pass 1".
+func TestProgressShowsTheRunningPass(t *testing.T) {
+	_, shots := frames(100, []event.Event{
+		{Kind: event.LoopStart, Node: "l", Data: map[string]any{"max_loops": 5}},
+		{Kind: event.LoopPassStart, Node: "l", Data: map[string]any{"loop_number": 1, "max_loops": 5}},
+		{Kind: event.LoopIteration, Node: "l", Data: map[string]any{"loop_number": 1, "max_loops": 5, "score": 0.0, "score_found": false, "best": 0.0}},
+		{Kind: event.LoopPassStart, Node: "l", Data: map[string]any{"loop_number": 2, "max_loops": 5}},
+		{Kind: event.LoopIteration, Node: "l", Data: map[string]any{"loop_number": 2, "max_loops": 5, "score": 0.7, "score_found": true, "best": 0.7}},
+		{Kind: event.LoopPassStart, Node: "l", Data: map[string]any{"loop_number": 3, "max_loops": 5}},
+	})
+	assert.Equal(t, []string{"loop l pass 1/5", "loop l pass 1/5 · no score", "loop l pass 1/5 done · no score",
+		"loop l pass 2/5 · no score", "loop l pass 2/5 done · best 0.70", "loop l pass 3/5 · best 0.70"}, lastLines(shots))
+
+	wf := `orchestrator: {id: w, agents: [l]}
+agents:
+  - id: l
+    type: loop
+    max_loops: 2
+    stop_when: {until: "loop_number >= 2"}
+    internal_workflow:
+      orchestrator: {id: i, agents: [a]}
+      agents:
+        - {id: a, type: openai-answer, model: m, prompt: "x"}
+`
+	dir := t.TempDir()
+	code, _, errs := runCLI(t, "run", writeFile(t, dir, "wf.yaml", wf), "x",
+		"--script", writeFile(t, dir, "r.yaml", "a: {cycle: [no number here]}\n"))
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, errs, "l: 2/2 passes · – → – · stopped: condition · no score\n")
+}
+
+// lastLines is the progress line of each frame.
+func lastLines(shots []string) []string {
+	out := make([]string, len(shots))
+	for i, s := range shots {
+		lines := strings.Split(strings.TrimSuffix(s, "⏎\n"), "\n")
+		out[i] = strings.TrimSpace(lines[len(lines)-1])
+	}
+	return out
 }
