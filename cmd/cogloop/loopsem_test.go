@@ -350,3 +350,35 @@ func TestRunIDWithoutRedisHasNoResumeHint(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, errs, "cogloop: run r2 (resume with --resume r2)")
 }
+
+// Item 10: get_past_insights() returns the insights cognitive extraction
+// found in past passes, not "No synthesis insights found".
+func TestGetPastInsightsReturnsExtractedInsights(t *testing.T) {
+	wf := `orchestrator: {id: w, agents: [l]}
+agents:
+  - id: l
+    type: loop
+    max_loops: 2
+    score_threshold: 0.99
+    cognitive_extraction:
+      enabled: true
+      extract_patterns:
+        insights: ["INSIGHT:\\s*([^\\n]+)"]
+    internal_workflow:
+      orchestrator: {id: i, agents: [a]}
+      agents:
+        - {id: a, type: openai-answer, model: m, prompt: "past: {{ get_past_insights() }}"}
+`
+	dir := t.TempDir()
+	trace := dir + "/trace.jsonl"
+	code, _, errs := runCLI(t, "run", writeFile(t, dir, "wf.yaml", wf), "x", "--trace", trace,
+		"--script", writeFile(t, dir, "r.yaml", "a: [\"INSIGHT: tides follow the moon closely\\nSCORE: 0.5\", 'SCORE: 0.6']\n"))
+	require.Equal(t, 0, code, errs)
+	var prompts []string
+	for _, e := range readTrace(t, trace) {
+		if e.Kind == "agent.end" && e.Agent == "a" {
+			prompts = append(prompts, e.Prompt)
+		}
+	}
+	assert.Equal(t, []string{"past: No synthesis insights found", "past: loop 1: tides follow the moon closely"}, prompts)
+}
