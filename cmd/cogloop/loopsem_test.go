@@ -382,3 +382,39 @@ agents:
 	}
 	assert.Equal(t, []string{"past: No synthesis insights found", "past: loop 1: tides follow the moon closely"}, prompts)
 }
+
+// Item 12: a lookup of a key a mapping lacks ({{ p.improvments }}) warns once
+// per agent and name with a did-you-mean over the mapping's keys, and fails
+// the run under --strict.
+func TestMissingKeyOnAMappingWarns(t *testing.T) {
+	wf := `orchestrator: {id: w, agents: [l]}
+agents:
+  - id: l
+    type: loop
+    max_loops: 2
+    score_threshold: 0.99
+    vars: {p: {improvements: "shorter", score: 1}}
+    internal_workflow:
+      orchestrator: {id: i, agents: [a, b]}
+      agents:
+        - {id: a, type: openai-answer, model: m, prompt: "fix {{ p.improvments }}"}
+        - {id: b, type: openai-answer, model: m, prompt: "{% for q in get_past_loops() %}{{ q.scroe }}{% endfor %}"}
+`
+	script := "a: {cycle: ['SCORE: 0.5']}\nb: {cycle: [ok]}\n"
+	code, doc, errs := runLoop(t, wf, script)
+	require.Equal(t, 0, code, errs)
+	var got []string
+	for _, w := range doc.Warnings {
+		if w.Code == "missing_key" {
+			got = append(got, w.Message)
+		}
+	}
+	assert.Equal(t, []string{
+		`agent "a" prompt: p has no key "improvments", so p.improvments renders empty; did you mean p.improvements?`,
+		`agent "b" prompt: q has no key "scroe", so q.scroe renders empty`,
+	}, got, "once per agent and name: pass 2 reads both again")
+
+	code, _, errs = runLoop(t, wf, script, "--strict")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "did you mean p.improvements?")
+}
