@@ -39,7 +39,7 @@ func New(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	}
 	n.threshold = c.Float("score_threshold", 0.8, 0, 1)
 	n.maxPastLoops = c.Int("max_past_loops", 20, 1, 1000)
-	n.timeout = c.Duration("timeout", 0)
+	n.timeout = readTimeout(c)
 	if n.timeout > maxTimeout {
 		c.Errorf("timeout", "timeout must be at most 24h, not %s", n.timeout)
 	}
@@ -103,6 +103,7 @@ func New(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	n.declaredOuts = readDeclaredOutputs(c, n)
 	checkVarMappings(c, n)
 	n.kind = n.loopKind()
+	n.failOn = readFailOn(c)
 
 	if c.Has("workflow_ref") {
 		n.inner = buildRef(b, c)
@@ -119,6 +120,7 @@ func New(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		return nil, nil
 	}
 	n.checkRefs(c)
+	n.noteExits(c)
 	if d, ok := n.inner.(interface{ Defines(id string) bool }); ok {
 		n.stop.setDefines(d.Defines)
 	}

@@ -76,6 +76,7 @@ type Node struct {
 	lastSuccessful bool            // return: last_successful
 	kind           string          // the loop kind events name (threshold, until, while, ...)
 	retry          *retry.Retrier  // retry: a failed pass runs again under it; nil none
+	failOn         []string        // fail_on: stop reasons that fail the run
 }
 
 var _ agents.Agent = (*Node)(nil)
@@ -343,6 +344,11 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 		st.errText = answerErr.Error()
 	} else {
 		answerErr = nil
+	}
+	if why := n.failedBy(st.reason); why != "" && answerErr == nil {
+		// fail_on: this stop fails the run
+		answerErr = fault.AtPath(in.Path, errors.New(why))
+		st.errText = answerErr.Error()
 	}
 	out := n.output(in, st, completed)
 	end := map[string]any{"loops_completed": completed, "stop_reason": st.reason, "final_score": st.score,

@@ -418,3 +418,63 @@ agents:
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errs, "did you mean p.improvements?")
 }
+
+// Items 20-23: every loop is bounded in time (300s by default, timeout: none
+// opts out with a note); fail_on makes max_loops or timeout stops fail the
+// run; a loop whose only early exit is OrKa's default score patterns gets a
+// note naming its exits; max_loops names its range in the message and schema.
+func TestLoopBoundsAndExits(t *testing.T) {
+	loop := func(keys string) string {
+		return `orchestrator: {id: w, agents: [l]}
+agents:
+  - id: l
+    type: loop
+    max_loops: 3
+` + keys + `    internal_workflow:
+      orchestrator: {id: i, agents: [a]}
+      agents:
+        - {id: a, type: openai-answer, model: m, prompt: "x"}
+`
+	}
+	dir := t.TempDir()
+	validate := func(keys string) (int, string) {
+		code, _, errs := runCLI(t, "validate", writeFile(t, dir, "wf.yaml", loop(keys)))
+		return code, errs
+	}
+	code, errs := validate("")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, errs, `no score pattern: OrKa's defaults read any 'SCORE:' or percentage in a pass's output, so an answer such as "90%" can end the loop`)
+	assert.Contains(t, errs, "(its exits: max_loops 3, timeout 5m0s, a score >= 0.8 read by the default patterns)")
+
+	code, errs = validate("    score_threshold: 0.9\n    timeout: none\n")
+	require.Equal(t, 0, code, errs)
+	assert.NotContains(t, errs, "no score pattern")
+	assert.Contains(t, errs, "timeout: none: the loop has no time bound (the default is 5m0s)")
+
+	code, errs = validate("    score_threshold: 0.9\n    fail_on: [max_loop]\n")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, `fail_on lists stop reasons that fail the run: max_loops, timeout, not "max_loop"`)
+
+	code, _, errs = runCLI(t, "validate", writeFile(t, dir, "wf.yaml", strings.Replace(loop(""), "max_loops: 3", "max_loops: 1001", 1)))
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "max_loops must be between 1 and 1000, not 1001")
+	var schema map[string]any
+	_, out, _ := runCLI(t, "schema")
+	require.NoError(t, json.Unmarshal([]byte(out), &schema))
+	props := schema["$defs"].(map[string]any)["agent_loop"].(map[string]any)["properties"].(map[string]any)
+	ml := props["max_loops"].(map[string]any)
+	assert.Equal(t, []any{float64(1), float64(1000)}, []any{ml["minimum"], ml["maximum"]})
+	assert.Equal(t, "5m0s", props["timeout"].(map[string]any)["default"])
+	assert.Contains(t, props, "fail_on")
+
+	// fail_on: [max_loops] fails the run; without it the same run is ok.
+	wf := loop("    score_threshold: 0.9\n    fail_on: [max_loops]\n")
+	script := "a: {cycle: ['SCORE: 0.1']}\n"
+	code, doc, errs := runLoop(t, wf, script)
+	assert.Equal(t, 1, code, errs)
+	assert.Equal(t, "failed", doc.Status)
+	assert.Equal(t, "max_loops", doc.Outputs["l"]["stop_reason"])
+	assert.Contains(t, doc.Outputs["l"]["error"], `loop "l" stopped with stop_reason max_loops: it ran 3 passes (max_loops) without meeting a stop condition, and fail_on lists max_loops`)
+	code, _, errs = runLoop(t, loop("    score_threshold: 0.9\n"), script)
+	assert.Equal(t, 0, code, errs)
+}
