@@ -24,7 +24,7 @@ func TestMaxLoopsNoteAndStrict(t *testing.T) {
 	assert.Contains(t, err.Error(), "wf.yaml:3:5: agent \"l\": no max_loops")
 	assert.Contains(t, err.Error(), "an error under strict mode")
 
-	wf, err = cogloop.Parse([]byte(controlsHead+"    max_iterations: 3\n"+controlsInner), "wf.yaml", cogloop.WithStrict())
+	wf, err = cogloop.Parse([]byte(controlsHead+"    max_iterations: 3\n    score_threshold: 0.8\n"+controlsInner), "wf.yaml", cogloop.WithStrict())
 	require.NoError(t, err)
 	assert.Empty(t, wf.Notes)
 }
