@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -477,4 +479,36 @@ agents:
 	assert.Contains(t, doc.Outputs["l"]["error"], `loop "l" stopped with stop_reason max_loops: it ran 3 passes (max_loops) without meeting a stop condition, and fail_on lists max_loops`)
 	code, _, errs = runLoop(t, loop("    score_threshold: 0.9\n"), script)
 	assert.Equal(t, 0, code, errs)
+}
+
+// Items 13, 17, 18: an unwritable working directory warns and runs without a
+// record; --version works like version; init writes a .gitignore covering
+// .cogloop/ and traces.
+func TestNewcomerFirstHour(t *testing.T) {
+	// .cogloop is a file, so .cogloop/runs cannot be made (as in a read-only
+	// directory, also for root)
+	dir := t.TempDir()
+	writeFile(t, dir, ".cogloop", "")
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	wf, script := filepath.Join(wd, hello), filepath.Join(wd, helloScript)
+	t.Setenv(envRecordDir, "")
+	t.Chdir(dir)
+	code, out, errs := runCLI(t, "run", wf, "x", "--script", script)
+	require.Equal(t, 0, code, errs)
+	assert.NotEmpty(t, out)
+	assert.Contains(t, errs, "the run goes on without a record")
+
+	code, out, _ = runCLI(t, "--version")
+	assert.Equal(t, 0, code)
+	_, want, _ := runCLI(t, "version")
+	assert.Equal(t, want, out)
+
+	initDir := filepath.Join(t.TempDir(), "starter")
+	code, _, errs = runCLI(t, "init", initDir)
+	require.Equal(t, 0, code, errs)
+	ignore, err := os.ReadFile(filepath.Join(initDir, ".gitignore"))
+	require.NoError(t, err)
+	assert.Contains(t, string(ignore), ".cogloop/\n")
+	assert.Contains(t, string(ignore), "*.jsonl\n")
 }
