@@ -274,6 +274,7 @@ func buildExtractor(c *load.Config) *cognition.Extractor {
 				Mistakes:     ep.Strings(cognition.CategoryMistakes),
 			}
 			cfg.Patterns.Other = otherCategories(ep)
+			noteUnboundedLessons(c, ce, cfg.Patterns)
 			ep.Done()
 		}
 		ce.Ignore("agent_priorities")
@@ -288,6 +289,24 @@ func buildExtractor(c *load.Config) *cognition.Extractor {
 		reportFieldErrors(c, l, true)
 	}
 	return e
+}
+
+// noteUnboundedLessons notes a lesson pattern that ends in (.+) or (.*)
+// without a line end: under OrKa's DOTALL it takes the rest of the reply (the
+// critic's next lines and its SCORE:) into the next prompt.
+func noteUnboundedLessons(c, ce *load.Config, p cognition.ExtractPatterns) {
+	lists := [][]string{p.Insights, p.Improvements, p.Mistakes}
+	for _, o := range p.Other {
+		lists = append(lists, o.Patterns)
+	}
+	for _, list := range lists {
+		for _, pat := range list {
+			trimmed := strings.TrimSuffix(pat, "$")
+			if strings.HasSuffix(trimmed, "(.+)") || strings.HasSuffix(trimmed, "(.*)") {
+				c.Problems().Notef(ce.ValuePos("extract_patterns"), "%s: cognitive_extraction: pattern %q ends in an unbounded group: patterns run DOTALL (OrKa), so it takes the rest of the reply, later lines and SCORE: too; end it at the line: (.+?)(?:\\n|$) or ([^\\n]+)", c.What(), pat)
+			}
+		}
+	}
 }
 
 // otherCategories reads extract_patterns categories beyond insights,

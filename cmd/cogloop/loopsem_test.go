@@ -512,3 +512,26 @@ func TestNewcomerFirstHour(t *testing.T) {
 	assert.Contains(t, string(ignore), ".cogloop/\n")
 	assert.Contains(t, string(ignore), "*.jsonl\n")
 }
+
+// Item 14: a lesson pattern ending in an unbounded (.+) gets a load note
+// saying it runs DOTALL and how to end it at the line.
+func TestUnboundedLessonPatternNote(t *testing.T) {
+	wf := writeFile(t, t.TempDir(), "wf.yaml", `orchestrator: {id: w, agents: [l]}
+agents:
+  - id: l
+    type: loop
+    max_loops: 2
+    score_threshold: 0.9
+    cognitive_extraction:
+      extract_patterns:
+        improvements: ["FIX:\\s*(.+)", "NOTE:\\s*(.+?)(?:\\n|$)"]
+    internal_workflow:
+      orchestrator: {id: i, agents: [a]}
+      agents:
+        - {id: a, type: openai-answer, model: m, prompt: "x"}
+`)
+	code, _, errs := runCLI(t, "validate", wf)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, errs, `pattern "FIX:\\s*(.+)" ends in an unbounded group: patterns run DOTALL (OrKa)`)
+	assert.NotContains(t, errs, `pattern "NOTE:`)
+}
