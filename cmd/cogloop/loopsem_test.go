@@ -412,7 +412,7 @@ agents:
 		}
 	}
 	assert.Equal(t, []string{
-		`agent "a" prompt: p has no key "improvments", so p.improvments renders empty; did you mean p.improvements?`,
+		`agent "a" prompt: p has no key "improvments", so p.improvments renders empty; did you mean p.improvements?`, //nolint:misspell // the typo is the input under test
 		`agent "b" prompt: q has no key "scroe", so q.scroe renders empty`,
 	}, got, "once per agent and name: pass 2 reads both again")
 
