@@ -167,6 +167,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	opts = append(opts, tracing.options()...)
 
 	res, runErr := wf.Run(ctx, input, opts...)
+	if errors.Is(runErr, cogloop.ErrWorkflowChanged) {
+		runErr = fmt.Errorf("%w; the flag for that is --allow-config-change", runErr)
+	}
 	con.Done()
 	tracing.stop()
 	// A trace or report that could not be written fails the run: printed
