@@ -163,7 +163,7 @@ func (c *collector) observe(e event.Event) {
 	switch {
 	case e.Kind == event.AgentEnd && e.Error != "":
 		c.addError(e.Node, e.Agent, e.Error)
-	case e.Kind == event.LoopEnd && e.Data["stop_reason"] == "error":
+	case e.Kind == event.LoopEnd && (e.Data["stop_reason"] == "error" || e.Data["failed"] == true):
 		c.mu.Lock()
 		c.loopErr = true
 		c.mu.Unlock()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/prompt"
 )
 
@@ -77,7 +78,12 @@ func (in Input) Render(t *prompt.Template) (string, error) {
 	if err := in.warnUndefined(t, d); err != nil {
 		return "", err
 	}
-	s, err := t.Render(d)
+	s, miss, err := t.RenderChecked(d)
+	if miss != nil && err == nil {
+		if werr := in.warnMissingKey(t, miss); werr != nil {
+			return "", werr
+		}
+	}
 	if err != nil {
 		if f, ok := t.Undefined(err); ok {
 			fix := f.Fix()
@@ -89,6 +95,34 @@ func (in Input) Render(t *prompt.Template) (string, error) {
 		return "", err
 	}
 	return s, nil
+}
+
+// warnMissingKey emits the missing_key warning of a lookup of a key a
+// mapping lacks ({{ p.improvments }}), once per agent and key; under strict
+// mode it is an error.
+func (in Input) warnMissingKey(t *prompt.Template, m *prompt.MissingKey) error {
+	if in.Run == nil {
+		return nil
+	}
+	agent := in.Path
+	if i := strings.LastIndex(agent, fault.PathSep); i >= 0 {
+		agent = agent[i+len(fault.PathSep):]
+	}
+	msg := fmt.Sprintf("%s: %s has no key %q, so %s.%s renders empty", t.Name(), m.Path, m.Key, m.Path, m.Key)
+	if best := load.Closest(m.Key, m.Keys); best != "" {
+		msg += fmt.Sprintf("; did you mean %s.%s?", m.Path, best)
+	} else if len(m.Keys) > 0 && len(m.Keys) <= 12 {
+		msg += fmt.Sprintf(" (its keys: %s)", strings.Join(m.Keys, ", "))
+	}
+	warned := in.Run.Local(undefinedKey, func() any { return &sync.Map{} }).(*sync.Map)
+	if _, dup := warned.LoadOrStore(agent+"\x00"+m.Path+"."+m.Key, true); dup {
+		if in.Run.Strict {
+			return fault.AtPath(in.Path, fmt.Errorf("%w: %s", ErrStrict, msg))
+		}
+		return nil
+	}
+	return in.Run.Warn(event.Event{Node: in.Path, Agent: agent, Message: msg,
+		Data: map[string]any{"code": "missing_key", "name": m.Path + "." + m.Key, "template": t.Name()}})
 }
 
 // undefinedKey keys the run-local set of (agent, name) pairs already warned

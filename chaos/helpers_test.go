@@ -90,7 +90,7 @@ func checkHistory(t *testing.T, store memory.History, runID string, reported []a
 // and fails with every stack when it does not.
 func goroutinesBack(t *testing.T, base int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(60 * time.Second) // a bound, not a guess at the machine's speed
 	for runtime.NumGoroutine() > base {
 		if time.Now().After(deadline) {
 			buf := make([]byte, 1<<20)

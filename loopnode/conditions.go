@@ -48,8 +48,10 @@ type condition struct {
 	threshold float64 // score, stable_output
 	agent     string  // evaluator, stable_output's of
 
-	expr    *prompt.Expr // while, until
-	exprPos load.Pos     // where the expression is written
+	expr    *prompt.Expr         // while, until
+	strict  *prompt.Expr         // the same, an undefined lookup an error (evalExpr)
+	defines func(id string) bool // the agent ids of the internal workflow, when it can tell
+	exprPos load.Pos             // where the expression is written
 
 	output   string // continue_while: "agent.field"
 	operator string
@@ -220,6 +222,9 @@ func (p condParser) parse(n *yaml.Node, depth int) *condition {
 		sc.Done()
 	case condWhile, condUntil:
 		cond.expr = p.expr(c, kind, v)
+		if cond.expr != nil {
+			cond.strict, _ = prompt.ParseExpr(c.What()+" "+kind, v.Value, prompt.Options{Strict: true})
+		}
 		if v != nil {
 			cond.exprPos = p.pos(v)
 		}
@@ -390,7 +395,7 @@ func (c *condition) evalExpr(env *condEnv) (bool, string, error) {
 	if undef := c.expr.Undefined(env.data); len(undef) > 0 {
 		return false, "", c.cannot("%s not defined%s", quoteList(undef), suggest(undef[0], env.data))
 	}
-	v, err := c.expr.Eval(env.data)
+	v, err := c.evalStrict(env)
 	if err != nil {
 		var re *prompt.RenderError
 		if errors.As(err, &re) && re.Err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/retry"
 	"github.com/cogloop/cogloop/cognition"
 	"github.com/cogloop/cogloop/cognition/metrics"
 	"github.com/cogloop/cogloop/cognition/scorer"
@@ -38,7 +39,7 @@ func New(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	}
 	n.threshold = c.Float("score_threshold", 0.8, 0, 1)
 	n.maxPastLoops = c.Int("max_past_loops", 20, 1, 1000)
-	n.timeout = c.Duration("timeout", 0)
+	n.timeout = readTimeout(c)
 	if n.timeout > maxTimeout {
 		c.Errorf("timeout", "timeout must be at most 24h, not %s", n.timeout)
 	}
@@ -71,6 +72,13 @@ func New(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	if n.budget, n.budgeted = b.Budget(c, "budget"); n.budgeted {
 		n.budget.Name = "loop " + strconv.Quote(n.id)
 	}
+	if c.Has("retry") {
+		// The loop reads retry: itself (so the builder does not wrap it): a
+		// failed pass runs again under the policy.
+		if p := retry.ReadPolicy(c, "retry", retry.DefaultAgent()); p.Type != retry.None && p.Count > 0 {
+			n.retry = &retry.Retrier{Policy: p}
+		}
+	}
 	n.outputAgent = c.String("output_agent", "")
 	c.Ignore("prompt", "queue", "fallback_score", "timeout_score")
 	n.persistent = c.Bool("persist_across_runs", false)
@@ -95,6 +103,7 @@ func New(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	n.declaredOuts = readDeclaredOutputs(c, n)
 	checkVarMappings(c, n)
 	n.kind = n.loopKind()
+	n.failOn = readFailOn(c)
 
 	if c.Has("workflow_ref") {
 		n.inner = buildRef(b, c)
@@ -111,6 +120,10 @@ func New(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		return nil, nil
 	}
 	n.checkRefs(c)
+	n.noteExits(c)
+	if d, ok := n.inner.(interface{ Defines(id string) bool }); ok {
+		n.stop.setDefines(d.Defines)
+	}
 	n.checkConditionNames(c) // names.go
 	return n, nil
 }
@@ -261,6 +274,7 @@ func buildExtractor(c *load.Config) *cognition.Extractor {
 				Mistakes:     ep.Strings(cognition.CategoryMistakes),
 			}
 			cfg.Patterns.Other = otherCategories(ep)
+			noteUnboundedLessons(c, ce, cfg.Patterns)
 			ep.Done()
 		}
 		ce.Ignore("agent_priorities")
@@ -275,6 +289,24 @@ func buildExtractor(c *load.Config) *cognition.Extractor {
 		reportFieldErrors(c, l, true)
 	}
 	return e
+}
+
+// noteUnboundedLessons notes a lesson pattern that ends in (.+) or (.*)
+// without a line end: under OrKa's DOTALL it takes the rest of the reply (the
+// critic's next lines and its SCORE:) into the next prompt.
+func noteUnboundedLessons(c, ce *load.Config, p cognition.ExtractPatterns) {
+	lists := [][]string{p.Insights, p.Improvements, p.Mistakes}
+	for _, o := range p.Other {
+		lists = append(lists, o.Patterns)
+	}
+	for _, list := range lists {
+		for _, pat := range list {
+			trimmed := strings.TrimSuffix(pat, "$")
+			if strings.HasSuffix(trimmed, "(.+)") || strings.HasSuffix(trimmed, "(.*)") {
+				c.Problems().Notef(ce.ValuePos("extract_patterns"), "%s: cognitive_extraction: pattern %q ends in an unbounded group: patterns run DOTALL (OrKa), so it takes the rest of the reply, later lines and SCORE: too; end it at the line: (.+?)(?:\\n|$) or ([^\\n]+)", c.What(), pat)
+			}
+		}
+	}
 }
 
 // otherCategories reads extract_patterns categories beyond insights,

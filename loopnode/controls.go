@@ -276,7 +276,11 @@ func (n *Node) setPassValues(vars map[string]any, st *state, loop int, task any,
 			continue
 		}
 		if m.outer != "" {
-			vars[m.target] = outerValue(m.outer, task, parent)
+			if v, ok := st.bound[m.outer]; ok {
+				vars[m.target] = v // a declared input, its default included
+			} else {
+				vars[m.target] = outerValue(m.outer, task, parent)
+			}
 			continue
 		}
 		if o, ok := st.last.Get(m.node); ok {
@@ -355,10 +359,22 @@ func (n *Node) recordMappings(st *state, outs *agents.Outputs, loop int) {
 		}
 		st.mapped[m.target] = append(st.mapped[m.target], v)
 	}
+	st.mappedPass = append(st.mappedPass, loop)
 }
 
-// mappedOutputs is outputs.<target> of the loop's output.
-func (n *Node) mappedOutputs(st *state) map[string]any {
+// mappedAt is the value of vals (a mapping's values) that pass recorded.
+func mappedAt(st *state, vals []any, pass int) (any, bool) {
+	for i, p := range st.mappedPass {
+		if p == pass && i < len(vals) {
+			return vals[i], true
+		}
+	}
+	return nil, false
+}
+
+// mappedOutputs is outputs.<target> of the loop's output; take: last reads
+// pass, the pass the loop returns (under return: best, take: best does).
+func (n *Node) mappedOutputs(st *state, pass int) map[string]any {
 	out := make(map[string]any, len(n.outputs))
 	for _, m := range n.outputs {
 		vals := st.mapped[m.target]
@@ -376,11 +392,13 @@ func (n *Node) mappedOutputs(st *state) map[string]any {
 		case takeAll:
 			out[m.target] = append([]any(nil), vals...)
 		case takeBest:
-			if st.bestIter >= 1 && st.bestIter <= len(vals) {
-				out[m.target] = vals[st.bestIter-1]
-			}
+			out[m.target], _ = mappedAt(st, vals, st.bestIter)
 		default:
-			out[m.target] = vals[len(vals)-1]
+			if v, ok := mappedAt(st, vals, pass); ok {
+				out[m.target] = v
+			} else {
+				out[m.target] = vals[len(vals)-1]
+			}
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package loopnode
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/cogloop/cogloop/agents"
@@ -123,6 +124,30 @@ func (n *Node) bindInputs(task any) (map[string]any, error) {
 		}
 	}
 	return out, nil
+}
+
+// withDefaults is the loop's input with the declared inputs' defaults added
+// where a mapping input lacks them, so get_input() and get_input_field()
+// see what {{ name }} sees; other inputs are returned as they are.
+func (n *Node) withDefaults(task any, bound map[string]any) any {
+	m, ok := task.(map[string]any)
+	if !ok {
+		return task
+	}
+	var out map[string]any
+	for _, d := range n.declared {
+		if _, has := m[d.name]; has || !d.hasDefault {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(m)
+		}
+		out[d.name] = bound[d.name]
+	}
+	if out == nil {
+		return task
+	}
+	return out
 }
 
 func describeInput(task any) string {

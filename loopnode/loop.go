@@ -12,6 +12,7 @@ import (
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/retry"
 	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/cognition"
 	"github.com/cogloop/cogloop/cognition/scorer"
@@ -75,6 +76,8 @@ type Node struct {
 	maxLength      int             // max_length: iterations[i].response is cut to it
 	lastSuccessful bool            // return: last_successful
 	kind           string          // the loop kind events name (threshold, until, while, ...)
+	retry          *retry.Retrier  // retry: a failed pass runs again under it; nil none
+	failOn         []string        // fail_on: stop reasons that fail the run
 }
 
 var _ agents.Agent = (*Node)(nil)
@@ -114,6 +117,8 @@ type iteration struct {
 	// fatal error, a feedback or persistence error): it is not counted in
 	// loops_completed and has no score.
 	Cut bool `json:"cut_short,omitempty"`
+	// Attempts is how many times the pass ran under retry: (1 without).
+	Attempts int `json:"attempts,omitempty"`
 	// TimedOut marks a pass cut short by iteration_timeout: on_error decides
 	// what follows, and it counts as a failed pass for max_failed_passes.
 	TimedOut bool `json:"timed_out,omitempty"`
@@ -189,6 +194,9 @@ func (it iteration) Map() map[string]any {
 	if it.TimedOut {
 		m["timed_out"] = true
 	}
+	if it.Attempts > 1 {
+		m["attempts"] = it.Attempts
+	}
 	if len(it.Warnings) > 0 {
 		ws := make([]any, len(it.Warnings))
 		for i, w := range it.Warnings {
@@ -228,6 +236,8 @@ type state struct {
 	bound      map[string]any  // declared inputs (inputs:) bound at the start
 	lastOK     *agents.Outputs // return: last_successful: the last pass whose answer agent did not fail
 	lastOKPass int
+	answered   answered // the latest and the best pass whose answer did not fail (answer.go)
+	mappedPass []int    // the pass of each value in mapped
 
 	// checkpointing (persist.go)
 	input0     any               // the loop's input before feedback
@@ -274,6 +284,16 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 			Data: map[string]any{"loops_completed": 0, "stop_reason": st.reason}})
 		return n.output(in, st, 0), err
 	}
+	if loops == 0 {
+		st.input = n.withDefaults(st.input, st.bound)
+		if err := n.initVars(in, st); err != nil {
+			err = fault.AtPath(in.Path, err)
+			st.reason, st.errText = StopError, err.Error()
+			in.Run.Emit(event.Event{Kind: event.LoopEnd, Node: in.Path, Agent: n.id, Type: "loop", Error: st.errText,
+				Data: map[string]any{"loops_completed": 0, "stop_reason": st.reason}})
+			return n.output(in, st, 0), err
+		}
+	}
 	if in.Run.Wanted(event.LoopStart) {
 		in.Run.Emit(event.Event{Kind: event.LoopStart, Node: in.Path, Agent: n.id, Type: "loop",
 			Data: map[string]any{"max_loops": n.maxLoops, "threshold": n.threshold, "resumed_after": loops, "history": len(st.past)}})
@@ -318,10 +338,26 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 		n.save(context.WithoutCancel(ctx), in, st, loops)
 	}
 	completed := completedPasses(st.iterations)
+	// A loop whose answer failed in every pass fails the run (item 11 of
+	// issue 32), as one that stopped with stop_reason error does.
+	answerErr := n.checkAnswer(in, st)
+	if answerErr != nil && st.reason != StopError {
+		st.errText = answerErr.Error()
+	} else {
+		answerErr = nil
+	}
+	if why := n.failedBy(st.reason); why != "" && answerErr == nil {
+		// fail_on: this stop fails the run
+		answerErr = fault.AtPath(in.Path, errors.New(why))
+		st.errText = answerErr.Error()
+	}
 	out := n.output(in, st, completed)
-	in.Run.Emit(event.Event{Kind: event.LoopEnd, Node: in.Path, Agent: n.id, Type: "loop", Error: st.errText,
-		Data: map[string]any{"loops_completed": completed, "stop_reason": st.reason, "final_score": st.score,
-			"best_score": st.best, "best_iteration": st.bestIter, "usage": usageValue(st.usage)}})
+	end := map[string]any{"loops_completed": completed, "stop_reason": st.reason, "final_score": st.score,
+		"best_score": st.best, "best_iteration": st.bestIter, "usage": usageValue(st.usage)}
+	if answerErr != nil {
+		end["failed"] = true
+	}
+	in.Run.Emit(event.Event{Kind: event.LoopEnd, Node: in.Path, Agent: n.id, Type: "loop", Error: st.errText, Data: end})
 	switch {
 	case st.reason == StopCanceled:
 		return out, fault.AtPath(in.Path, context.Cause(ctx))
@@ -460,7 +496,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 		"scoring_context":     n.scoringCtx,
 		"past_loops_metadata": meta,
 	}
-	out, err := n.inner.Run(passCtx, agents.Input{
+	out, attempts, err := n.runPass(passCtx, in, path, agents.Input{
 		Value:  wrapper,
 		Loop:   &agents.LoopState{Number: loop, PastLoops: st.past, Metadata: meta, Score: st.score},
 		Vars:   n.passVars(in, st, loop, st.input, parent),
@@ -481,12 +517,17 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 		return true, true
 	}
 
+	if in.Budget.Exceeded() {
+		// A call was refused: the pass is incomplete (its answer is not one)
+		// and the next would be too.
+		return n.budgetRefused(in, st, iteration{LoopNumber: loop, Duration: time.Since(start), Usage: out.Usage}, out.Children)
+	}
 	results := toResults(out.Children)
 	sc, lessons, judged := n.judge(ctx, results)
 	failed := failures(out.Children)
 	answer := n.answer(out.Children)
 	it := iteration{LoopNumber: loop, Score: sc.Value, ScoreFound: sc.Found, ScoreSource: sc.Source,
-		Duration: time.Since(start), Usage: out.Usage, Response: fault.Truncate(agents.Text(answer), n.maxLength)}
+		Duration: time.Since(start), Usage: out.Usage, Response: fault.Truncate(agents.Text(answer), n.maxLength), Attempts: attempts}
 	for _, f := range failed {
 		it.Errors = append(it.Errors, agentError{Agent: f.agent, Message: f.message})
 	}
@@ -520,6 +561,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	if n.answerOK(out.Children, failed) {
 		st.lastOK, st.lastOKPass = out.Children, loop
 	}
+	st.answered.note(n, loop, out.Children, sc.Value)
 	uerr := n.applyUpdates(in, st, loop)
 	n.recordMappings(st, out.Children, loop)
 	n.notePass(in, st, out.Children)
@@ -530,13 +572,13 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 		cerr = uerr
 	}
 	policy := n.policyStop(st, loop, failed)
+	if stop && cerr == nil && !n.stopOnError {
+		// A pass whose condition ended the loop (the threshold met) ends it
+		// so, also when it is the max_failed_passes-th failed pass in a row:
+		// its failed agents stay listed, the run is ok. on_error: stop wins.
+		policy = ""
+	}
 	switch {
-	case in.Budget.Exceeded():
-		// A call was refused: the pass is incomplete and the next would be too.
-		stop, reason = true, StopBudget
-		if observed {
-			rs = append(rs, condResult{Kind: StopBudget, Fired: true, Detail: "a model call did not fit the budget"})
-		}
 	case werr != nil:
 		stop, reason = true, StopError
 		st.errText = werr.Error()
@@ -562,6 +604,9 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	}
 	if len(failed) > 0 {
 		data["failed_agents"] = failedAgents(failed)
+	}
+	if attempts > 1 {
+		data["attempts"] = attempts
 	}
 	if l := lessonsValue(lessons); l != nil {
 		data["lessons"] = l

@@ -8,13 +8,7 @@ import "github.com/cogloop/cogloop/agents"
 // passes too, marked completed: false). loops_completed and count are the
 // passes that ran to the end.
 func (n *Node) output(in agents.Input, st *state, completed int) agents.Output {
-	final := st.last
-	if n.best && st.bestOuts != nil {
-		final = st.bestOuts
-	}
-	if n.lastSuccessful && st.lastOK != nil {
-		final = st.lastOK
-	}
+	final, pass, _ := n.returned(st)
 	result := map[string]any{}
 	final.EachMap(func(id string, m map[string]any) bool {
 		result[id] = m // the map templates and the pass's scan read, made once
@@ -39,7 +33,11 @@ func (n *Node) output(in agents.Input, st *state, completed int) agents.Output {
 		"usage":           usageValue(st.usage),
 	}
 	if len(n.outputs) > 0 || len(n.declaredOuts) > 0 {
-		outs := n.mappedOutputs(st)
+		last := pass
+		if n.best {
+			last = st.lastPass
+		}
+		outs := n.mappedOutputs(st, last)
 		vars := n.varsOf(st)
 		for _, name := range n.declaredOuts {
 			if _, ok := outs[name]; !ok {
@@ -52,7 +50,7 @@ func (n *Node) output(in agents.Input, st *state, completed int) agents.Output {
 		fields["vars"] = n.varsOf(st)
 	}
 	if n.lastSuccessful {
-		fields["returned_iteration"] = st.lastOKPass
+		fields["returned_iteration"] = pass
 	}
 	if st.errText != "" {
 		fields["error"] = st.errText

@@ -212,6 +212,10 @@ func (n *Node) restore(ctx context.Context, in agents.Input, st *state) (int, er
 			}
 			st.mapped[m.target] = append(st.mapped[m.target], agents.Plain(p.Mapped[m.target]))
 		}
+		if len(n.outputs) > 0 {
+			st.mappedPass = append(st.mappedPass, p.Iteration.LoopNumber)
+		}
+		st.answered.note(n, p.Iteration.LoopNumber, o, p.Iteration.Score)
 		outs[p.Iteration.LoopNumber] = o
 	}
 	if len(st.past) > n.maxPastLoops {

@@ -14,8 +14,9 @@ import (
 func TestMaxLoopsNoteAndStrict(t *testing.T) {
 	wf, err := cogloop.Parse([]byte(controlsHead+controlsInner), "wf.yaml")
 	require.NoError(t, err, "plain mode: only a note")
-	require.Len(t, wf.Notes, 1)
+	require.Len(t, wf.Notes, 2)
 	assert.Contains(t, wf.Notes[0].Error(), "wf.yaml:3:5: agent \"l\": no max_loops")
+	assert.Contains(t, wf.Notes[1].Error(), "no score pattern", "issue 32 item 22: the loop's only early exit is OrKa's default patterns")
 	assert.Empty(t, wf.Warnings, "a note is not a warning: OrKa files without max_loops run as before")
 
 	_, err = cogloop.Parse([]byte(controlsHead+controlsInner), "wf.yaml", cogloop.WithStrict())
@@ -23,7 +24,7 @@ func TestMaxLoopsNoteAndStrict(t *testing.T) {
 	assert.Contains(t, err.Error(), "wf.yaml:3:5: agent \"l\": no max_loops")
 	assert.Contains(t, err.Error(), "an error under strict mode")
 
-	wf, err = cogloop.Parse([]byte(controlsHead+"    max_iterations: 3\n"+controlsInner), "wf.yaml", cogloop.WithStrict())
+	wf, err = cogloop.Parse([]byte(controlsHead+"    max_iterations: 3\n    score_threshold: 0.8\n"+controlsInner), "wf.yaml", cogloop.WithStrict())
 	require.NoError(t, err)
 	assert.Empty(t, wf.Notes)
 }

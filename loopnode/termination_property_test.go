@@ -96,7 +96,9 @@ agents:
 		res, err := wf.Run(ctx, "topic", cogloop.WithModels(&spendingRandomModels{r: r}), cogloop.WithObserver(func(e event.Event) {
 			switch e.Kind {
 			case event.LoopIteration:
-				iterations++
+				if e.Data["completed"] == true {
+					iterations++
+				}
 			case event.LoopCheck:
 				checks++
 			}

@@ -3,6 +3,7 @@ package loopnode
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -18,10 +19,15 @@ import (
 // written. Prompts, conditions, mappings, the loop's output (vars) and its
 // checkpoints see them.
 
-// loopVar is one declared variable.
+// loopVar is one declared variable. An initial value that is a template
+// ("{{ get_input() | split(',') }}") is rendered once at the loop's start with
+// the loop's input and declared inputs; a template that is one expression
+// keeps its value's type.
 type loopVar struct {
 	name    string
 	initial any
+	tmpl    *prompt.Template
+	pos     load.Pos
 }
 
 // varUpdate sets one variable after each pass.
@@ -70,7 +76,16 @@ func readVars(c *load.Config, reserved map[string]bool) []loopVar {
 			c.Problems().Errorf(c.PosOf(v), "%s: vars: %s: %v", c.What(), k.Value, err)
 			continue
 		}
-		out = append(out, loopVar{name: k.Value, initial: agents.Plain(val)})
+		lv := loopVar{name: k.Value, initial: agents.Plain(val), pos: c.PosOf(v)}
+		if s, ok := lv.initial.(string); ok && (strings.Contains(s, "{{") || strings.Contains(s, "{%")) {
+			t, err := prompt.Parse(c.What()+" vars "+k.Value, s, prompt.Options{})
+			if err != nil {
+				c.Problems().Errorf(c.PosOf(v), "%s: vars: %s: %v", c.What(), k.Value, err)
+				continue
+			}
+			lv.tmpl = t
+		}
+		out = append(out, lv)
 	}
 	return out
 }
@@ -109,6 +124,40 @@ func readUpdates(c *load.Config, names []string) []varUpdate {
 		out = append(out, varUpdate{name: k.Value, tmpl: t, pos: c.PosOf(v)})
 	}
 	return out
+}
+
+// initVars renders the initial values that are templates, once, at the
+// loop's start: they see input (get_input()), the declared inputs and the
+// variables from outside the loop. A resumed loop keeps its checkpoint's values.
+func (n *Node) initVars(in agents.Input, st *state) error {
+	if st.vars != nil {
+		return nil // restored from a checkpoint
+	}
+	for _, v := range n.vars {
+		if v.tmpl == nil {
+			continue
+		}
+		vars := maps.Clone(in.Vars)
+		if vars == nil {
+			vars = map[string]any{}
+		}
+		for k, b := range st.bound {
+			vars[k] = b
+		}
+		data := prompt.Data{Input: st.input, Vars: vars}
+		if missing := v.tmpl.Missing(data); len(missing) > 0 {
+			return fmt.Errorf("vars %s at %s: %s not defined (an initial value sees input, get_input() and the declared inputs)", v.name, v.pos, strings.Join(missing, ", "))
+		}
+		val, err := v.tmpl.Eval(data)
+		if err != nil {
+			return fmt.Errorf("vars %s at %s: %w", v.name, v.pos, err)
+		}
+		if st.vars == nil {
+			st.vars = n.varsOf(st)
+		}
+		st.vars[v.name] = agents.Plain(val)
+	}
+	return nil
 }
 
 // varsOf is the variables' current values: st.vars, or the initial values

@@ -285,7 +285,31 @@ func getPastInsights(c call) (any, error) {
 	if v, ok := mapGet(last, "synthesis_insights"); ok {
 		return v, nil
 	}
+	// OrKa reads a synthesis_insights key nothing writes: the insights its
+	// cognitive extraction found in past passes are what the name promises.
+	if s := pastInsights(pastLoops(c.d)); s != "" {
+		return s, nil
+	}
 	return none, nil
+}
+
+// pastInsights is the insights extracted in past passes, one line per pass
+// that found some ("loop 2: ..."), oldest first; "" when none did.
+func pastInsights(loops any) string {
+	var lines []string
+	for i, n := 0, listLen(loops); i < n; i++ {
+		entry, _ := listAt(loops, i)
+		v, ok := mapGet(entry, "insights")
+		if !ok || v == nil || pyStr(v) == "" {
+			continue
+		}
+		num, ok := mapGet(entry, "loop_number")
+		if !ok {
+			num = i + 1
+		}
+		lines = append(lines, "loop "+pyStr(num)+": "+pyStr(v))
+	}
+	return strings.Join(lines, "\n")
 }
 
 func getPastLoopData(c call) (any, error) {

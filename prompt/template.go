@@ -46,6 +46,7 @@ type Template struct {
 	names      []string     // every name the template can read; nil when unknown (see bind)
 	hint       atomic.Int64 // initial output buffer size (a hint, updated by renders)
 	warns      []Warning
+	checked    checkedTwin // the same source parsed strict, for RenderChecked (missingkey.go)
 }
 
 // Warnings lists what parses but is doubtful (see [Warning]); loaders report

@@ -159,6 +159,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
+	case "--version", "-version", "-V":
+		cmd = "version" // as the version command
+		args = append([]string{cmd}, args[1:]...)
+	}
+	switch cmd {
 	case "help":
 		return cmdHelp(args[1:], stdout, stderr)
 	}

@@ -35,7 +35,16 @@ flags:
 var initTemplates = map[string]string{"loop": "quality", "society": "society", "validator": "validator"}
 
 // initFiles are the files init writes, in order.
-var initFiles = []string{"workflow.yaml", "replies.yaml", "README.md"}
+var initFiles = []string{"workflow.yaml", "replies.yaml", "README.md", ".gitignore"}
+
+// starterIgnore keeps what runs write out of a repository: run records,
+// traces and reports.
+const starterIgnore = `# written by cogloop runs: run records (cogloop runs/show/report read them)
+.cogloop/
+# --trace and --report outputs
+*.jsonl
+*.html
+`
 
 func cmdInit(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("init", stderr)
@@ -125,6 +134,7 @@ func starterFiles(tmpl string) (files map[string][]byte, input string, err error
 		"workflow.yaml": []byte(text),
 		"replies.yaml":  replies,
 		"README.md":     []byte(starterReadme(tmpl, input, text)),
+		".gitignore":    []byte(starterIgnore),
 	}, input, nil
 }
 

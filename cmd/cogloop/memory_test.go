@@ -199,6 +199,7 @@ func TestKillAndResume(t *testing.T) {
 	code, _, errs := runCLI(t, "run", changed, "topic", "--redis", srv.URL(), "--resume", "r-kill", "--script", s2)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errs, "workflow changed")
+	assert.Contains(t, errs, "the flag for that is --allow-config-change", "issue 32 item 17: the refusal names the flag")
 	code, _, errs = runCLI(t, "run", changed, "topic", "--redis", srv.URL(), "--resume", "r-kill", "--script", s2, "--allow-config-change")
 	assert.Equal(t, 0, code, errs)
 

@@ -46,10 +46,11 @@ type console struct {
 	branches map[string]int // fork id → branches running
 	loops    map[string]string
 	loopSeq  []string
+	best     map[string]string // loop → "best 0.80" once a pass scored, else "no score"
 }
 
 func newConsole(w io.Writer, live bool, width int) *console {
-	return &console{w: w, live: live, width: width, branches: map[string]int{}, loops: map[string]string{}}
+	return &console{w: w, live: live, width: width, branches: map[string]int{}, loops: map[string]string{}, best: map[string]string{}}
 }
 
 // Write writes p above the progress line.
@@ -100,11 +101,19 @@ func (c *console) Observe(e event.Event) {
 		if _, ok := c.loops[e.Node]; !ok {
 			c.loopSeq = append(c.loopSeq, e.Node)
 		}
-		c.loops[e.Node] = fmt.Sprintf("%s 0/%v", e.Node, e.Data["max_loops"])
+		c.loops[e.Node] = fmt.Sprintf("%s pass 1/%v", e.Node, e.Data["max_loops"])
+		c.best[e.Node] = "no score"
+	case event.LoopPassStart:
+		// The pass running now, not the passes finished.
+		c.loops[e.Node] = fmt.Sprintf("%s pass %v/%v · %s", e.Node, e.Data["loop_number"], e.Data["max_loops"], c.best[e.Node])
 	case event.LoopIteration:
-		c.loops[e.Node] = fmt.Sprintf("%s %v/%v best %.2f", e.Node, e.Data["loop_number"], e.Data["max_loops"], e.Data["best"])
+		if e.Data["score_found"] == true {
+			c.best[e.Node] = fmt.Sprintf("best %.2f", e.Data["best"])
+		}
+		c.loops[e.Node] = fmt.Sprintf("%s pass %v/%v done · %s", e.Node, e.Data["loop_number"], e.Data["max_loops"], c.best[e.Node])
 	case event.LoopEnd:
 		delete(c.loops, e.Node)
+		delete(c.best, e.Node)
 		c.loopSeq = remove(c.loopSeq, e.Node)
 	default:
 		return

@@ -65,14 +65,22 @@ func startRecording(f runFlags, runID string, stderr io.Writer) (*recording, []e
 			return nil, nil, err
 		}
 		w, replaced, err := d.Create(runID, f.resume != "", nil)
-		if err != nil {
+		switch {
+		case err != nil && f.recordDir == "" && os.Getenv(envRecordDir) == "":
+			// The default directory (.cogloop/runs) cannot be written, say in
+			// a read-only working directory: the run goes on without a record.
+			fmt.Fprintf(stderr, "warning: %v; the run goes on without a record (set --record-dir or %s to keep one, or --no-record to say so)\n", err, envRecordDir)
+			w = nil
+		case err != nil:
 			return nil, nil, fmt.Errorf("%w (or run with --no-record)", err)
 		}
 		if replaced {
 			fmt.Fprintf(stderr, "warning: run record %s of an earlier run %q is replaced\n", d.File(runID), runID)
 		}
-		r.dir, r.w = d, w
-		obs = append(obs, w.Observe)
+		if w != nil {
+			r.dir, r.w = d, w
+			obs = append(obs, w.Observe)
+		}
 	}
 	if f.report != "" {
 		r.buf = &records.Buffer{}

@@ -133,8 +133,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case f.runID != "" || store != nil:
 		id := runID
 		opts = append(opts, cogloop.WithRunID(id), cogloop.WithCheckpoints())
-		if !f.quiet && (!f.json || isTerminal(con.w)) {
+		switch {
+		case f.quiet || f.json && !isTerminal(con.w):
+		case store != nil:
 			fmt.Fprintf(stderr, "cogloop: run %s (resume with --resume %s)\n", id, id)
+		default:
+			// The checkpoint lives in this process's memory: --resume could
+			// not find it, so no hint that it can.
+			fmt.Fprintf(stderr, "cogloop: run %s (not resumable: checkpoints need --redis URL or REDIS_URL)\n", id)
 		}
 	default:
 		opts = append(opts, cogloop.WithRunID(runID))
@@ -190,6 +196,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}))
 
 	res, runErr := wf.Run(ctx, input, opts...)
+	if errors.Is(runErr, cogloop.ErrWorkflowChanged) {
+		runErr = fmt.Errorf("%w; the flag for that is --allow-config-change", runErr)
+	}
 	con.Done()
 	tracing.stop()
 	// A trace or report that could not be written fails the run: printed

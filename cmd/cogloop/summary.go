@@ -152,7 +152,10 @@ func loopLine(ls loopSummary, errs []cogloop.RunError) string {
 		stopped += fmt.Sprintf(" (%.2f ≥ %.2f)", l.FinalScore, lim.threshold)
 	}
 	parts = append(parts, stopped)
-	if l.BestIteration > 0 {
+	switch {
+	case l.LoopsCompleted > 0 && !anyScore(l.Iterations):
+		parts = append(parts, "no score") // not "best pass 1" of scores that are 0 for want of one
+	case l.BestIteration > 0:
 		parts = append(parts, fmt.Sprintf("best pass %d", l.BestIteration))
 	}
 	n := 0
@@ -181,6 +184,16 @@ func loopLine(ls loopSummary, errs []cogloop.RunError) string {
 		parts = append(parts, fmt.Sprintf("$%.4f", l.Usage.Cost))
 	}
 	return l.Path + ": " + strings.Join(parts, " · ")
+}
+
+// anyScore reports whether a pass of its found a score.
+func anyScore(its []cogloop.IterationResult) bool {
+	for _, it := range its {
+		if it.Completed && it.ScoreFound {
+			return true
+		}
+	}
+	return false
 }
 
 // scoreTrail is the passes' scores joined by arrows: "–" for a pass without a

@@ -193,13 +193,15 @@ func (s *Server) command(args ...string) (string, error) {
 	return roundTrip(c, r, args...)
 }
 
-// dial opens an authenticated connection with a 5 s deadline.
+// dial opens an authenticated connection with a 30 s deadline.
 func (s *Server) dial() (net.Conn, *bufio.Reader, error) {
-	c, err := net.DialTimeout("tcp", s.Addr(), time.Second)
+	// Generous bounds: a loopback server on a machine under heavy load
+	// (issue 32 item 19) answers late, never wrongly.
+	c, err := net.DialTimeout("tcp", s.Addr(), 10*time.Second)
 	if err != nil {
 		return nil, nil, err
 	}
-	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
 	r := bufio.NewReader(c)
 	if s.pass != "" {
 		line, err := roundTrip(c, r, "AUTH", s.pass)
