@@ -78,6 +78,10 @@ func cgWorkloads() []cgWorkload {
 		{"chain3", seqRun(chainWorkflow(3), "chain.yaml", 1)},
 		{"chain10", seqRun(chainWorkflow(10), "chain.yaml", 1)},
 		{"chain30", seqRun(chainWorkflow(30), "chain.yaml", 1)},
+		{"histchain3", wfRun(historyChainLoop(3), "histchain.yaml", histChainPasses, "loop", histChainPasses)},
+		{"histchain10", wfRun(historyChainLoop(10), "histchain.yaml", histChainPasses, "loop", histChainPasses)},
+		{"histchain30", wfRun(historyChainLoop(30), "histchain.yaml", histChainPasses, "loop", histChainPasses)},
+		{"histchain100", wfRun(historyChainLoop(100), "histchain.yaml", histChainPasses, "loop", histChainPasses)},
 		{"history1000", historyRun(1000, false)},
 		{"history1000-redis", historyRun(1000, true)},
 	}
@@ -247,6 +251,10 @@ func scenarioCallgrind(rep *report, cfg config) error {
 		{"chain3", "per pass of 3 chained agents", 1},
 		{"chain10", "per pass of 10 chained agents", 1},
 		{"chain30", "per pass of 30 chained agents", 1},
+		{"histchain3", "per loop pass of 3 chained agents + a scorer, prompts calling has_past_loops()/get_past_loops()", histChainPasses},
+		{"histchain10", "the same, 10 chained agents", histChainPasses},
+		{"histchain30", "the same, 30 chained agents", histChainPasses},
+		{"histchain100", "the same, 100 chained agents", histChainPasses},
 		{"history1000", "per stored entry, a 1-pass run over 1,000 persisted entries, in memory", 1000},
 		{"history1000-redis", "per stored entry, the same on redis-server (loopback)", 1000},
 	}
