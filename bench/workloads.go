@@ -135,13 +135,19 @@ type modelSpec struct {
 	url string
 	// delay is the server's reply delay (sent as the model name).
 	delay time.Duration
+	// name, when set, is the model name instead (realModel's latencies).
+	name string
 }
 
 func (s modelSpec) agentKeys() string {
 	if s.url == "" {
 		return "type: openai-answer\n  model: bench\n"
 	}
-	return fmt.Sprintf("type: local_llm\n  provider: openai_compatible\n  model: %q\n  model_url: %s\n", "bench-"+s.delay.String(), s.url)
+	model := "bench-" + s.delay.String()
+	if s.name != "" {
+		model = s.name
+	}
+	return fmt.Sprintf("type: local_llm\n  provider: openai_compatible\n  model: %q\n  model_url: %s\n", model, s.url)
 }
 
 // Realistic prompts: the task, the loop's history, rules, the earlier agents'
