@@ -44,7 +44,11 @@ func serveOpenAI() {
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
 	}()
-	srv := &http.Server{Handler: http.HandlerFunc(chatCompletion), ReadHeaderTimeout: 10 * time.Second}
+	// Idle connections stay open for minutes, as a hosted API's do: with
+	// 1,000 runs on a loaded machine a connection can wait in the client's
+	// pool longer than ReadHeaderTimeout, and a POST on a connection the
+	// server just closed fails ("server closed idle connection").
+	srv := &http.Server{Handler: http.HandlerFunc(chatCompletion), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 5 * time.Minute}
 	_ = srv.Serve(ln)
 }
 
