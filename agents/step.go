@@ -77,9 +77,9 @@ type (
 	}
 )
 
-// MaxInserted bounds the steps [Director]s may insert into one run of a
+// maxInserted bounds the steps [Director]s may insert into one run of a
 // [Sequence], so a route that leads back to its router cannot run forever.
-const MaxInserted = 1000
+const maxInserted = 1000
 
 // errNotBuilt is the failure of a step whose agent was not built (its definition
 // had load problems).
@@ -248,7 +248,7 @@ func (q Sequence) Run(ctx context.Context, in Input) (Output, error) {
 		var next []Step
 		if s.director != nil && !out.Failed() {
 			if next = s.director.Next(out); len(next) > 0 {
-				if inserted += len(next); inserted > MaxInserted {
+				if inserted += len(next); inserted > maxInserted {
 					fail = fault.AtPath(fault.JoinPath(in.Path, s.ID), errTooManyInserted)
 					rec := ErrorRecord(fail)
 					rec.Usage = out.Usage
@@ -279,7 +279,7 @@ func (q Sequence) Run(ctx context.Context, in Input) (Output, error) {
 	return result(), nil
 }
 
-var errTooManyInserted = fmt.Errorf("routes inserted more than %d agents in one run; a route probably leads back to its router", MaxInserted)
+var errTooManyInserted = fmt.Errorf("routes inserted more than %d agents in one run; a route probably leads back to its router", maxInserted)
 
 // Unwrap returns the agent a wrapper (an agent with an Unwrap() Agent method,
 // such as retry.Agent) runs, peeling every layer; a that wraps nothing is
