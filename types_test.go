@@ -64,30 +64,38 @@ func TestAgentTypesGolden(t *testing.T) {
 			require.NoError(t, err)
 			wf, res, events, runErr := offline(t, filepath.Join(dir, "workflow.yaml"), filepath.Join(dir, "replies.yaml"), strings.TrimSpace(string(input)))
 			require.NotNil(t, wf, "load: %v", runErr)
-			var b strings.Builder
-			for _, w := range wf.Warnings {
-				fmt.Fprintf(&b, "== load warning\n%s\n", w.Error())
-			}
-			for _, e := range events {
-				switch e.Kind {
-				case event.AgentEnd:
-					fmt.Fprintf(&b, "== %s\n-- prompt\n%s\n-- response\n%s\n", e.Node, strings.TrimRight(e.Prompt, "\n"), strings.TrimRight(e.Response, "\n"))
-					if e.Error != "" {
-						fmt.Fprintf(&b, "-- error\n%s\n", e.Error)
-					}
-				case event.Warning:
-					fmt.Fprintf(&b, "== warning %s: %s\n", e.Node, e.Message)
-				}
-			}
-			js, err := agenttest.OutputsJSON(res.Outputs)
-			require.NoError(t, err)
-			fmt.Fprintf(&b, "== outputs\n%s\n", js)
-			if runErr != nil {
-				fmt.Fprintf(&b, "== run error\n%s\n", runErr)
-			}
-			got := goldenTimes.ReplaceAllString(b.String(), "<time>")
-			got = goldenDurations.ReplaceAllString(got, `"duration_ms": "<ms>"`)
+			got := transcript(t, wf, res, events, runErr)
 			agenttest.Golden(t, filepath.Join(dir, "golden.txt"), got, *updateGolden)
 		})
 	}
+}
+
+// transcript is what a golden compares: load warnings, every agent's
+// prompt, response and error, run-time warnings, the top-level outputs and
+// the run error, with times and durations masked.
+func transcript(t *testing.T, wf *cogloop.Workflow, res *cogloop.Result, events []event.Event, runErr error) string {
+	t.Helper()
+	var b strings.Builder
+	for _, w := range wf.Warnings {
+		fmt.Fprintf(&b, "== load warning\n%s\n", w.Error())
+	}
+	for _, e := range events {
+		switch e.Kind {
+		case event.AgentEnd:
+			fmt.Fprintf(&b, "== %s\n-- prompt\n%s\n-- response\n%s\n", e.Node, strings.TrimRight(e.Prompt, "\n"), strings.TrimRight(e.Response, "\n"))
+			if e.Error != "" {
+				fmt.Fprintf(&b, "-- error\n%s\n", e.Error)
+			}
+		case event.Warning:
+			fmt.Fprintf(&b, "== warning %s: %s\n", e.Node, e.Message)
+		}
+	}
+	js, err := agenttest.OutputsJSON(res.Outputs)
+	require.NoError(t, err)
+	fmt.Fprintf(&b, "== outputs\n%s\n", js)
+	if runErr != nil {
+		fmt.Fprintf(&b, "== run error\n%s\n", runErr)
+	}
+	got := goldenTimes.ReplaceAllString(b.String(), "<time>")
+	return goldenDurations.ReplaceAllString(got, `"duration_ms": "<ms>"`)
 }

@@ -35,4 +35,20 @@
 // built (its definitions, nested workflows, templates, budgets, scoring
 // presets), so composite types (loop, fork, failover) build their children
 // without importing the orchestrator, which does the work behind it.
+//
+// # Adding an agent type
+//
+// Write a [Factory] that reads its keys from the [load.Config] (every key it
+// reads is known; unread keys are load errors), builds what it needs through
+// the [Builder] (templates, other agents by id with [Builder.Ref], budgets)
+// and returns an [Agent]; register it with [Registry.MustRegister] in the
+// package's Register function, and add the package to cogloop.go's wiring.
+// What a workflow does around the agent beyond running it is declared with
+// the optional interfaces [Exposer] (its children's outputs are recorded
+// after it), [Director] (agents it chose run next), [Referrer] and
+// [MayRunner] (ids it runs, for the load-time checks). They are read once,
+// from the unwrapped agent ([Unwrap]), when its step is made ([NewStep]):
+// the builder wraps an agent for timeout: and retry: when its factory does
+// not read them, so never type-assert a possibly wrapped agent, and make
+// steps with NewStep, not a literal [Step].
 package agents

@@ -31,6 +31,14 @@ func (in Input) templateData(t *prompt.Template) prompt.Data {
 		d.Previous, d.PreviousOrder = in.Previous.templateMap(nil, true), in.Previous.IDs()
 	} else {
 		d.Previous = in.Previous.templateMap(ids, false)
+		if t.SearchesHistory() {
+			// The history helpers walk the outputs (inside a loop they find
+			// the history in the input and walk nothing).
+			prev := in.Previous
+			d.EachOutput = func(yield func(id string, out any) bool) {
+				prev.EachMap(func(id string, m map[string]any) bool { return yield(id, m) })
+			}
+		}
 	}
 	if in.Loop != nil {
 		d.LoopNumber = in.Loop.Number

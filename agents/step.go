@@ -13,14 +13,38 @@ import (
 
 // Step is one agent as a workflow runs it: the id its output is recorded under in
 // previous_outputs (and the last part of its path), its type name for events, and
-// the built agent.
+// the built agent. Make it with [NewStep] when the agent may be an [Exposer] or
+// a [Director]: a literal Step runs its agent and nothing more.
 type Step struct {
 	ID    string
 	Type  string
 	Agent Agent
+
+	// exposes and director are the agent's abilities, read by NewStep from
+	// the unwrapped agent, so a wrapper (timeout:, retry:) cannot hide them.
+	exposes  bool
+	director Director
 }
 
-// Optional abilities of agents, found by type assertion on a built agent.
+// NewStep is the step that runs a as id of type typ, with the abilities a
+// sequence acts on ([Exposer], [Director]) read once from [Unwrap](a): a
+// router or fork behind timeout: or retry: still routes or exposes its
+// branches.
+func NewStep(id, typ string, a Agent) Step {
+	s := Step{ID: id, Type: typ, Agent: a}
+	u := Unwrap(a)
+	if e, ok := u.(Exposer); ok && e.ExposesChildren() {
+		s.exposes = true
+	}
+	if d, ok := u.(Director); ok {
+		s.director = d
+	}
+	return s
+}
+
+// Optional abilities of agents, declared by the agent type and read from the
+// unwrapped agent when its step is made ([NewStep]); Referrer and MayRunner
+// are read by the orchestrator's load-time checks, also from [Unwrap].
 type (
 	// Exposer is an agent whose children's outputs later agents see as their
 	// own: after its output, a [Sequence] records each of its Output.Children in
@@ -222,8 +246,8 @@ func (q Sequence) Run(ctx context.Context, in Input) (Output, error) {
 			return result(), stop
 		}
 		var next []Step
-		if d, ok := s.Agent.(Director); ok && !out.Failed() {
-			if next = d.Next(out); len(next) > 0 {
+		if s.director != nil && !out.Failed() {
+			if next = s.director.Next(out); len(next) > 0 {
 				if inserted += len(next); inserted > maxInserted {
 					fail = fault.AtPath(fault.JoinPath(in.Path, s.ID), errTooManyInserted)
 					rec := ErrorRecord(fail)
@@ -236,7 +260,7 @@ func (q Sequence) Run(ctx context.Context, in Input) (Output, error) {
 		v := &outVal{out: out}
 		own.record(s.ID, v)
 		see(s.ID, v)
-		if e, ok := s.Agent.(Exposer); ok && e.ExposesChildren() {
+		if s.exposes {
 			out.Children.each(func(r *outRec) bool {
 				own.record(r.id, r.outVal)
 				see(r.id, r.outVal)

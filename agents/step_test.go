@@ -50,7 +50,7 @@ func (selfDirector) Run(ctx context.Context, in agents.Input) (agents.Output, er
 	return agents.Output{Response: "again"}, nil
 }
 func (s selfDirector) Next(out agents.Output) []agents.Step {
-	return []agents.Step{{ID: "loop", Agent: s}}
+	return []agents.Step{agents.NewStep("loop", "", s)}
 }
 
 func TestSequenceRecordsStepsExposedChildrenAndRoutes(t *testing.T) {
@@ -61,8 +61,8 @@ func TestSequenceRecordsStepsExposedChildrenAndRoutes(t *testing.T) {
 		return agents.Output{Response: before.Text() + "+" + k2.Text()}, nil
 	})}
 	q := agents.Sequence{Steps: []agents.Step{
-		{ID: "comp", Type: "fork", Agent: exposer{kids: kids}},
-		{ID: "r", Type: "router", Agent: director{next: []agents.Step{constStep("x", "X"), constStep("y", "Y")}}},
+		agents.NewStep("comp", "fork", exposer{kids: kids}),
+		agents.NewStep("r", "router", director{next: []agents.Step{constStep("x", "X"), constStep("y", "Y")}}),
 		seeK2,
 	}}
 	rec := &agenttest.Recorder{}
@@ -100,7 +100,7 @@ func TestSequenceStopOnError(t *testing.T) {
 }
 
 func TestSequenceBoundsInsertedSteps(t *testing.T) {
-	out, err := agents.Sequence{Steps: []agents.Step{{ID: "loop", Agent: selfDirector{}}, constStep("after", "A")}}.Run(context.Background(), agents.Input{})
+	out, err := agents.Sequence{Steps: []agents.Step{agents.NewStep("loop", "", selfDirector{}), constStep("after", "A")}}.Run(context.Background(), agents.Input{})
 	require.NoError(t, err)
 	last, _ := out.Children.Get("loop")
 	require.True(t, last.Failed())
@@ -157,7 +157,7 @@ func TestSequenceWithoutEarlierOutputsHandsStableSnapshots(t *testing.T) {
 			return agents.Output{Response: id + " saw " + fmt.Sprint(in.Previous.IDs())}, nil
 		})}
 	}
-	q := agents.Sequence{Steps: []agents.Step{keep("a"), {ID: "comp", Agent: exposer{kids: kids}}, keep("b"), keep("a")}}
+	q := agents.Sequence{Steps: []agents.Step{keep("a"), agents.NewStep("comp", "", exposer{kids: kids}), keep("b"), keep("a")}}
 	for _, prev := range []*agents.Outputs{nil, {}} {
 		seen = nil
 		out, err := q.Run(context.Background(), agents.Input{Previous: prev})
@@ -208,4 +208,31 @@ func TestFailuresOnlyObserverSeesOnlyFailedSteps(t *testing.T) {
 		assert.Equal(t, want.agent, got[i].Agent)
 		assert.Equal(t, want.err, got[i].Error)
 	}
+}
+
+// wrapper is a wrapper agent (as timeout: and retry: build): it runs the agent
+// and declares no ability of its own.
+type wrapper struct{ agent agents.Agent }
+
+func (w wrapper) Run(ctx context.Context, in agents.Input) (agents.Output, error) {
+	return w.agent.Run(ctx, in)
+}
+func (w wrapper) Unwrap() agents.Agent { return w.agent }
+
+// TestNewStepReadsAbilitiesThroughWrappers: a router and a fork behind two
+// wrappers still route and expose their children (issue 28 B1); a literal
+// step of the same agent runs it and nothing more.
+func TestNewStepReadsAbilitiesThroughWrappers(t *testing.T) {
+	kids := (*agents.Outputs)(nil).With("k1", agents.Output{Response: "K1"})
+	fork := wrapper{wrapper{exposer{kids: kids}}}
+	router := wrapper{wrapper{director{next: []agents.Step{constStep("x", "X")}}}}
+	out, err := agents.Sequence{Steps: []agents.Step{agents.NewStep("comp", "fork", fork), agents.NewStep("r", "router", router)}}.
+		Run(context.Background(), agents.Input{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"comp", "k1", "r", "x"}, out.Children.IDs())
+
+	out, err = agents.Sequence{Steps: []agents.Step{{ID: "comp", Agent: fork}, {ID: "r", Agent: router}}}.
+		Run(context.Background(), agents.Input{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"comp", "r"}, out.Children.IDs())
 }

@@ -80,6 +80,10 @@ func cgWorkloads() []cgWorkload {
 		{"chain30", seqRun(chainWorkflow(30), "chain.yaml", 1)},
 		{"tool0", toolRun(false)},
 		{"tool1", toolRun(true)},
+		{"histchain3", wfRun(historyChainLoop(3), "histchain.yaml", histChainPasses, "loop", histChainPasses)},
+		{"histchain10", wfRun(historyChainLoop(10), "histchain.yaml", histChainPasses, "loop", histChainPasses)},
+		{"histchain30", wfRun(historyChainLoop(30), "histchain.yaml", histChainPasses, "loop", histChainPasses)},
+		{"histchain100", wfRun(historyChainLoop(100), "histchain.yaml", histChainPasses, "loop", histChainPasses)},
 		{"history1000", historyRun(1000, false)},
 		{"history1000-redis", historyRun(1000, true)},
 	}
@@ -130,24 +134,48 @@ func callgrindChild(name string, n int) int {
 	return 2
 }
 
+// childGODEBUG is added to the GODEBUG of the process callgrind measures.
+// Callgrind asserts on the signals Go's asynchronous preemption sends
+// (threads.c: sigNum == current_state.sig); cooperative preemption leaves the
+// work the same. Valgrind 3.19 cannot run RDTSCP, which Go 1.26's runtime
+// uses where the CPU has it (the child dies with SIGILL on some hosts):
+// cpu.rdtscp=off makes the runtime use RDTSC instead.
+const childGODEBUG = "asyncpreemptoff=1,cpu.rdtscp=off"
+
+// childEnv is the environment of the process callgrind measures: env with
+// childGODEBUG after any GODEBUG of the caller's, one P and, without gc, no
+// collector.
+func childEnv(env []string, gc bool) []string {
+	debug := childGODEBUG
+	out := make([]string, 0, len(env)+3)
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GODEBUG="); ok {
+			if v != "" {
+				debug = v + "," + childGODEBUG
+			}
+			continue
+		}
+		out = append(out, kv)
+	}
+	// Valgrind runs one thread at a time, so the scheduler's spinning
+	// threads would be counted as work (runs of the same workload differed
+	// 20-fold with GOMAXPROCS=2): one P counts the work itself.
+	out = append(out, "GODEBUG="+debug, "GOMAXPROCS=1")
+	if !gc {
+		// The collector's share moves by ±10% between identical runs (when a
+		// cycle falls); without it the counts repeat to 0.1%.
+		out = append(out, "GOGC=off")
+	}
+	return out
+}
+
 // instructions runs args under callgrind and returns the instructions the
 // whole process executed (every thread, the runtime and the GC).
 func instructions(dir string, gc bool, args ...string) (int64, error) {
 	out := filepath.Join(dir, "callgrind.out")
 	defer func() { _ = os.Remove(out) }()
 	cmd := exec.Command("valgrind", append([]string{"--tool=callgrind", "--callgrind-out-file=" + out}, args...)...)
-	// Callgrind asserts on the signals Go's asynchronous preemption sends
-	// (threads.c: sigNum == current_state.sig); cooperative preemption
-	// leaves the work the same.
-	// Valgrind runs one thread at a time, so the scheduler's spinning
-	// threads would be counted as work (runs of the same workload differed
-	// 20-fold with GOMAXPROCS=2): one P counts the work itself.
-	cmd.Env = append(os.Environ(), "GODEBUG=asyncpreemptoff=1", "GOMAXPROCS=1")
-	if !gc {
-		// The collector's share moves by ±10% between identical runs (when a
-		// cycle falls); without it the counts repeat to 0.1%.
-		cmd.Env = append(cmd.Env, "GOGC=off")
-	}
+	cmd.Env = childEnv(os.Environ(), gc)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -245,6 +273,10 @@ func scenarioCallgrind(rep *report, cfg config) error {
 		{"chain30", "per pass of 30 chained agents", 1},
 		{"tool0", "per run of one agent call, no tools", 1},
 		{"tool1", "per run of one agent call with one tool round", 1},
+		{"histchain3", "per loop pass of 3 chained agents + a scorer, prompts calling has_past_loops()/get_past_loops()", histChainPasses},
+		{"histchain10", "the same, 10 chained agents", histChainPasses},
+		{"histchain30", "the same, 30 chained agents", histChainPasses},
+		{"histchain100", "the same, 100 chained agents", histChainPasses},
 		{"history1000", "per stored entry, a 1-pass run over 1,000 persisted entries, in memory", 1000},
 		{"history1000-redis", "per stored entry, the same on redis-server (loopback)", 1000},
 	}

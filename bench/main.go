@@ -30,11 +30,11 @@ import (
 func main() {
 	quick := flag.Bool("quick", false, "one short pass of every scenario (N ≤ 1,000); writes no results.md unless -out is given")
 	out := flag.String("out", "", "write the markdown report here (default: results.md for a full run of every scenario; nothing with -quick or -run)")
-	runRE := flag.String("run", "", "run only the scenarios whose name matches this regexp: cpu, profile, eino, latency, forkjoin, redis, validate, checkpoint, concurrent, queue, stream, conns, callgrind (callgrind runs only when named, or with -callgrind)")
+	runRE := flag.String("run", "", "run only the scenarios whose name matches this regexp: cpu, profile, eino, latency, forkjoin, redis, validate, checkpoint, concurrent, realistic, tokens, queue, stream, conns, callgrind (callgrind runs only when named, or with -callgrind)")
 	cpuprofile := flag.String("cpuprofile", "", "keep the CPU profile of the per-iteration scenario in this file, and that of validate in FILE.validate (default: temporary files)")
 	cg := flag.Bool("callgrind", false, "report instruction counts per unit (valgrind --tool=callgrind, two repetition counts per workload) instead of the other scenarios, unless -run names them")
 	cgChild := flag.String("callgrind-child", "", "internal: run this workload -n times (the process callgrind measures)")
-	flag.StringVar(&cgOnly, "workloads", "", "with -callgrind: measure only the workloads whose name matches this regexp (step, loop, 2node-cogloop, 2node-eino, forkjoin-cogloop, forkjoin-eino, chain3/10/30, history1000, history1000-redis, validate)")
+	flag.StringVar(&cgOnly, "workloads", "", "with -callgrind: measure only the workloads whose name matches this regexp (step, loop, 2node-cogloop, 2node-eino, forkjoin-cogloop, forkjoin-eino, chain3/10/30, histchain3/10/30/100, history1000, history1000-redis, validate)")
 	concurrent := flag.String("concurrent", "", "the N of the concurrent scenario, comma-separated (of 100, 1000, 10000; default: all three, -quick: 100,1000)")
 	cgN := flag.Int("n", 1, "internal: repetitions for -callgrind-child")
 	serve := flag.Bool("serve-openai", false, "internal: serve the loopback OpenAI-compatible model (child process)")
@@ -100,6 +100,8 @@ func run(cfg config, only *regexp.Regexp, out string) int {
 		{"validate", scenarioValidate},
 		{"checkpoint", scenarioCheckpoint},
 		{"concurrent", scenarioConcurrent},
+		{"realistic", scenarioRealistic},
+		{"tokens", scenarioTokens},
 		{"queue", scenarioQueue},
 		{"callgrind", scenarioCallgrind},
 		{"stream", scenarioStream},

@@ -21,6 +21,7 @@ import (
 // chatRequest is the part of a chat-completions request the server reads.
 type chatRequest struct {
 	Model    string `json:"model"`
+	Stream   bool   `json:"stream"`
 	Messages []struct {
 		Role    string `json:"role"`
 		Content string `json:"content"`
@@ -43,7 +44,11 @@ func serveOpenAI() {
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
 	}()
-	srv := &http.Server{Handler: http.HandlerFunc(chatCompletion), ReadHeaderTimeout: 10 * time.Second}
+	// Idle connections stay open for minutes, as a hosted API's do: with
+	// 1,000 runs on a loaded machine a connection can wait in the client's
+	// pool longer than ReadHeaderTimeout, and a POST on a connection the
+	// server just closed fails ("server closed idle connection").
+	srv := &http.Server{Handler: http.HandlerFunc(chatCompletion), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 5 * time.Minute}
 	_ = srv.Serve(ln)
 }
 
@@ -57,14 +62,20 @@ func chatCompletion(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
 		return
 	}
-	if d, err := time.ParseDuration(strings.TrimPrefix(req.Model, "bench-")); err == nil && d > 0 {
-		if sleep(r.Context(), d) != nil {
-			return
-		}
-	}
 	prompt := req.Messages[len(req.Messages)-1].Content
+	d, ok := realState.delayFor(req.Model, prompt)
+	if !ok {
+		d, _ = time.ParseDuration(strings.TrimPrefix(req.Model, "bench-"))
+	}
+	if d > 0 && sleep(r.Context(), d) != nil {
+		return
+	}
 	role, _, _ := strings.Cut(prompt, "\n")
 	text := replyFor(strings.TrimSpace(strings.TrimPrefix(role, "ROLE:")))
+	if req.Stream {
+		streamReply(w, req.Model, text)
+		return
+	}
 	body, _ := json.Marshal(map[string]any{
 		"id": "chatcmpl-bench", "object": "chat.completion", "created": 1700000000, "model": req.Model,
 		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",

@@ -68,7 +68,7 @@ func newModels(delay time.Duration) *models {
 	for i := range 8 {
 		ids = append(ids, "branch_"+strconv.Itoa(i))
 	}
-	for i := range 30 { // chainWorkflow's agents
+	for i := range 100 { // chainWorkflow's and historyChainLoop's agents
 		ids = append(ids, "a"+strconv.Itoa(i))
 	}
 	for _, id := range ids {
@@ -135,13 +135,19 @@ type modelSpec struct {
 	url string
 	// delay is the server's reply delay (sent as the model name).
 	delay time.Duration
+	// name, when set, is the model name instead (realModel's latencies).
+	name string
 }
 
 func (s modelSpec) agentKeys() string {
 	if s.url == "" {
 		return "type: openai-answer\n  model: bench\n"
 	}
-	return fmt.Sprintf("type: local_llm\n  provider: openai_compatible\n  model: %q\n  model_url: %s\n", "bench-"+s.delay.String(), s.url)
+	model := "bench-" + s.delay.String()
+	if s.name != "" {
+		model = s.name
+	}
+	return fmt.Sprintf("type: local_llm\n  provider: openai_compatible\n  model: %q\n  model_url: %s\n", model, s.url)
 }
 
 // Realistic prompts: the task, the loop's history, rules, the earlier agents'
@@ -271,6 +277,45 @@ func askerModel(tool bool) agents.Model {
 		Usage: spend.Usage{PromptTokens: 300, CompletionTokens: 20}}
 	return scripted.New("asker", "bench", []scripted.Reply{call, answer}, true)
 }
+
+// historyChainLoop is a loop of histChainPasses passes over n chained agents
+// and a scorer, each agent's prompt asking for the loop's history with
+// has_past_loops() and get_past_loops(): the shape whose cost per agent issue
+// 31 found super-linear in n (such a prompt bound every earlier output, and
+// the pass's results were de-duplicated pairwise).
+func historyChainLoop(n int) []byte {
+	var defs, queue strings.Builder
+	for i := range n {
+		if i > 0 {
+			queue.WriteString(", ")
+		}
+		fmt.Fprintf(&queue, "a%d", i)
+		prompt := "{% if has_past_loops() %}Earlier passes scored:{% for p in get_past_loops() %} {{ p.score }}{% endfor %}\n{% endif %}"
+		if i == 0 {
+			prompt += "Answer: {{ get_input() }}"
+		} else {
+			prompt += fmt.Sprintf("Improve this draft of the answer to {{ get_input() }}:\n{{ previous_outputs.a%d.response }}", i-1)
+		}
+		defs.WriteString(agentDef(fmt.Sprintf("a%d", i), prompt, modelSpec{}, 8))
+	}
+	defs.WriteString(agentDef("scorer", fmt.Sprintf("Score the answer: {{ previous_outputs.a%d.response }}", n-1), modelSpec{}, 8))
+	return []byte(fmt.Sprintf(`orchestrator: {id: histchain, agents: [loop]}
+agents:
+  - id: loop
+    type: loop
+    max_loops: %d
+    score_threshold: 0.99
+    score_extraction_pattern: %q
+    cognitive_extraction: {enabled: false}
+    past_loops_metadata: {score: "{{ score }}"}
+    internal_workflow:
+      orchestrator: {id: inner, agents: [%s, scorer]}
+      agents:
+%s`, histChainPasses, scorePattern, queue.String(), defs.String()))
+}
+
+// histChainPasses are the passes of one historyChainLoop run.
+const histChainPasses = 2
 
 // loopWorkflow is a loop of the three agents with score and lesson extraction
 // (default past_loops metadata), running maxLoops iterations.

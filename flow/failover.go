@@ -59,7 +59,7 @@ func NewFailover(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 			continue // Inline recorded the missing id
 		}
 		seen[id] = true
-		f.children = append(f.children, agents.Step{ID: id, Type: typ, Agent: a})
+		f.children = append(f.children, agents.NewStep(id, typ, a))
 	}
 	return f, nil
 }

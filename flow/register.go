@@ -43,8 +43,7 @@ func ref(b *agents.Builder, c *load.Config, key, id string, pos load.Pos) (agent
 		c.Problems().Errorf(pos, "%s: %s %q: %v", c.What(), key, id, err)
 		return st, false
 	}
-	st.Agent = a
-	return st, true
+	return agents.NewStep(id, typ, a), true
 }
 
 // idList reads n as agent ids: a list of text, or one text for a one-item list.

@@ -39,6 +39,7 @@ func New(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	}
 	n.threshold = c.Float("score_threshold", 0.8, 0, 1)
 	n.maxPastLoops = c.Int("max_past_loops", 20, 1, 1000)
+	n.historyBudget = readHistoryBudget(c)
 	n.timeout = readTimeout(c)
 	if n.timeout > maxTimeout {
 		c.Errorf("timeout", "timeout must be at most 24h, not %s", n.timeout)

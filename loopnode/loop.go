@@ -40,11 +40,13 @@ type Node struct {
 	extractor    *cognition.Extractor
 	metas        []metaTemplate
 	maxPastLoops int
-	timeout      time.Duration
-	outputAgent  string
-	scoringCtx   any
-	persistent   bool
-	historyTTL   time.Duration // history_ttl: expiry of the persisted history; 0 never
+	// historyBudget selects the history the prompts see (past_loops_budget).
+	historyBudget historyBudget
+	timeout       time.Duration
+	outputAgent   string
+	scoringCtx    any
+	persistent    bool
+	historyTTL    time.Duration // history_ttl: expiry of the persisted history; 0 never
 
 	stop *condition // stop_when; nil means the score threshold alone
 	// sameAnswer: stop_when compares answers (stagnation's repeats), so each
@@ -488,7 +490,8 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	for k, v := range parent {
 		prev[k] = v
 	}
-	prev["past_loops"] = pastLoopsValue(st.past)
+	seen, leftOut := n.historyBudget.selectPast(st.past)
+	prev["past_loops"] = pastLoopsValue(seen)
 	wrapper := map[string]any{
 		"input":               st.input,
 		"previous_outputs":    prev,
@@ -496,9 +499,12 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 		"scoring_context":     n.scoringCtx,
 		"past_loops_metadata": meta,
 	}
+	if n.historyBudget.on() {
+		wrapper["past_loops_left_out"] = leftOut
+	}
 	out, attempts, err := n.runPass(passCtx, in, path, agents.Input{
 		Value:  wrapper,
-		Loop:   &agents.LoopState{Number: loop, PastLoops: st.past, Metadata: meta, Score: st.score},
+		Loop:   &agents.LoopState{Number: loop, PastLoops: seen, Metadata: meta, Score: st.score},
 		Vars:   n.passVars(in, st, loop, st.input, parent),
 		Path:   path,
 		Run:    in.Run,

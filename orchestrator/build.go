@@ -219,7 +219,7 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 			continue
 		}
 		s.build(d)
-		steps = append(steps, step{Step: agents.Step{ID: id, Type: d.typ, Agent: d.agent}, deps: d.deps})
+		steps = append(steps, step{Step: agents.NewStep(id, d.typ, d.agent), deps: d.deps})
 		positions = append(positions, pos)
 	}
 	w.setQueue(steps, positions, b.probs, orch.ValuePos("agents"))
@@ -242,7 +242,7 @@ func (s *scope) queueDefinitions(w *Workflow) {
 	runBy := map[string]bool{}
 	for _, d := range s.order {
 		s.build(d)
-		if r, ok := d.agent.(agents.Referrer); ok {
+		if r, ok := agents.Unwrap(d.agent).(agents.Referrer); ok {
 			for _, id := range r.Refs() {
 				if id != d.id {
 					runBy[id] = true
@@ -256,7 +256,7 @@ func (s *scope) queueDefinitions(w *Workflow) {
 		if runBy[d.id] {
 			continue
 		}
-		steps = append(steps, step{Step: agents.Step{ID: d.id, Type: d.typ, Agent: d.agent}, deps: d.deps})
+		steps = append(steps, step{Step: agents.NewStep(d.id, d.typ, d.agent), deps: d.deps})
 		positions = append(positions, d.idPos)
 	}
 	pos := load.Pos{File: s.b.file}

@@ -62,6 +62,6 @@ func (sb *scopeBuilder) Resolver() func(id string) (agents.Step, bool) {
 		if d == nil || d.state != built {
 			return agents.Step{}, false
 		}
-		return agents.Step{ID: d.id, Type: d.typ, Agent: d.agent}, true
+		return agents.NewStep(d.id, d.typ, d.agent), true
 	}
 }

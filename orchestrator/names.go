@@ -190,10 +190,10 @@ func refsOf(d *def) []string {
 	}
 	refs := d.refs
 	var more []string
-	if rf, ok := d.agent.(agents.Referrer); ok {
+	if rf, ok := agents.Unwrap(d.agent).(agents.Referrer); ok {
 		more = rf.Refs()
 	}
-	if mr, ok := d.agent.(agents.MayRunner); ok {
+	if mr, ok := agents.Unwrap(d.agent).(agents.MayRunner); ok {
 		more = append(slices.Clip(more), mr.MayRun()...)
 	}
 	for _, id := range more {

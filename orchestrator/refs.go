@@ -29,7 +29,7 @@ func (sb *scopeBuilder) TypeOf(id string) (string, bool) {
 func warnRunTwice(steps []step, positions []load.Pos, probs *load.Problems) {
 	runner := map[string]step{}
 	for _, s := range steps {
-		r, ok := s.Agent.(agents.Referrer)
+		r, ok := agents.Unwrap(s.Agent).(agents.Referrer)
 		if !ok {
 			continue
 		}

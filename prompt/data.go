@@ -25,6 +25,13 @@ type Data struct {
 	PastLoopsMetadata map[string]any
 	// Vars are further top-level variables; they do not replace the ones above.
 	Vars map[string]any
+	// EachOutput, when set, walks every output of previous_outputs in run
+	// order (its id and its mapping, the newest of a repeated id) until yield
+	// returns false. The history helpers (get_past_loops, has_past_loops,
+	// get_past_insights, get_past_loop_data) search it instead of Previous,
+	// which then need hold only the outputs the template names
+	// ([Template.Outputs], [Template.SearchesHistory]).
+	EachOutput func(yield func(id string, out any) bool)
 }
 
 // emptyOutputs stands for a nil Data.Previous. Templates cannot change it: the

@@ -237,24 +237,54 @@ func pastLoops(d *Data) any {
 			}
 		}
 	}
+	if d.EachOutput != nil {
+		// One walk: an output named past_loops wins, else the first output
+		// that holds a history.
+		var first, named any
+		var hasFirst, hasNamed bool
+		d.EachOutput(func(id string, out any) bool {
+			if id == "past_loops" {
+				named, hasNamed = out, true
+				return false
+			}
+			if !hasFirst {
+				first, hasFirst = historyOf(out)
+			}
+			return true
+		})
+		switch {
+		case hasNamed:
+			return found(named)
+		case hasFirst:
+			return found(first)
+		}
+		return []any{}
+	}
 	if v, ok := d.Previous["past_loops"]; ok {
 		return found(v)
 	}
 	for _, id := range d.previousIDs() {
-		out := d.Previous[id]
-		if !isMapping(out) {
-			continue
-		}
-		if v, ok := mapGet(out, "past_loops"); ok {
+		if v, ok := historyOf(d.Previous[id]); ok {
 			return found(v)
-		}
-		if res, ok := mapGet(out, "result"); ok && isMapping(res) {
-			if v, ok := mapGet(res, "past_loops"); ok {
-				return found(v)
-			}
 		}
 	}
 	return []any{}
+}
+
+// historyOf is the past_loops of an output, or of its result.
+func historyOf(out any) (any, bool) {
+	if !isMapping(out) {
+		return nil, false
+	}
+	if v, ok := mapGet(out, "past_loops"); ok {
+		return v, true
+	}
+	if res, ok := mapGet(out, "result"); ok && isMapping(res) {
+		if v, ok := mapGet(res, "past_loops"); ok {
+			return v, true
+		}
+	}
+	return nil, false
 }
 
 // lastPastLoop is the most recent history entry.

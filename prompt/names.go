@@ -57,7 +57,14 @@ type analysis struct {
 	// once; allOutputs is set when it may read others too (see Template.Outputs).
 	outputs    []string
 	allOutputs bool
+	// history is set when the template calls a history helper (historyFuncs).
+	history bool
 }
+
+// historyFuncs are the helpers that read previous_outputs only to find the
+// loop history (inside a loop it comes with the input): calling them does not
+// make a template read every output when the caller gives [Data.EachOutput].
+var historyFuncs = map[string]bool{"get_past_loops": true, "has_past_loops": true, "get_past_insights": true, "get_past_loop_data": true}
 
 // inputOnlyFuncs are the helpers that read neither previous_outputs nor its
 // order (only the input, loop_number and their arguments): calling them does
@@ -100,13 +107,24 @@ func (t *Template) analyze() *analysis {
 			}
 		}
 		a.outputs, a.allOutputs = readOutputs(a.names)
+		for _, n := range a.names {
+			a.history = a.history || (n.Kind == NameFunc && historyFuncs[n.Name])
+		}
 	})
 	return a
 }
 
+// SearchesHistory reports whether t calls a helper that searches
+// previous_outputs for the loop history (get_past_loops, has_past_loops,
+// get_past_insights, get_past_loop_data). [Template.Outputs] does not count
+// those calls as reading every output: render such a template with
+// [Data.EachOutput] set, or with every output in Data.Previous.
+func (t *Template) SearchesHistory() bool { return t.analyze().history }
+
 // Outputs returns the agent ids t reads from previous_outputs, each once, and
 // whether it may read other entries too: when it calls a function other than
-// get_input, get_current_topic and get_loop_number (helpers such as
+// get_input, get_current_topic, get_loop_number and the history helpers (see
+// [Template.SearchesHistory]) (helpers such as
 // get_fork_responses read every output), names a function as a value, or uses previous_outputs
 // other than as previous_outputs.<id>, ['<id>'] or .get('<id>') (a loop over
 // it, a filter on it, an alias, a dynamic key). Rendering t with a
@@ -125,7 +143,7 @@ func readOutputs(names []Name) (ids []string, all bool) {
 	seen := map[string]bool{}
 	for _, n := range names {
 		switch {
-		case n.Kind == NameFunc && !inputOnlyFuncs[n.Name]:
+		case n.Kind == NameFunc && !inputOnlyFuncs[n.Name] && !historyFuncs[n.Name]:
 			return nil, true
 		case n.Kind == NameVar && known().funcs[n.Name]:
 			return nil, true // a function used as a value: {% set f = get_past_loops %}

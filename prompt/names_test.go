@@ -168,7 +168,8 @@ func TestTemplateOutputs(t *testing.T) {
 		{"{{ previous_outputs[name] }}", nil, true, "a dynamic key"},
 		{"{% set p = previous_outputs %}{{ p.a }}", nil, true, "an alias"},
 		{"{{ get_agent_response('a') }}", nil, true, "a helper"},
-		{"{{ previous_outputs.a }} {{ get_past_loops() }}", nil, true, "any other function call"},
+		{"{{ previous_outputs.a }} {{ get_fork_responses() }}", nil, true, "any other function call"},
+		{"{{ previous_outputs.a }} {% if has_past_loops() %}{{ get_past_loops() }}{% endif %}", []string{"a"}, false, "the history helpers (Data.EachOutput)"},
 		{"{{ previous_outputs.a }} {{ get_input() }} {{ get_loop_number() }}", []string{"a"}, false, "helpers that read only the input"},
 		{"{% set f = get_past_loops %}{{ previous_outputs.a }}{{ f() }}", nil, true, "a function as a value"},
 	}

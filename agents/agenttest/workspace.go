@@ -99,7 +99,7 @@ func (w *Workspace) Visible() []agents.AgentInfo {
 func (w *Workspace) Resolver() func(id string) (agents.Step, bool) {
 	return func(id string) (agents.Step, bool) {
 		a, ok := w.Agents[id]
-		return agents.Step{ID: id, Type: w.Types[id], Agent: a}, ok
+		return agents.NewStep(id, w.Types[id], a), ok
 	}
 }
 

@@ -631,18 +631,14 @@ type Agent struct {
 	r     Retrier
 }
 
-var (
-	_ agents.Agent    = (*Agent)(nil)
-	_ agents.Exposer  = (*Agent)(nil)
-	_ agents.Director = (*Agent)(nil)
-	_ agents.Referrer = (*Agent)(nil)
-)
+var _ agents.Agent = (*Agent)(nil)
 
 // Wrap wraps a so that a failed Run (an error, not an error
 // record in an output) is tried again under r.Policy: the failure is
 // classified with [Classify], each retry waits and emits an [event.AgentRetry]
 // event naming id, as [Retrier.Do] says. The agent's abilities ([agents.Exposer],
-// [agents.Director], [agents.Referrer]) show through the wrapper.
+// [agents.Director], [agents.Referrer]) are read through [Agent.Unwrap] when its
+// step is made ([agents.NewStep]).
 func Wrap(a agents.Agent, r Retrier, id string) *Agent {
 	return &Agent{agent: a, id: id, r: r}
 }
@@ -667,25 +663,3 @@ func (w *Agent) Unwrap() agents.Agent { return w.agent }
 
 // Policy is the policy the agent runs under.
 func (w *Agent) Policy() Policy { return w.r.Policy }
-
-// ExposesChildren is the wrapped agent's answer ([agents.Exposer]); false when it has none.
-func (w *Agent) ExposesChildren() bool {
-	e, ok := w.agent.(agents.Exposer)
-	return ok && e.ExposesChildren()
-}
-
-// Next is the wrapped agent's answer ([agents.Director]); nil when it has none.
-func (w *Agent) Next(out agents.Output) []agents.Step {
-	if d, ok := w.agent.(agents.Director); ok {
-		return d.Next(out)
-	}
-	return nil
-}
-
-// Refs is the wrapped agent's answer ([agents.Referrer]); nil when it has none.
-func (w *Agent) Refs() []string {
-	if r, ok := w.agent.(agents.Referrer); ok {
-		return r.Refs()
-	}
-	return nil
-}

@@ -139,23 +139,23 @@ func TestWithRetryFullJitterBounds(t *testing.T) {
 	}
 }
 
-// composite is an agent with every optional ability of a composite.
-type composite struct{ agents.Func }
+// director is a router-like agent: the step "next" runs after it.
+type director struct{ agents.Func }
 
-func (composite) ExposesChildren() bool                { return true }
-func (composite) Next(out agents.Output) []agents.Step { return []agents.Step{{ID: "next"}} }
-func (composite) Refs() []string                       { return []string{"a", "b"} }
+func (director) Next(agents.Output) []agents.Step {
+	return []agents.Step{{ID: "next", Agent: agents.Func(func(context.Context, agents.Input) (agents.Output, error) {
+		return agents.Output{Response: "N"}, nil
+	})}}
+}
 
-func TestWithRetryKeepsTheAgentsAbilities(t *testing.T) {
-	w := retry.Wrap(composite{}, retry.Retrier{Policy: retry.DefaultAgent()}, "d")
-	assert.True(t, w.ExposesChildren())
-	assert.Equal(t, []agents.Step{{ID: "next"}}, w.Next(agents.Output{}))
-	assert.Equal(t, []string{"a", "b"}, w.Refs())
-
-	plain := retry.Wrap(agents.Func(nil), retry.Retrier{}, "p")
-	assert.False(t, plain.ExposesChildren())
-	assert.Nil(t, plain.Next(agents.Output{}))
-	assert.Nil(t, plain.Refs())
+// TestWrappedAgentStillDirects: a retried router's step routes, its abilities
+// read through Unwrap when the step is made.
+func TestWrappedAgentStillDirects(t *testing.T) {
+	d := director{agents.Func(func(context.Context, agents.Input) (agents.Output, error) { return agents.Output{Response: "R"}, nil })}
+	w := retry.Wrap(d, retry.Retrier{Policy: retry.DefaultAgent()}, "d")
+	out, err := agents.Sequence{Steps: []agents.Step{agents.NewStep("d", "router", w)}}.Run(context.Background(), agents.Input{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"d", "next"}, out.Children.IDs())
 }
 
 func TestDefaultAgentRetry(t *testing.T) {

@@ -320,7 +320,7 @@ func writeShow(w io.Writer, s records.Summary) {
 	writeSummaryLines(w, loops, s.Errors, s.Warnings)
 	for _, l := range s.Loops {
 		fmt.Fprintf(w, "\n%s\n", l.Path)
-		tw := newTable(w, "PASS", "SCORE", "STOP CONDITIONS", "TOKENS", "ERRORS")
+		tw := newTable(w, "PASS", "SCORE", "STOP CONDITIONS", "PROMPT TOKENS", "TOKENS", "ERRORS")
 		for _, p := range l.Passes {
 			score := "–"
 			switch {
@@ -341,7 +341,7 @@ func writeShow(w io.Writer, s records.Summary) {
 				errs = append(errs, firstLine(p.Error))
 			}
 			tw.row(strconv.Itoa(p.Number), score, orDash(strings.Join(conds, ", ")),
-				humanize.Comma(int64(p.Usage.Total())), orDash(strings.Join(errs, "; ")))
+				humanize.Comma(int64(p.Usage.PromptTokens)), humanize.Comma(int64(p.Usage.Total())), orDash(strings.Join(errs, "; ")))
 		}
 		tw.flush()
 		for _, c := range l.Checks {

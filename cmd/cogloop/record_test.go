@@ -79,7 +79,7 @@ func TestRunRecordsAndShow(t *testing.T) {
 	require.Equal(t, exitOK, code, errs)
 	assert.Contains(t, out, "run "+id+" · workflow quality-workflow · ok")
 	assert.Contains(t, out, qualityLine+"\n", "the summary line of the run")
-	assert.Regexp(t, `(?m)^PASS +SCORE +STOP CONDITIONS +TOKENS +ERRORS\n1 +0\.42 +score: no +0 +–\n2 +0\.71 +score: no +0 +–\n3 +0\.90 +score: fired +0 +–$`, out)
+	assert.Regexp(t, `(?m)^PASS +SCORE +STOP CONDITIONS +PROMPT TOKENS +TOKENS +ERRORS\n1 +0\.42 +score: no +0 +0 +–\n2 +0\.71 +score: no +0 +0 +–\n3 +0\.90 +score: fired +0 +0 +–$`, out)
 	assert.NotContains(t, out, "incomplete")
 
 	code, out, errs = runCLI(t, "show", "latest", "--json")

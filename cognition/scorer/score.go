@@ -181,7 +181,8 @@ func (r *scoreRun) match(p *cognition.Pattern, t *cognition.Text) (Score, bool) 
 		return Score{}, false
 	}
 	sc := Score{Source: t.Agent(), Field: t.Field(), Pattern: p.String(), Raw: modeltext.Excerpt(capture)}
-	return sc, r.take(&sc, *rd)
+	taken := r.take(&sc, *rd) // before sc is read: take fills it
+	return sc, taken
 }
 
 // take puts rd into sc when it is a score; a negative number or one above the

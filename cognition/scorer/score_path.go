@@ -104,7 +104,8 @@ func (r *scoreRun) pathScore(id, field, path, strategy string, v any) (Score, bo
 		return Score{}, false
 	}
 	sc := Score{Source: id, Field: field, Strategy: strategy, Pattern: path, Raw: modeltext.Excerpt(values.Text(v))}
-	return sc, r.take(&sc, *rd)
+	taken := r.take(&sc, *rd) // before sc is read: take fills it
+	return sc, taken
 }
 
 // walk follows keys from v: through mappings, lists (by index) and texts that

@@ -1,0 +1,130 @@
+package cogloop_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+)
+
+// TestWrappedAgentsKeepTheirAbilities: every agent of the OrKa corpus and the
+// type goldens, with timeout: and retry: added to its definition (so routers,
+// forks, path executors, joins and loops run behind the builder's wrappers),
+// gives the same transcript as without them (issue 28 B1: a router behind
+// timeout: never ran its route, a fork hid its branch outputs). The retry
+// policy retries only HTTP 429, which no scripted reply is, so no step runs
+// twice.
+func TestWrappedAgentsKeepTheirAbilities(t *testing.T) {
+	var cases [][3]string // name, workflow, replies
+	corpus, err := filepath.Glob(filepath.Join("testdata", "orka", "*.yml"))
+	require.NoError(t, err)
+	for _, p := range corpus {
+		base := strings.TrimSuffix(p, ".yml")
+		cases = append(cases, [3]string{filepath.Base(base), p, base + ".replies.yaml"})
+	}
+	types, err := filepath.Glob(filepath.Join("testdata", "types", "*"))
+	require.NoError(t, err)
+	for _, dir := range types {
+		cases = append(cases, [3]string{"types/" + filepath.Base(dir), filepath.Join(dir, "workflow.yaml"), filepath.Join(dir, "replies.yaml")})
+	}
+	require.Greater(t, len(cases), 20)
+	seen := map[string]bool{}
+	for _, c := range cases {
+		t.Run(c[0], func(t *testing.T) {
+			input := "What is the capital of France?"
+			for _, in := range []string{strings.TrimSuffix(c[1], ".yml") + ".input.txt", filepath.Join(filepath.Dir(c[1]), "input.txt")} {
+				if data, err := os.ReadFile(in); err == nil {
+					input = strings.TrimSpace(string(data))
+				}
+			}
+			wrapped := filepath.Join(t.TempDir(), filepath.Base(c[1]))
+			for _, typ := range wrapEveryAgent(t, c[1], wrapped) {
+				seen[typ] = true
+			}
+			wf, res, events, runErr := offline(t, c[1], c[2], input)
+			require.NotNil(t, wf, "load: %v", runErr)
+			want := transcript(t, wf, res, events, runErr)
+			wf, res, events, runErr = offline(t, wrapped, c[2], input)
+			require.NotNil(t, wf, "load wrapped: %v", runErr)
+			got := transcript(t, wf, res, events, runErr)
+			assert.Equal(t, blocks(maskPositions(want, c[1])), blocks(maskPositions(got, wrapped)))
+		})
+	}
+	for _, typ := range []string{"router", "fork", "join", "path_executor", "loop", "failover"} {
+		assert.True(t, seen[typ], "some workflow wraps a %s", typ)
+	}
+}
+
+// blocks splits a transcript into its sections, sorted: the agents of a
+// fork's branches run at once, so their events come in any order (the
+// outputs section keeps the declaration order).
+func blocks(s string) []string {
+	b := strings.Split(s, "\n== ")
+	sort.Strings(b)
+	return b
+}
+
+var (
+	positions = regexp.MustCompile(`:\d+:\d+`)
+	memoryIDs = regexp.MustCompile(`\b[0-9a-f]{32}\b`)
+)
+
+// maskPositions hides the file and line:col of load messages (the wrapped
+// file is written elsewhere and its lines move) and the ids of stored
+// memories (a hash that covers the file).
+func maskPositions(s, file string) string {
+	s = memoryIDs.ReplaceAllString(s, "<memory id>")
+	return positions.ReplaceAllString(strings.ReplaceAll(s, file, "<file>"), ":<pos>")
+}
+
+// wrapEveryAgent writes to dst the workflow at src with timeout: and retry:
+// on every agent definition that has neither (timeout: also not in params:,
+// where an LLM agent reads it too), at any depth, and returns the
+// types it wrapped.
+func wrapEveryAgent(t *testing.T, src, dst string) []string {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	require.NoError(t, err)
+	var doc yaml.Node
+	require.NoError(t, yaml.Unmarshal(data, &doc))
+	var types []string
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Kind == yaml.MappingNode && mapValue(n, "id") != nil && mapValue(n, "type") != nil {
+			types = append(types, mapValue(n, "type").Value)
+			if mapValue(n, "timeout") == nil && (mapValue(n, "params") == nil || mapValue(mapValue(n, "params"), "timeout") == nil) {
+				n.Content = append(n.Content, scalar("timeout"), scalar("3600"))
+			}
+			if mapValue(n, "retry") == nil {
+				var r yaml.Node
+				require.NoError(t, yaml.Unmarshal([]byte("{type: fixed, count: 1, interval: 1ms, on: [429]}"), &r))
+				n.Content = append(n.Content, scalar("retry"), r.Content[0])
+			}
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(&doc)
+	out, err := yaml.Marshal(&doc)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(dst, out, 0o600))
+	return types
+}
+
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func scalar(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Value: v} }
