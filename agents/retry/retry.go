@@ -406,7 +406,8 @@ func StatusClass(status int) Class {
 // first (its Class, else its Status: an exhausted script is a permanent one); then context cancellation
 // and refusals of a budget ([spend.ErrBudgetExceeded], [spend.ErrNoPrice]) are
 // permanent, deadlines and network timeouts are timeouts, refused or
-// reset connections and cut-short responses are server errors; anything else is
+// reset connections, cut-short responses and requests sent on a connection the
+// server had closed are server errors; anything else is
 // ClassError. Classify(nil) is "".
 func Classify(err error) Class {
 	if err == nil {
@@ -451,8 +452,17 @@ func Classify(err error) Class {
 	if errors.As(err, &oe) {
 		return ClassServerError
 	}
+	if strings.Contains(err.Error(), serverClosedIdle) {
+		return ClassServerError
+	}
 	return ClassError
 }
+
+// serverClosedIdle is net/http's error (unexported there) for a request sent
+// on a kept-alive connection that the server closed meanwhile: nothing reached
+// the server, so the call can be made again. net/http retries it only for
+// idempotent requests, and model calls are POSTs.
+const serverClosedIdle = "http: server closed idle connection"
 
 // After returns the Retry-After carried by a [CallError] in err's chain, or 0.
 func After(err error) time.Duration {

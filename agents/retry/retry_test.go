@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net"
+	"net/url"
 	"sync"
 	"testing"
 	"time"
@@ -295,6 +296,7 @@ func TestClassify(t *testing.T) {
 		{refused, retry.ClassServerError},
 		{&net.OpError{Op: "read", Err: timeoutErr{}}, retry.ClassTimeout},
 		{&net.DNSError{Err: "no such host", Name: "nope.invalid", IsNotFound: true}, retry.ClassPermanent},
+		{&url.Error{Op: "Post", URL: "http://127.0.0.1:1/v1/chat/completions", Err: errors.New("http: server closed idle connection")}, retry.ClassServerError},
 		{errors.New("something"), retry.ClassError},
 	}
 	for _, tc := range cases {
