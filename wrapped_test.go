@@ -65,7 +65,7 @@ func TestWrappedAgentsKeepTheirAbilities(t *testing.T) {
 // fork's branches run at once, so their events come in any order (the
 // outputs section keeps the declaration order).
 func blocks(s string) []string {
-	b := strings.Split(s, "\n== ")
+	b := strings.Split("\n"+s, "\n== ") // the first section is split off like the others
 	sort.Strings(b)
 	return b
 }
@@ -73,13 +73,17 @@ func blocks(s string) []string {
 var (
 	positions = regexp.MustCompile(`:\d+:\d+`)
 	memoryIDs = regexp.MustCompile(`\b[0-9a-f]{32}\b`)
+	// a pass's duration where a prompt prints a loop's output as Python does
+	reprDurations = regexp.MustCompile(`'duration_ms': [0-9.e+-]+`)
 )
 
 // maskPositions hides the file and line:col of load messages (the wrapped
 // file is written elsewhere and its lines move) and the ids of stored
-// memories (a hash that covers the file).
+// memories (a hash that covers the file), and the pass durations that a
+// prompt printing a loop's whole output shows.
 func maskPositions(s, file string) string {
 	s = memoryIDs.ReplaceAllString(s, "<memory id>")
+	s = reprDurations.ReplaceAllString(s, "'duration_ms': <ms>")
 	return positions.ReplaceAllString(strings.ReplaceAll(s, file, "<file>"), ":<pos>")
 }
 
