@@ -95,7 +95,16 @@ func TestKillNineInPass3(t *testing.T) {
 			store, err := redis.New(context.Background(), srv.URL(), redis.Options{Options: memory.Options{Namespace: ns}})
 			require.NoError(t, err)
 			defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
-			checkHistory(t, store, "k", past)
+			// A process killed after it stored a pass's history entry but
+			// before it checkpointed the pass leaves that entry behind; when
+			// the budget then refuses the pass's redo, the resumed run reports
+			// one pass fewer than the history holds (a refused pass is not
+			// completed), so one more entry may follow the reported ones.
+			beyond := 0
+			if loop["stop_reason"] == "budget" {
+				beyond = 1
+			}
+			checkHistoryBeyond(t, store, "k", past, beyond)
 
 			second := readTrace(t, trace)
 			assert.LessOrEqual(t, spent(first)+spent(second), killBudget, "the budget holds across the kill")
