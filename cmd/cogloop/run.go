@@ -22,6 +22,7 @@ type runFlags struct {
 	trace             string
 	runID, resume     string
 	allowChange       bool
+	replaceRun        bool
 	checkpointTTL     time.Duration
 	keepFinished      time.Duration
 	store             storeFlags
@@ -44,6 +45,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.runID, "run-id", "", "")
 	fs.StringVar(&f.resume, "resume", "", "")
 	fs.BoolVar(&f.allowChange, "allow-config-change", false, "")
+	fs.BoolVar(&f.replaceRun, "replace-run", false, "")
 	fs.DurationVar(&f.checkpointTTL, "checkpoint-ttl", memory.DefaultCheckpointTTL, "")
 	fs.DurationVar(&f.keepFinished, "keep-finished", cogloop.DefaultKeepFinished, "")
 	fs.StringVar(&f.store.redisURL, "redis", "", "")
@@ -64,6 +66,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return usageErr(errors.New("-v and -q contradict each other; pick one"))
 	case f.resume != "" && f.runID != "" && f.resume != f.runID:
 		return usageErr(errors.New("--resume names the run; leave out --run-id"))
+	case f.replaceRun && f.runID == "":
+		return usageErr(errors.New("--replace-run replaces the run named by --run-id; give --run-id"))
+	case f.replaceRun && f.resume != "":
+		return usageErr(errors.New("--replace-run and --resume contradict each other; pick one"))
 	case f.checkpointTTL <= 0:
 		return usageErr(fmt.Errorf("--checkpoint-ttl must be positive, got %s", f.checkpointTTL))
 	case f.keepFinished <= 0:
@@ -121,6 +127,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if store != nil {
 		defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
 		opts = append(opts, cogloop.WithMemory(store))
+	}
+	if f.runID != "" && f.resume == "" && !f.replaceRun {
+		if err := refuseEarlierRun(ctx, f, store); err != nil {
+			fmt.Fprintf(stderr, "cogloop run: %v\n", err)
+			return exitUsage
+		}
 	}
 	runID := f.runID
 	if runID == "" {

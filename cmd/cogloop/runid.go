@@ -1,0 +1,36 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/cogloop/cogloop/memory"
+)
+
+// refuseEarlierRun is an error when --run-id names a run that ran before:
+// its run record exists, or its checkpoint is in the store. Starting it
+// again would overwrite what that run left; --resume continues it and
+// --replace-run starts it over on purpose.
+func refuseEarlierRun(ctx context.Context, f runFlags, store memory.Store) error {
+	id := f.runID
+	var left string
+	if d, err := recordDir(f.recordDir); err == nil {
+		if _, err := os.Stat(d.File(id)); err == nil {
+			left = "its run record " + d.File(id) + " exists"
+		}
+	}
+	if left == "" && store != nil {
+		_, ok, err := store.LoadCheckpoint(ctx, id)
+		if err != nil {
+			return fmt.Errorf("check run %q for an earlier checkpoint: %w", id, err)
+		}
+		if ok {
+			left = "its checkpoint is in the store"
+		}
+	}
+	if left == "" {
+		return nil
+	}
+	return fmt.Errorf("--run-id %s names an earlier run (%s); continue it with --resume %s, start it over with --replace-run (its record and checkpoint are replaced), or pick another --run-id", id, left, id)
+}
