@@ -136,10 +136,10 @@ type chart struct {
 }
 
 type series struct {
-	Path   string
-	Class  string
-	Lines  []string // the polylines: runs of passes with a score, broken where a pass has none
-	Marks  []mark
+	Path  string
+	Class string
+	Lines []string // the polylines: runs of passes with a score, broken where a pass has none
+	Marks []mark
 }
 
 type mark struct {
