@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/cogloop/cogloop/agents/lease"
 	"github.com/cogloop/cogloop/memory"
 )
 
@@ -31,6 +32,15 @@ func refuseEarlierRun(ctx context.Context, f runFlags, store memory.Store) error
 	}
 	if left == "" {
 		return nil
+	}
+	// A run still live in another process is refused by its lease, which
+	// names the holder: that says more than "an earlier run".
+	if ls, ok := store.(memory.Leases); ok {
+		l, err := lease.Take(ctx, ls, id, 0)
+		if err != nil {
+			return err
+		}
+		_ = l.Release(ctx) // a probe: the run takes the lease again when it starts
 	}
 	return fmt.Errorf("--run-id %s names an earlier run (%s); continue it with --resume %s, start it over with --replace-run (its record and checkpoint are replaced), or pick another --run-id", id, left, id)
 }
