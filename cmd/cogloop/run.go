@@ -13,6 +13,7 @@ import (
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/memory"
+	"github.com/cogloop/cogloop/records"
 )
 
 type runFlags struct {
@@ -131,6 +132,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if f.runID != "" && f.resume == "" && !f.replaceRun {
 		if err := refuseEarlierRun(ctx, f, store); err != nil {
 			fmt.Fprintf(stderr, "cogloop run: %v\n", err)
+			if errors.Is(err, memory.ErrLeaseHeld) {
+				return exitFailure // as the run's own lease refuses it
+			}
 			return exitUsage
 		}
 	}
@@ -188,6 +192,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	limits := &loopLimits{}
 	observers = append(observers, con.Observe, limits.Observe)
+	var events records.Buffer // the summary's loops, as show reads them from the record
+	if !f.quiet && !f.json {
+		observers = append(observers, events.Observe)
+	}
 	if f.trace != "-" { // with --trace -, the warnings are trace lines on stderr already
 		observers = append(observers, warningPrinter(stderr))
 	}
@@ -257,7 +265,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, res.Text())
 	}
 	if !f.quiet {
-		writeSummary(stderr, res, limits)
+		writeSummary(stderr, res, limits, events.Events())
 	}
 	fail()
 	return exitCode(ctx, code)

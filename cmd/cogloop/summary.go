@@ -12,6 +12,7 @@ import (
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/records"
 )
 
 // loopLimits remembers each loop's max_loops and threshold from its loop.start
@@ -74,24 +75,32 @@ func (l *loopLimits) get(path string) (loopLimit, bool) {
 // maxScores is how many pass scores a summary line shows before eliding.
 const maxScores = 8
 
-// writeSummary writes the run summary: one line per loop, the first error of
-// each failed agent, and the warnings counted by kind.
-func writeSummary(w io.Writer, res *cogloop.Result, limits *loopLimits) {
-	var loops []loopSummary
-	for _, l := range res.Loops() {
-		lim, known := limits.get(l.Path)
-		ls := loopSummary{res: l, lim: lim, known: known}
-		if limits.toolCalls(l.Path) > 0 {
-			for _, it := range l.Iterations {
-				ls.tools = append(ls.tools, limits.toolCalls(fault.JoinPath(l.Path, fmt.Sprintf("iteration %d", it.Number))))
+// writeSummary writes the run summary: one line per loop (nested loops one
+// per run of them, as show prints them, from the run's events), the first
+// error of each failed agent, and the warnings counted by kind.
+func writeSummary(w io.Writer, res *cogloop.Result, limits *loopLimits, events []event.Event) {
+	loops := recordLoops(records.Summarize(events).Loops)
+	for i, l := range loops {
+		if limits.toolCalls(l.res.Path) > 0 {
+			for _, it := range l.res.Iterations {
+				loops[i].tools = append(loops[i].tools, limits.toolCalls(fault.JoinPath(l.res.Path, fmt.Sprintf("iteration %d", it.Number))))
 			}
 		}
-		loops = append(loops, ls)
 	}
 	writeSummaryLines(w, loops, res.Errors, res.Warnings)
 	if n := limits.toolCalls(""); n > 0 && len(loops) == 0 {
 		fmt.Fprintf(w, "tools: %s\n", plural(n, "call"))
 	}
+}
+
+// recordLoops are the loops of a run's record (or events) as the summary
+// lines read them: the one renderer of run and show.
+func recordLoops(ls []records.Loop) []loopSummary {
+	out := make([]loopSummary, len(ls))
+	for i, l := range ls {
+		out[i] = loopSummary{res: l.Result(), lim: loopLimit{maxLoops: l.MaxLoops, threshold: l.Threshold}, known: true}
+	}
+	return out
 }
 
 // loopSummary is a loop's result and, when known, its limits.
