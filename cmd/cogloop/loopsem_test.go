@@ -594,3 +594,17 @@ critic: ["e", "f"]
 		}
 	}
 }
+
+// Item 17: OPENAI_BASE_URL without a scheme is reported naming the
+// environment variable, not as model_url.
+func TestBadOpenAIBaseURLNamesTheVariable(t *testing.T) {
+	t.Setenv("OPENAI_BASE_URL", "localhost:8080/v1")
+	wf := writeFile(t, t.TempDir(), "wf.yaml", `orchestrator: {id: w, agents: [writer]}
+agents:
+  - {id: writer, type: openai-answer, model: m, prompt: "write"}
+`)
+	code, _, errs := runCLI(t, "validate", wf)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errs, `the environment variable OPENAI_BASE_URL "localhost:8080/v1" must start with http:// or https://`)
+	assert.NotContains(t, errs, "model_url \"localhost")
+}
