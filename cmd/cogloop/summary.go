@@ -15,12 +15,11 @@ import (
 	"github.com/cogloop/cogloop/records"
 )
 
-// loopLimits remembers each loop's max_loops and threshold from its loop.start
-// event, which the loop's output does not repeat, and counts the tool calls
-// of the run by the path of the agent that made them.
+// loopLimits counts the tool calls of the run by the path of the agent that
+// made them. (Each loop's max_loops and threshold come from the run's
+// events, as show reads them from the record.)
 type loopLimits struct {
 	mu    sync.Mutex
-	m     map[string]loopLimit
 	tools map[string]int // agent path → tool calls
 }
 
@@ -30,26 +29,15 @@ type loopLimit struct {
 }
 
 func (l *loopLimits) Observe(e event.Event) {
-	if e.Kind == event.ToolResult {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		if l.tools == nil {
-			l.tools = map[string]int{}
-		}
-		l.tools[e.Node]++
+	if e.Kind != event.ToolResult {
 		return
 	}
-	if e.Kind != event.LoopStart {
-		return
-	}
-	max, _ := e.Data["max_loops"].(int)
-	th, _ := e.Data["threshold"].(float64)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.m == nil {
-		l.m = map[string]loopLimit{}
+	if l.tools == nil {
+		l.tools = map[string]int{}
 	}
-	l.m[e.Node] = loopLimit{maxLoops: max, threshold: th}
+	l.tools[e.Node]++
 }
 
 // toolCalls counts the tool calls made under prefix (every one for "").
@@ -63,13 +51,6 @@ func (l *loopLimits) toolCalls(prefix string) int {
 		}
 	}
 	return n
-}
-
-func (l *loopLimits) get(path string) (loopLimit, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	v, ok := l.m[path]
-	return v, ok
 }
 
 // maxScores is how many pass scores a summary line shows before eliding.
