@@ -113,6 +113,9 @@ const (
 	padT, padB         = 14, 34
 	plotW, plotH       = chartW - padL - padR, chartH - padT - padB
 	defaultTopOfScores = 1.0
+	// noScoreDrop: a pass without a score is marked this far below the
+	// axis, between it and the pass numbers.
+	noScoreDrop = 24
 	// maxAxisPasses: a max_loops up to this widens the pass axis to it.
 	maxAxisPasses = 30
 )
@@ -133,10 +136,10 @@ type chart struct {
 }
 
 type series struct {
-	Path   string
-	Class  string
-	Points string // the polyline
-	Marks  []mark
+	Path  string
+	Class string
+	Lines []string // the polylines: runs of passes with a score, broken where a pass has none
+	Marks []mark
 }
 
 type mark struct {
@@ -145,6 +148,9 @@ type mark struct {
 	Label  string
 	Failed bool
 	Best   bool
+	// NoScore: the pass found no score (or was cut short); its mark sits
+	// below the axis, off the line, not at 0.
+	NoScore bool
 }
 
 type tick struct {
@@ -204,9 +210,18 @@ func newChart(shape string, runs []records.Loop) chart {
 	for i, l := range runs {
 		s := series{Path: l.Path, Class: fmt.Sprintf("s%d", i%6)}
 		var pts []string
+		line := func() {
+			if len(pts) > 0 {
+				s.Lines = append(s.Lines, strings.Join(pts, " "))
+			}
+			pts = nil
+		}
 		for _, p := range l.Passes {
 			m := mark{X: f1(x(p.Number)), Y: f1(y(p.Score)), Pass: p.Number, Failed: p.Failed(),
-				Best: p.Number == l.BestIteration && p.Completed}
+				Best: p.Number == l.BestIteration && p.Completed && p.ScoreFound, NoScore: !p.Completed || !p.ScoreFound}
+			if m.NoScore {
+				m.Y = f1(padT + plotH + noScoreDrop)
+			}
 			switch {
 			case !p.Completed:
 				m.Label = fmt.Sprintf("pass %d: cut short", p.Number)
@@ -222,9 +237,13 @@ func newChart(shape string, runs []records.Loop) chart {
 				m.Label += " · best"
 			}
 			s.Marks = append(s.Marks, m)
+			if m.NoScore {
+				line()
+				continue
+			}
 			pts = append(pts, m.X+","+m.Y)
 		}
-		s.Points = strings.Join(pts, " ")
+		line()
 		c.Series = append(c.Series, s)
 	}
 	return c

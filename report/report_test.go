@@ -142,3 +142,31 @@ func TestIncompleteRecordSaysSo(t *testing.T) {
 	require.Len(t, status, 1)
 	assert.Equal(t, "incomplete", htmlnode.Text(status[0]))
 }
+
+// A pass without a score is marked below the axis and left out of the line,
+// not drawn at 0 (issue 32 item 16).
+func TestChartMarksNoScoreOffTheLine(t *testing.T) {
+	s := records.Summary{RunID: "r", Workflow: "w", Status: "ok", Complete: true, Loops: []records.Loop{{
+		ID: "l", Path: "l", Shape: "l", MaxLoops: 3, Threshold: 0.9, BestIteration: 3, BestScore: 0.5,
+		Passes: []records.Pass{
+			{Number: 1, Score: 0.4, ScoreFound: true, Completed: true},
+			{Number: 2, Completed: true},
+			{Number: 3, Score: 0.5, ScoreFound: true, Completed: true},
+		},
+	}}}
+	doc, _ := render(t, s)
+	series := chartPoints(t, doc, "l")
+	require.Len(t, series, 1)
+	require.Len(t, series[0], 3)
+	zero := "206.0" // y of 0 on the 0..1 axis: 14 + 192
+	for i, c := range series[0] {
+		assert.Equal(t, i == 1, htmlnode.HasClass(c, "noscore"), "pass %d", i+1)
+		assert.NotEqual(t, zero, htmlnode.Attr(c, "cy"), "pass %d is not drawn at 0", i+1)
+	}
+	assert.Contains(t, htmlnode.Text(series[0][1]), "pass 2: no score")
+	lines := htmlnode.All(doc, htmlnode.Tag("polyline"))
+	require.Len(t, lines, 2, "the line breaks at the pass without a score")
+	for _, l := range lines {
+		assert.NotContains(t, htmlnode.Attr(l, "points"), ","+zero)
+	}
+}

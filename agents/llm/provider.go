@@ -151,10 +151,14 @@ func NewModel(c Config) (*Model, error) {
 	}
 	c.Provider = p
 	raw := strings.TrimSpace(c.URL)
+	what := "model_url"
 	if raw == "" {
 		switch p {
 		case OpenAI:
-			raw = c.Getenv(envOpenAIBaseURL)
+			raw = strings.TrimSpace(c.Getenv(envOpenAIBaseURL))
+			if raw != "" {
+				what = "the environment variable " + envOpenAIBaseURL
+			}
 			if raw == "" {
 				raw = DefaultOpenAIURL
 			}
@@ -172,7 +176,10 @@ func NewModel(c Config) (*Model, error) {
 	}
 	m := &Model{cfg: c}
 	if raw != "" {
-		u, err := checkURL(raw)
+		u, err := checkURL(what, raw)
+		if err != nil && what != "model_url" {
+			return nil, fmt.Errorf("%w (it is the base URL when model_url is not set: fix or unset it, or set model_url)", err)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -195,19 +202,21 @@ func NewModel(c Config) (*Model, error) {
 	return m, nil
 }
 
-func checkURL(raw string) (*url.URL, error) {
+// checkURL parses raw, the value of what (model_url, or the environment
+// variable it came from), as a model server's base URL.
+func checkURL(what, raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("model_url %q is not a URL: %v", redactURL(raw), err)
+		return nil, fmt.Errorf("%s %q is not a URL: %v", what, redactURL(raw), err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("model_url %q must start with http:// or https://", u.Redacted())
+		return nil, fmt.Errorf("%s %q must start with http:// or https://", what, u.Redacted())
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("model_url %q has no host", u.Redacted())
+		return nil, fmt.Errorf("%s %q has no host", what, u.Redacted())
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("model_url %q must not have a query or fragment", u.Redacted())
+		return nil, fmt.Errorf("%s %q must not have a query or fragment", what, u.Redacted())
 	}
 	return u, nil
 }

@@ -83,3 +83,24 @@ func TestShowCheckpointSizeAndPrune(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errs, "--prune needs a store")
 }
+
+// A run id whose checkpoint is in the store names an earlier run: starting
+// it again without a record to tell is refused, naming the run and the way
+// out; --replace-run starts it over (issue 32 item 15).
+func TestRunIDOfAnEarlierCheckpointIsRefused(t *testing.T) {
+	srv := redistest.Start(t)
+	dir := t.TempDir()
+	wf := writeFile(t, dir, "wf.yaml", persistWorkflow)
+	code, _, errs := runCLI(t, "run", wf, "x", "--redis", srv.URL(), "--run-id", "again", "--no-record")
+	require.Equal(t, exitOK, code, errs)
+
+	code, _, errs = runCLI(t, "run", wf, "x", "--redis", srv.URL(), "--run-id", "again", "--no-record")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errs, "--run-id again names an earlier run (its checkpoint is in the store); continue it with --resume again")
+
+	code, _, errs = runCLI(t, "run", wf, "x", "--redis", srv.URL(), "--run-id", "again", "--no-record", "--replace-run")
+	require.Equal(t, exitOK, code, errs)
+	code, _, errs = runCLI(t, "run", wf, "x", "--replace-run")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errs, "--replace-run replaces the run named by --run-id")
+}

@@ -78,7 +78,10 @@ flags (before or after the arguments):
   --redis URL       keep loop histories and checkpoints in Redis (default $REDIS_URL, else in memory)
   --namespace N     key namespace in the store (default "default")
   --run-id ID       name the run and checkpoint every loop iteration under it; a run id
-                    live in another process is refused (its lease names the holder)
+                    live in another process is refused (its lease names the holder), and
+                    so is the id of an earlier run (its record or checkpoint exists)
+  --replace-run     start the earlier run named by --run-id over, replacing its record
+                    and checkpoint
   --resume ID       continue run ID from its last completed iterations (needs --redis)
   --allow-config-change  resume even though the workflow file changed
   --checkpoint-ttl D  expire the run's checkpoint after D without a save (default 168h)

@@ -535,3 +535,76 @@ agents:
 	assert.Contains(t, errs, `pattern "FIX:\\s*(.+)" ends in an unbounded group: patterns run DOTALL (OrKa)`)
 	assert.NotContains(t, errs, `pattern "NOTE:`)
 }
+
+const nestedNoScore = `orchestrator: {id: w, agents: [outer]}
+agents:
+  - id: outer
+    type: loop
+    max_loops: 2
+    score_threshold: 0.9
+    internal_workflow:
+      orchestrator: {id: o, agents: [inner, critic]}
+      agents:
+        - id: inner
+          type: loop
+          max_loops: 2
+          score_threshold: 0.9
+          internal_workflow:
+            orchestrator: {id: i, agents: [writer]}
+            agents:
+              - {id: writer, type: openai-answer, model: m, prompt: "write"}
+        - {id: critic, type: openai-answer, model: m, prompt: "judge"}
+`
+
+// Item 16: run and show print a nested loop's summary with one renderer (a
+// line per run of the nested loop, with its max_loops), a pass without a
+// score is "–", and runs shows no best score for a loop that never scored.
+func TestNestedSummaryIsOneRenderer(t *testing.T) {
+	dir := t.TempDir()
+	recs := filepath.Join(dir, "runs")
+	wf := writeFile(t, dir, "wf.yaml", nestedNoScore)
+	replies := writeFile(t, dir, "r.yaml", `writer: ["SCORE: 0.3", "none", "SCORE: 0.5", "none"]
+critic: ["nothing", "SCORE: 0.4"]
+`)
+	code, _, errs := runCLI(t, "run", wf, "x", "--script", replies, "--record-dir", recs, "--run-id", "n")
+	require.Equal(t, exitOK, code, errs)
+	want := []string{
+		"outer: 2/2 passes · – → 0.40 · stopped: max_loops · best pass 2",
+		"outer › iteration 1 › inner: 2/2 passes · 0.30 → – · stopped: max_loops · best pass 1",
+		"outer › iteration 2 › inner: 2/2 passes · 0.50 → – · stopped: max_loops · best pass 1",
+	}
+	code, out, serrs := runCLI(t, "show", "n", "--record-dir", recs)
+	require.Equal(t, exitOK, code, serrs)
+	for _, w := range want {
+		assert.Contains(t, errs, w+"\n", "run")
+		assert.Contains(t, out, w+"\n", "show")
+	}
+
+	none := writeFile(t, dir, "none.yaml", `writer: ["a", "b", "c", "d"]
+critic: ["e", "f"]
+`)
+	code, _, errs = runCLI(t, "run", wf, "x", "--script", none, "--record-dir", recs, "--run-id", "z")
+	require.Equal(t, exitOK, code, errs)
+	assert.Contains(t, errs, "outer: 2/2 passes · – → – · stopped: max_loops · no score")
+	code, out, _ = runCLI(t, "runs", "--record-dir", recs)
+	require.Equal(t, exitOK, code)
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "z ") {
+			assert.NotContains(t, line, "0.00", "no score is not a best score of 0")
+		}
+	}
+}
+
+// Item 17: OPENAI_BASE_URL without a scheme is reported naming the
+// environment variable, not as model_url.
+func TestBadOpenAIBaseURLNamesTheVariable(t *testing.T) {
+	t.Setenv("OPENAI_BASE_URL", "localhost:8080/v1")
+	wf := writeFile(t, t.TempDir(), "wf.yaml", `orchestrator: {id: w, agents: [writer]}
+agents:
+  - {id: writer, type: openai-answer, model: m, prompt: "write"}
+`)
+	code, _, errs := runCLI(t, "validate", wf)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errs, `the environment variable OPENAI_BASE_URL "localhost:8080/v1" must start with http:// or https://`)
+	assert.NotContains(t, errs, "model_url \"localhost")
+}

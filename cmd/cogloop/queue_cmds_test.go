@@ -65,7 +65,7 @@ func TestSubmitStatusResult(t *testing.T) {
 
 	// The same document as run --json, but for the run id.
 	replies := writeFile(t, t.TempDir(), "r.yaml", scriptText)
-	code, out, errs = runCLI(t, "run", queueWF, "essay", "--script", replies, "--json", "--run-id", "s1", "-q")
+	code, out, errs = runCLI(t, "run", queueWF, "essay", "--script", replies, "--json", "--run-id", "s1", "-q", "--replace-run")
 	require.Equal(t, exitOK, code, errs)
 	var local map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &local))

@@ -186,7 +186,7 @@ func writeRuns(w io.Writer, list []records.Summary) {
 				stop = "(not ended)"
 			}
 			stops = append(stops, stop)
-			if l.BestIteration > 0 {
+			if l.BestIteration > 0 && anyScore(l.Result().Iterations) {
 				bests = append(bests, fmt.Sprintf("%.2f", l.BestScore))
 			} else {
 				bests = append(bests, "–")
@@ -313,11 +313,7 @@ func writeShow(w io.Writer, s records.Summary) {
 	if s.Error != "" {
 		fmt.Fprintf(w, "error: %s\n", s.Error)
 	}
-	loops := make([]loopSummary, len(s.Loops))
-	for i, l := range s.Loops {
-		loops[i] = loopSummary{res: l.Result(), lim: loopLimit{maxLoops: l.MaxLoops, threshold: l.Threshold}, known: true}
-	}
-	writeSummaryLines(w, loops, s.Errors, s.Warnings)
+	writeSummaryLines(w, recordLoops(s.Loops), s.Errors, s.Warnings)
 	for _, l := range s.Loops {
 		fmt.Fprintf(w, "\n%s\n", l.Path)
 		tw := newTable(w, "PASS", "SCORE", "STOP CONDITIONS", "PROMPT TOKENS", "TOKENS", "ERRORS")

@@ -106,6 +106,10 @@ func TestRecordFlags(t *testing.T) {
 	assert.Equal(t, []string{"mine"}, recordIDs(t, other), "--record-dir wins over the environment; --run-id names the record")
 
 	code, _, errs = runCLI(t, "run", hello, "x", "--script", helloScript, "--record-dir", other, "--run-id", "mine")
+	require.Equal(t, exitUsage, code, "an earlier run's id is refused")
+	assert.Contains(t, errs, `--run-id mine names an earlier run (its run record `+filepath.Join(other, "mine.jsonl")+` exists); continue it with --resume mine, start it over with --replace-run`)
+
+	code, _, errs = runCLI(t, "run", hello, "x", "--script", helloScript, "--record-dir", other, "--run-id", "mine", "--replace-run")
 	require.Equal(t, exitOK, code, errs)
 	assert.Contains(t, errs, `warning: run record `+filepath.Join(other, "mine.jsonl")+` of an earlier run "mine" is replaced`)
 

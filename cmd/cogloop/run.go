@@ -13,6 +13,7 @@ import (
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/memory"
+	"github.com/cogloop/cogloop/records"
 )
 
 type runFlags struct {
@@ -22,6 +23,7 @@ type runFlags struct {
 	trace             string
 	runID, resume     string
 	allowChange       bool
+	replaceRun        bool
 	checkpointTTL     time.Duration
 	keepFinished      time.Duration
 	store             storeFlags
@@ -44,6 +46,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.runID, "run-id", "", "")
 	fs.StringVar(&f.resume, "resume", "", "")
 	fs.BoolVar(&f.allowChange, "allow-config-change", false, "")
+	fs.BoolVar(&f.replaceRun, "replace-run", false, "")
 	fs.DurationVar(&f.checkpointTTL, "checkpoint-ttl", memory.DefaultCheckpointTTL, "")
 	fs.DurationVar(&f.keepFinished, "keep-finished", cogloop.DefaultKeepFinished, "")
 	fs.StringVar(&f.store.redisURL, "redis", "", "")
@@ -64,6 +67,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return usageErr(errors.New("-v and -q contradict each other; pick one"))
 	case f.resume != "" && f.runID != "" && f.resume != f.runID:
 		return usageErr(errors.New("--resume names the run; leave out --run-id"))
+	case f.replaceRun && f.runID == "":
+		return usageErr(errors.New("--replace-run replaces the run named by --run-id; give --run-id"))
+	case f.replaceRun && f.resume != "":
+		return usageErr(errors.New("--replace-run and --resume contradict each other; pick one"))
 	case f.checkpointTTL <= 0:
 		return usageErr(fmt.Errorf("--checkpoint-ttl must be positive, got %s", f.checkpointTTL))
 	case f.keepFinished <= 0:
@@ -122,6 +129,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
 		opts = append(opts, cogloop.WithMemory(store))
 	}
+	if f.runID != "" && f.resume == "" && !f.replaceRun {
+		if err := refuseEarlierRun(ctx, f, store); err != nil {
+			fmt.Fprintf(stderr, "cogloop run: %v\n", err)
+			if errors.Is(err, memory.ErrLeaseHeld) {
+				return exitFailure // as the run's own lease refuses it
+			}
+			return exitUsage
+		}
+	}
 	runID := f.runID
 	if runID == "" {
 		runID = cogloop.NewRunID()
@@ -176,6 +192,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	limits := &loopLimits{}
 	observers = append(observers, con.Observe, limits.Observe)
+	var events records.Buffer // the summary's loops, as show reads them from the record
+	if !f.quiet && !f.json {
+		observers = append(observers, events.Observe)
+	}
 	if f.trace != "-" { // with --trace -, the warnings are trace lines on stderr already
 		observers = append(observers, warningPrinter(stderr))
 	}
@@ -245,7 +265,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, res.Text())
 	}
 	if !f.quiet {
-		writeSummary(stderr, res, limits)
+		writeSummary(stderr, res, limits, events.Events())
 	}
 	fail()
 	return exitCode(ctx, code)

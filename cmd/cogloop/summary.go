@@ -12,14 +12,14 @@ import (
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/records"
 )
 
-// loopLimits remembers each loop's max_loops and threshold from its loop.start
-// event, which the loop's output does not repeat, and counts the tool calls
-// of the run by the path of the agent that made them.
+// loopLimits counts the tool calls of the run by the path of the agent that
+// made them. (Each loop's max_loops and threshold come from the run's
+// events, as show reads them from the record.)
 type loopLimits struct {
 	mu    sync.Mutex
-	m     map[string]loopLimit
 	tools map[string]int // agent path → tool calls
 }
 
@@ -29,26 +29,15 @@ type loopLimit struct {
 }
 
 func (l *loopLimits) Observe(e event.Event) {
-	if e.Kind == event.ToolResult {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		if l.tools == nil {
-			l.tools = map[string]int{}
-		}
-		l.tools[e.Node]++
+	if e.Kind != event.ToolResult {
 		return
 	}
-	if e.Kind != event.LoopStart {
-		return
-	}
-	max, _ := e.Data["max_loops"].(int)
-	th, _ := e.Data["threshold"].(float64)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.m == nil {
-		l.m = map[string]loopLimit{}
+	if l.tools == nil {
+		l.tools = map[string]int{}
 	}
-	l.m[e.Node] = loopLimit{maxLoops: max, threshold: th}
+	l.tools[e.Node]++
 }
 
 // toolCalls counts the tool calls made under prefix (every one for "").
@@ -64,34 +53,35 @@ func (l *loopLimits) toolCalls(prefix string) int {
 	return n
 }
 
-func (l *loopLimits) get(path string) (loopLimit, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	v, ok := l.m[path]
-	return v, ok
-}
-
 // maxScores is how many pass scores a summary line shows before eliding.
 const maxScores = 8
 
-// writeSummary writes the run summary: one line per loop, the first error of
-// each failed agent, and the warnings counted by kind.
-func writeSummary(w io.Writer, res *cogloop.Result, limits *loopLimits) {
-	var loops []loopSummary
-	for _, l := range res.Loops() {
-		lim, known := limits.get(l.Path)
-		ls := loopSummary{res: l, lim: lim, known: known}
-		if limits.toolCalls(l.Path) > 0 {
-			for _, it := range l.Iterations {
-				ls.tools = append(ls.tools, limits.toolCalls(fault.JoinPath(l.Path, fmt.Sprintf("iteration %d", it.Number))))
+// writeSummary writes the run summary: one line per loop (nested loops one
+// per run of them, as show prints them, from the run's events), the first
+// error of each failed agent, and the warnings counted by kind.
+func writeSummary(w io.Writer, res *cogloop.Result, limits *loopLimits, events []event.Event) {
+	loops := recordLoops(records.Summarize(events).Loops)
+	for i, l := range loops {
+		if limits.toolCalls(l.res.Path) > 0 {
+			for _, it := range l.res.Iterations {
+				loops[i].tools = append(loops[i].tools, limits.toolCalls(fault.JoinPath(l.res.Path, fmt.Sprintf("iteration %d", it.Number))))
 			}
 		}
-		loops = append(loops, ls)
 	}
 	writeSummaryLines(w, loops, res.Errors, res.Warnings)
 	if n := limits.toolCalls(""); n > 0 && len(loops) == 0 {
 		fmt.Fprintf(w, "tools: %s\n", plural(n, "call"))
 	}
+}
+
+// recordLoops are the loops of a run's record (or events) as the summary
+// lines read them: the one renderer of run and show.
+func recordLoops(ls []records.Loop) []loopSummary {
+	out := make([]loopSummary, len(ls))
+	for i, l := range ls {
+		out[i] = loopSummary{res: l.Result(), lim: loopLimit{maxLoops: l.MaxLoops, threshold: l.Threshold}, known: true}
+	}
+	return out
 }
 
 // loopSummary is a loop's result and, when known, its limits.
