@@ -1,9 +1,7 @@
 package llm
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -16,6 +14,7 @@ import (
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/retry"
+	"github.com/cogloop/cogloop/internal/jsonschemax"
 )
 
 // defaultMaxRepairs is how many times a reply that does not match an agent's
@@ -53,43 +52,11 @@ const schemaURL = "urn:cogloop:output_schema"
 // compile compiles Doc once.
 func (s *Schema) compile() error {
 	s.once.Do(func() {
-		raw, err := json.MarshalIndent(s.Doc, "", "  ")
-		if err != nil {
-			s.err = err
-			return
-		}
-		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-		if err != nil {
-			s.err = err
-			return
-		}
-		c := jsonschema.NewCompiler()
-		c.DefaultDraft(jsonschema.Draft2020)
-		if err := c.AddResource(schemaURL, v); err != nil {
-			s.err = err
-			return
-		}
-		s.compiled, s.err = c.Compile(schemaURL)
+		var raw []byte
+		s.compiled, raw, s.err = jsonschemax.Compile(s.Doc, schemaURL)
 		s.text = string(raw)
 	})
 	return s.err
-}
-
-// schemaErrorLocation is where in the schema a compile error is: the keys
-// from the schema's root, nil when unknown.
-func schemaErrorLocation(err error) []string {
-	var se *jsonschema.SchemaValidationError
-	if errors.As(err, &se) {
-		err = se.Err
-	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return nil
-	}
-	for len(ve.Causes) > 0 {
-		ve = ve.Causes[0]
-	}
-	return ve.InstanceLocation
 }
 
 // instruction is what the prompt adds so that the model answers with JSON.
