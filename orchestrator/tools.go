@@ -27,19 +27,9 @@ type toolDef struct {
 	used        bool               // an LLM agent offers it
 }
 
-// defaultParameters is the argument schema of a tool whose agent gives no
-// parameters: one required text argument, query.
-func defaultParameters() map[string]any {
-	return map[string]any{
-		"type":       "object",
-		"properties": map[string]any{"query": map[string]any{"type": "string", "description": "What to ask the tool."}},
-		"required":   []any{"query"},
-	}
-}
-
 // readToolDef reads description and parameters of one definition; a
 // parameters value that is not a valid JSON Schema is recorded at its position.
-func readToolDef(c *load.Config) toolDef {
+func readToolDef(typ string, c *load.Config) toolDef {
 	t := toolDef{description: strings.TrimSpace(c.String("description", ""))}
 	if c.Recording() {
 		c.Decode("parameters", new(any))
@@ -47,7 +37,7 @@ func readToolDef(c *load.Config) toolDef {
 	}
 	n := c.Node("parameters")
 	if n == nil {
-		t.params = defaultParameters()
+		t.params = defaultParameters(typ, c)
 	} else {
 		var v any
 		if !c.Decode("parameters", &v) {
