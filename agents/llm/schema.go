@@ -12,6 +12,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/retry"
 	"github.com/cogloop/cogloop/internal/jsonschemax"
@@ -207,6 +208,7 @@ func (a *Agent) conform(ctx context.Context, in agents.Input, model agents.Model
 			return reply, nil, fmt.Errorf("the reply does not match output_schema (%d repair rounds tried, max_repairs): %w; the reply began %q",
 				repairs, verr, fault.Truncate(reply.Text, 120))
 		}
+		a.repairing(in, repairs+1, verr)
 		req.Messages = append(slices.Clip(req.Messages),
 			agents.Message{Role: "assistant", Text: reply.Text},
 			agents.Message{Role: "user", Text: repairPrompt(verr)})
@@ -218,6 +220,21 @@ func (a *Agent) conform(ctx context.Context, in agents.Input, model agents.Model
 			return reply, nil, fmt.Errorf("the model asked for tools (%s) in a repair round of output_schema, instead of answering with the JSON object", reply.ToolCalls[0].Name)
 		}
 	}
+}
+
+// repairing tells the run that a reply is sent back for repair round n.
+func (a *Agent) repairing(in agents.Input, n int, verr error) {
+	if !in.Run.Wanted(event.OutputRepair) {
+		return
+	}
+	path := "$"
+	var v *violation
+	if errors.As(verr, &v) {
+		path = v.Path
+	}
+	in.Run.Emit(event.Event{Kind: event.OutputRepair, Node: in.Path, Agent: a.ID,
+		Message: in.Run.Scrub(verr.Error()),
+		Data:    map[string]any{"round": n, "max_repairs": a.Schema.MaxRepairs, "path": path}})
 }
 
 // shape puts the object into the output: its fields land in Fields (so

@@ -59,3 +59,26 @@ agents:
 	assert.Regexp(t, `\n +1 +asker +lookup +\{"q":1\} +\S+ +error: the arguments do not match the tool's parameters`, pass1)
 	assert.Regexp(t, `\n +1 +asker +lookup +\{"query":"pear"\} +\S+ +known\n$`, pass2)
 }
+
+// -v prints a line for each output_schema repair round: the violation sent
+// back to the model.
+func TestOutputRepairInVerbose(t *testing.T) {
+	dir := t.TempDir()
+	wf := filepath.Join(dir, "wf.yaml")
+	require.NoError(t, os.WriteFile(wf, []byte(`orchestrator: {id: t, agents: [judge]}
+agents:
+  - id: judge
+    type: openai-answer
+    model: m
+    prompt: "{{ input }}"
+    output_schema: {type: object, properties: {score: {type: number}}, required: [score]}
+`), 0o600))
+	script := filepath.Join(dir, "s.yaml")
+	require.NoError(t, os.WriteFile(script, []byte(`judge:
+  - '{"score": "high"}'
+  - '{"score": 0.8}'
+`), 0o600))
+	code, _, errs := runCLI(t, "run", wf, "x", "--script", script, "-v")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, errs, "judge│ [output_schema repair 1/2] at $.score: got string, want number")
+}
