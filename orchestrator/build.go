@@ -330,7 +330,7 @@ func (s *scope) readDef(c *load.Config, fallbackID, fallbackType string) *def {
 		c.Errorf("", "missing type (one of: %s)", strings.Join(s.b.reg.Types(), ", "))
 		return nil
 	}
-	return &def{id: id, typ: typ, cfg: c, idPos: c.ValuePos("id"), deps: c.Strings("depends_on"), hints: readHints(c), tool: readToolDef(c)}
+	return &def{id: id, typ: typ, cfg: c, idPos: c.ValuePos("id"), deps: c.Strings("depends_on"), hints: readHints(c), tool: readToolDef(typ, c)}
 }
 
 func (s *scope) lookup(id string) *def {

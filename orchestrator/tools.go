@@ -1,9 +1,7 @@
 package orchestrator
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/internal/jsonschemax"
 )
 
 // maxToolArgs bounds the arguments of one tool call checked against its schema.
@@ -28,19 +27,9 @@ type toolDef struct {
 	used        bool               // an LLM agent offers it
 }
 
-// defaultParameters is the argument schema of a tool whose agent gives no
-// parameters: one required text argument, query.
-func defaultParameters() map[string]any {
-	return map[string]any{
-		"type":       "object",
-		"properties": map[string]any{"query": map[string]any{"type": "string", "description": "What to ask the tool."}},
-		"required":   []any{"query"},
-	}
-}
-
 // readToolDef reads description and parameters of one definition; a
 // parameters value that is not a valid JSON Schema is recorded at its position.
-func readToolDef(c *load.Config) toolDef {
+func readToolDef(typ string, c *load.Config) toolDef {
 	t := toolDef{description: strings.TrimSpace(c.String("description", ""))}
 	if c.Recording() {
 		c.Decode("parameters", new(any))
@@ -48,7 +37,7 @@ func readToolDef(c *load.Config) toolDef {
 	}
 	n := c.Node("parameters")
 	if n == nil {
-		t.params = defaultParameters()
+		t.params = defaultParameters(typ, c)
 	} else {
 		var v any
 		if !c.Decode("parameters", &v) {
@@ -68,7 +57,7 @@ func readToolDef(c *load.Config) toolDef {
 	s, err := compileSchema(t.params)
 	if err != nil {
 		pos := c.ValuePos("parameters")
-		if at := nodeAt(n, leafLocation(err)); at != nil {
+		if at := nodeAt(n, jsonschemax.ErrorLocation(err)); at != nil {
 			pos = c.PosOf(at)
 		}
 		c.Problems().Errorf(pos, "%s: parameters is not a valid JSON Schema: %s", c.What(), lastLine(err))
@@ -107,37 +96,8 @@ func jsonValue(v any) any {
 const schemaURL = "urn:cogloop:parameters"
 
 func compileSchema(params map[string]any) (*jsonschema.Schema, error) {
-	raw, err := json.Marshal(params)
-	if err != nil {
-		return nil, err
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource(schemaURL, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(schemaURL)
-}
-
-// leafLocation is where in the instance the deepest cause of a validation
-// error is (nil when err is not one).
-func leafLocation(err error) []string {
-	var se *jsonschema.SchemaValidationError
-	if errors.As(err, &se) {
-		err = se.Err
-	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return nil
-	}
-	for len(ve.Causes) > 0 {
-		ve = ve.Causes[0]
-	}
-	return ve.InstanceLocation
+	s, _, err := jsonschemax.Compile(params, schemaURL)
+	return s, err
 }
 
 // nodeAt follows a JSON location through a YAML node.

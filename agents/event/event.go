@@ -31,6 +31,11 @@ const (
 	// tool error the model was told) and Response (the result sent back,
 	// clipped and scrubbed).
 	ToolResult = "tool.result"
+	// OutputRepair comes before each repair round of an LLM agent's
+	// output_schema: Node is the agent's path, Message the violation sent
+	// back to the model (scrubbed), Data["round"] (1, 2…),
+	// Data["max_repairs"] and Data["path"] (the violation's JSON path).
+	OutputRepair = "output.repair"
 )
 
 // Event is one thing that happened in a run. Fields that do not apply are zero and

@@ -12,9 +12,9 @@ import (
 	"github.com/cogloop/cogloop/agents/spend"
 )
 
-// MaxRecordedRequest bounds the request text a model.call event carries
+// maxRecordedRequest bounds the request text a model.call event carries
 // (Data["request"]); its digest covers the whole request.
-const MaxRecordedRequest = 64 << 10
+const maxRecordedRequest = 64 << 10
 
 // reportCall emits the model.call event of one attempt (asked for by
 // Run.ModelCalls): provider, model, duration, usage, error, and the prompt and
@@ -37,8 +37,8 @@ func (a *Agent) reportCall(in agents.Input, model agents.Model, req agents.Reque
 	request := in.Run.Scrub(req.Transcript(), secrets...)
 	sum := sha256.Sum256([]byte(request))
 	e.Data["request_sha256"] = hex.EncodeToString(sum[:])
-	if len(request) > MaxRecordedRequest {
-		request = request[:MaxRecordedRequest]
+	if len(request) > maxRecordedRequest {
+		request = request[:maxRecordedRequest]
 		e.Data["request_cut"] = true
 	}
 	e.Data["request"] = request

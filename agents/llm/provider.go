@@ -77,8 +77,8 @@ const (
 
 // Default base URLs.
 const (
-	DefaultOpenAIURL    = "https://api.openai.com/v1"
-	DefaultLMStudioURL  = "http://localhost:1234"
+	defaultOpenAIURL    = "https://api.openai.com/v1"
+	defaultLMStudioURL  = "http://localhost:1234"
 	DefaultOllamaURL    = "http://localhost:11434"
 	DefaultAnthropicURL = "https://api.anthropic.com/v1"
 	// DefaultGoogleAIURL is Gemini's OpenAI-compatible endpoint.
@@ -160,10 +160,10 @@ func NewModel(c Config) (*Model, error) {
 				what = "the environment variable " + envOpenAIBaseURL
 			}
 			if raw == "" {
-				raw = DefaultOpenAIURL
+				raw = defaultOpenAIURL
 			}
 		case LMStudio:
-			raw = DefaultLMStudioURL
+			raw = defaultLMStudioURL
 		case Ollama:
 			raw = DefaultOllamaURL
 		case Anthropic:

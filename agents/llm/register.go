@@ -23,11 +23,11 @@ import (
 // sets no timeout (OrKa's default).
 const DefaultTimeout = 120 * time.Second
 
-// DefaultTemperature is OrKa's temperature for openai-answer & co. and local_llm.
-const DefaultTemperature = 0.7
+// defaultTemperature is OrKa's temperature for openai-answer & co. and local_llm.
+const defaultTemperature = 0.7
 
-// DefaultLocalModel is OrKa's model for local_llm when none is given.
-const DefaultLocalModel = "llama3.2:latest"
+// defaultLocalModel is OrKa's model for local_llm when none is given.
+const defaultLocalModel = "llama3.2:latest"
 
 // Options are what the registered agent types depend on. The zero value reads
 // the process environment, uses [DefaultHTTPClient], real timers and slog.Default.
@@ -82,16 +82,16 @@ var llmTypes = []typeSpec{
 	{name: "openai-answer", kind: Answer, defProvider: OpenAI},
 	{name: "openai-binary", kind: Binary, defProvider: OpenAI},
 	{name: "openai-classification", kind: Classification, defProvider: OpenAI},
-	{name: "local_llm", kind: Answer, allowed: []Provider{Ollama, LMStudio, OpenAICompatible}, defModel: DefaultLocalModel},
+	{name: "local_llm", kind: Answer, allowed: []Provider{Ollama, LMStudio, OpenAICompatible}, defModel: defaultLocalModel},
 	{name: "llm", kind: Answer},
 }
 
 // orkaIgnored are keys OrKa accepts on LLM agents that cogloop loads and ignores.
 var orkaIgnored = []string{"queue", "memory_config", "fallback_score", "timeout_score"}
 
-// DefaultPrompt is the prompt of an LLM agent that has none: OrKa's
+// defaultPrompt is the prompt of an LLM agent that has none: OrKa's
 // (agents/local_llm_agents.py: "Input: {{ input }}").
-const DefaultPrompt = "Input: {{ input }}"
+const defaultPrompt = "Input: {{ input }}"
 
 func (o Options) retrier(c *load.Config) retry.Retrier {
 	return retry.Retrier{Policy: retry.ReadPolicy(c, "retry", retry.DefaultLLM()),
@@ -103,8 +103,8 @@ func (o Options) llmFactory(t typeSpec) agents.Factory {
 		a := &Agent{ID: c.String("id", ""), Kind: t.kind, UseRunModels: true}
 		a.Prompt = b.Template(c, "prompt")
 		if !c.Has("prompt") && !c.Recording() {
-			c.Warnf("", "no prompt: OrKa's default %q is used (set prompt: to say what the model is asked)", DefaultPrompt)
-			t, err := prompt.Parse(c.What()+" prompt", DefaultPrompt, prompt.Options{})
+			c.Warnf("", "no prompt: OrKa's default %q is used (set prompt: to say what the model is asked)", defaultPrompt)
+			t, err := prompt.Parse(c.What()+" prompt", defaultPrompt, prompt.Options{})
 			if err != nil {
 				return nil, err
 			}
@@ -208,7 +208,7 @@ func (o Options) readModel(c *load.Config, a *Agent, t typeSpec) {
 	}
 	rawURL = urlCfg.String(urlKey, "")
 
-	a.Temperature = from("temperature").Float("temperature", DefaultTemperature, 0, 2)
+	a.Temperature = from("temperature").Float("temperature", defaultTemperature, 0, 2)
 	a.MaxTokens = from("max_tokens").Int("max_tokens", 0, 0, 10_000_000)
 	a.Timeout = from("timeout").Duration("timeout", DefaultTimeout)
 	a.MaxReplyBytes = int64(from("max_reply_bytes").Int("max_reply_bytes", 0, 1, int(maxReplyBytesLimit)))

@@ -1,9 +1,7 @@
 package llm
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -14,8 +12,10 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/retry"
+	"github.com/cogloop/cogloop/internal/jsonschemax"
 )
 
 // defaultMaxRepairs is how many times a reply that does not match an agent's
@@ -53,43 +53,11 @@ const schemaURL = "urn:cogloop:output_schema"
 // compile compiles Doc once.
 func (s *Schema) compile() error {
 	s.once.Do(func() {
-		raw, err := json.MarshalIndent(s.Doc, "", "  ")
-		if err != nil {
-			s.err = err
-			return
-		}
-		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-		if err != nil {
-			s.err = err
-			return
-		}
-		c := jsonschema.NewCompiler()
-		c.DefaultDraft(jsonschema.Draft2020)
-		if err := c.AddResource(schemaURL, v); err != nil {
-			s.err = err
-			return
-		}
-		s.compiled, s.err = c.Compile(schemaURL)
+		var raw []byte
+		s.compiled, raw, s.err = jsonschemax.Compile(s.Doc, schemaURL)
 		s.text = string(raw)
 	})
 	return s.err
-}
-
-// schemaErrorLocation is where in the schema a compile error is: the keys
-// from the schema's root, nil when unknown.
-func schemaErrorLocation(err error) []string {
-	var se *jsonschema.SchemaValidationError
-	if errors.As(err, &se) {
-		err = se.Err
-	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return nil
-	}
-	for len(ve.Causes) > 0 {
-		ve = ve.Causes[0]
-	}
-	return ve.InstanceLocation
 }
 
 // instruction is what the prompt adds so that the model answers with JSON.
@@ -240,6 +208,7 @@ func (a *Agent) conform(ctx context.Context, in agents.Input, model agents.Model
 			return reply, nil, fmt.Errorf("the reply does not match output_schema (%d repair rounds tried, max_repairs): %w; the reply began %q",
 				repairs, verr, fault.Truncate(reply.Text, 120))
 		}
+		a.repairing(in, repairs+1, verr)
 		req.Messages = append(slices.Clip(req.Messages),
 			agents.Message{Role: "assistant", Text: reply.Text},
 			agents.Message{Role: "user", Text: repairPrompt(verr)})
@@ -251,6 +220,21 @@ func (a *Agent) conform(ctx context.Context, in agents.Input, model agents.Model
 			return reply, nil, fmt.Errorf("the model asked for tools (%s) in a repair round of output_schema, instead of answering with the JSON object", reply.ToolCalls[0].Name)
 		}
 	}
+}
+
+// repairing tells the run that a reply is sent back for repair round n.
+func (a *Agent) repairing(in agents.Input, n int, verr error) {
+	if !in.Run.Wanted(event.OutputRepair) {
+		return
+	}
+	path := "$"
+	var v *violation
+	if errors.As(verr, &v) {
+		path = v.Path
+	}
+	in.Run.Emit(event.Event{Kind: event.OutputRepair, Node: in.Path, Agent: a.ID,
+		Message: in.Run.Scrub(verr.Error()),
+		Data:    map[string]any{"round": n, "max_repairs": a.Schema.MaxRepairs, "path": path}})
 }
 
 // shape puts the object into the output: its fields land in Fields (so

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/internal/jsonschemax"
 )
 
 // OrKa's structured_output modes. cogloop asks for JSON the same way for
@@ -78,7 +79,7 @@ func readSchema(c, params *load.Config, a *Agent, typeName string) {
 	s := &Schema{Doc: doc, MaxRepairs: maxRepairs}
 	if err := s.compile(); err != nil {
 		where := ""
-		if loc := schemaErrorLocation(err); len(loc) > 0 {
+		if loc := jsonschemax.ErrorLocation(err); len(loc) > 0 {
 			where = " at /" + strings.Join(loc, "/")
 		}
 		at.Errorf(key, "%s is not a valid JSON Schema%s: %s", key, where, firstLine(err))

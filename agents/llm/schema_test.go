@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/llm"
 	"github.com/cogloop/cogloop/agents/spend"
 )
@@ -78,8 +79,19 @@ model_url: `+srv.URL+`
 prompt: "Judge: {{ input }}"
 max_repairs: 1
 `+judgeSchema)
-	out, err := a.Run(context.Background(), input(nil))
+	rec := &recorder{}
+	out, err := a.Run(context.Background(), input(rec))
 	require.Error(t, err)
+	var repairs []event.Event
+	for _, e := range rec.Events() {
+		if e.Kind == event.OutputRepair {
+			repairs = append(repairs, e)
+		}
+	}
+	require.Len(t, repairs, 1, "one event per repair round")
+	assert.Equal(t, "judge", repairs[0].Agent)
+	assert.Equal(t, "at $.score: maximum: got 1.5, want 1", repairs[0].Message)
+	assert.Equal(t, map[string]any{"round": 1, "max_repairs": 1, "path": "$.score"}, repairs[0].Data)
 	assert.Contains(t, err.Error(), "the reply does not match output_schema (1 repair rounds tried, max_repairs): at $.score: maximum: got 1.5, want 1")
 	assert.Len(t, srv.Requests(), 2, "the first call and one repair")
 	assert.Equal(t, spend.Usage{PromptTokens: 2, CompletionTokens: 2}, out.Usage)

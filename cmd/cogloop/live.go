@@ -35,6 +35,10 @@ func (p *livePrinter) Observe(e event.Event) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		p.lines(e.Node, toolLine(e))
+	case event.OutputRepair:
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.lines(e.Node, fmt.Sprintf("[output_schema repair %v/%v] %s", e.Data["round"], e.Data["max_repairs"], oneLine(e.Message, 200)))
 	case event.AgentEnd:
 		if e.Type == "loop" {
 			return

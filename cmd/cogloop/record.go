@@ -14,6 +14,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/records"
 	"github.com/cogloop/cogloop/report"
 )
@@ -314,6 +315,10 @@ func writeShow(w io.Writer, s records.Summary) {
 		fmt.Fprintf(w, "error: %s\n", s.Error)
 	}
 	writeSummaryLines(w, recordLoops(s.Loops), s.Errors, s.Warnings)
+	if len(s.Tools) > 0 {
+		fmt.Fprintf(w, "\ntool calls outside loops\n")
+		writeToolCalls(w, s.Tools)
+	}
 	for _, l := range s.Loops {
 		fmt.Fprintf(w, "\n%s\n", l.Path)
 		tw := newTable(w, "PASS", "SCORE", "STOP CONDITIONS", "PROMPT TOKENS", "TOKENS", "ERRORS")
@@ -340,6 +345,12 @@ func writeShow(w io.Writer, s records.Summary) {
 				humanize.Comma(int64(p.Usage.PromptTokens)), humanize.Comma(int64(p.Usage.Total())), orDash(strings.Join(errs, "; ")))
 		}
 		tw.flush()
+		for _, p := range l.Passes {
+			if len(p.Tools) > 0 {
+				fmt.Fprintf(w, "tool calls of pass %d\n", p.Number)
+				writeToolCalls(w, p.Tools)
+			}
+		}
 		for _, c := range l.Checks {
 			var conds []string
 			for _, k := range c.Conditions {
@@ -352,6 +363,37 @@ func writeShow(w io.Writer, s records.Summary) {
 			fmt.Fprintf(w, "checked before pass %d: %s%s\n", c.Before, orDash(strings.Join(conds, ", ")), stop)
 		}
 	}
+}
+
+// passTools counts the tool calls of each pass; nil when none were made.
+func passTools(passes []records.Pass) []int {
+	var out []int
+	n := 0
+	for _, p := range passes {
+		out = append(out, len(p.Tools))
+		n += len(p.Tools)
+	}
+	if n == 0 {
+		return nil
+	}
+	return out
+}
+
+// maxToolText clips a tool call's arguments and result in cogloop show.
+const maxToolText = 80
+
+// writeToolCalls lists tool calls: round, calling agent, tool, arguments,
+// duration and the result or error, clipped to a line.
+func writeToolCalls(w io.Writer, calls []records.ToolCall) {
+	tw := newTable(w, "  ROUND", "AGENT", "TOOL", "ARGS", "TIME", "RESULT")
+	for _, c := range calls {
+		res := fault.Truncate(c.Result, maxToolText)
+		if c.Error != "" {
+			res = "error: " + fault.Truncate(c.Error, maxToolText)
+		}
+		tw.row("  "+strconv.Itoa(c.Round), c.Agent, c.Tool, orDash(fault.Truncate(c.Args, maxToolText)), shortDuration(c.Duration), orDash(res))
+	}
+	tw.flush()
 }
 
 // condText is "kind: fired" or "kind: no".

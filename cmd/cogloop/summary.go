@@ -79,7 +79,7 @@ func writeSummary(w io.Writer, res *cogloop.Result, limits *loopLimits, events [
 func recordLoops(ls []records.Loop) []loopSummary {
 	out := make([]loopSummary, len(ls))
 	for i, l := range ls {
-		out[i] = loopSummary{res: l.Result(), lim: loopLimit{maxLoops: l.MaxLoops, threshold: l.Threshold}, known: true}
+		out[i] = loopSummary{res: l.Result(), lim: loopLimit{maxLoops: l.MaxLoops, threshold: l.Threshold}, known: true, tools: passTools(l.Passes)}
 	}
 	return out
 }
