@@ -38,6 +38,10 @@ type Request struct {
 	// Generate returns (not always from the calling goroutine). Models
 	// that cannot stream ignore it and return the whole reply.
 	OnDelta func(text string)
+	// Scrub, when set, replaces the run's secrets in a text as the run record
+	// does: a model answering from a record (--replay) scrubs the live
+	// [Request.Transcript] with it before comparing. Models ignore it.
+	Scrub func(text string) string
 	// MaxReplyBytes bounds the reply: a model stops reading past it and fails
 	// the call (agents/llm: the decompressed response body, or a streamed
 	// reply's text). 0 leaves it to the model's default.

@@ -255,6 +255,7 @@ func (a *Agent) ask(ctx context.Context, in agents.Input, model agents.Model, r 
 			return err
 		}
 		call := req
+		call.Scrub = func(s string) string { return in.Run.Scrub(s, r.Secrets...) }
 		var ds *deltas
 		if in.Run != nil && in.Run.Deltas {
 			ds = newDeltas(in, a.ID, attempt, r.Secrets)

@@ -38,6 +38,9 @@ type assertResult struct {
 	Value  any    `json:"value,omitempty"`
 	Pass   bool   `json:"pass"`
 	Reason string `json:"reason,omitempty"`
+	// Tokens and Cost are an llm-rubric judge's calls.
+	Tokens int     `json:"judge_tokens,omitempty"`
+	Cost   float64 `json:"judge_cost,omitempty"`
 }
 
 // assertKinds are the assertion types, in the order help lists them.

@@ -69,7 +69,9 @@ flags (before or after the arguments):
                     every agent id in F must be defined by the workflow)
   --replay RUN      answer every LLM call from recorded run RUN, request by request; the
                     first call whose request (model, prompt, messages, tools) differs from
-                    the recorded one ends the run with a diff of what changed
+                    the recorded one ends the run with a diff of what changed (secrets
+                    scrubbed and wall-clock timestamps left out on both sides); agents of
+                    type scripted answer from their own responses (a warning says so)
   --trace F         write every event as one JSON line to F as it happens ('-': stderr)
   --strict          every warning (load or run time) is an error
   -v                print each agent's reply on stderr, prefixed with its path: token by token

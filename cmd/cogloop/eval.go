@@ -166,7 +166,7 @@ func newEvaluator(path string, cases []caseLine, f evalFlags, stderr io.Writer) 
 	}
 	printWarnings(stderr, wf.Warnings)
 	ev := &evaluator{wf: wf, path: path, judges: map[string]*cogloop.Workflow{}}
-	var extra []string
+	var extra, judgeIDs []string
 	for _, c := range cases {
 		for _, a := range c.Asserts {
 			if a.judge == nil || ev.judges[a.judge.key()] != nil {
@@ -178,6 +178,7 @@ func newEvaluator(path string, cases []caseLine, f evalFlags, stderr io.Writer) 
 				return nil, exitUsage
 			}
 			ev.judges[a.judge.key()] = jw
+			judgeIDs = append(judgeIDs, fmt.Sprintf("%q", a.judge.id()))
 			if a.judge.Agent == "" {
 				extra = append(extra, defaultJudgeID)
 			}
@@ -192,6 +193,12 @@ func newEvaluator(path string, cases []caseLine, f evalFlags, stderr io.Writer) 
 			return nil, usageError(stderr, "eval", err)
 		}
 		ev.scriptName = f.script
+	}
+	if f.replay != "" && len(ev.judges) > 0 {
+		// A run's record holds the workflow's model calls, not a judge's.
+		fmt.Fprintf(stderr, "cogloop eval: --replay cannot answer llm-rubric judges: a recorded run holds the workflow's model calls, not the judge's; "+
+			"judge offline with --script (cogloop script RUN, plus replies for %s), or live without --replay\n", strings.Join(judgeIDs, ", "))
+		return nil, exitUsage
 	}
 	if f.replay != "" {
 		if ev.replay, err = loadReplay(f.replay); err != nil {
@@ -345,6 +352,8 @@ func (ev *evaluator) runOne(ctx context.Context, c caseLine) (r evalResult) {
 			ar = assertResult{Kind: a.Kind, Value: a.Value, Reason: "not judged: the run failed"}
 		case a.judge != nil:
 			ar = a.judgeRun(ctx, ev.judges[a.judge.key()], models, r.Answer)
+			r.JudgeTokens += ar.Tokens
+			r.JudgeCost += ar.Cost
 		default:
 			ar = a.check(facts)
 		}

@@ -240,3 +240,42 @@ func TestEvalJUnitErrorsAndEscaping(t *testing.T) {
 	assert.Equal(t, "a <b>tag</b> & more", s.Cases[1].SystemOut)
 	assert.NotContains(t, string(data), "<b>tag", "text is escaped in the XML")
 }
+
+// An llm-rubric judge's tokens and cost are kept with the line's figures
+// (judge_tokens, judge_cost in --out; a "judge tokens" row in the table),
+// apart from the workflow's own; --replay refuses a dataset with judges,
+// saying why, since a recorded run holds no judge calls.
+func TestEvalJudgeUsageAndReplay(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(envRecordDir, filepath.Join(dir, "runs"))
+	wf := writeFile(t, dir, "wf.yaml", judgedWorkflow)
+	script := writeFile(t, dir, "replies.yaml", `writer: [{text: "Cats sleep a lot.", usage: {prompt_tokens: 10, completion_tokens: 5}}]
+grader: [{text: "{\"pass\": true, \"reason\": \"on topic\"}", usage: {prompt_tokens: 300, completion_tokens: 20}}]
+`)
+	ds := writeFile(t, dir, "ds.jsonl", `{"input": "cats", "assert": [{"type": "llm-rubric", "value": "The text is about cats", "judge": "grader"}]}`+"\n")
+	out := filepath.Join(dir, "out.jsonl")
+	code, stdout, errs := runCLI(t, "eval", wf, "--dataset", ds, "--script", script, "--out", out)
+	require.Equal(t, exitOK, code, errs)
+	rs := readResults(t, out)
+	require.Len(t, rs, 1)
+	assert.Equal(t, 15, rs[0].Tokens, "the workflow's own tokens")
+	assert.Equal(t, 320, rs[0].JudgeTokens, "the judge's tokens are kept")
+	assert.Greater(t, rs[0].JudgeCost, 0.0, "gpt-4o-mini is priced")
+	require.Len(t, rs[0].Assertions, 1)
+	assert.Equal(t, 320, rs[0].Assertions[0].Tokens)
+	assert.Regexp(t, `judge tokens\s+320, \$0\.\d+ \(llm-rubric`, stdout+errs)
+
+	// A recorded run of the workflow, then an eval replaying it with a judge.
+	code, _, errs = runCLI(t, "run", wf, "cats", "--script", script, "--run-id", "judged1")
+	require.Equal(t, exitOK, code, errs)
+	code, stdout, errs = runCLI(t, "eval", wf, "--dataset", ds, "--replay", "judged1")
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, stdout)
+	assert.Contains(t, errs, `--replay cannot answer llm-rubric judges: a recorded run holds the workflow's model calls, not the judge's`)
+	assert.Contains(t, errs, `replies for "grader"`)
+
+	// Without the judge the same replay runs.
+	plain := writeFile(t, dir, "plain.jsonl", `{"input": "cats", "assert": [{"type": "contains", "value": "Cats"}]}`+"\n")
+	code, _, errs = runCLI(t, "eval", wf, "--dataset", plain, "--replay", "judged1")
+	assert.Equal(t, exitOK, code, errs)
+}

@@ -48,7 +48,8 @@ flags (before or after the arguments):
   --script F        answer every LLM call from the scripted replies in F; each run
                     replays them from the start
   --replay RUN      answer every LLM call from recorded run RUN (see 'cogloop help script'),
-                    failing at the first call whose request differs from the recorded one
+                    failing at the first call whose request differs from the recorded one;
+                    it cannot answer llm-rubric judges (use --script for them)
   --trace F         write every event of every run as one JSON line to F ('-': stderr)
   --strict          every warning (load or run time) is an error
   -q                no progress bar

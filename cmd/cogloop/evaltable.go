@@ -41,6 +41,8 @@ type evalResult struct {
 	Passes       int                  `json:"passes"`
 	Tokens       int                  `json:"tokens"`
 	Cost         float64              `json:"cost"`
+	JudgeTokens  int                  `json:"judge_tokens,omitempty"` // llm-rubric judges' calls, not in tokens
+	JudgeCost    float64              `json:"judge_cost,omitempty"`
 	DurationMS   int64                `json:"duration_ms"`
 	Error        string               `json:"error,omitempty"`
 	Errors       []cogloop.RunError   `json:"errors"`
@@ -87,8 +89,8 @@ type evalSummary struct {
 	runsPassed                                        int
 	withLoops, thresholdMet                           int
 	scores                                            []float64
-	passes, tokens                                    int
-	cost                                              float64
+	passes, tokens, judgeTokens                       int
+	cost, judgeCost                                   float64
 	slowest                                           []evalResult
 	failedLines, unmetLines                           []int
 	warnings                                          map[string]int // code → count
@@ -164,6 +166,8 @@ func summarize(results []evalResult, passRate float64) evalSummary {
 		s.passes += r.Passes
 		s.tokens += r.Tokens
 		s.cost += r.Cost
+		s.judgeTokens += r.JudgeTokens
+		s.judgeCost += r.JudgeCost
 		s.slowest = append(s.slowest, r)
 	}
 	for _, l := range s.lines {
@@ -234,6 +238,9 @@ func writeEvalTable(w io.Writer, s evalSummary) {
 	}
 	row("tokens", "%s", humanize.Comma(int64(s.tokens)))
 	row("cost", "$%.4f", s.cost)
+	if s.judgeTokens > 0 || s.judgeCost > 0 {
+		row("judge tokens", "%s, $%.4f (llm-rubric; not in the figures above)", humanize.Comma(int64(s.judgeTokens)), s.judgeCost)
+	}
 	if len(s.slowest) > 0 {
 		var parts []string
 		for _, r := range s.slowest {

@@ -169,6 +169,10 @@ func (a *assertion) judgeRun(ctx context.Context, wf *cogloop.Workflow, models a
 		opts = append(opts, cogloop.WithModels(models))
 	}
 	res, err := wf.Run(ctx, judgePrompt(a.text, answer), opts...)
+	if res != nil {
+		// the judge's calls count, failed or not
+		r.Tokens, r.Cost = res.Usage.Total(), res.Usage.Cost
+	}
 	if err == nil && res != nil && res.Status != cogloop.StatusOK {
 		err = errors.New("the judge's run failed")
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -99,14 +100,33 @@ func loadReplay(name string) (*replayLog, error) {
 // source answers one run's calls from the log, each agent's from its first
 // recorded call on.
 func (l *replayLog) source() *replaySource {
-	return &replaySource{log: l, next: map[string]int{}}
+	return &replaySource{log: l, next: map[string]int{}, warned: map[string]bool{}}
 }
 
 // replaySource is an [agents.ModelSource] over a recorded run.
 type replaySource struct {
-	log  *replayLog
-	mu   sync.Mutex
-	next map[string]int
+	log    *replayLog
+	mu     sync.Mutex
+	next   map[string]int
+	warned map[string]bool
+}
+
+// scriptedWarning is the warning, once per agent, for a model call the
+// replay did not answer: an agent of type scripted answers from its own
+// responses: and ignores the run's models, so --replay cannot check or
+// replay its calls. ok is false for every other event.
+func (s *replaySource) scriptedWarning(e event.Event) (w event.Event, ok bool) {
+	if e.Kind != event.ModelCall || e.Data["provider"] != "scripted" {
+		return event.Event{}, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, served := s.next[e.Agent]; served || s.warned[e.Agent] {
+		return event.Event{}, false
+	}
+	s.warned[e.Agent] = true
+	return event.Event{Kind: event.Warning, Node: e.Node, Agent: e.Agent, Time: e.Time,
+		Message: fmt.Sprintf("--replay %s: agent %q is of type scripted: it answers from its own responses:, not from the recorded run, so its calls are neither replayed nor checked against the record", s.log.run, e.Agent)}, true
 }
 
 var _ agents.ModelSource = (*replaySource)(nil)
@@ -135,8 +155,11 @@ func (s *replaySource) generate(ctx context.Context, agent string, req agents.Re
 	}
 	c := calls[i]
 	live := req.Transcript()
+	if req.Scrub != nil {
+		live = req.Scrub(live) // the record holds the request scrubbed
+	}
 	sum := sha256.Sum256([]byte(live))
-	if hex.EncodeToString(sum[:]) != c.sha {
+	if hex.EncodeToString(sum[:]) != c.sha && !sameButClock(c, live) {
 		old, now := c.request, live
 		if c.cut && len(now) > len(old) {
 			now = now[:len(old)]
@@ -160,6 +183,22 @@ func (s *replaySource) generate(ctx context.Context, agent string, req agents.Re
 		req.OnDelta(rep.Text)
 	}
 	return rep, nil
+}
+
+// wallClock matches the ISO 8601 timestamps a run makes (past_loops'
+// timestamp: 2026-11-28T04:59:18.633452): a replay cannot make the same ones.
+var wallClock = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?(Z|[+-]\d\d:\d\d)?`)
+
+// MaxReplayCompare bounds the request text compared without its timestamps.
+const MaxReplayCompare = 1 << 20
+
+// sameButClock reports whether the live request is the recorded one but for
+// its wall-clock timestamps; a cut recording cannot tell.
+func sameButClock(c recordedCall, live string) bool {
+	if c.cut || len(live) > MaxReplayCompare {
+		return false
+	}
+	return wallClock.ReplaceAllLiteralString(c.request, "T") == wallClock.ReplaceAllLiteralString(live, "T")
 }
 
 // textDiff shows how text b differs from a, line by line ("-" recorded, "+"

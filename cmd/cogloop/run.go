@@ -100,13 +100,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		opts = append(opts, cogloop.WithModels(script))
 	}
+	var replay *replaySource
 	if f.replay != "" {
 		rl, err := loadReplay(f.replay)
 		if err != nil {
 			fmt.Fprintf(stderr, "cogloop run: %v\n", err)
 			return exitUsage
 		}
-		opts = append(opts, cogloop.WithModels(rl.source()))
+		replay = rl.source()
+		opts = append(opts, cogloop.WithModels(replay))
 	}
 	input, err := readInput(pos[1:], f)
 	if err != nil {
@@ -173,8 +175,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	opts = append(opts, tracing.options()...)
-	if rec.w != nil {
-		opts = append(opts, cogloop.WithModelCalls()) // the record keeps every call, for script and --replay
+	if rec.w != nil || replay != nil {
+		// the record keeps every call, for script and --replay; a replay
+		// watches them for agents it does not answer
+		opts = append(opts, cogloop.WithModelCalls())
 	}
 
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -209,6 +213,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	others, records := fanOut(observers), fanOut(recObservers)
 	keepCalls := tracing != nil
 	opts = append(opts, cogloop.WithObserver(func(e event.Event) {
+		if replay != nil {
+			if w, ok := replay.scriptedWarning(e); ok {
+				others(w)
+				records(w)
+			}
+		}
 		if keepCalls || e.Kind != event.ModelCall {
 			others(e)
 		}

@@ -17,7 +17,7 @@ Turns a recorded run (an id, a unique prefix, "latest", or a record file)
 into a --script file: every model reply of the run, in order, per agent.
 A reply is written as its text, or {text, usage} when the model reported
 tokens, {error} for a failed call (a retry takes the next reply), and
-{text, tool_calls: [{id, name, args}]} when the model asked for tools.
+{text, tool_calls: [{id, tool, args}]} when the model asked for tools.
 Replies were scrubbed of the run's secrets when recorded; the values of
 environment variables named *_KEY, *_TOKEN, *_SECRET or *PASSWORD* are
 scrubbed again. Run the workflow offline with it:
@@ -120,9 +120,11 @@ func replyNode(c recordedCall, scrub func(string) string) *yaml.Node {
 		seq := &yaml.Node{Kind: yaml.SequenceNode}
 		for _, t := range c.toolCalls {
 			tc := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
-			for _, k := range []string{"id", "name", "args"} {
-				v, _ := t[k].(string)
-				tc.Content = append(tc.Content, str(k), str(scrub(v)))
+			// The scripted parser's keys: id, tool (the recorded name) and
+			// args as JSON text, sent as is.
+			for _, k := range [][2]string{{"id", "id"}, {"tool", "name"}, {"args", "args"}} {
+				v, _ := t[k[1]].(string)
+				tc.Content = append(tc.Content, str(k[0]), str(scrub(v)))
 			}
 			seq.Content = append(seq.Content, tc)
 		}
