@@ -73,3 +73,13 @@ agents:
 		assert.NotContains(t, errs, "hint:")
 	}
 }
+
+// Two model agents under OrKa's default score patterns: the queue example's
+// writer and scorer get the hint, naming the scorer for score_from.
+func TestValidateHintsAtDefaultPatternsOverTwoModels(t *testing.T) {
+	wf := "../../examples/queue/workflow.yaml"
+	code, _, errs := runCLI(t, "validate", "--strict", wf)
+	assert.Equal(t, 0, code, errs)
+	assert.Contains(t, errs, `hint: `+wf+`:6:5: agent "improve": the score can come from "writer", "scorer": OrKa's default score patterns`)
+	assert.Contains(t, errs, "score_from: [scorer]")
+}
