@@ -81,6 +81,10 @@ type Workflow struct {
 	// Notes are advice `cogloop validate` shows (a loop without an explicit
 	// max_loops); under strict mode they are load errors.
 	Notes []load.Problem
+	// Hints are advice `cogloop validate` shows that stays advice under
+	// strict mode: a guess, not a fault (a loop whose score pattern can
+	// match more than one agent's output and that has no score_from).
+	Hints []load.Problem
 	// Digest is the SHA-256 of the workflow source, hex; with workflow_ref
 	// files it covers each referenced file too, so a resume notices a change
 	// in any of them.
@@ -167,7 +171,7 @@ func Parse(data []byte, name string, opts ...LoadOption) (*Workflow, error) {
 		}
 		return nil, err
 	}
-	return &Workflow{wf: wf, Warnings: warnings, Notes: wf.Notes, Digest: digest(data, wf.Sources)}, nil
+	return &Workflow{wf: wf, Warnings: warnings, Notes: wf.Notes, Hints: wf.Hints, Digest: digest(data, wf.Sources)}, nil
 }
 
 // digest is the SHA-256 of the workflow source; a workflow without

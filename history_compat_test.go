@@ -6,6 +6,7 @@ import (
 	"os"
 	"sync"
 	"testing"
+	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
@@ -64,6 +65,7 @@ func TestHistoryAndCheckpointsStoredByMainStillLoad(t *testing.T) {
 	ctx := context.Background()
 	opt, err := goredis.ParseURL(srv.URL())
 	require.NoError(t, err)
+	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = 10*time.Second, 30*time.Second, 30*time.Second // a loaded machine
 	client := goredis.NewClient(opt)
 	t.Cleanup(func() { _ = client.Close() })
 	keys, err := memory.NewKeyspace("cogloop", "default")
@@ -80,7 +82,7 @@ func TestHistoryAndCheckpointsStoredByMainStillLoad(t *testing.T) {
 		}
 		require.NoError(t, client.HSet(ctx, cpKey, fx.Checkpoint).Err())
 	}
-	store, err := redis.New(ctx, srv.URL(), redis.Options{})
+	store, err := redis.New(ctx, srv.URL(), redis.Patient(""))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = store.Close() })
 	wf, err := cogloop.Load("testdata/history_compat/workflow.yaml")

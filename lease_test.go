@@ -24,7 +24,7 @@ import (
 func TestLostLeaseStopsBeforeTheNextCall(t *testing.T) {
 	srv := redistest.Start(t)
 	ctx := context.Background()
-	store, err := redis.New(ctx, srv.URL(), redis.Options{})
+	store, err := redis.New(ctx, srv.URL(), redis.Patient(""))
 	require.NoError(t, err)
 	defer func() { _ = store.Close() }()
 	wf, err := cogloop.Parse([]byte(resumeWF), "resume.yaml")

@@ -36,7 +36,7 @@ func TestRedisOutageBetweenIterations(t *testing.T) {
 		name := map[bool]string{true: "restarted", false: "stays down"}[restart]
 		t.Run(name, func(t *testing.T) {
 			srv := redistest.Start(t)
-			store, err := redis.New(context.Background(), srv.URL(), redis.Options{})
+			store, err := redis.New(context.Background(), srv.URL(), redis.Patient(""))
 			require.NoError(t, err)
 			defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
 			wf, err := cogloop.Parse([]byte(outageWorkflow), "outage.yaml")

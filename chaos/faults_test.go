@@ -22,8 +22,7 @@ import (
 // beyond any loopback round trip on a loaded machine (issue 32 item 19), so
 // only a fault ends an operation early.
 func healthy(ns string) redis.Options {
-	return redis.Options{Options: memory.Options{Namespace: ns}, DialTimeout: 10 * time.Second,
-		IOTimeout: 10 * time.Second, OpTimeout: 30 * time.Second}
+	return redis.Patient(ns)
 }
 
 // fastFail makes a store give up quickly on a faulty server.

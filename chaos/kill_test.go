@@ -20,7 +20,6 @@ import (
 
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/internal/clibin"
-	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/memory/redis"
 	"github.com/cogloop/cogloop/memory/redis/redistest"
 	"github.com/cogloop/cogloop/records"
@@ -92,7 +91,7 @@ func TestKillNineInPass3(t *testing.T) {
 			assert.Len(t, past, int(loop["loops_completed"].(float64)))
 			assert.Contains(t, []any{"max_loops", "budget"}, loop["stop_reason"])
 
-			store, err := redis.New(context.Background(), srv.URL(), redis.Options{Options: memory.Options{Namespace: ns}})
+			store, err := redis.New(context.Background(), srv.URL(), redis.Patient(ns))
 			require.NoError(t, err)
 			defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
 			// A process killed after it stored a pass's history entry but

@@ -92,7 +92,7 @@ func TestCheckpointBytesLinear(t *testing.T) {
 		})
 
 		t.Run(fmt.Sprintf("redis/%d", n), func(t *testing.T) {
-			store, err := redis.New(context.Background(), srv.URL(), redis.Options{Options: memory.Options{Namespace: fmt.Sprintf("bytes%d", n)}})
+			store, err := redis.New(context.Background(), srv.URL(), redis.Patient(fmt.Sprintf("bytes%d", n)))
 			require.NoError(t, err)
 			defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
 			before, err := srv.NetInputBytes()

@@ -116,6 +116,7 @@ func New(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 			c.Errorf("internal_workflow", "%v", err)
 		}
 		n.inner = inner
+		n.hintScoreSources(c, iw) // scorehint.go
 	}
 	if n.inner == nil {
 		return nil, nil

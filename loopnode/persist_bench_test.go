@@ -55,7 +55,7 @@ func BenchmarkPersistedIteration(b *testing.B) {
 				if backend == "memory" {
 					store, err = memory.NewInMemory(memory.Options{})
 				} else {
-					rs, err = redis.New(context.Background(), srv.URL(), redis.Options{})
+					rs, err = redis.New(context.Background(), srv.URL(), redis.Patient(""))
 					store = rs
 				}
 				if err != nil {

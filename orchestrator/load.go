@@ -108,6 +108,7 @@ func Parse(data []byte, file string, reg *agents.Registry, opts ...Option) (*Wor
 	w.Sources = b.sources
 	warnings := probs.Warnings()
 	w.Notes = probs.Notes()
+	w.Hints = probs.Hints() // advice in strict mode too
 	if o.strict || w.Strict {
 		// Strict: every warning and note is an error, reported with the others.
 		for _, p := range append(warnings, w.Notes...) {

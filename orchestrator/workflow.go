@@ -22,6 +22,9 @@ type Workflow struct {
 	// Notes (top level only) are the load's advice that only validate shows
 	// (a loop without an explicit max_loops); under strict mode they are errors.
 	Notes []load.Problem
+	// Hints (top level only) are advice validate shows that stays advice
+	// under strict mode (a score pattern that can match several agents).
+	Hints []load.Problem
 	// Sources (top level only) are the files the workflow references
 	// (workflow_ref), in load order, with their contents: the digest a
 	// resume compares covers them.

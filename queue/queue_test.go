@@ -306,7 +306,7 @@ func TestWorkerNeedsRedis(t *testing.T) {
 func TestRecoveryWaitsForTheLease(t *testing.T) {
 	srv := redistest.Start(t)
 	ctx := context.Background()
-	store, err := redis.New(ctx, srv.URL(), redis.Options{})
+	store, err := redis.New(ctx, srv.URL(), redis.Patient(""))
 	require.NoError(t, err)
 	defer func() { _ = store.Close() }()
 	require.NoError(t, store.TakeLease(ctx, "held", "other-host/1/x", "", 1500*time.Millisecond))

@@ -22,7 +22,7 @@ func stores(t *testing.T) map[string]memory.Store {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = mem.Close() })
 	srv := redistest.Start(t)
-	rs, err := redis.New(context.Background(), srv.URL(), redis.Options{})
+	rs, err := redis.New(context.Background(), srv.URL(), redis.Patient(""))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = rs.Close() })
 	return map[string]memory.Store{"inmemory": mem, "redis": rs}

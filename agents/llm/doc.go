@@ -115,8 +115,9 @@
 // An agent with Tools (tools: ids) runs model ↔ tools rounds in one call: a
 // reply with tool calls has them run (in parallel, bounded), each as a step
 // with its arguments as the template variable args, checked against the
-// tool's schema first; results, capped and scrubbed, go back as tool messages
-// until a reply without calls, or a failure after MaxToolRounds rounds.
+// tool's schema first; results, scrubbed and capped at MaxReplyBytes (a
+// tool_result_cut warning), go back as tool messages until a reply without
+// calls, or a failure after MaxToolRounds rounds.
 // Every round is reserved and counted in the budget like a call. What the
 // model got wrong (an unknown tool, bad arguments, a failing tool) is a tool
 // error it sees; only fatal failures stop the call. Events [event.ToolCall]

@@ -21,11 +21,6 @@ import (
 // the agent sets no max_tool_rounds.
 const defaultMaxToolRounds = 10
 
-// maxToolResult caps a tool's result before it goes back to the model (and
-// into the output, events and records): tool results are untrusted input. The
-// cut is marked in the text.
-const maxToolResult = 1 << 20
-
 // maxParallelTools bounds the calls of one round that run at once.
 const maxParallelTools = 4
 
@@ -137,7 +132,8 @@ func (a *Agent) runRound(ctx context.Context, in agents.Input, round int, calls 
 // arguments, a failing tool) is the record's Error, which the model is told;
 // only a fatal failure or the end of ctx is returned.
 func (a *Agent) runTool(ctx context.Context, in agents.Input, round int, c agents.ToolCall, keys []secrets.Secret) (toolRecord, error) {
-	rec := toolRecord{Round: round, ID: c.ID, Tool: c.Name, Args: clip(in.Run.Scrub(c.Args, keys...))}
+	args, _ := a.clip(in.Run.Scrub(c.Args, keys...), "arguments of tool call "+strconv.Quote(c.Name))
+	rec := toolRecord{Round: round, ID: c.ID, Tool: c.Name, Args: args}
 	data := func() map[string]any {
 		return map[string]any{"round": round, "tool": c.Name, "id": c.ID, "args": rec.Args}
 	}
@@ -184,7 +180,12 @@ func (a *Agent) call(ctx context.Context, in agents.Input, t *agents.Tool, c age
 	case out.Failed():
 		rec.Error = out.Err
 	default:
-		rec.Result = clip(in.Run.Scrub(resultText(out), keys...))
+		var cut string
+		rec.Result, cut = a.clip(in.Run.Scrub(resultText(out), keys...), "result of tool "+strconv.Quote(c.Name))
+		if cut != "" {
+			return in.Run.Warn(event.Event{Node: in.Path, Agent: a.ID, Message: cut,
+				Data: map[string]any{"code": "tool_result_cut", "tool": c.Name, "round": round}})
+		}
 	}
 	return nil
 }
@@ -222,16 +223,23 @@ func resultText(out agents.Output) string {
 var quietFields = map[string]bool{"confidence": true, "internal_reasoning": true, "tool_calls": true,
 	"formatted_prompt": true, "prompt": true, "raw_llm_output": true, "_metrics": true}
 
-// clip cuts s to maxToolResult (on a rune boundary), saying so.
-func clip(s string) string {
-	if len(s) <= maxToolResult {
-		return s
+// clip cuts s to the agent's max_reply_bytes (on a rune boundary): tool
+// results and arguments are untrusted input and get the bound the agent's
+// model replies get. A cut text ends with a note saying so, which clip also
+// returns (for a warning); "" when s fits.
+func (a *Agent) clip(s, what string) (string, string) {
+	limit := replyLimit(a.MaxReplyBytes)
+	if int64(len(s)) <= limit {
+		return s, ""
 	}
-	cut := maxToolResult
+	cut := int(limit)
 	for cut > 0 && !isRuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut] + "\n[cut: the result was " + strconv.Itoa(len(s)) + " bytes; only the first " + strconv.Itoa(maxToolResult) + " are shown]"
+	note := fmt.Sprintf("the %s was %d bytes, over max_reply_bytes (%s) of agent %q; only the first %d bytes are used: "+
+		"raise max_reply_bytes on the agent (or the orchestrator) if results this long are expected",
+		what, len(s), byteSize(limit), a.ID, cut)
+	return s[:cut] + "\n[cut: " + note + "]", note
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

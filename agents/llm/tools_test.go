@@ -258,7 +258,8 @@ func TestToolRoundsAreBounded(t *testing.T) {
 	assert.Contains(t, last[len(last)-1]["content"], `there is no tool "delete_all"`)
 }
 
-// A tool's result is cut at the cap and scrubbed of the run's
+// A tool's result is cut at the calling agent's max_reply_bytes, with a note
+// and a tool_result_cut warning naming the key, and scrubbed of the run's
 // secrets before the model (or the output) sees it.
 func TestToolResultsAreCappedAndScrubbed(t *testing.T) {
 	srv := newServer(t, func(n int, w http.ResponseWriter, r *http.Request, body map[string]any) {
@@ -271,12 +272,12 @@ func TestToolResultsAreCappedAndScrubbed(t *testing.T) {
 	big := &agents.Tool{
 		Spec: agents.ToolSpec{Name: "dump", Description: "d", Parameters: queryParams()},
 		Agent: agents.Func(func(context.Context, agents.Input) (agents.Output, error) {
-			return agents.Output{Response: "key sk-live-123 " + strings.Repeat("x", llm.MaxToolResult)}, nil
+			return agents.Output{Response: "key sk-live-123 " + strings.Repeat("x", 10000)}, nil
 		}),
 		Check: func(string) (map[string]any, error) { return map[string]any{}, nil },
 	}
 	a := buildWithTools(t, llm.Options{Getenv: env("OPENAI_API_KEY", "sk-live-123")},
-		"id: x\ntype: openai-answer\nmodel: m\nmodel_url: "+srv.URL+"\nprompt: go\ntools: [dump]\n", big)
+		"id: x\ntype: openai-answer\nmodel: m\nmodel_url: "+srv.URL+"\nprompt: go\ntools: [dump]\nmax_reply_bytes: 4096\n", big)
 	rec := &recorder{}
 	out, err := a.Run(context.Background(), input(rec))
 	require.NoError(t, err)
@@ -289,8 +290,16 @@ func TestToolResultsAreCappedAndScrubbed(t *testing.T) {
 	}
 	res := call["result"].(string)
 	assert.NotContains(t, res, "sk-live-123")
-	assert.Contains(t, res, "[cut: the result was")
-	assert.LessOrEqual(t, len(res), llm.MaxToolResult+200)
+	assert.Contains(t, res, `[cut: the result of tool "dump" was 10030 bytes, over max_reply_bytes (4 KiB = 4096 bytes) of agent "x"`)
+	assert.LessOrEqual(t, len(res), 4096+300)
+	var warned []string
+	for _, e := range rec.Events() {
+		if e.Kind == event.Warning && e.Data["code"] == "tool_result_cut" {
+			warned = append(warned, e.Message)
+		}
+	}
+	require.Len(t, warned, 1, "one warning for the cut result")
+	assert.Contains(t, warned[0], "raise max_reply_bytes")
 	assert.NotContains(t, srv.Requests()[1].Raw, "sk-live-123")
 }
 

@@ -36,6 +36,10 @@ type Problem struct {
 	// Note marks advice that only `validate` shows (a loop without an explicit
 	// cap); under strict mode a note is an error.
 	Note bool
+	// Hint marks advice `validate` shows that stays advice under strict mode:
+	// a guess about how the workflow may behave (a score pattern that can match
+	// more than one agent's output), not a fault.
+	Hint bool
 }
 
 func (p Problem) Error() string {
@@ -67,6 +71,11 @@ func (ps *Problems) Notef(pos Pos, format string, args ...any) {
 	ps.add(Problem{Pos: pos, Msg: fmt.Sprintf(format, args...), Note: true})
 }
 
+// Hintf records a hint at pos: advice validate shows, advice under strict mode too.
+func (ps *Problems) Hintf(pos Pos, format string, args ...any) {
+	ps.add(Problem{Pos: pos, Msg: fmt.Sprintf(format, args...), Hint: true})
+}
+
 func (ps *Problems) add(p Problem) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
@@ -75,16 +84,19 @@ func (ps *Problems) add(p Problem) {
 
 // Warnings returns the warnings in file order.
 func (ps *Problems) Warnings() []Problem {
-	return ps.filter(func(p Problem) bool { return p.Warning && !p.Note })
+	return ps.filter(func(p Problem) bool { return p.Warning && !p.Note && !p.Hint })
 }
 
 // Errors returns the errors in file order.
 func (ps *Problems) Errors() []Problem {
-	return ps.filter(func(p Problem) bool { return !p.Warning && !p.Note })
+	return ps.filter(func(p Problem) bool { return !p.Warning && !p.Note && !p.Hint })
 }
 
 // Notes returns the notes in file order.
 func (ps *Problems) Notes() []Problem { return ps.filter(func(p Problem) bool { return p.Note }) }
+
+// Hints returns the hints in file order.
+func (ps *Problems) Hints() []Problem { return ps.filter(func(p Problem) bool { return p.Hint }) }
 
 func (ps *Problems) filter(keep func(Problem) bool) []Problem {
 	ps.mu.Lock()

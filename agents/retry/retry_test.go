@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -216,17 +217,29 @@ func TestDoDoesNotRetryPermanentOrUnlisted(t *testing.T) {
 
 func TestDoStopsWaitingOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	r := retry.Retrier{Policy: retry.DefaultLLM()} // real timer
-	start := time.Now()
+	defer cancel()
+	// The real Sleep (a real timer) waits; the test cancels once the wait has
+	// begun (a signal, not a guess at how long the machine takes). A Sleep that
+	// missed the cancellation would wait the 20s out and make a second attempt.
+	waiting := make(chan struct{})
+	var slept atomic.Value
+	r := retry.Retrier{Policy: retry.DefaultLLM(), Sleep: func(ctx context.Context, d time.Duration) error {
+		slept.Store(d)
+		close(waiting)
+		return retry.Sleep(ctx, d)
+	}}
+	go func() {
+		<-waiting
+		cancel()
+	}()
 	err := r.Do(ctx, agents.Input{}, "a", func(ctx context.Context, attempt int) error {
 		if attempt > 1 {
 			t.Error("no second attempt after cancellation")
 		}
-		time.AfterFunc(20*time.Millisecond, cancel)
 		return &retry.CallError{Status: 429, RetryAfter: 20 * time.Second, Err: errors.New("rate limited")}
 	})
 	require.Error(t, err)
-	assert.Less(t, time.Since(start), 5*time.Second)
+	assert.Equal(t, 20*time.Second, slept.Load(), "the wait is the server's Retry-After")
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Contains(t, err.Error(), "while waiting to retry")
 	assert.Contains(t, err.Error(), "rate limited")

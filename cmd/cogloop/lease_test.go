@@ -109,7 +109,7 @@ func TestSecondProcessOnALiveRunIsRefused(t *testing.T) {
 
 	// The budget is counted in Redis, in the run's checkpoint: what the one
 	// process spent, as the server billed it.
-	store, err := redis.New(context.Background(), srv.URL(), redis.Options{})
+	store, err := redis.New(context.Background(), srv.URL(), redis.Patient(""))
 	require.NoError(t, err)
 	defer func() { _ = store.Close() }()
 	cp, ok, err := store.LoadCheckpoint(context.Background(), "shared")

@@ -144,7 +144,7 @@ func TestKillAndResume(t *testing.T) {
 	require.NoError(t, first.Start())
 	// Wait until the checkpoint says iteration 2 is complete: the run is then in
 	// (or entering) iteration 3, whose reply never comes.
-	store, err := redis.New(context.Background(), srv.URL(), redis.Options{})
+	store, err := redis.New(context.Background(), srv.URL(), redis.Patient(""))
 	require.NoError(t, err)
 	defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
 	deadline := time.Now().Add(60 * time.Second)
@@ -254,7 +254,7 @@ func TestRedisStopMidRunFails(t *testing.T) {
 // null is named, with its run and iteration, and the command fails.
 func TestHistoryRefusesANonObjectEntry(t *testing.T) {
 	srv := redistest.Start(t)
-	store, err := redis.New(context.Background(), srv.URL(), redis.Options{})
+	store, err := redis.New(context.Background(), srv.URL(), redis.Patient(""))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = store.Close() })
 	require.NoError(t, store.Append(context.Background(), "odd", memory.Entry{RunID: "r1", Iteration: 2, Data: []byte("null")}))

@@ -366,6 +366,9 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	for _, p := range wf.Notes {
 		fmt.Fprintf(stderr, "note: %s\n", p.Error())
 	}
+	for _, p := range wf.Hints {
+		fmt.Fprintf(stderr, "hint: %s\n", p.Error())
+	}
 	fmt.Fprintf(stdout, "%s: ok (workflow %q)\n", pos[0], wf.ID())
 	return exitOK
 }

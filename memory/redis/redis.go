@@ -679,3 +679,13 @@ func (s *Store) Recall(ctx context.Context, namespace string, q memory.Query) ([
 	}
 	return memory.Rank(q, s.opts.Clock(), mems), nil
 }
+
+// Patient returns the options of a store in namespace ns on a server known
+// to be healthy but on a loaded machine (tests, CI): 10s to connect, 30s per
+// read or write, a minute per operation, so that only a real fault ends an
+// operation early. The defaults (500ms, 1s, 2s) suit a production worker that
+// must notice a dead server soon.
+func Patient(ns string) Options {
+	return Options{Options: memory.Options{Namespace: ns}, DialTimeout: 10 * time.Second,
+		IOTimeout: 30 * time.Second, OpTimeout: time.Minute}
+}
