@@ -355,7 +355,14 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 	}
 	start := time.Now()
 	run.Emit(event.Event{Kind: event.RunStart, Node: w.wf.ID})
-	out, err := w.wf.Run(ctx, agents.Input{Value: input, Run: run, Budget: budget})
+	// The run's MCP servers start here and end with it; a server that does
+	// not start, or lacks a tool an agent names, fails the run before any agent.
+	var out agents.Output
+	runCtx, sessions, err := w.wf.MCP.Start(ctx)
+	if err == nil {
+		out, err = w.wf.Run(runCtx, agents.Input{Value: input, Run: run, Budget: budget})
+		_ = sessions.Close()
+	}
 	end := event.Event{Kind: event.RunEnd, Node: w.wf.ID, Duration: time.Since(start), Response: out.Text(),
 		Data: map[string]any{"cost": out.Usage.Cost}}
 	if out.Usage != (spend.Usage{}) {
