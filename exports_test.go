@@ -23,6 +23,10 @@ var overExported = map[string]string{
 	// "the default"), the defaults the CLI prints in its flags, and the run
 	// states callers switch on.
 	"queue": "9 submit options and Option, 6 defaults shown by the CLI, 8 run states",
+	// The model seam's shapes (Request, Reply, ToolSpec, ToolCall, Message,
+	// ResponseSchema, Tool) sit beside Model and Agent so that providers, the
+	// tool loop, structured output and MCP share one vocabulary.
+	"agents": "the agent contract plus the model seam's 7 request/reply/tool shapes",
 }
 
 // TestExportedNamesPerPackage keeps packages small: no package exports more than

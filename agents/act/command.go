@@ -28,7 +28,8 @@ const (
 
 // Command is the command agent type: it runs a program with arguments, never
 // through a shell. Its output's response is stdout; its fields are exit_code,
-// stdout, stderr and duration (seconds). A non-zero exit is a result, unless
+// stdout, stderr and duration (seconds); a model calling it as a tool reads
+// them all. A non-zero exit is a result, unless
 // FailOnExit.
 type Command struct {
 	ID string

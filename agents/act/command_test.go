@@ -13,7 +13,8 @@ func TestCommandRunsArgvWithoutShell(t *testing.T) {
 	word := "$(touch pwned) `id` ; * | > x"
 	out, err := call(t, a, map[string]any{"word": word})
 	require.NoError(t, err)
-	require.Equal(t, word+"\n", out.Response, "the argument reaches the program as one literal argv element")
+	require.Equal(t, word+"\n", out.Fields["stdout"], "the argument reaches the program as one literal argv element")
+	require.Equal(t, word+"\n", out.Response)
 	require.Equal(t, 0, out.Fields["exit_code"])
 	require.Equal(t, "", out.Fields["stderr"])
 	require.IsType(t, float64(0), out.Fields["duration"])
@@ -26,6 +27,7 @@ func TestCommandNonZeroExit(t *testing.T) {
 	require.Equal(t, 3, out.Fields["exit_code"])
 	require.Equal(t, "out\n", out.Fields["stdout"])
 	require.Equal(t, "err\n", out.Fields["stderr"])
+	require.Equal(t, "out\n", out.Response)
 
 	out, err = call(t, build(t, src+"fail_on_exit: true\n"), nil)
 	require.ErrorContains(t, err, "exit code 3 (fail_on_exit is set): err")
@@ -37,22 +39,22 @@ func TestCommandEnvironmentIsAnAllowList(t *testing.T) {
 	t.Setenv("COGLOOP_ACT_SHARED", "shared-value")
 	out, err := call(t, build(t, "type: command\ncommand: [env]\n"), nil)
 	require.NoError(t, err)
-	require.Equal(t, "", out.Response, "nothing is inherited by default")
+	require.Equal(t, "", out.Fields["stdout"], "nothing is inherited by default")
 
 	out, err = call(t, build(t, "type: command\ncommand: [env]\nenv: [COGLOOP_ACT_SHARED, COGLOOP_ACT_UNSET]\n"), nil)
 	require.NoError(t, err)
-	require.Equal(t, "COGLOOP_ACT_SHARED=shared-value\n", out.Response)
+	require.Equal(t, "COGLOOP_ACT_SHARED=shared-value\n", out.Fields["stdout"])
 
 	out, err = call(t, build(t, "type: command\ncommand: [env]\ninherit_env: true\n"), nil)
 	require.NoError(t, err)
-	require.Contains(t, out.Response, "COGLOOP_ACT_SECRET=s3cret")
+	require.Contains(t, out.Fields["stdout"], "COGLOOP_ACT_SECRET=s3cret")
 }
 
 func TestCommandDir(t *testing.T) {
 	dir := t.TempDir()
 	out, err := call(t, build(t, fmt.Sprintf("type: command\ncommand: [pwd]\ndir: %s\n", yamlQuote(dir))), nil)
 	require.NoError(t, err)
-	require.Equal(t, dir, strings.TrimSpace(out.Response.(string)))
+	require.Equal(t, dir, strings.TrimSpace(out.Fields["stdout"].(string)))
 }
 
 func TestCommandHugeOutputIsCut(t *testing.T) {

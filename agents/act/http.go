@@ -29,7 +29,8 @@ const (
 
 // HTTP is the http agent type: one request to a host in its allow-list. Its
 // output's response is the body (decoded when the response is JSON); its
-// fields are status, headers and body. Any status is a result, not a failure.
+// fields are status, headers and body, which a model calling it as a tool
+// reads too. Any status is a result, not a failure.
 type HTTP struct {
 	ID string
 	// Method, URL and Body are templates; a nil Method means GET, a nil Body

@@ -49,8 +49,9 @@ allow_hosts: [127.0.0.1]
 	require.NoError(t, err)
 	require.Equal(t, `POST /search?q=cats cats {"q": "cats"}`, got.Load())
 	require.Equal(t, 201, out.Fields["status"])
-	body, ok := out.Response.(map[string]any)
-	require.True(t, ok, "a JSON body is decoded: %#v", out.Response)
+	require.Equal(t, out.Fields["body"], out.Response)
+	body, ok := out.Fields["body"].(map[string]any)
+	require.True(t, ok, "a JSON body is decoded: %#v", out.Fields["body"])
 	require.Equal(t, "ok", body["q"])
 	require.Equal(t, "yes", out.Fields["headers"].(map[string]any)["x-answer"])
 }
@@ -120,7 +121,7 @@ func TestHTTPMaxBytesOnDecompressedBody(t *testing.T) {
 			a = build(t, fmt.Sprintf("type: http\nurl: %s/\nallow_hosts: [127.0.0.1]\nmax_bytes: 3000\n%s\n", srv.URL, headers))
 			out, err := call(t, a, nil)
 			require.NoError(t, err)
-			require.Equal(t, strings.Repeat("a", 3000), out.Response)
+			require.Equal(t, strings.Repeat("a", 3000), out.Fields["body"])
 		})
 	}
 }

@@ -107,6 +107,18 @@
 // Ollama's tool rounds go to its OpenAI-compatible endpoint, since
 // langchaingo's Ollama client (v0.1.14) sends no tools.
 //
+// # Structured output
+//
+// An agent with a [Schema] (output_schema, or OrKa's structured_output)
+// asks for one JSON object: the prompt carries the schema as instructions,
+// the request its [agents.ResponseSchema] (JSON mode for OpenAI and Ollama).
+// The final reply of the call is parsed (bare, or in a ```json fence) and
+// validated; a reply that fails goes back to the model as a repair round (the
+// reply, then the first violation with its JSON path) at most MaxRepairs
+// times, each round reserved in the budget and counted in the usage; then the
+// call fails naming the violation. The object's fields land in the output's
+// fields; its response (result, category) is the response.
+//
 // # Secrets
 //
 // API keys are [secrets.Secret] values, read from the environment at the first

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/tmc/langchaingo/llms"
@@ -25,51 +26,57 @@ const defaultMaxRepairs = 2
 const maxStructured = 1 << 20
 
 // Schema is an LLM agent's structured output (output_schema): the reply must
-// be one JSON object valid against Doc. Build one with [NewSchema]. It is
-// immutable and safe for concurrent use.
+// be one JSON object valid against Doc (draft 2020-12 unless it names another
+// with $schema; a $ref outside Doc is never fetched). The YAML loader
+// compiles Doc at load, so a bad schema is a load error; a Schema built in Go
+// is compiled on first use, and a bad Doc fails the call. Do not change a
+// Schema after its first use; it is then safe for concurrent use.
 type Schema struct {
 	// Doc is the JSON Schema, decoded.
 	Doc map[string]any
-	// MaxRepairs bounds the repair rounds of one call.
+	// MaxRepairs bounds the repair rounds of one call (output_schema's
+	// default is 2).
 	MaxRepairs int
 	// PromptOnly leaves the provider's JSON mode off: the prompt's
 	// instructions alone ask for JSON (OrKa's mode: prompt).
 	PromptOnly bool
 
+	once     sync.Once
 	compiled *jsonschema.Schema
 	text     string // Doc as indented JSON, for the instructions
+	err      error
 }
 
 // schemaURL names an output_schema inside the compiler (never fetched).
 const schemaURL = "urn:cogloop:output_schema"
 
-// NewSchema compiles doc (a JSON Schema of an object; draft 2020-12 unless
-// it names another with $schema). maxRepairs bounds the repair rounds of a
-// call (output_schema's default is 2). $ref to anything outside doc is not
-// fetched.
-func NewSchema(doc map[string]any, maxRepairs int) (*Schema, error) {
-	raw, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource(schemaURL, v); err != nil {
-		return nil, err
-	}
-	compiled, err := c.Compile(schemaURL)
-	if err != nil {
-		return nil, err
-	}
-	return &Schema{Doc: doc, MaxRepairs: maxRepairs, compiled: compiled, text: string(raw)}, nil
+// compile compiles Doc once.
+func (s *Schema) compile() error {
+	s.once.Do(func() {
+		raw, err := json.MarshalIndent(s.Doc, "", "  ")
+		if err != nil {
+			s.err = err
+			return
+		}
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			s.err = err
+			return
+		}
+		c := jsonschema.NewCompiler()
+		c.DefaultDraft(jsonschema.Draft2020)
+		if err := c.AddResource(schemaURL, v); err != nil {
+			s.err = err
+			return
+		}
+		s.compiled, s.err = c.Compile(schemaURL)
+		s.text = string(raw)
+	})
+	return s.err
 }
 
-// schemaErrorLocation is where in the schema a compile error of
-// [NewSchema] is: the keys from the schema's root, nil when unknown.
+// schemaErrorLocation is where in the schema a compile error is: the keys
+// from the schema's root, nil when unknown.
 func schemaErrorLocation(err error) []string {
 	var se *jsonschema.SchemaValidationError
 	if errors.As(err, &se) {
@@ -87,6 +94,9 @@ func schemaErrorLocation(err error) []string {
 
 // instruction is what the prompt adds so that the model answers with JSON.
 func (s *Schema) instruction() string {
+	if s.compile() != nil {
+		return ""
+	}
 	return "\n\nAnswer with one JSON object and nothing else (no prose, no code fence), valid against this JSON Schema:\n" + s.text
 }
 
@@ -117,6 +127,9 @@ func (v *violation) Error() string {
 // ```json fence (a <think> block before it is dropped), valid against the
 // schema. It returns the object with plain Go values (whole numbers int).
 func (s *Schema) Check(text string) (map[string]any, error) {
+	if err := s.compile(); err != nil {
+		return nil, fmt.Errorf("output_schema is not a valid JSON Schema: %w", err)
+	}
 	body, err := jsonBody(text)
 	if err != nil {
 		return nil, err
@@ -215,6 +228,9 @@ func repairPrompt(v error) string {
 // counted in the output's usage). It returns the reply that matched and its
 // object, or fails naming the first violation and its JSON path.
 func (a *Agent) conform(ctx context.Context, in agents.Input, model agents.Model, r retry.Retrier, req agents.Request, reply agents.Reply, out *agents.Output) (agents.Reply, map[string]any, error) {
+	if err := a.Schema.compile(); err != nil {
+		return reply, nil, fmt.Errorf("output_schema is not a valid JSON Schema: %w", err)
+	}
 	for repairs := 0; ; repairs++ {
 		obj, verr := a.Schema.Check(reply.Text)
 		if verr == nil {

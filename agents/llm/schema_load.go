@@ -75,8 +75,8 @@ func readSchema(c, params *load.Config, a *Agent, typeName string) {
 		at.Errorf(key, "%s must describe a JSON object (type: object): the reply's fields land in the agent's output", key)
 		return
 	}
-	s, err := NewSchema(doc, maxRepairs)
-	if err != nil {
+	s := &Schema{Doc: doc, MaxRepairs: maxRepairs}
+	if err := s.compile(); err != nil {
 		where := ""
 		if loc := schemaErrorLocation(err); len(loc) > 0 {
 			where = " at /" + strings.Join(loc, "/")

@@ -195,3 +195,31 @@ func TestStructuredOutputLoadErrors(t *testing.T) {
 	require.NoError(t, probs.Err())
 	assert.Empty(t, probs.Warnings(), "a disabled structured_output is understood, not warned about")
 }
+
+// TestStructuredOutputOnValidateAndStructure: validate_and_structure's call
+// takes output_schema too; the validated object is what it structures.
+func TestStructuredOutputOnValidateAndStructure(t *testing.T) {
+	srv := newServer(t, func(n int, w http.ResponseWriter, r *http.Request, body map[string]any) {
+		switch n {
+		case 1:
+			agenttest.WriteChatReply(w, `{"valid": "yes", "reason": "ok"}`, 1, 1)
+		default:
+			agenttest.WriteChatReply(w, `{"valid": true, "reason": "ok", "memory_object": {"fact": "tides"}}`, 1, 1)
+		}
+	})
+	a := mustBuild(t, llm.Options{Getenv: env("OPENAI_API_KEY", "k")}, `
+type: validate_and_structure
+model: gpt-test
+model_url: `+srv.URL+`
+prompt: "Validate: {{ input }}"
+output_schema:
+  type: object
+  properties: {valid: {type: boolean}, reason: {type: string}, memory_object: {type: object}}
+  required: [valid, reason]
+`)
+	out, err := a.Run(context.Background(), input(nil))
+	require.NoError(t, err)
+	assert.Equal(t, true, out.Fields["valid"])
+	assert.Equal(t, map[string]any{"fact": "tides"}, out.Fields["memory_object"])
+	require.Len(t, srv.Requests(), 2, "the boolean given as text was repaired")
+}
