@@ -51,22 +51,48 @@ func (c *conn) call(ctx context.Context, tool string, args map[string]any) (agen
 
 // resultText is a tool result as text: text parts as they are, images,
 // audio and resources summarised with their MIME type; structured content
-// is a field of its own.
+// is a field of its own (structured_content) unless the text carries it, and
+// the text itself when there is no other.
 func resultText(res *sdk.CallToolResult) (string, map[string]any) {
 	parts := make([]string, 0, len(res.Content))
 	for _, c := range res.Content {
 		parts = append(parts, contentText(c))
 	}
-	var fields map[string]any
-	if res.StructuredContent != nil {
-		if b, err := json.Marshal(res.StructuredContent); err == nil {
-			var v any
-			if json.Unmarshal(b, &v) == nil {
-				fields = map[string]any{"structured_content": v}
+	text := strings.Join(parts, "\n")
+	if res.StructuredContent == nil {
+		return text, nil
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		return text, nil
+	}
+	var v any
+	if json.Unmarshal(b, &v) != nil || carries(text, b, v) {
+		return text, nil
+	}
+	if text == "" {
+		return string(b), nil
+	}
+	return text, map[string]any{"structured_content": v}
+}
+
+// carries reports whether a result's text already says what its structured
+// content does (servers send the JSON as text too, or one of its strings).
+func carries(text string, raw []byte, v any) bool {
+	var t any
+	if json.Unmarshal([]byte(text), &t) == nil {
+		if tb, err := json.Marshal(t); err == nil && string(tb) == string(raw) {
+			return true
+		}
+	}
+	if m, ok := v.(map[string]any); ok {
+		for _, e := range m {
+			if s, ok := e.(string); ok && s == text {
+				return true
 			}
 		}
 	}
-	return strings.Join(parts, "\n"), fields
+	return false
 }
 
 func contentText(c sdk.Content) string {

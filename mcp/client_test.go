@@ -88,22 +88,23 @@ func alive(pid int) bool {
 func TestStdioServerToolsInTheToolLoop(t *testing.T) {
 	pids := filepath.Join(t.TempDir(), "pids")
 	t.Setenv("COGLOOP_MCP_PIDS", pids)
-	wf := workflow(stdio(t, "serve", ""), "[t.echo, t.add, t.picture, t.fail]")
+	wf := workflow(stdio(t, "serve", ""), "[t.echo, t.add, t.picture, t.fail, t.weather]")
 	res, evs, err := run(t, wf, `
 asker:
   - tool_calls: [{tool: t.echo, args: {message: hi}}, {tool: t.add, args: {a: 2, b: 3}}]
-  - tool_calls: [{tool: t.picture, args: {}}, {tool: t.fail, args: {}}, {tool: t.add, args: {a: two}}]
+  - tool_calls: [{tool: t.picture, args: {}}, {tool: t.fail, args: {}}, {tool: t.add, args: {a: two}}, {tool: t.weather}]
   - "done"
 `)
 	require.NoError(t, err)
 	assert.Equal(t, "done", res.Text())
 	rs := results(evs)
-	require.Len(t, rs, 5)
+	require.Len(t, rs, 6)
 	assert.Equal(t, "echo: hi", rs[0].Response)
-	assert.JSONEq(t, `{"response": "{\"sum\":5}", "structured_content": {"sum": 5}}`, rs[1].Response)
+	assert.Equal(t, `{"sum":5}`, rs[1].Response, "the text carries the structured content: once is enough")
 	assert.Equal(t, "[image: image/png, 5 bytes]\n[resource: file:///notes.txt (text/plain)]\na note", rs[2].Response)
 	assert.Contains(t, rs[3].Error, "t.fail: disk full")
 	assert.Contains(t, rs[4].Error, "do not match the tool's input schema")
+	assert.JSONEq(t, `{"response": "sunny", "structured_content": {"temp": 21}}`, rs[5].Response)
 
 	var got [2]int
 	b, err := os.ReadFile(pids)

@@ -66,6 +66,11 @@ func testServer() *sdk.Server {
 		func(_ context.Context, _ *sdk.CallToolRequest, in addIn) (*sdk.CallToolResult, addOut, error) {
 			return nil, addOut{Sum: in.A + in.B}, nil
 		})
+	sdk.AddTool(s, &sdk.Tool{Name: "weather", Description: "Text and structured content that differ."},
+		func(_ context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "sunny"}},
+				StructuredContent: map[string]any{"temp": 21}}, nil, nil
+		})
 	sdk.AddTool(s, &sdk.Tool{Name: "picture", Description: "A picture and a resource."},
 		func(_ context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{
