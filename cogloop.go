@@ -45,6 +45,7 @@ import (
 	"github.com/cogloop/cogloop/agents/validate"
 	"github.com/cogloop/cogloop/flow"
 	"github.com/cogloop/cogloop/loopnode"
+	"github.com/cogloop/cogloop/mcp"
 	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/orchestrator"
 	"github.com/cogloop/cogloop/scoring"
@@ -445,3 +446,10 @@ func NewRunID() string {
 // agents of nested workflows (a loop's internal_workflow): the ids a scripted
 // replies file may answer for.
 func (w *Workflow) AgentIDs() []string { return w.wf.AllIDs() }
+
+// MCPTools starts or contacts the workflow's MCP servers (mcp_servers:),
+// checks the server tools its agents name, and lists each server's tools;
+// the servers are closed again. A workflow without servers lists none.
+func (w *Workflow) MCPTools(ctx context.Context) ([]mcp.ServerTools, error) {
+	return w.wf.MCP.List(ctx)
+}

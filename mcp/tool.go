@@ -244,3 +244,43 @@ func check(schema *jsonschema.Schema, schemaErr error, args string) (map[string]
 	}
 	return out, nil
 }
+
+// ServerTools is what a server offers, as `cogloop mcp tools` lists it.
+type ServerTools struct {
+	Server string     `json:"server"`
+	What   string     `json:"what"`
+	Tools  []ToolInfo `json:"tools"`
+}
+
+// ToolInfo is one tool of a server: its name as tools: writes it
+// (server.tool), description and input schema.
+type ToolInfo struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	InputSchema map[string]any `json:"input_schema"`
+}
+
+// List starts or contacts every server, checks the tools the agents name
+// (as a run's start does) and returns each server's tools with their input
+// schemas, the servers closed again.
+func (s *Set) List(ctx context.Context) ([]ServerTools, error) {
+	if s == nil {
+		return nil, nil
+	}
+	_, sess, err := s.Start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = sess.Close() }()
+	out := make([]ServerTools, 0, len(s.servers))
+	for _, srv := range s.servers {
+		c := sess.conn(srv.Name)
+		st := ServerTools{Server: srv.Name, What: srv.What()}
+		for _, t := range c.tools {
+			spec := c.tool(t).Spec
+			st.Tools = append(st.Tools, ToolInfo{spec.Name, spec.Description, spec.Parameters})
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
