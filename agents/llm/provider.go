@@ -499,7 +499,7 @@ func (m *Model) Generate(ctx context.Context, req agents.Request) (agents.Reply,
 	if resp == nil || len(resp.Choices) == 0 || resp.Choices[0] == nil {
 		return agents.Reply{}, fmt.Errorf("call %s: %w", m.describe(model), agents.ErrEmptyReply)
 	}
-	return replyOf(m.cfg.Provider, resp), nil
+	return replyOf(m.cfg.Provider, resp, req.Tools), nil
 }
 
 var statusPrefix = regexp.MustCompile(`API returned unexpected status code: \d+(: )?`)
