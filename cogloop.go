@@ -46,6 +46,7 @@ import (
 	"github.com/cogloop/cogloop/agents/validate"
 	"github.com/cogloop/cogloop/flow"
 	"github.com/cogloop/cogloop/loopnode"
+	"github.com/cogloop/cogloop/mcp"
 	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/orchestrator"
 	"github.com/cogloop/cogloop/scoring"
@@ -389,7 +390,14 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 	}
 	start := time.Now()
 	run.Emit(event.Event{Kind: event.RunStart, Node: w.wf.ID})
-	out, err := w.wf.Run(ctx, agents.Input{Value: input, Run: run, Budget: budget})
+	// The run's MCP servers start here and end with it; a server that does
+	// not start, or lacks a tool an agent names, fails the run before any agent.
+	var out agents.Output
+	runCtx, sessions, err := w.wf.MCP.Start(ctx)
+	if err == nil {
+		out, err = w.wf.Run(runCtx, agents.Input{Value: input, Run: run, Budget: budget})
+		_ = sessions.Close()
+	}
 	end := event.Event{Kind: event.RunEnd, Node: w.wf.ID, Duration: time.Since(start), Response: out.Text(),
 		Data: map[string]any{"cost": out.Usage.Cost}}
 	if out.Usage != (spend.Usage{}) {
@@ -479,3 +487,10 @@ func NewRunID() string {
 // agents of nested workflows (a loop's internal_workflow): the ids a scripted
 // replies file may answer for.
 func (w *Workflow) AgentIDs() []string { return w.wf.AllIDs() }
+
+// MCPTools starts or contacts the workflow's MCP servers (mcp_servers:),
+// checks the server tools its agents name, and lists each server's tools;
+// the servers are closed again. A workflow without servers lists none.
+func (w *Workflow) MCPTools(ctx context.Context) ([]mcp.ServerTools, error) {
+	return w.wf.MCP.List(ctx)
+}

@@ -82,6 +82,7 @@ func TestImportDirections(t *testing.T) {
 		"agents/retry":    {"agents", "agents/event", "agents/fault", "agents/load", "agents/secrets", "agents/spend"},
 		"agents/scripted": {"agents", "agents/fault", "agents/load", "agents/retry", "agents/spend", "internal/"},
 		"scoring":         {"agents/load", "cognition", "cognition/", "configs", "internal/"},
+		"mcp":             {"agents", "agents/load", "agents/fault"},
 	}
 	for dir, allowed := range may {
 		t.Run(dir, func(t *testing.T) {
@@ -107,5 +108,20 @@ func TestImportDirections(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOnlyMCPImportsTheSDK: the MCP go-sdk is imported by package mcp alone.
+func TestOnlyMCPImportsTheSDK(t *testing.T) {
+	for dir, files := range sourceFiles(t) {
+		for _, file := range files {
+			f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.ImportsOnly)
+			require.NoError(t, err)
+			for _, im := range f.Imports {
+				if strings.HasPrefix(strings.Trim(im.Path.Value, `"`), "github.com/modelcontextprotocol/go-sdk") {
+					assert.Equal(t, "mcp", dir, "%s imports the MCP go-sdk; only package mcp may", file)
+				}
+			}
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package agents
 
 import (
+	"context"
+
 	"github.com/cogloop/cogloop/agents/load"
 )
 
@@ -17,6 +19,10 @@ type Tool struct {
 	// Check validates the call's arguments (JSON text) against Spec.Parameters
 	// and returns them decoded; an error says what is wrong, for the model.
 	Check func(args string) (map[string]any, error)
+	// Expand, when set, makes this entry a placeholder resolved at call time
+	// (an MCP server's tools, fs.read_file or fs.*): it returns the tools the
+	// entry stands for in the run of ctx. Spec.Name is then the name as written.
+	Expand func(ctx context.Context) ([]*Tool, error)
 }
 
 // Tools reads key of c (tools: [ids]) as the tools an LLM agent offers its

@@ -11,6 +11,7 @@ import (
 	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/agents/retry"
 	"github.com/cogloop/cogloop/agents/spend"
+	"github.com/cogloop/cogloop/mcp"
 	"github.com/cogloop/cogloop/prompt"
 	"github.com/cogloop/cogloop/scoring"
 	"go.yaml.in/yaml/v3"
@@ -50,6 +51,8 @@ type builder struct {
 	// nested workflows, references and inline agents are not built.
 	recording bool
 	spec      *load.Spec
+	// mcp is the top-level orchestrator's mcp_servers (tools: server.tool).
+	mcp *mcp.Set
 }
 
 // config reads node, or records a spec in recording mode.
@@ -186,6 +189,12 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 		w.Strict = orch.Bool("strict", false)
 	} else if orch.Has("strict") {
 		orch.Errorf("strict", "strict belongs on the top-level orchestrator: it applies to the whole file")
+	}
+	if parent == nil {
+		b.mcp = mcp.NewSet(mcp.Read(orch, "mcp_servers"))
+		w.MCP = b.mcp
+	} else if orch.Has("mcp_servers") {
+		orch.Errorf("mcp_servers", "mcp_servers belongs on the top-level orchestrator: its servers serve the whole file (name them in tools: as server.tool)")
 	}
 	if dir := orch.String("presets_dir", ""); dir != "" {
 		s.presets = b.loadPresets(orch, s.presets, dir)

@@ -193,11 +193,19 @@ func (sb *scopeBuilder) Tool(id string, pos load.Pos) *agents.Tool {
 	}
 	d := s.lookup(id)
 	if d == nil {
+		if t, ok := s.b.mcp.Tool(id, pos); ok {
+			return t
+		}
 		hint := ""
 		if m := load.Closest(id, s.visibleIDs()); m != "" {
 			hint = fmt.Sprintf("; did you mean %q?", m)
 		}
-		s.b.probs.Errorf(pos, "tools names %q, which no agent defines%s (define an agent with that id and a description)", id, hint)
+		if server, _, ok := strings.Cut(id, "."); ok {
+			if m := load.Closest(server, s.b.mcp.Names()); m != "" {
+				hint = fmt.Sprintf("; did you mean the mcp server %q?", m)
+			}
+		}
+		s.b.probs.Errorf(pos, "tools names %q, which no agent defines%s (define an agent with that id and a description, or an mcp server under the orchestrator's mcp_servers)", id, hint)
 		return nil
 	}
 	if d.tool.description == "" {

@@ -6,6 +6,7 @@ import (
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/agents/spend"
+	"github.com/cogloop/cogloop/mcp"
 )
 
 // Workflow is a built workflow: its queue of agents in run order. It is an
@@ -41,6 +42,9 @@ type Workflow struct {
 	// secretUsers (top level only) are the file's agents configured with
 	// secrets: a run scrubs their keys from every model reply.
 	secretUsers []agents.SecretUser
+	// MCP (top level only) is the file's mcp_servers and the server tools its
+	// agents name; nil when it declares none. A run starts them (Set.Start).
+	MCP *mcp.Set
 }
 
 // Defines reports whether id names an agent of this workflow's agents list.

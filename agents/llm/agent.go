@@ -169,10 +169,14 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 			r.Secrets = append(append([]secrets.Secret(nil), r.Secrets...), keys...)
 		}
 	}
+	tools, err := expandTools(callCtx, a.Tools)
+	if err != nil {
+		return out, err
+	}
 	var reply agents.Reply
 	var records []toolRecord
 	for round := 1; ; round++ {
-		req.Tools, req.ToolChoice = a.specs(round)
+		req.Tools, req.ToolChoice = a.specs(tools, round)
 		if reply, err = a.ask(callCtx, in, model, r, req, &out); err != nil {
 			break
 		}
@@ -184,7 +188,7 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 			break
 		}
 		calls := callIDs(round, reply.ToolCalls)
-		recs, stop := a.runRound(callCtx, in, round, calls, r.Secrets)
+		recs, stop := a.runRound(callCtx, in, tools, round, calls, r.Secrets)
 		records = append(records, recs...)
 		for _, rec := range recs {
 			out.Usage = out.Usage.Add(rec.usage)

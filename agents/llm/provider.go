@@ -510,7 +510,7 @@ func (m *Model) Generate(ctx context.Context, req agents.Request) (agents.Reply,
 	if resp == nil || len(resp.Choices) == 0 || resp.Choices[0] == nil {
 		return agents.Reply{}, fmt.Errorf("call %s: %w", m.describe(model), agents.ErrEmptyReply)
 	}
-	rep := replyOf(m.cfg.Provider, resp)
+	rep := replyOf(m.cfg.Provider, resp, req.Tools)
 	if sr != nil && sr.text != nil {
 		rep.Text = sr.all
 	}

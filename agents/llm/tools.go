@@ -58,8 +58,10 @@ func (r toolRecord) Map() map[string]any {
 
 // tool finds the tool a model called by name: the one place a name becomes a
 // tool (MCP's server.tool names plug in here).
-func (a *Agent) tool(name string) *agents.Tool {
-	for _, t := range a.Tools {
+func (a *Agent) tool(name string) *agents.Tool { return toolIn(a.Tools, name) }
+
+func toolIn(tools []*agents.Tool, name string) *agents.Tool {
+	for _, t := range tools {
 		if t.Spec.Name == name {
 			return t
 		}
@@ -77,22 +79,26 @@ func (a *Agent) Refs() []string {
 	return ids
 }
 
-func (a *Agent) toolNames() string {
-	if len(a.Tools) == 0 {
+func toolNames(tools []*agents.Tool) string {
+	if len(tools) == 0 {
 		return "none are offered"
 	}
-	return "the tools are " + strings.Join(a.Refs(), ", ")
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.Spec.Name
+	}
+	return "the tools are " + strings.Join(names, ", ")
 }
 
 // specs is what the model is offered in round (tool_choice applies to the
 // first round only, so that required or a named tool cannot force a call in
 // every round; later rounds are auto).
-func (a *Agent) specs(round int) ([]agents.ToolSpec, string) {
-	if len(a.Tools) == 0 || a.ToolChoice == toolChoiceNone {
+func (a *Agent) specs(tools []*agents.Tool, round int) ([]agents.ToolSpec, string) {
+	if len(tools) == 0 || a.ToolChoice == toolChoiceNone {
 		return nil, ""
 	}
-	out := make([]agents.ToolSpec, len(a.Tools))
-	for i, t := range a.Tools {
+	out := make([]agents.ToolSpec, len(tools))
+	for i, t := range tools {
 		out[i] = t.Spec
 	}
 	choice := a.ToolChoice
@@ -105,11 +111,11 @@ func (a *Agent) specs(round int) ([]agents.ToolSpec, string) {
 // runRound runs the calls of one round, at most maxParallelTools at once, and
 // returns their records in the order the model asked for them. A fatal
 // failure of a tool (or the end of ctx) stops the whole agent call.
-func (a *Agent) runRound(ctx context.Context, in agents.Input, round int, calls []agents.ToolCall, keys []secrets.Secret) ([]toolRecord, error) {
+func (a *Agent) runRound(ctx context.Context, in agents.Input, tools []*agents.Tool, round int, calls []agents.ToolCall, keys []secrets.Secret) ([]toolRecord, error) {
 	recs := make([]toolRecord, len(calls))
 	errs := make([]error, len(calls))
 	if len(calls) == 1 {
-		recs[0], errs[0] = a.runTool(ctx, in, round, calls[0], keys)
+		recs[0], errs[0] = a.runTool(ctx, in, tools, round, calls[0], keys)
 		return recs, errs[0]
 	}
 	sem := make(chan struct{}, maxParallelTools)
@@ -119,7 +125,7 @@ func (a *Agent) runRound(ctx context.Context, in agents.Input, round int, calls 
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			recs[i], errs[i] = a.runTool(ctx, in, round, c, keys)
+			recs[i], errs[i] = a.runTool(ctx, in, tools, round, c, keys)
 		}()
 	}
 	wg.Wait()
@@ -131,7 +137,7 @@ func (a *Agent) runRound(ctx context.Context, in agents.Input, round int, calls 
 // as args. What goes wrong on the model's side (an unknown tool, bad
 // arguments, a failing tool) is the record's Error, which the model is told;
 // only a fatal failure or the end of ctx is returned.
-func (a *Agent) runTool(ctx context.Context, in agents.Input, round int, c agents.ToolCall, keys []secrets.Secret) (toolRecord, error) {
+func (a *Agent) runTool(ctx context.Context, in agents.Input, tools []*agents.Tool, round int, c agents.ToolCall, keys []secrets.Secret) (toolRecord, error) {
 	args, _ := a.clip(in.Run.Scrub(c.Args, keys...), "arguments of tool call "+strconv.Quote(c.Name))
 	rec := toolRecord{Round: round, ID: c.ID, Tool: c.Name, Args: args}
 	data := func() map[string]any {
@@ -142,8 +148,8 @@ func (a *Agent) runTool(ctx context.Context, in agents.Input, round int, c agent
 	}
 	began := time.Now()
 	var stop error
-	if t := a.tool(c.Name); t == nil {
-		rec.Error = fmt.Sprintf("there is no tool %q (%s)", c.Name, a.toolNames())
+	if t := toolIn(tools, c.Name); t == nil {
+		rec.Error = fmt.Sprintf("there is no tool %q (%s)", c.Name, toolNames(tools))
 	} else {
 		stop = a.call(ctx, in, t, c, round, keys, &rec)
 	}
@@ -286,4 +292,31 @@ func (a *Agent) maxRounds() int {
 		return a.MaxToolRounds
 	}
 	return defaultMaxToolRounds
+}
+
+// expandTools replaces the placeholders of ts by the tools they stand for in
+// the run of ctx; ts itself is returned when it has none.
+func expandTools(ctx context.Context, ts []*agents.Tool) ([]*agents.Tool, error) {
+	n := 0
+	for _, t := range ts {
+		if t.Expand != nil {
+			n++
+		}
+	}
+	if n == 0 {
+		return ts, nil
+	}
+	out := make([]*agents.Tool, 0, len(ts))
+	for _, t := range ts {
+		if t.Expand == nil {
+			out = append(out, t)
+			continue
+		}
+		more, err := t.Expand(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, more...)
+	}
+	return out, nil
 }

@@ -353,3 +353,33 @@ func TestBudgetCountsEveryToolRound(t *testing.T) {
 func queryParams() map[string]any {
 	return map[string]any{"type": "object", "properties": map[string]any{"query": map[string]any{"type": "string"}}, "required": []any{"query"}}
 }
+
+// An MCP tool's name (server.tool) goes to a provider as server__tool, which
+// its function-name rules accept, and the model's call by that name reaches
+// the tool.
+func TestDottedToolNamesOnTheWire(t *testing.T) {
+	srv := newServer(t, func(n int, w http.ResponseWriter, r *http.Request, body map[string]any) {
+		if n == 1 {
+			openAIToolCalls(w, [3]string{"call_a", "fs__lookup", `{"query":"apple"}`})
+			return
+		}
+		agenttest.WriteChatReply(w, "done", 3, 1)
+	})
+	lt := &lookupTool{}
+	tool := lt.tool()
+	tool.Spec.Name = "fs.lookup"
+	a := buildWithTools(t, llm.Options{Getenv: env("OPENAI_API_KEY", "test-key-1")},
+		"id: x\ntype: openai-answer\nmodel: m\nmodel_url: "+srv.URL+"\nprompt: p\ntools: [fs.lookup]\ntool_choice: fs.lookup\n", tool)
+	out, err := a.Run(context.Background(), input(&recorder{}))
+	require.NoError(t, err)
+	assert.Equal(t, "done", out.Response)
+	assert.Equal(t, []string{"apple"}, lt.asked())
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2)
+	fn := reqs[0].Body["tools"].([]any)[0].(map[string]any)["function"].(map[string]any)
+	assert.Equal(t, "fs__lookup", fn["name"])
+	assert.Equal(t, "fs__lookup", reqs[0].Body["tool_choice"].(map[string]any)["function"].(map[string]any)["name"])
+	msgs := messagesOf(t, reqs[1])
+	assert.Equal(t, "fs__lookup", msgs[1]["tool_calls"].([]any)[0].(map[string]any)["function"].(map[string]any)["name"])
+	assert.Equal(t, "fs.lookup", out.Fields["tool_calls"].([]any)[0].(map[string]any)["tool"])
+}

@@ -22,7 +22,7 @@ func (m *Model) messages(req agents.Request) []llms.MessageContent {
 		switch msg.Role {
 		case "tool":
 			msgs = append(msgs, llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{
-				llms.ToolCallResponse{ToolCallID: msg.ToolCallID, Name: msg.Name, Content: msg.Text}}})
+				llms.ToolCallResponse{ToolCallID: msg.ToolCallID, Name: wireName(msg.Name), Content: msg.Text}}})
 		case "assistant":
 			msgs = append(msgs, m.assistant(msg)...)
 		default:
@@ -47,7 +47,7 @@ func (m *Model) assistant(msg agents.Message) []llms.MessageContent {
 			// input must be one (the model was told what was wrong)
 			args = "{}"
 		}
-		parts = append(parts, llms.ToolCall{ID: c.ID, Type: "function", FunctionCall: &llms.FunctionCall{Name: c.Name, Arguments: args}})
+		parts = append(parts, llms.ToolCall{ID: c.ID, Type: "function", FunctionCall: &llms.FunctionCall{Name: wireName(c.Name), Arguments: args}})
 	}
 	if m.cfg.Provider != Anthropic {
 		return []llms.MessageContent{{Role: llms.ChatMessageTypeAI, Parts: parts}}
@@ -66,7 +66,7 @@ func toolOptions(req agents.Request) []llms.CallOption {
 	}
 	tools := make([]llms.Tool, len(req.Tools))
 	for i, t := range req.Tools {
-		tools[i] = llms.Tool{Type: "function", Function: &llms.FunctionDefinition{Name: t.Name, Description: t.Description, Parameters: t.Parameters}}
+		tools[i] = llms.Tool{Type: "function", Function: &llms.FunctionDefinition{Name: wireName(t.Name), Description: t.Description, Parameters: t.Parameters}}
 	}
 	opts := []llms.CallOption{llms.WithTools(tools)}
 	switch c := req.ToolChoice; c {
@@ -74,7 +74,7 @@ func toolOptions(req agents.Request) []llms.CallOption {
 	case toolChoiceRequired, toolChoiceNone:
 		opts = append(opts, llms.WithToolChoice(c))
 	default:
-		opts = append(opts, llms.WithToolChoice(llms.ToolChoice{Type: "function", Function: &llms.FunctionReference{Name: c}}))
+		opts = append(opts, llms.WithToolChoice(llms.ToolChoice{Type: "function", Function: &llms.FunctionReference{Name: wireName(c)}}))
 	}
 	return opts
 }
@@ -82,7 +82,7 @@ func toolOptions(req agents.Request) []llms.CallOption {
 // replyOf reads a response: the first choice's text and tool calls; for
 // Anthropic, whose client makes each content block a choice, the text and
 // calls of all of them (usage is the same on each: counted once).
-func replyOf(p Provider, resp *llms.ContentResponse) agents.Reply {
+func replyOf(p Provider, resp *llms.ContentResponse, tools []agents.ToolSpec) agents.Reply {
 	chs := resp.Choices[:1]
 	if p == Anthropic {
 		chs = resp.Choices
@@ -104,7 +104,7 @@ func replyOf(p Provider, resp *llms.ContentResponse) agents.Reply {
 			if tc.FunctionCall == nil {
 				continue
 			}
-			r.ToolCalls = append(r.ToolCalls, agents.ToolCall{ID: tc.ID, Name: tc.FunctionCall.Name, Args: tc.FunctionCall.Arguments})
+			r.ToolCalls = append(r.ToolCalls, agents.ToolCall{ID: tc.ID, Name: ourName(tc.FunctionCall.Name, tools), Args: tc.FunctionCall.Arguments})
 		}
 	}
 	r.Text = strings.Join(text, "\n")
@@ -116,4 +116,25 @@ func replyOf(p Provider, resp *llms.ContentResponse) agents.Reply {
 func jsonObject(s string) bool {
 	s = strings.TrimSpace(s)
 	return strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") && json.Valid([]byte(s))
+}
+
+// wireName is a tool's name as a provider is sent it: providers accept only
+// letters, digits, _ and - in function names, so the dot of an MCP tool
+// (server.tool) goes as "__".
+func wireName(name string) string { return strings.ReplaceAll(name, ".", "__") }
+
+// ourName is the name of the offered tool a model's call names on the wire
+// (the wire name itself when no tool has it).
+func ourName(wire string, tools []agents.ToolSpec) string {
+	for _, t := range tools {
+		if t.Name == wire {
+			return wire
+		}
+	}
+	for _, t := range tools {
+		if wireName(t.Name) == wire {
+			return t.Name
+		}
+	}
+	return wire
 }

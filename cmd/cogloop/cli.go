@@ -41,6 +41,7 @@ commands:
   init [DIR]                    write a runnable starter workflow
   eval WORKFLOW --dataset F     run a workflow over a JSONL dataset and score it
   script RUN                    turn a recorded run into a --script file
+  mcp tools WORKFLOW            list the tools of the workflow's MCP servers
   version                       print the version
   help [COMMAND]                print a command's help
 
@@ -52,6 +53,7 @@ Exit codes: 0 ok, 1 failed run, 2 bad usage or invalid workflow,
 // helps are each command's help text.
 var helps = map[string]string{
 	"schema": schemaHelp, "init": initHelp, "eval": evalHelp, "script": scriptHelp, // schema.go, init.go, evalhelp.go, scriptcmd.go
+	"mcp": mcpHelp, // mcp.go
 	"run": `usage: cogloop run WORKFLOW.yaml [INPUT|-] [flags]
 
 Runs the workflow on INPUT. INPUT '-', or no INPUT while stdin is not a
@@ -108,6 +110,9 @@ go to stderr. Exit codes: 0 valid, 2 invalid.
 flags:
   --strict          every warning is an error
   --presets DIR     add (or override) scoring presets from DIR
+  --connect         also start (or contact) the MCP servers (mcp_servers:) and
+                    check the server tools the agents name; without it
+                    validate stays offline
 `,
 	"history": `usage: cogloop history --loop ID [flags]
 
@@ -184,7 +189,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "run":
 		return cmdRun(ctx, args[1:], stdout, stderr)
 	case "validate":
-		return cmdValidate(args[1:], stdout, stderr)
+		return cmdValidate(ctx, args[1:], stdout, stderr)
 	case "history":
 		return cmdHistory(ctx, args[1:], stdout, stderr)
 	case "presets":
@@ -205,6 +210,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdResult(ctx, args[1:], stdout, stderr)
 	case "schema", "init", "eval", "script":
 		return runSchemaCommands(ctx, cmd, args[1:], stdout, stderr)
+	case "mcp":
+		return cmdMCP(ctx, args[1:], stdout, stderr)
 	case "version":
 		if len(args) > 1 {
 			return usageError(stderr, "version", fmt.Errorf("version takes no arguments, got %q", args[1]))

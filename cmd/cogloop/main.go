@@ -1,7 +1,8 @@
 // Command cogloop runs and checks cogloop workflow files.
 //
 //	cogloop run WORKFLOW.yaml [INPUT|-] [--json] [--script F] [--trace F] [--strict] [-v|-q]
-//	cogloop validate WORKFLOW.yaml [--strict]
+//	cogloop validate WORKFLOW.yaml [--strict] [--connect]
+//	cogloop mcp tools WORKFLOW.yaml   (the tools of its MCP servers)
 //	cogloop runs | show RUN | report RUN -o FILE.html
 //	cogloop eval WORKFLOW.yaml [B.yaml] --dataset F.jsonl | script RUN | schema | init [DIR]
 //	cogloop history | presets | version | help [COMMAND]

@@ -344,12 +344,13 @@ func loadOptions(presets string, strict bool) []cogloop.LoadOption {
 	return opts
 }
 
-func cmdValidate(args []string, stdout, stderr io.Writer) int {
+func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("validate", stderr)
 	var presets string
-	var strict bool
+	var strict, connect bool
 	fs.StringVar(&presets, "presets", "", "")
 	fs.BoolVar(&strict, "strict", false, "")
+	fs.BoolVar(&connect, "connect", false, "")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return usageError(stderr, "validate", err)
@@ -368,6 +369,16 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, p := range wf.Hints {
 		fmt.Fprintf(stderr, "hint: %s\n", p.Error())
+	}
+	if connect {
+		servers, err := wf.MCPTools(ctx)
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", pos[0], err)
+			return exitUsage
+		}
+		for _, s := range servers {
+			fmt.Fprintf(stdout, "%s: ok, %d tools\n", s.What, len(s.Tools))
+		}
 	}
 	fmt.Fprintf(stdout, "%s: ok (workflow %q)\n", pos[0], wf.ID())
 	return exitOK

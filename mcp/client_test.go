@@ -1,0 +1,205 @@
+package mcp_test
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/scripted"
+	"github.com/cogloop/cogloop/internal/nettest"
+)
+
+// workflow is a file whose asker may call the tools of the server given.
+func workflow(server, tools string) string {
+	return fmt.Sprintf(`
+orchestrator:
+  id: mcp
+  agents: [asker]
+  mcp_servers:
+    t: %s
+agents:
+  - id: asker
+    type: openai-answer
+    model: gpt-4o-mini
+    prompt: "Answer: {{ input }}"
+    tools: %s
+`, server, tools)
+}
+
+// stdio is the server entry of the test binary as a stdio server in mode.
+func stdio(t *testing.T, mode string, extra string) string {
+	t.Helper()
+	t.Setenv("COGLOOP_MCP_SERVER", mode)
+	return fmt.Sprintf("{command: [%q], env: [COGLOOP_MCP_SERVER, COGLOOP_MCP_PIDS]%s}", os.Args[0], extra)
+}
+
+// run runs wf with the scripted replies of script and returns the events.
+func run(t *testing.T, wf, script string) (*cogloop.Result, []event.Event, error) {
+	t.Helper()
+	w, err := cogloop.Parse([]byte(wf), "mcp.yaml")
+	require.NoError(t, err)
+	s, err := scripted.Parse([]byte(script), "s.yaml")
+	require.NoError(t, err)
+	rec := &agenttest.Recorder{}
+	res, err := w.Run(context.Background(), "go", cogloop.WithModels(s), cogloop.WithObserver(rec.Observe))
+	return res, rec.Events(), err
+}
+
+// results are the tool.result events by call id.
+func results(evs []event.Event) []event.Event {
+	var out []event.Event
+	for _, e := range evs {
+		if e.Kind == event.ToolResult {
+			out = append(out, e)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Data["id"].(string) < out[j].Data["id"].(string) })
+	return out
+}
+
+// alive reports whether pid is a live process (a zombie is not).
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	return !strings.HasPrefix(rest, "Z")
+}
+
+// A stdio server's tools run through the tool loop: text, structured
+// content, images and resources summarised, isError and bad arguments told
+// to the model; the server and what it started are gone after the run.
+func TestStdioServerToolsInTheToolLoop(t *testing.T) {
+	pids := filepath.Join(t.TempDir(), "pids")
+	t.Setenv("COGLOOP_MCP_PIDS", pids)
+	wf := workflow(stdio(t, "serve", ""), "[t.echo, t.add, t.picture, t.fail, t.weather]")
+	res, evs, err := run(t, wf, `
+asker:
+  - tool_calls: [{tool: t.echo, args: {message: hi}}, {tool: t.add, args: {a: 2, b: 3}}]
+  - tool_calls: [{tool: t.picture, args: {}}, {tool: t.fail, args: {}}, {tool: t.add, args: {a: two}}, {tool: t.weather}]
+  - "done"
+`)
+	require.NoError(t, err)
+	assert.Equal(t, "done", res.Text())
+	rs := results(evs)
+	require.Len(t, rs, 6)
+	assert.Equal(t, "echo: hi", rs[0].Response)
+	assert.Equal(t, `{"sum":5}`, rs[1].Response, "the text carries the structured content: once is enough")
+	assert.Equal(t, "[image: image/png, 5 bytes]\n[resource: file:///notes.txt (text/plain)]\na note", rs[2].Response)
+	assert.Contains(t, rs[3].Error, "t.fail: disk full")
+	assert.Contains(t, rs[4].Error, "do not match the tool's input schema")
+	assert.JSONEq(t, `{"response": "sunny", "structured_content": {"temp": 21}}`, rs[5].Response)
+
+	var got [2]int
+	b, err := os.ReadFile(pids)
+	require.NoError(t, err)
+	_, err = fmt.Sscan(string(b), &got[0], &got[1])
+	require.NoError(t, err)
+	for _, pid := range got {
+		assert.False(t, alive(pid), "process %d (the server %d or its child %d) outlived the run", pid, got[0], got[1])
+	}
+}
+
+// A streamable HTTP server gets its headers, read from the environment;
+// their values reach no event.
+func TestHTTPServerHeadersFromTheEnvironment(t *testing.T) {
+	srv := httptest.NewServer(httpServer())
+	defer srv.Close()
+	t.Setenv("MCP_TEST_TOKEN", "s3cr3t-token-value")
+	wf := workflow(fmt.Sprintf(`{url: %q, headers: {Authorization: "Bearer ${MCP_TEST_TOKEN}"}}`, srv.URL), "[t.*]")
+	_, evs, err := run(t, wf, `
+asker:
+  - tool_calls: [{tool: t.whoami, args: {}}]
+  - "done"
+`)
+	require.NoError(t, err)
+	rs := results(evs)
+	require.Len(t, rs, 1)
+	assert.Equal(t, "bearer true, 25 bytes", rs[0].Response)
+	for _, e := range evs {
+		assert.NotContains(t, fmt.Sprintf("%+v", e), "s3cr3t")
+	}
+}
+
+// A tool that does not answer within call_timeout is a tool error for the
+// model, naming the server, the tool and the key to raise.
+func TestCallTimeoutIsAToolError(t *testing.T) {
+	wf := workflow(stdio(t, "serve", ", call_timeout: 50ms"), "[t.stall]")
+	_, evs, err := run(t, wf, `
+asker:
+  - tool_calls: [{tool: t.stall, args: {}}]
+  - "done"
+`)
+	require.NoError(t, err)
+	rs := results(evs)
+	require.Len(t, rs, 1)
+	assert.Contains(t, rs[0].Error, `mcp server "t"`)
+	assert.Contains(t, rs[0].Error, "tool stall did not answer within its call_timeout of 50ms")
+}
+
+// Servers that cannot serve fail the run before any agent, naming the
+// server and what to check; every wait is bounded.
+func TestServerFaultsFailTheRun(t *testing.T) {
+	addr := nettest.ClosedAddr(t)
+	cases := []struct {
+		name, mode, server, tools string
+		want                      []string
+	}{
+		{"missing tool", "serve", stdio(t, "", ""), "[t.eco]", []string{"tools names t.eco", "did you mean t.echo?", "its tools: "}},
+		{"command not found", "", `{command: [no-such-mcp-server-xyz]}`, "[t.echo]", []string{`mcp server "t"`, "did not start", "check that no-such-mcp-server-xyz is installed"}},
+		{"exits", "exit", stdio(t, "", ""), "[t.echo]", []string{"did not initialize", "cannot open the database"}},
+		{"hangs", "hang", stdio(t, "", ", start_timeout: 300ms"), "[t.echo]", []string{"did not initialize within its start_timeout of 300ms"}},
+		{"unreachable", "", fmt.Sprintf(`{url: "http://%s/mcp"}`, addr), "[t.echo]", []string{"did not initialize", "check that the server runs and the url is its MCP endpoint"}},
+		{"unset header variable", "", `{url: "http://127.0.0.1:1/mcp", headers: {X-Key: "${MCP_TEST_UNSET_VAR}"}}`, "[t.echo]", []string{"header X-Key names the environment variable MCP_TEST_UNSET_VAR, which is not set"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("COGLOOP_MCP_SERVER", tc.mode)
+			_, evs, err := run(t, workflow(tc.server, tc.tools), "asker: [done]")
+			require.Error(t, err)
+			for _, w := range tc.want {
+				assert.Contains(t, err.Error(), w)
+			}
+			for _, e := range evs {
+				assert.NotEqual(t, event.AgentStart, e.Kind, "no agent runs")
+			}
+		})
+	}
+}
+
+// Bad mcp_servers entries and unknown servers are load errors with positions.
+func TestLoadProblems(t *testing.T) {
+	cases := []struct{ server, tools, want string }{
+		{`{command: [x], url: "http://h/mcp"}`, "[t.a]", "has both command and url"},
+		{`{}`, "[t.a]", "needs command: [argv] (a stdio server) or url"},
+		{`{url: "ftp://h"}`, "[t.a]", "must start with http:// or https://"},
+		{`{url: "http://h/mcp", env: [HOME]}`, "[t.a]", "a url server reads ${NAME} in its headers"},
+		{`{command: [x], env: ["not a name"]}`, "[t.a]", "not an environment variable name"},
+		{`{command: [x]}`, "[u.a]", `tools names "u.a", which no agent defines`},
+		{`{command: [x], timeout: 3s}`, "[t.a]", "timeout"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.want, func(t *testing.T) {
+			_, err := cogloop.Parse([]byte(workflow(tc.server, tc.tools)), "mcp.yaml")
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Contains(t, err.Error(), "mcp.yaml:")
+		})
+	}
+}

@@ -1,0 +1,146 @@
+package mcp
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/cogloop/cogloop/agents/load"
+)
+
+// Defaults of a server's timeouts.
+const (
+	DefaultCallTimeout  = 60 * time.Second
+	DefaultStartTimeout = 30 * time.Second
+)
+
+// Server is one entry of mcp_servers: a command speaking MCP on stdio, or a
+// streamable HTTP endpoint.
+type Server struct {
+	Name string
+	// Command is the argv of a stdio server (no shell); Env the names of the
+	// environment variables it is given besides PATH.
+	Command []string
+	Env     []string
+	// URL is a streamable HTTP server's endpoint; Headers are sent with every
+	// request, ${NAME} in a value read from the environment at start.
+	URL     string
+	Headers map[string]string
+	// CallTimeout bounds one tool call; StartTimeout the start, initialize
+	// and tools/list.
+	CallTimeout, StartTimeout time.Duration
+	Pos                       load.Pos
+}
+
+// What names s for errors: mcp server "fs" (command npx …) or (url …).
+func (s *Server) What() string {
+	if s.URL != "" {
+		return fmt.Sprintf("mcp server %q (url %s)", s.Name, s.URL)
+	}
+	return fmt.Sprintf("mcp server %q (command %s)", s.Name, strings.Join(s.Command, " "))
+}
+
+var (
+	serverName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
+	envRef     = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]{0,127})\}`)
+)
+
+// Read reads key of c (mcp_servers: {name: {command | url, ...}}), recording
+// problems at their positions.
+func Read(c *load.Config, key string) []*Server {
+	if c.Recording() {
+		c.Decode(key, new(any)) // a map of names the user picks: any object
+		return nil
+	}
+	m := c.Map(key)
+	if m == nil {
+		return nil
+	}
+	var out []*Server
+	for _, name := range m.Keys() {
+		if !serverName.MatchString(name) {
+			m.Errorf(name, "mcp server name %q must be a letter then letters, digits, _ or - (it prefixes its tools: %s.TOOL)", name, name)
+			continue
+		}
+		sc := m.Map(name)
+		if sc == nil {
+			m.Errorf(name, "mcp server %q is empty: give {command: [argv]} or {url: http://…}", name)
+			continue
+		}
+		if s := readServer(sc, name); s != nil {
+			s.Pos = m.KeyPos(name)
+			out = append(out, s)
+		}
+	}
+	m.Done()
+	return out
+}
+
+func readServer(c *load.Config, name string) *Server {
+	s := &Server{Name: name}
+	s.Command = c.Strings("command")
+	s.Env = c.Strings("env")
+	s.URL = strings.TrimSpace(c.String("url", ""))
+	if h := c.Map("headers"); h != nil {
+		s.Headers = map[string]string{}
+		for _, k := range h.Keys() {
+			s.Headers[k] = h.String(k, "")
+		}
+		h.Done()
+	}
+	s.CallTimeout = c.Duration("call_timeout", DefaultCallTimeout)
+	s.StartTimeout = c.Duration("start_timeout", DefaultStartTimeout)
+	switch {
+	case len(s.Command) > 0 && s.URL != "":
+		c.Errorf("url", "mcp server %q has both command and url: a server is a command (stdio) or a url (streamable HTTP)", name)
+	case len(s.Command) == 0 && s.URL == "":
+		c.Errorf("", "mcp server %q needs command: [argv] (a stdio server) or url: http://… (streamable HTTP)", name)
+	case s.URL != "" && !strings.HasPrefix(s.URL, "http://") && !strings.HasPrefix(s.URL, "https://"):
+		c.Errorf("url", "mcp server %q: url %q must start with http:// or https://", name, s.URL)
+	}
+	if s.URL != "" && len(s.Env) > 0 {
+		c.Errorf("env", "mcp server %q: env names variables given to a command; a url server reads ${NAME} in its headers instead", name)
+	}
+	if len(s.Command) > 0 && len(s.Headers) > 0 {
+		c.Errorf("headers", "mcp server %q: headers are sent to a url server; a command server gets env instead", name)
+	}
+	for _, e := range s.Env {
+		if !envRef.MatchString("${" + e + "}") {
+			c.Errorf("env", "mcp server %q: env lists %q, which is not an environment variable name (env: [HOME, GITHUB_TOKEN])", name, e)
+		}
+	}
+	c.Done()
+	return s
+}
+
+// header expands the ${NAME} references of a header value from the
+// environment; an unset variable is an error naming it.
+func (s *Server) header(k, v string) (string, error) {
+	var missing []string
+	out := envRef.ReplaceAllStringFunc(v, func(ref string) string {
+		name := envRef.FindStringSubmatch(ref)[1]
+		val, ok := os.LookupEnv(name)
+		if !ok {
+			missing = append(missing, name)
+		}
+		return val
+	})
+	if len(missing) > 0 {
+		return "", fmt.Errorf("%s: header %s names the environment variable %s, which is not set: set it, or change headers", s.What(), k, strings.Join(missing, ", "))
+	}
+	return out, nil
+}
+
+// env is a stdio server's environment: PATH and the variables Env names
+// that are set.
+func (s *Server) env() []string {
+	out := []string{}
+	for _, name := range append([]string{"PATH"}, s.Env...) {
+		if v, ok := os.LookupEnv(name); ok {
+			out = append(out, name+"="+v)
+		}
+	}
+	return out
+}
