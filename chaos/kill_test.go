@@ -131,7 +131,9 @@ func killInPass3(t *testing.T, bin, wf, script, url, ns string, at int) []event.
 	pr, pw, err := os.Pipe()
 	require.NoError(t, err)
 	defer func() { _ = pr.Close() }() // read end of a pipe
-	cmd := exec.Command(bin, "run", wf, "x", "--redis", url, "--namespace", ns, "--run-id", "k",
+	// Every trial's run is "k" (in its own namespace) and records into the
+	// one record dir: --replace-run starts the record over.
+	cmd := exec.Command(bin, "run", wf, "x", "--redis", url, "--namespace", ns, "--run-id", "k", "--replace-run",
 		"--script", script, "--trace", "/dev/fd/3")
 	cmd.ExtraFiles = []*os.File{pw}
 	var errb bytes.Buffer
