@@ -82,7 +82,7 @@ func TestImportDirections(t *testing.T) {
 		"agents/retry":    {"agents", "agents/event", "agents/fault", "agents/load", "agents/secrets", "agents/spend"},
 		"agents/scripted": {"agents", "agents/fault", "agents/load", "agents/retry", "agents/spend", "internal/"},
 		"scoring":         {"agents/load", "cognition", "cognition/", "configs", "internal/"},
-		"mcp":             {"agents", "agents/load", "agents/fault"},
+		"mcp":             {"agents", "agents/load", "agents/fault", "internal/"},
 	}
 	for dir, allowed := range may {
 		t.Run(dir, func(t *testing.T) {

@@ -1,11 +1,11 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cogloop/cogloop/internal/jsonschemax"
 	"path"
 	"strings"
 
@@ -199,20 +199,8 @@ func jsonMap(v any) (map[string]any, error) {
 const schemaURL = "urn:cogloop:mcp-tool"
 
 func compile(params map[string]any) (*jsonschema.Schema, error) {
-	raw, err := json.Marshal(params)
-	if err != nil {
-		return nil, err
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
-	}
-	cp := jsonschema.NewCompiler()
-	cp.DefaultDraft(jsonschema.Draft2020)
-	if err := cp.AddResource(schemaURL, doc); err != nil {
-		return nil, err
-	}
-	return cp.Compile(schemaURL)
+	sch, _, err := jsonschemax.Compile(params, schemaURL)
+	return sch, err
 }
 
 // maxArgs bounds the arguments of one call.
