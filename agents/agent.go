@@ -63,6 +63,21 @@ type LoopState struct {
 	Metadata map[string]any
 	// Score is the previous iteration's score (0 on the first).
 	Score float64
+	// Task is the pass's task: the loop's input without OrKa's wrapper
+	// (after feedback: the previous answer, or the input with it appended).
+	Task any
+}
+
+// Past is PastLoops as typed values (see [ReadPastLoop]).
+func (s *LoopState) Past() []PastLoop {
+	if s == nil {
+		return nil
+	}
+	out := make([]PastLoop, len(s.PastLoops))
+	for i, m := range s.PastLoops {
+		out[i] = ReadPastLoop(m)
+	}
+	return out
 }
 
 // Run carries what every agent of one workflow run shares.

@@ -24,110 +24,129 @@ func Register(r *agents.Registry) {
 	r.MustRegister("loop", New)
 }
 
-// New builds a loop from its definition (the registry's factory for type: loop).
+// New builds a loop from its definition (the registry's factory for type:
+// loop): it reads the definition into a [Config], reporting problems at their
+// file:line:col, and builds the loop with [NewLoop].
 func New(b *agents.Builder, c *load.Config) (agents.Agent, error) {
-	n := &Node{id: idOf(c)}
+	cfg := readConfig(b, c)
+	if cfg.Body == nil {
+		return nil, nil
+	}
+	built, err := NewLoop(cfg)
+	if err != nil {
+		c.Errorf("", "%v", err)
+		return nil, nil
+	}
+	built.checkRefs(c)
+	built.noteExits(c)
+	built.checkConditionNames(c) // names.go
+	return built, nil
+}
+
+// readConfig reads a loop definition into a Config. The draft node n holds
+// what the readers of the YAML-only settings consult while reading (the
+// mappings, variables, stop_when); [NewLoop] builds the loop itself.
+func readConfig(b *agents.Builder, c *load.Config) Config {
+	cfg := Config{ID: idOf(c)}
+	n := &Node{id: cfg.ID}
+	y := &yamlParts{}
+	cfg.yaml = y
 	if !c.Has("max_loops") && !c.Has("max_iterations") {
 		c.Problems().Notef(c.Pos(), "%s: no max_loops: the loop runs at most 5 passes (OrKa's default); write max_loops: N (or max_iterations) to say so — strict mode requires it", c.What())
 	}
-	n.maxLoops = c.Int("max_loops", 5, 1, 1000)
+	cfg.MaxLoops = c.Int("max_loops", 5, 1, 1000)
 	if c.Has("max_iterations") {
 		if c.Has("max_loops") {
 			c.Errorf("max_iterations", "max_iterations is another name for max_loops; give one of them")
 		}
-		n.maxLoops = c.Int("max_iterations", 5, 1, 1000)
+		cfg.MaxLoops = c.Int("max_iterations", 5, 1, 1000)
 	}
-	n.threshold = c.Float("score_threshold", 0.8, 0, 1)
-	n.maxPastLoops = c.Int("max_past_loops", 20, 1, 1000)
-	n.historyBudget = readHistoryBudget(c)
-	n.timeout = readTimeout(c)
-	if n.timeout > maxTimeout {
-		c.Errorf("timeout", "timeout must be at most 24h, not %s", n.timeout)
+	cfg.Threshold = c.Float("score_threshold", 0.8, 0, 1)
+	cfg.MaxPastLoops = c.Int("max_past_loops", 20, 1, 1000)
+	y.historyBudget = readHistoryBudget(c)
+	cfg.Timeout = readTimeout(c)
+	if cfg.Timeout > maxTimeout {
+		c.Errorf("timeout", "timeout must be at most 24h, not %s", cfg.Timeout)
+		cfg.Timeout = maxTimeout
 	}
-	n.delay = c.Duration("delay", 0)
-	n.iterTimeout = c.Duration("iteration_timeout", 0)
+	cfg.Delay = c.Duration("delay", 0)
+	cfg.IterationTimeout = c.Duration("iteration_timeout", 0)
 	switch {
-	case c.Has("iteration_timeout") && n.iterTimeout <= 0:
+	case c.Has("iteration_timeout") && cfg.IterationTimeout <= 0:
 		c.Errorf("iteration_timeout", "iteration_timeout must be above zero (e.g. 30s): it bounds the time of one pass")
-	case n.iterTimeout > maxTimeout:
-		c.Errorf("iteration_timeout", "iteration_timeout must be at most 24h, not %s", n.iterTimeout)
-	case n.timeout > 0 && n.iterTimeout > n.timeout:
-		c.Warnf("iteration_timeout", "iteration_timeout %s is longer than the loop's timeout %s, so it never applies", n.iterTimeout, n.timeout)
+	case cfg.IterationTimeout > maxTimeout:
+		c.Errorf("iteration_timeout", "iteration_timeout must be at most 24h, not %s", cfg.IterationTimeout)
+	case cfg.Timeout > 0 && cfg.IterationTimeout > cfg.Timeout:
+		c.Warnf("iteration_timeout", "iteration_timeout %s is longer than the loop's timeout %s, so it never applies", cfg.IterationTimeout, cfg.Timeout)
 	}
-	n.maxLength = c.Int("max_length", DefaultMaxLength, 1, 1<<20)
-	n.feedback = readFeedback(c)
-	n.inputs = readInputMappings(c)
-	n.outputs = readOutputMappings(c)
-	switch r := c.String("return", "last"); r {
-	case "last":
-	case "best":
-		n.best = true
-	case "last_successful":
-		n.lastSuccessful = true
+	cfg.IterationTimeout = min(max(cfg.IterationTimeout, 0), maxTimeout)
+	cfg.Delay = max(cfg.Delay, 0)
+	cfg.MaxLength = c.Int("max_length", DefaultMaxLength, 1, 1<<20)
+	cfg.Feedback = readFeedback(c)
+	y.inputs = readInputMappings(c)
+	y.outputs = readOutputMappings(c)
+	n.inputs, n.outputs = y.inputs, y.outputs
+	switch r := c.String("return", ReturnLast); r {
+	case ReturnLast, ReturnBest, ReturnLastSuccessful:
+		cfg.Return = r
 	default:
 		c.Errorf("return", "return must be last, best or last_successful, not %q", r)
 	}
-	n.stop = readStopWhen(c, n.threshold)
-	n.sameAnswer = n.stop.comparesAnswers()
-	n.stopOnError, n.maxFailed = readErrorPolicy(c)
-	if n.budget, n.budgeted = b.Budget(c, "budget"); n.budgeted {
-		n.budget.Name = "loop " + strconv.Quote(n.id)
+	n.best = cfg.Return == ReturnBest
+	y.stop = readStopWhen(c, cfg.Threshold)
+	n.stop = y.stop
+	cfg.StopOnError, cfg.MaxFailedPasses = readErrorPolicy(c)
+	if l, ok := b.Budget(c, "budget"); ok {
+		cfg.Budget = &l
 	}
 	if c.Has("retry") {
 		// The loop reads retry: itself (so the builder does not wrap it): a
 		// failed pass runs again under the policy.
 		if p := retry.ReadPolicy(c, "retry", retry.DefaultAgent()); p.Type != retry.None && p.Count > 0 {
-			n.retry = &retry.Retrier{Policy: p}
+			cfg.Retry = &retry.Retrier{Policy: p}
 		}
 	}
-	n.outputAgent = c.String("output_agent", "")
+	cfg.OutputAgent = c.String("output_agent", "")
 	c.Ignore("prompt", "queue", "fallback_score", "timeout_score")
-	n.persistent = c.Bool("persist_across_runs", false)
-	n.historyTTL = c.Duration("history_ttl", 0)
-	if n.historyTTL > 0 && !n.persistent {
+	cfg.Persist = c.Bool("persist_across_runs", false)
+	cfg.HistoryTTL = c.Duration("history_ttl", 0)
+	if cfg.HistoryTTL > 0 && !cfg.Persist {
 		c.Warnf("history_ttl", "history_ttl has no effect without persist_across_runs: true")
 	}
+	cfg.HistoryTTL = max(cfg.HistoryTTL, 0)
 
-	n.scorer = buildScorer(b, c, &n.scoringCtx)
-	n.scoreMatters = scoreMatters(c, n)
-	n.extractor = buildExtractor(c)
-	n.regexBudget = c.Duration("regex_budget", cognition.DefaultPassBudget)
-	if c.Has("regex_budget") && n.regexBudget <= 0 {
+	y.scorer = buildScorer(b, c, &y.scoringCtx)
+	n.scorer = y.scorer
+	y.scoreMatters = scoreMatters(c, n)
+	y.extractor = buildExtractor(c)
+	cfg.RegexBudget = c.Duration("regex_budget", cognition.DefaultPassBudget)
+	if c.Has("regex_budget") && cfg.RegexBudget <= 0 {
 		c.Errorf("regex_budget", "regex_budget must be above zero (default %v): it bounds the regex time of one pass", cognition.DefaultPassBudget)
-		n.regexBudget = cognition.DefaultPassBudget
+		cfg.RegexBudget = cognition.DefaultPassBudget
 	}
-	n.metas = buildMetadata(b, c)
+	y.metas = buildMetadata(b, c)
 
-	n.vars = readVars(c, n.reservedVars())
-	n.updates = readUpdates(c, n.varNames())
-	n.declared = readDeclaredInputs(c)
-	n.declaredOuts = readDeclaredOutputs(c, n)
+	y.vars = readVars(c, n.reservedVars())
+	n.vars = y.vars
+	y.updates = readUpdates(c, n.varNames())
+	y.declared = readDeclaredInputs(c)
+	y.declaredOuts = readDeclaredOutputs(c, n)
 	checkVarMappings(c, n)
-	n.kind = n.loopKind()
-	n.failOn = readFailOn(c)
+	y.failOn = readFailOn(c)
 
 	if c.Has("workflow_ref") {
-		n.inner = buildRef(b, c)
+		cfg.Body = buildRef(b, c)
 	} else if iw := c.Node("internal_workflow"); iw == nil {
 		c.Errorf("", "missing internal_workflow: the workflow each iteration runs ({orchestrator: {...}, agents: [...]}), or workflow_ref: FILE")
 	} else {
-		inner, err := b.Workflow(iw, "loop "+strconv.Quote(n.id)+": internal_workflow")
+		inner, err := b.Workflow(iw, "loop "+strconv.Quote(cfg.ID)+": internal_workflow")
 		if err != nil {
 			c.Errorf("internal_workflow", "%v", err)
 		}
-		n.inner = inner
+		cfg.Body = inner
 		n.hintScoreSources(c, iw) // scorehint.go
 	}
-	if n.inner == nil {
-		return nil, nil
-	}
-	n.checkRefs(c)
-	n.noteExits(c)
-	if d, ok := n.inner.(interface{ Defines(id string) bool }); ok {
-		n.stop.setDefines(d.Defines)
-	}
-	n.checkConditionNames(c) // names.go
-	return n, nil
+	return cfg
 }
 
 // checkRefs reports conditions and mappings that name no agent of the internal

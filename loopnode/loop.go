@@ -80,6 +80,9 @@ type Node struct {
 	kind           string          // the loop kind events name (threshold, until, while, ...)
 	retry          *retry.Retrier  // retry: a failed pass runs again under it; nil none
 	failOn         []string        // fail_on: stop reasons that fail the run
+
+	metaFunc func(Pass) map[string]any // Config.MetadataFunc
+	until    func(Pass) bool           // Config.Until
 }
 
 var _ agents.Agent = (*Node)(nil)
@@ -504,7 +507,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	}
 	out, attempts, err := n.runPass(passCtx, in, path, agents.Input{
 		Value:  wrapper,
-		Loop:   &agents.LoopState{Number: loop, PastLoops: seen, Metadata: meta, Score: st.score},
+		Loop:   &agents.LoopState{Number: loop, PastLoops: seen, Metadata: meta, Score: st.score, Task: st.input},
 		Vars:   n.passVars(in, st, loop, st.input, parent),
 		Path:   path,
 		Run:    in.Run,
@@ -542,6 +545,8 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 		insights: lessons.Insights, improvements: lessons.Improvements, mistakes: lessons.Mistakes,
 		other: lessons.Other,
 	})
+	pass := Pass{Number: loop, Score: sc.Value, ScoreFound: sc.Found, Answer: answer, Lessons: lessons, Input: st.input, Outputs: out.Children}
+	n.goEntry(entry, pass) // build.go
 	judged = append(judged, metadataWarnings(warns)...)
 	it.Warnings = cognition.Messages(judged)
 	werr := n.warnPass(in, path, loop, sc, judged) // strict mode: a warning ends the loop after this pass
@@ -576,6 +581,9 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	stop, reason, rs, cerr := n.checkAfter(in, st, loop, sc.Value, observed)
 	if uerr != nil && cerr == nil {
 		cerr = uerr
+	}
+	if !stop && cerr == nil && n.goStop(pass) {
+		stop, reason = true, StopCondition
 	}
 	policy := n.policyStop(st, loop, failed)
 	if stop && cerr == nil && !n.stopOnError {

@@ -1,0 +1,276 @@
+package loopnode
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/retry"
+	"github.com/cogloop/cogloop/agents/spend"
+	"github.com/cogloop/cogloop/cognition"
+	"github.com/cogloop/cogloop/cognition/scorer"
+	"github.com/cogloop/cogloop/prompt"
+)
+
+// Config is a loop's definition as a Go value. [NewLoop] builds a loop from
+// it; the YAML factory (type: loop, [New]) reads a definition into a Config
+// and calls the same constructor, so a loop built in Go and one written in
+// YAML run the same code. Zero fields take the defaults their comments name;
+// MaxLoops, Threshold and Body have none.
+type Config struct {
+	// ID names the loop in paths, events, checkpoints and persisted history.
+	ID string
+	// Body is what one pass runs: an agent, an [agents.Sequence] of steps, a
+	// fork (flow.NewFork), or a built YAML workflow.
+	Body agents.Agent
+	// MaxLoops bounds the passes (1..1000; YAML's max_loops, default 5 there).
+	MaxLoops int
+	// Threshold is the score (0..1) that ends the loop (score_threshold,
+	// default 0.8 in YAML).
+	Threshold float64
+	// Score says how a pass's score is read from its outputs
+	// (score_extraction_pattern, score_extraction_config, score_from, ...);
+	// the zero value uses OrKa's default patterns.
+	Score scorer.ScoreConfig
+	// Lessons are the cognitive_extraction patterns that fill each pass's
+	// insights, improvements and mistakes.
+	Lessons cognition.ExtractConfig
+	// Metadata are past_loops_metadata templates (key → template over
+	// loop_number, score, insights, improvements, mistakes, input, ...); nil
+	// keeps OrKa's default entry. MetadataFunc adds Go-computed fields to
+	// each entry after the templates.
+	Metadata     map[string]string
+	MetadataFunc func(p Pass) map[string]any
+	// Until, when set, ends the loop after a pass it returns true for, with
+	// stop reason [StopCondition] (besides the threshold).
+	Until func(p Pass) bool
+	// MaxPastLoops bounds the history kept (default 20).
+	MaxPastLoops int
+	// Timeout bounds the whole loop (0: no bound; YAML's default is
+	// [DefaultTimeout]); IterationTimeout one pass; Delay waits between passes.
+	Timeout, IterationTimeout, Delay time.Duration
+	// Feedback is what the next pass gets as input: [FeedbackNone] (default),
+	// [FeedbackReplace] or [FeedbackAppend].
+	Feedback string
+	// Return is which pass the loop's answer comes from: [ReturnLast]
+	// (default), [ReturnBest] or [ReturnLastSuccessful].
+	Return string
+	// OutputAgent names the agent of Body whose response is the answer
+	// (default: the first agent with non-empty text).
+	OutputAgent string
+	// MaxLength cuts each pass's answer in the iterations list (default
+	// [DefaultMaxLength]).
+	MaxLength int
+	// Persist keeps the history across runs in the run's memory store (the
+	// default in-memory store, or Redis), expiring after HistoryTTL (0: never).
+	Persist    bool
+	HistoryTTL time.Duration
+	// StopOnError ends the loop at the first pass with a failed agent;
+	// otherwise MaxFailedPasses failed passes in a row do (default
+	// [DefaultMaxFailedPasses]).
+	StopOnError     bool
+	MaxFailedPasses int
+	// Budget limits the tokens and cost of all passes; nil limits nothing.
+	Budget *spend.Limit
+	// Retry runs a failed pass again under its policy; nil does not.
+	Retry *retry.Retrier
+	// RegexBudget bounds the regex time of one pass (default
+	// cognition.DefaultPassBudget).
+	RegexBudget time.Duration
+
+	// yaml holds what only the YAML reader sets (stop_when, vars, mappings,
+	// declared inputs and outputs, ...) and the patterns and templates it
+	// compiled itself to place errors at file:line:col.
+	yaml *yamlParts
+}
+
+// yamlParts are the loop settings only YAML can express today.
+type yamlParts struct {
+	historyBudget historyBudget
+	inputs        []inputMapping
+	outputs       []outputMapping
+	stop          *condition
+	vars          []loopVar
+	updates       []varUpdate
+	declared      []declaredInput
+	declaredOuts  []string
+	failOn        []string
+	scoringCtx    any
+	scoreMatters  bool
+	scorer        *scorer.Scorer
+	extractor     *cognition.Extractor
+	metas         []metaTemplate
+}
+
+// Feedback modes (Config.Feedback, YAML feedback:).
+const (
+	FeedbackNone    = feedbackNone
+	FeedbackReplace = feedbackReplace
+	FeedbackAppend  = feedbackAppend
+)
+
+// Return modes (Config.Return, YAML return:).
+const (
+	ReturnLast           = "last"
+	ReturnBest           = "best"
+	ReturnLastSuccessful = "last_successful"
+)
+
+// Pass is what Config.Until and Config.MetadataFunc see of a pass that ran
+// to the end.
+type Pass struct {
+	// Number is the pass (1-based), Score its score (ScoreFound false when
+	// no score could be read).
+	Number     int
+	Score      float64
+	ScoreFound bool
+	// Answer is the pass's answer (OutputAgent's response, else the first
+	// agent's text).
+	Answer any
+	// Lessons are what cognitive extraction found in the pass.
+	Lessons cognition.Extraction
+	// Input is the pass's task (after feedback), Outputs its agents' outputs.
+	Input   any
+	Outputs *agents.Outputs
+}
+
+// NewLoop builds a loop from cfg: the constructor behind type: loop too. A
+// field out of range is an error naming it.
+func NewLoop(cfg Config) (*Node, error) {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if cfg.Body == nil {
+		bad("loop %q: Body is nil: give the agent (or agents.Sequence) one pass runs", cfg.ID)
+	}
+	if cfg.MaxLoops < 1 || cfg.MaxLoops > 1000 {
+		bad("loop %q: MaxLoops must be 1..1000, not %d", cfg.ID, cfg.MaxLoops)
+	}
+	if cfg.Threshold < 0 || cfg.Threshold > 1 {
+		bad("loop %q: Threshold must be 0..1, not %g", cfg.ID, cfg.Threshold)
+	}
+	for what, d := range map[string]time.Duration{"Timeout": cfg.Timeout, "IterationTimeout": cfg.IterationTimeout} {
+		if d < 0 || d > maxTimeout {
+			bad("loop %q: %s must be 0..24h, not %s", cfg.ID, what, d)
+		}
+	}
+	if !slices.Contains([]string{"", FeedbackNone, FeedbackReplace, FeedbackAppend}, cfg.Feedback) {
+		bad("loop %q: Feedback must be none, replace or append, not %q", cfg.ID, cfg.Feedback)
+	}
+	if !slices.Contains([]string{"", ReturnLast, ReturnBest, ReturnLastSuccessful}, cfg.Return) {
+		bad("loop %q: Return must be last, best or last_successful, not %q", cfg.ID, cfg.Return)
+	}
+	for what, v := range map[string]int{"MaxPastLoops": cfg.MaxPastLoops, "MaxLength": cfg.MaxLength, "MaxFailedPasses": cfg.MaxFailedPasses} {
+		if v < 0 {
+			bad("loop %q: %s must not be negative, not %d", cfg.ID, what, v)
+		}
+	}
+	if cfg.Delay < 0 || cfg.RegexBudget < 0 || cfg.HistoryTTL < 0 {
+		bad("loop %q: Delay, RegexBudget and HistoryTTL must not be negative", cfg.ID)
+	}
+	y := cfg.yaml
+	if y == nil {
+		y = &yamlParts{scoreMatters: true}
+		var err error
+		if y.scorer, err = scorer.NewScorer(cfg.Score); err != nil {
+			bad("loop %q: Score: %w", cfg.ID, err)
+		}
+		if y.extractor, err = cognition.NewExtractor(cfg.Lessons); err != nil {
+			bad("loop %q: Lessons: %w", cfg.ID, err)
+		}
+		if y.metas, err = goMetadata(cfg.Metadata); err != nil {
+			bad("loop %q: Metadata: %w", cfg.ID, err)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	n := &Node{
+		id: cfg.ID, inner: cfg.Body, maxLoops: cfg.MaxLoops, threshold: cfg.Threshold,
+		scorer: y.scorer, extractor: y.extractor, metas: y.metas, metaFunc: cfg.MetadataFunc, until: cfg.Until,
+		maxPastLoops: orDefault(cfg.MaxPastLoops, 20), historyBudget: y.historyBudget,
+		timeout: cfg.Timeout, iterTimeout: cfg.IterationTimeout, delay: cfg.Delay,
+		outputAgent: cfg.OutputAgent, scoringCtx: y.scoringCtx,
+		persistent: cfg.Persist, historyTTL: cfg.HistoryTTL,
+		feedback: cfg.Feedback, inputs: y.inputs, outputs: y.outputs,
+		best: cfg.Return == ReturnBest, lastSuccessful: cfg.Return == ReturnLastSuccessful,
+		stop: y.stop, regexBudget: cfg.RegexBudget, scoreMatters: y.scoreMatters,
+		stopOnError: cfg.StopOnError, maxFailed: orDefault(cfg.MaxFailedPasses, DefaultMaxFailedPasses),
+		vars: y.vars, updates: y.updates, declared: y.declared, declaredOuts: y.declaredOuts,
+		maxLength: orDefault(cfg.MaxLength, DefaultMaxLength), retry: cfg.Retry, failOn: y.failOn,
+	}
+	if n.feedback == "" {
+		n.feedback = feedbackNone
+	}
+	if n.regexBudget == 0 {
+		n.regexBudget = cognition.DefaultPassBudget
+	}
+	if cfg.Budget != nil {
+		n.budget, n.budgeted = *cfg.Budget, true
+		n.budget.Name = "loop " + strconv.Quote(n.id)
+	}
+	n.sameAnswer = n.stop.comparesAnswers()
+	n.kind = n.loopKind()
+	if d, ok := n.inner.(interface{ Defines(id string) bool }); ok {
+		n.stop.setDefines(d.Defines)
+	}
+	return n, nil
+}
+
+func orDefault(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// goMetadata parses Config.Metadata's templates in key order; nil keeps
+// OrKa's default entry.
+func goMetadata(m map[string]string) ([]metaTemplate, error) {
+	if m == nil {
+		return defaultMetadata()
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([]metaTemplate, 0, len(keys))
+	for _, k := range keys {
+		t, err := prompt.Parse("past_loops_metadata."+k, m[k], prompt.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", k, err)
+		}
+		out = append(out, newMeta(k, t))
+	}
+	return out, nil
+}
+
+// defaultMetadata is OrKa's default past_loops entry: each key renders its
+// own variable.
+func defaultMetadata() ([]metaTemplate, error) {
+	out := make([]metaTemplate, 0, len(defaultMetadataKeys))
+	for _, k := range defaultMetadataKeys {
+		t, err := prompt.Parse("past_loops_metadata."+k, "{{ "+k+" }}", prompt.Options{})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, newMeta(k, t))
+	}
+	return out, nil
+}
+
+// goEntry adds Config.MetadataFunc's fields to a pass's history entry.
+func (n *Node) goEntry(entry map[string]any, p Pass) {
+	if n.metaFunc == nil {
+		return
+	}
+	for k, v := range n.metaFunc(p) {
+		entry[k] = agents.Plain(v)
+	}
+}
+
+// goStop reports whether Config.Until ends the loop after pass p.
+func (n *Node) goStop(p Pass) bool { return n.until != nil && n.until(p) }
