@@ -83,6 +83,7 @@ func NewFork(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		return f, nil
 	}
 	seen := map[string]int{}
+	cfg := ForkConfig{ID: f.id, Mode: f.mode, MaxConcurrency: f.limit, FailFast: f.failFast}
 	for i, item := range targets.Content {
 		item = load.Resolve(item)
 		ids, pos := idList(c, "targets", item)
@@ -106,21 +107,9 @@ func NewFork(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		if len(steps) == 0 {
 			continue
 		}
-		f.branches = append(f.branches, agents.Sequence{Steps: steps, StopOnError: f.failFast})
-		branchIDs := make([]string, len(steps))
-		for k, st := range steps {
-			branchIDs[k] = st.ID
-		}
-		f.ids = append(f.ids, branchIDs)
-		values := make([]any, len(branchIDs))
-		for k, id := range branchIDs {
-			values[k] = id
-		}
-		f.idValues = append(f.idValues, values)
-		f.flat = append(f.flat, branchIDs...)
-		f.flatVals = append(f.flatVals, values...)
+		cfg.Branches = append(cfg.Branches, steps)
 	}
-	return f, nil
+	return newFork(cfg), nil
 }
 
 // ExposesChildren is always true: later agents see the branch agents' outputs.

@@ -72,20 +72,20 @@ const maxDecisionText = 64 << 10
 // NewRouter builds a router from its definition (the registry's factory for
 // type router). An undefined decision_key or route agent is a load problem.
 func NewRouter(b *agents.Builder, c *load.Config) (agents.Agent, error) {
-	r := &Router{id: c.String("id", ""), steps: map[string]agents.Step{}}
+	cfg := RouterConfig{ID: c.String("id", "")}
 	c.Ignore(orkaIgnored...)
 	params := c.Map("params")
 	if params == nil {
 		c.Errorf("", "missing params: {decision_key: <agent id>, routing_map: {value: [agent ids]}}")
-		return r, nil
+		return newRouter(cfg), nil
 	}
 	defer params.Done()
 
-	r.key = strings.TrimSpace(params.String("decision_key", ""))
-	if r.key == "" {
+	cfg.DecisionKey = strings.TrimSpace(params.String("decision_key", ""))
+	if cfg.DecisionKey == "" {
 		params.Errorf("", "missing decision_key: the id of the agent whose answer picks the route")
-	} else if _, found := b.TypeOf(r.key); !found {
-		params.Errorf("decision_key", "decision_key names %q, which no agent of this workflow defines", r.key)
+	} else if _, found := b.TypeOf(cfg.DecisionKey); !found {
+		params.Errorf("decision_key", "decision_key names %q, which no agent of this workflow defines", cfg.DecisionKey)
 	}
 
 	rm := params.Node("routing_map")
@@ -109,9 +109,7 @@ func NewRouter(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 				continue
 			}
 			seen[k.Value] = params.PosOf(k)
-			rt := route{key: k.Value, lower: fold(k.Value), bool: boolKey(k.Value)}
-			rt.steps = r.resolve(b, params, "routing_map", rm.Content[i+1])
-			r.routes = append(r.routes, rt)
+			cfg.Routes = append(cfg.Routes, Route{Key: k.Value, Steps: resolve(b, params, "routing_map", rm.Content[i+1])})
 		}
 	}
 
@@ -124,23 +122,22 @@ func NewRouter(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		}
 	}
 	if fbNode != nil && !(fbNode.Kind == yaml.ScalarNode && fbNode.Tag == "!!null") {
-		r.fallback = &route{key: "fallback_route", bool: -1, steps: r.resolve(b, fbConfig, "fallback_route", fbNode)}
+		cfg.Fallback = resolve(b, fbConfig, "fallback_route", fbNode)
+		if cfg.Fallback == nil {
+			cfg.Fallback = []agents.Step{}
+		}
 	}
-	return r, nil
+	return newRouter(cfg), nil
 }
 
 // resolve reads a route's agent ids and finds their agents.
-func (r *Router) resolve(b *agents.Builder, c *load.Config, key string, n *yaml.Node) []agents.Step {
+func resolve(b *agents.Builder, c *load.Config, key string, n *yaml.Node) []agents.Step {
 	ids, pos := idList(c, key, n)
 	steps := make([]agents.Step, 0, len(ids))
 	for i, id := range ids {
 		st, ok := ref(b, c, key, id, pos[i])
 		if !ok {
 			continue
-		}
-		if _, known := r.steps[id]; !known {
-			r.steps[id] = st
-			r.refs = append(r.refs, id)
 		}
 		steps = append(steps, st)
 	}
