@@ -61,8 +61,10 @@ type LoopResult struct {
 	// ThresholdMet reports that the score reached score_threshold.
 	ThresholdMet bool
 	// StopReason says why the loop ended: threshold, max_loops, timeout, budget,
-	// error, canceled, a stop condition's kind, ...
-	StopReason string
+	// error, canceled, a stop condition's kind, ... (the loopnode.Stop
+	// constants). A loop stopped by the run's cancellation is canceled, by its
+	// deadline timeout, by a fatal error error; it keeps its completed passes.
+	StopReason loopnode.StopReason
 	// Error is the error that stopped the loop (stop_reason error), if any.
 	Error string
 	// Iterations are the passes in order, including one cut short.
@@ -71,6 +73,11 @@ type LoopResult struct {
 	Usage spend.Usage
 	// Response is the loop's answer.
 	Response any
+	// BestAnswer is the answer of the best-scored pass whose answer did not fail.
+	BestAnswer any
+	// PastLoops is the history the loop ended with, as typed entries
+	// (number, score, insights, improvements, mistakes, extra metadata).
+	PastLoops []agents.PastLoop
 }
 
 // IterationResult is one pass of a loop.
@@ -83,6 +90,8 @@ type IterationResult struct {
 	Completed bool
 	Usage     spend.Usage
 	Warnings  []string
+	// Answer is the pass's answer text, cut to the loop's max_length.
+	Answer string
 }
 
 // Loops returns every loop of the run's outputs in run order: the top-level
@@ -130,13 +139,15 @@ func loopResult(id, path string, o agents.Output) (LoopResult, bool) {
 		Error:          r.Error,
 		Usage:          r.Usage,
 		Response:       o.Response,
+		BestAnswer:     r.BestAnswer,
+		PastLoops:      slices.Clone(r.PastLoops),
 	}
 	if l.Usage == (spend.Usage{}) {
 		l.Usage = o.Usage
 	}
 	for _, it := range r.Iterations {
 		l.Iterations = append(l.Iterations, IterationResult{Number: it.Number, Score: it.Score, ScoreFound: it.ScoreFound,
-			Completed: it.Completed, Usage: it.Usage, Warnings: slices.Clone(it.Warnings)})
+			Completed: it.Completed, Usage: it.Usage, Warnings: slices.Clone(it.Warnings), Answer: it.Answer})
 	}
 	return l, true
 }

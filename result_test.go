@@ -112,7 +112,7 @@ agents:
 	require.NoError(t, err)
 	var got []string
 	for _, l := range res.Loops() {
-		got = append(got, l.Path+" "+l.StopReason)
+		got = append(got, l.Path+" "+string(l.StopReason))
 	}
 	assert.Equal(t, []string{"branch_loop threshold", "outer max_loops", "outer › inner threshold"}, got)
 }

@@ -90,7 +90,8 @@ var errNotBuilt = errors.New("agent was not built (see the load problems)")
 // with that path, turns a panic into an error with its stack, and turns a failure
 // into an error record ({status: error, error}) that keeps the output's prompt,
 // usage and children. It returns an error only when ctx is done or the failure
-// is fatal ([fault.IsFatal]): the run must stop, and the step has no record.
+// is fatal ([fault.IsFatal]): the run must stop, and the step has no record
+// unless its output carries a typed result (a loop's completed passes).
 func RunStep(ctx context.Context, s Step, in Input) (Output, error) {
 	out, _, err := runStep(ctx, s, in)
 	return out, err
@@ -143,7 +144,12 @@ func runStep(ctx context.Context, s Step, in Input) (out Output, fail, stop erro
 		in.Run.Emit(end)
 	}
 	if stop != nil {
-		return Output{}, nil, stop
+		if out.Typed == nil {
+			out = Output{}
+		}
+		// else: a loop stopped by a cancellation, a deadline or a fatal
+		// error still reports the passes it completed; the sequence records it.
+		return out, nil, stop
 	}
 	return out, fail, nil
 }
@@ -243,6 +249,10 @@ func (q Sequence) Run(ctx context.Context, in Input) (Output, error) {
 		sin.Previous = prev
 		out, fail, stop := runStep(ctx, s, sin)
 		if stop != nil {
+			if out.Typed != nil {
+				usage = usage.Add(out.Usage)
+				own.record(s.ID, &outVal{out: out})
+			}
 			return result(), stop
 		}
 		var next []Step

@@ -147,3 +147,15 @@ func newRouter(cfg RouterConfig) *Router {
 	}
 	return r
 }
+
+// ID is the fork's id.
+func (f *Fork) ID() string { return f.id }
+
+// Type is the fork's agent type name.
+func (f *Fork) Type() string { return TypeFork }
+
+// ID is the router's id.
+func (r *Router) ID() string { return r.id }
+
+// Type is the router's agent type name.
+func (r *Router) Type() string { return TypeRouter }

@@ -274,3 +274,9 @@ func (n *Node) goEntry(entry map[string]any, p Pass) {
 
 // goStop reports whether Config.Until ends the loop after pass p.
 func (n *Node) goStop(p Pass) bool { return n.until != nil && n.until(p) }
+
+// ID is the loop's id.
+func (n *Node) ID() string { return n.id }
+
+// Type is the loop's agent type name, loop.
+func (n *Node) Type() string { return "loop" }

@@ -364,7 +364,9 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 	}
 	in.Run.Emit(event.Event{Kind: event.LoopEnd, Node: in.Path, Agent: n.id, Type: "loop", Error: st.errText, Data: end})
 	switch {
-	case st.reason == StopCanceled:
+	case st.reason == StopCanceled, st.reason == StopTimeout && ctx.Err() != nil && !errors.Is(context.Cause(ctx), errLoopTimeout):
+		// The run was canceled or ran out of its deadline: the output keeps
+		// the completed passes (the sequence records it) and the error stops the run.
 		return out, fault.AtPath(in.Path, context.Cause(ctx))
 	case st.fatal != nil:
 		return out, st.fatal
@@ -673,8 +675,10 @@ func (n *Node) checkAfter(in agents.Input, st *state, loop int, score float64, o
 	return fired, reason, rs, err
 }
 
+// ctxReason is why a done ctx stopped the loop: timeout for its own timeout:
+// or the caller's deadline, canceled for a cancellation.
 func (n *Node) ctxReason(ctx context.Context) string {
-	if errors.Is(context.Cause(ctx), errLoopTimeout) {
+	if cause := context.Cause(ctx); errors.Is(cause, errLoopTimeout) || errors.Is(cause, context.DeadlineExceeded) {
 		return StopTimeout
 	}
 	return StopCanceled

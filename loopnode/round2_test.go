@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/loopnode"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -52,7 +53,7 @@ agents:
 	require.ErrorIs(t, err, cogloop.ErrRunFailed)
 	loops := res.Loops()
 	require.Len(t, loops, 1)
-	assert.Equal(t, "error", loops[0].StopReason)
+	assert.Equal(t, loopnode.StopReason(loopnode.StopError), loops[0].StopReason)
 	o, _ := res.Outputs.Get("l")
 	assert.Contains(t, o.Fields["error"], "ran over iteration_timeout 50ms and was cut short (on_error: stop)")
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/spend"
+	"github.com/cogloop/cogloop/loopnode"
 )
 
 // StatusIncomplete is the status of a record without its run.end event: the
@@ -85,7 +86,7 @@ func (l Loop) Nested() bool { return l.Shape != l.Path }
 func (l Loop) Result() cogloop.LoopResult {
 	r := cogloop.LoopResult{ID: l.ID, Path: l.Path, LoopsCompleted: l.LoopsCompleted, FinalScore: l.FinalScore,
 		BestScore: l.BestScore, BestIteration: l.BestIteration, ThresholdMet: l.StopReason == "threshold",
-		StopReason: l.StopReason, Error: l.Error, Usage: l.Usage}
+		StopReason: loopnode.StopReason(l.StopReason), Error: l.Error, Usage: l.Usage}
 	if r.StopReason == "" {
 		r.StopReason = "(not ended)"
 	}

@@ -73,7 +73,7 @@ func (r *evalResult) fill(res *cogloop.Result) {
 	loops := res.Loops()
 	for _, l := range loops {
 		r.Loops = append(r.Loops, evalLoop{ID: l.Path, Passes: l.LoopsCompleted, FinalScore: l.FinalScore,
-			BestScore: l.BestScore, ThresholdMet: l.ThresholdMet, StopReason: l.StopReason})
+			BestScore: l.BestScore, ThresholdMet: l.ThresholdMet, StopReason: string(l.StopReason)})
 		r.Passes += l.LoopsCompleted
 	}
 	if len(loops) > 0 {

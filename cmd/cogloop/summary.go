@@ -137,7 +137,7 @@ func loopLine(ls loopSummary, errs []cogloop.RunError) string {
 	if scores := scoreTrail(l.Iterations); scores != "" {
 		parts = append(parts, scores)
 	}
-	stopped := "stopped: " + l.StopReason
+	stopped := "stopped: " + string(l.StopReason)
 	if l.StopReason == "threshold" && known {
 		stopped += fmt.Sprintf(" (%.2f ≥ %.2f)", l.FinalScore, lim.threshold)
 	}
