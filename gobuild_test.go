@@ -11,6 +11,7 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/cognition"
@@ -308,4 +309,49 @@ agents:
 	got, want := run(goWorkflow(t, cfg)), run(fromYAML)
 	assert.Equal(t, want, got)
 	assert.Equal(t, gy.tasks, gg.tasks)
+}
+
+// The typed accessors read the loop events as emitted and as a run record
+// decodes them (JSON numbers as float64), to the same values.
+func TestTypedEventAccessors(t *testing.T) {
+	g := &goAgents{scores: []float64{0.5, 0.95}}
+	var mu sync.Mutex
+	var events []event.Event
+	_, err := goWorkflow(t, goLoopConfig(g)).Run(context.Background(), "x", cogloop.WithMemory(freshStore(t)),
+		cogloop.WithObserver(func(e event.Event) { mu.Lock(); events = append(events, e); mu.Unlock() }))
+	require.NoError(t, err)
+	var passes []event.LoopPass
+	var ended []event.LoopEnded
+	var started []event.LoopStarted
+	var status string
+	for _, e := range events {
+		var back event.Event
+		b, err := json.Marshal(e)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(b, &back))
+		if p, ok := e.LoopPass(); ok {
+			decoded, _ := back.LoopPass()
+			assert.Equal(t, p, decoded)
+			passes = append(passes, p)
+		}
+		if l, ok := e.LoopEnded(); ok {
+			decoded, _ := back.LoopEnded()
+			assert.Equal(t, l, decoded)
+			ended = append(ended, l)
+		}
+		if s, ok := e.LoopStarted(); ok {
+			started = append(started, s)
+		}
+		if s, ok := e.RunStatus(); ok {
+			status = s
+		}
+		_, isPass := e.LoopPass()
+		assert.Equal(t, e.Kind == event.LoopIteration, isPass)
+	}
+	require.Len(t, passes, 2)
+	assert.Equal(t, event.LoopPass{Number: 2, MaxLoops: 5, Completed: true, Score: 0.95, Best: 0.95, Threshold: 0.9, ScoreFound: true,
+		Stop: true, Kind: "score", AnswerPreview: "draft 2 of x", Lessons: map[string]string{"insights": "pass 2 is clearer"}}, passes[1])
+	assert.Equal(t, []event.LoopEnded{{LoopsCompleted: 2, StopReason: "threshold", FinalScore: 0.95, BestScore: 0.95, BestIteration: 2}}, ended)
+	assert.Equal(t, []event.LoopStarted{{MaxLoops: 5, Threshold: 0.9}}, started)
+	assert.Equal(t, cogloop.StatusOK, status)
 }

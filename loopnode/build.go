@@ -23,8 +23,10 @@ import (
 type Config struct {
 	// ID names the loop in paths, events, checkpoints and persisted history.
 	ID string
-	// Body is what one pass runs: an agent, an [agents.Sequence] of steps, a
-	// fork (flow.NewFork), or a built YAML workflow.
+	// Body is what one pass runs: an [agents.Sequence] of steps (their
+	// outputs are what scores, lessons and templates read), a built YAML
+	// workflow, or any other agent, which runs as the one step of a sequence
+	// named by its ID() (a fork, a router, a loop), else "body".
 	Body agents.Agent
 	// MaxLoops bounds the passes (1..1000; YAML's max_loops, default 5 there).
 	MaxLoops int
@@ -188,7 +190,7 @@ func NewLoop(cfg Config) (*Node, error) {
 		return nil, errors.Join(errs...)
 	}
 	n := &Node{
-		id: cfg.ID, inner: cfg.Body, maxLoops: cfg.MaxLoops, threshold: cfg.Threshold,
+		id: cfg.ID, inner: passBody(cfg.Body), maxLoops: cfg.MaxLoops, threshold: cfg.Threshold,
 		scorer: y.scorer, extractor: y.extractor, metas: y.metas, metaFunc: cfg.MetadataFunc, until: cfg.Until,
 		maxPastLoops: orDefault(cfg.MaxPastLoops, 20), historyBudget: y.historyBudget,
 		timeout: cfg.Timeout, iterTimeout: cfg.IterationTimeout, delay: cfg.Delay,
@@ -217,6 +219,24 @@ func NewLoop(cfg Config) (*Node, error) {
 		n.stop.setDefines(d.Defines)
 	}
 	return n, nil
+}
+
+// passBody is what a pass runs for body: a sequence or a workflow (an agent
+// that tells which agents it defines) as it is, another agent as the one step
+// of a sequence, so that its output is recorded as the pass's outputs.
+func passBody(body agents.Agent) agents.Agent {
+	switch body.(type) {
+	case agents.Sequence, *agents.Sequence, interface{ Defines(id string) bool }:
+		return body
+	}
+	id, typ := "body", "go"
+	if n, ok := agents.Unwrap(body).(interface{ ID() string }); ok && n.ID() != "" {
+		id = n.ID()
+	}
+	if t, ok := agents.Unwrap(body).(interface{ Type() string }); ok {
+		typ = t.Type()
+	}
+	return agents.Sequence{Steps: []agents.Step{agents.NewStep(id, typ, body)}}
 }
 
 func orDefault(v, def int) int {

@@ -69,7 +69,7 @@ func (g *Gateway) Generate(ctx context.Context, req agents.Request) (agents.Repl
 	if err != nil {
 		return agents.Reply{}, fmt.Errorf("gateway: %w", err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
 		return agents.Reply{}, fmt.Errorf("gateway: %s", resp.Status)
 	}
