@@ -18,19 +18,23 @@ func (n *Node) output(in agents.Input, st *state, completed int) agents.Output {
 	for i, it := range st.iterations {
 		iters[i] = it.Map()
 	}
+	// The typed result is made first and the fields templates see are read
+	// from it (past_loops and iterations keep their template forms: the
+	// entries as rendered, and the passes' extra keys).
+	typed := n.result(st, completed)
 	fields := map[string]any{
 		"input":           in.Value,
 		"result":          result,
-		"loops_completed": completed,
-		"final_score":     st.score,
-		"threshold_met":   st.reason == StopThreshold,
+		"loops_completed": typed.LoopsCompleted,
+		"final_score":     typed.FinalScore,
+		"threshold_met":   typed.ThresholdMet,
 		"past_loops":      pastLoopsValue(st.past),
-		"stop_reason":     st.reason,
-		"best_score":      st.best,
-		"best_iteration":  st.bestIter,
+		"stop_reason":     string(typed.StopReason),
+		"best_score":      typed.BestScore,
+		"best_iteration":  typed.BestIteration,
 		"iterations":      iters,
-		"count":           completed,
-		"usage":           usageValue(st.usage),
+		"count":           typed.LoopsCompleted,
+		"usage":           usageValue(typed.Usage),
 	}
 	if len(n.outputs) > 0 || len(n.declaredOuts) > 0 {
 		last := pass
@@ -52,15 +56,15 @@ func (n *Node) output(in agents.Input, st *state, completed int) agents.Output {
 	if n.lastSuccessful {
 		fields["returned_iteration"] = pass
 	}
-	if st.errText != "" {
-		fields["error"] = st.errText
+	if typed.Error != "" {
+		fields["error"] = typed.Error
 	}
 	answer := n.answer(final)
 	return agents.Output{
 		Response: answer,
 		Fields:   fields,
 		Shape:    orkaShape(fields, answer),
-		Typed:    n.result(st, completed),
+		Typed:    typed,
 		Usage:    st.usage,
 		Children: final,
 	}
