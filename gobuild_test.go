@@ -16,6 +16,7 @@ import (
 	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/cognition"
 	"github.com/cogloop/cogloop/cognition/scorer"
+	"github.com/cogloop/cogloop/flow"
 	"github.com/cogloop/cogloop/loopnode"
 	"github.com/cogloop/cogloop/memory"
 	"github.com/stretchr/testify/assert"
@@ -354,4 +355,32 @@ func TestTypedEventAccessors(t *testing.T) {
 	assert.Equal(t, []event.LoopEnded{{LoopsCompleted: 2, StopReason: "threshold", FinalScore: 0.95, BestScore: 0.95, BestIteration: 2}}, ended)
 	assert.Equal(t, []event.LoopStarted{{MaxLoops: 5, Threshold: 0.9}}, started)
 	assert.Equal(t, cogloop.StatusOK, status)
+}
+
+// A fork as a loop's body runs as the pass's one step: its branch agents'
+// outputs are what the pass scores.
+func TestGoLoopForkBody(t *testing.T) {
+	answer := func(text string) agents.Agent {
+		return agents.Func(func(context.Context, agents.Input) (agents.Output, error) {
+			return agents.Output{Response: text}, nil
+		})
+	}
+	fork, err := flow.NewForkFrom(flow.ForkConfig{ID: "panel", Branches: [][]agents.Step{
+		{agents.NewStep("draft", "go", answer("a draft"))},
+		{agents.NewStep("judge", "go", answer("SCORE: 0.95"))},
+	}})
+	require.NoError(t, err)
+	loop, err := loopnode.NewLoop(loopnode.Config{ID: "l", Body: fork, MaxLoops: 3, Threshold: 0.9, OutputAgent: "draft",
+		Score: scorer.ScoreConfig{ExtractionPattern: `SCORE:\s*([0-9.]+)`, From: []string{"judge"}}})
+	require.NoError(t, err)
+	wf, err := cogloop.New("w", loop)
+	require.NoError(t, err)
+	res, err := wf.Run(context.Background(), "x", cogloop.WithMemory(freshStore(t)))
+	require.NoError(t, err)
+	l := res.Loops()[0]
+	assert.Equal(t, loopnode.StopReason(loopnode.StopThreshold), l.StopReason)
+	assert.Equal(t, 1, l.LoopsCompleted)
+	assert.Equal(t, "a draft", l.Response)
+	o, _ := res.Outputs.Get("l")
+	assert.ElementsMatch(t, []string{"panel", "draft", "judge"}, o.Children.IDs())
 }
