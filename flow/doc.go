@@ -8,6 +8,9 @@
 //
 // Every type here is an ordinary [agents.Agent] built from its YAML definition by
 // the factory [Register] adds to a registry; the package imports agents only.
+// A fork and a router can also be built in Go ([NewForkFrom] with a
+// [ForkConfig], [NewRouterFrom] with a [RouterConfig]); their YAML factories
+// read into those configs and build through the same code.
 // Branch agents and routes are agents of the same workflow, found through
 // [agents.Builder.Ref] at load time, so an undefined id is a load problem with its
 // file:line:col. What the workflow does with their outputs goes through two

@@ -6,6 +6,15 @@
 // error of the internal workflow. Behaviour follows OrKa's loop node ([intent] of
 // shared/reference/orka-loop-spec.md §1) with the decisions of DESIGN.md.
 //
+// # Built in Go or read from YAML
+//
+// [Config] is a loop's definition as a Go value and [NewLoop] its one
+// constructor: the YAML factory [New] reads a definition into a Config
+// (reporting problems at file:line:col) and builds through NewLoop. Go
+// agents inside read the loop state typed (agents.LoopState's Number, Task
+// and Past()); the loop's output carries its [Result] (Typed), from which
+// the fields templates see are read.
+//
 // # Scores and stopping
 //
 // The score comes from score_extraction_config (cognition's strategies), or
