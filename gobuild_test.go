@@ -384,3 +384,32 @@ func TestGoLoopForkBody(t *testing.T) {
 	o, _ := res.Outputs.Get("l")
 	assert.ElementsMatch(t, []string{"panel", "draft", "judge"}, o.Children.IDs())
 }
+
+// Checkpoints apply to a workflow built in Go: a run stopped in pass 2 is
+// resumed there, and pass 1 is not run again.
+func TestGoLoopResumes(t *testing.T) {
+	store := freshStore(t)
+	g := &goAgents{scores: []float64{0.5, 0.7, 0.95}}
+	g.onCritic = func(_ context.Context, n int) error {
+		if n == 2 {
+			return fault.Fatal(errors.New("the disk is gone"), "put the disk back")
+		}
+		return nil
+	}
+	wf := goWorkflow(t, goLoopConfig(g))
+	_, err := wf.Run(context.Background(), "x", cogloop.WithMemory(store), cogloop.WithRunID("go-resume"), cogloop.WithCheckpoints())
+	require.Error(t, err)
+	require.Len(t, g.tasks, 2, "the writer ran in passes 1 and 2")
+
+	g.onCritic = nil
+	g.tasks, g.seen = nil, nil
+	res, err := wf.Run(context.Background(), "x", cogloop.WithMemory(store), cogloop.WithResume("go-resume", false))
+	require.NoError(t, err)
+	assert.Len(t, g.tasks, 2, "passes 2 and 3 ran; pass 1 came from the checkpoint")
+	require.NotEmpty(t, g.seen)
+	require.Len(t, g.seen[0], 1, "pass 2 sees pass 1's lesson, restored")
+	assert.Equal(t, "pass 1 is clearer", g.seen[0][0].Insights)
+	l := res.Loops()[0]
+	assert.Equal(t, 3, l.LoopsCompleted)
+	assert.Equal(t, loopnode.StopReason(loopnode.StopThreshold), l.StopReason)
+}
