@@ -3,6 +3,9 @@ package agents
 import (
 	"maps"
 	"strconv"
+	"strings"
+
+	"github.com/cogloop/cogloop/internal/values"
 )
 
 // PastLoop is one entry of a loop's history (past_loops) as a Go value: the
@@ -54,16 +57,9 @@ func ReadPastLoop(m map[string]any) PastLoop {
 
 // number reads an entry's number: a Go number or its text.
 func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case float64:
-		return x, true
-	case string:
-		f, err := strconv.ParseFloat(x, 64)
+	if s, ok := v.(string); ok {
+		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		return f, err == nil
 	}
-	return 0, false
+	return values.Number(v), true
 }

@@ -102,6 +102,8 @@ func (e Event) RunStatus() (string, bool) {
 	return e.text("status"), true
 }
 
+// num reads a number as producers put it (int, int64, float64) or as JSON
+// decodes it (float64); event imports nothing that reads values for it.
 func (e Event) num(k string) float64 {
 	switch v := e.Data[k].(type) {
 	case float64:
