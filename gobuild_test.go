@@ -413,3 +413,45 @@ func TestGoLoopResumes(t *testing.T) {
 	assert.Equal(t, 3, l.LoopsCompleted)
 	assert.Equal(t, loopnode.StopReason(loopnode.StopThreshold), l.StopReason)
 }
+
+// A nested loop's typed result read back from a checkpoint keeps its history
+// and its passes' answers (the checkpoint stores them once, in the fields).
+func TestNestedLoopTypedResultAfterResume(t *testing.T) {
+	inner := &goAgents{scores: []float64{0.5, 0.95, 0.5, 0.95}}
+	innerLoop, err := loopnode.NewLoop(goLoopConfig(inner))
+	require.NoError(t, err)
+	fail := true
+	judgeScores := []float64{0.5, 0.3}
+	judge := agents.Func(func(_ context.Context, in agents.Input) (agents.Output, error) {
+		if in.Loop.Number == 2 && fail {
+			return agents.Output{}, fault.Fatal(errors.New("the disk is gone"), "put the disk back")
+		}
+		return agents.Output{Response: fmt.Sprintf("SCORE: %.2f", judgeScores[in.Loop.Number-1])}, nil
+	})
+	outer, err := loopnode.NewLoop(loopnode.Config{ID: "outer", MaxLoops: 2, Threshold: 0.9, Return: loopnode.ReturnBest,
+		Score: scorer.ScoreConfig{ExtractionPattern: `SCORE:\s*([0-9.]+)`, From: []string{"judge"}},
+		Body: agents.Sequence{Steps: []agents.Step{
+			agents.NewStep("improve", "loop", innerLoop),
+			agents.NewStep("judge", "go", judge),
+		}}})
+	require.NoError(t, err)
+	wf, err := cogloop.New("nested", outer)
+	require.NoError(t, err)
+	store := freshStore(t)
+	_, err = wf.Run(context.Background(), "x", cogloop.WithMemory(store), cogloop.WithRunID("nested-resume"), cogloop.WithCheckpoints())
+	require.Error(t, err)
+	fail = false
+	res, err := wf.Run(context.Background(), "x", cogloop.WithMemory(store), cogloop.WithResume("nested-resume", false))
+	require.NoError(t, err)
+	loops := res.Loops()
+	require.Len(t, loops, 2)
+	assert.Equal(t, "outer", loops[0].ID)
+	assert.Equal(t, 1, loops[0].BestIteration, "pass 1, restored from the checkpoint, is returned")
+	in := loops[1]
+	assert.Equal(t, "outer › improve", in.Path)
+	require.Len(t, in.PastLoops, 2)
+	assert.Equal(t, "pass 2 is clearer", in.PastLoops[1].Insights)
+	require.Len(t, in.Iterations, 2)
+	assert.Equal(t, "draft 1 of x", in.Iterations[0].Answer)
+	assert.Equal(t, "draft 2 of x", in.BestAnswer)
+}

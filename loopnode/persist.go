@@ -328,7 +328,7 @@ func restoreOutputs(list []savedOutput) *agents.Outputs {
 			out.Shape = agents.Plain(o.Shape).(map[string]any)
 		}
 		if o.Loop != nil {
-			out.Typed = o.Loop
+			out.Typed = o.Loop.restored(out.Fields)
 		}
 		outs = outs.With(o.ID, out)
 	}

@@ -28,7 +28,9 @@ type Result struct {
 	Usage          spend.Usage `json:"usage"`
 	// PastLoops is the history the loop ended with (persisted entries of
 	// earlier runs first), as typed entries of the past_loops templates see.
-	PastLoops []agents.PastLoop `json:"past_loops,omitempty"`
+	// A checkpoint does not store it twice: restoring reads it from the
+	// output's past_loops field (see restored).
+	PastLoops []agents.PastLoop `json:"-"`
 	// BestAnswer is the answer of the best-scored pass whose answer did not
 	// fail (nil when no pass completed).
 	BestAnswer any `json:"best_answer,omitempty"`
@@ -42,8 +44,9 @@ type Iteration struct {
 	Completed  bool        `json:"completed"`
 	Usage      spend.Usage `json:"usage"`
 	Warnings   []string    `json:"warnings,omitempty"`
-	// Answer is the pass's answer text, cut to the loop's max_length.
-	Answer string `json:"answer,omitempty"`
+	// Answer is the pass's answer text, cut to the loop's max_length (like
+	// PastLoops, restored from the output's iterations field).
+	Answer string `json:"-"`
 }
 
 // result is the typed outcome of st.
@@ -66,6 +69,27 @@ func (n *Node) result(st *state, completed int) *Result {
 	}
 	if best != nil {
 		r.BestAnswer = n.answer(best)
+	}
+	return r
+}
+
+// restored is r, read from a checkpoint, with what the checkpoint keeps only
+// in the output's fields: the history and each pass's answer.
+func (r *Result) restored(fields map[string]any) *Result {
+	if past, ok := fields["past_loops"].([]any); ok && len(past) > 0 {
+		r.PastLoops = make([]agents.PastLoop, 0, len(past))
+		for _, e := range past {
+			if m, ok := e.(map[string]any); ok {
+				r.PastLoops = append(r.PastLoops, agents.ReadPastLoop(m))
+			}
+		}
+	}
+	if its, ok := fields["iterations"].([]any); ok && len(its) == len(r.Iterations) {
+		for i, it := range its {
+			if m, ok := it.(map[string]any); ok {
+				r.Iterations[i].Answer, _ = m["response"].(string)
+			}
+		}
 	}
 	return r
 }
