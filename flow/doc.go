@@ -8,9 +8,6 @@
 //
 // Every type here is an ordinary [agents.Agent] built from its YAML definition by
 // the factory [Register] adds to a registry; the package imports agents only.
-// A fork and a router can also be built in Go ([NewForkFrom] with a
-// [ForkConfig], [NewRouterFrom] with a [RouterConfig]); their YAML factories
-// read into those configs and build through the same code.
 // Branch agents and routes are agents of the same workflow, found through
 // [agents.Builder.Ref] at load time, so an undefined id is a load problem with its
 // file:line:col. What the workflow does with their outputs goes through two
@@ -20,6 +17,10 @@
 // [agents.Director] (its chosen agents run right after it). Inside a loop the same
 // happens in every iteration's internal workflow, so a loop's iteration map holds
 // the fork, each branch agent, the join and the agents after it.
+//
+// A fork and a router can also be built in Go ([NewForkFrom] with a
+// [ForkConfig], [NewRouterFrom] with a [RouterConfig]); their YAML factories
+// read into those configs and build through the same code.
 //
 // # Fork and join
 //
