@@ -5,8 +5,12 @@ import (
 	"github.com/cogloop/cogloop/agents/spend"
 )
 
-// StopReason says why a loop ended. The Stop constants are its values; a
-// stop_when condition gives its own (evaluator_done, stable_output, ...).
+// StopReason says why a loop ended. The Stop constants are its values
+// (StopThreshold, StopMaxLoops, StopTimeout, StopCanceled, StopError,
+// StopBudget, StopCondition, ...). They are untyped constants, so they
+// compare and assign with a StopReason and with the plain strings of
+// events and template fields alike; in an interface comparison (a test's
+// assert.Equal) convert them: loopnode.StopReason(loopnode.StopThreshold).
 type StopReason string
 
 // Result is a loop's outcome as a Go value. The loop puts it in its output
