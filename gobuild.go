@@ -14,7 +14,8 @@ import (
 // budgets, events, tracing and the queue apply to it as to a loaded file.
 // An [agents.Sequence] root runs its steps as the workflow's queue; any
 // other root is its one step, named by its ID() when it has one (a loop, a
-// fork, a router), else by id. [WithPricing] and [WithStrict] apply.
+// fork, a router), else by id. [WithPricing] and [WithStrict] apply;
+// [WithRegistry] and [WithPresetsDir], which shape loading, are refused.
 //
 // Its Digest hashes the workflow id and its steps' ids and types: a resume
 // notices a changed queue, not a changed Go value.
@@ -22,6 +23,10 @@ func New(id string, root agents.Agent, opts ...LoadOption) (*Workflow, error) {
 	o := loadOptions{}
 	for _, fn := range opts {
 		fn(&o)
+	}
+	if o.reg != nil || o.presetsDir != "" {
+		// They shape how YAML is built; a Go workflow is built already.
+		return nil, fmt.Errorf("workflow %q: WithRegistry and WithPresetsDir apply to loading YAML, not to cogloop.New (pass presets to the loops' scoring instead)", id)
 	}
 	var steps []agents.Step
 	switch r := root.(type) {

@@ -256,6 +256,12 @@ func TestNewLoopErrors(t *testing.T) {
 	require.Error(t, err)
 	_, err = cogloop.New("w", agents.Sequence{})
 	assert.ErrorContains(t, err, `workflow "w" has no steps`)
+	_, err = cogloop.New("w", agents.Func(nil), cogloop.WithPresetsDir("presets"))
+	assert.ErrorContains(t, err, "WithRegistry and WithPresetsDir apply to loading YAML")
+	_, err = cogloop.New("w", agents.Sequence{Steps: []agents.Step{{ID: "a"}, {ID: "a", Agent: agents.Func(nil)}}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `step "a" has no agent`)
+	assert.Contains(t, err.Error(), `step id "a" is used twice`)
 }
 
 // The same loop written in YAML (its agents registered as Go types) and
