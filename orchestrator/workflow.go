@@ -35,6 +35,8 @@ type Workflow struct {
 	defined []string
 	// all lists every agent id of the file, nested workflows' too (top level only).
 	all []string
+	// loops are the shapes of the file's loops (top level only; shape.go).
+	loops []LoopShape
 	// budget is the orchestrator's budget:, nil when it has none.
 	budget *spend.Limit
 	// pricing is the file's pricing table.
