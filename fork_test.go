@@ -189,3 +189,160 @@ func TestForkAtEveryPassMatchesAFreshRun(t *testing.T) {
 		})
 	}
 }
+
+// forkParent runs forkWF as run "parent" on a fresh in-memory store.
+func forkParent(t *testing.T) (memory.Store, *scriptModels) {
+	t.Helper()
+	store, err := memory.NewInMemory(memory.Options{})
+	require.NoError(t, err)
+	wf, err := cogloop.Parse([]byte(forkWF), "fork.yaml")
+	require.NoError(t, err)
+	fresh := newScript(forkReplies(1))
+	_, err = wf.Run(context.Background(), "tides", cogloop.WithRunID("parent"), cogloop.WithCheckpoints(), cogloop.WithMemory(store), cogloop.WithModels(fresh))
+	require.NoError(t, err)
+	return store, fresh
+}
+
+// A fork may change prompts: the kept passes stay as they were, the passes
+// from K on use the new prompt. A new input reaches the passes from K on.
+func TestForkWithChangedPromptsAndInput(t *testing.T) {
+	store, fresh := forkParent(t)
+	changed := strings.Replace(forkWF, "Write about {{ get_input() }}", "Write briefly about {{ get_input() }}", 1)
+	wf, err := cogloop.Parse([]byte(changed), "fork.yaml")
+	require.NoError(t, err)
+	script := newScript(forkReplies(3))
+	res, err := wf.Run(context.Background(), "tides", cogloop.WithFork("parent", "3"), cogloop.WithRunID("f"), cogloop.WithMemory(store), cogloop.WithModels(script))
+	require.NoError(t, err)
+	require.Len(t, script.prompts["writer"], 3)
+	assert.Equal(t, strings.Replace(fresh.prompts["writer"][2], "Write about", "Write briefly about", 1), script.prompts["writer"][0],
+		"pass 3 runs the new prompt on the history of passes 1 and 2")
+	assert.Len(t, viewOf(t, res).History, 5)
+
+	script = newScript(forkReplies(4))
+	_, err = wf.Run(context.Background(), "coral", cogloop.WithFork("parent", "4"), cogloop.WithRunID("g"), cogloop.WithMemory(store), cogloop.WithModels(script))
+	require.NoError(t, err)
+	assert.Contains(t, script.prompts["writer"][0], "Write briefly about coral (pass 4). [1: 0.3 shorten paragraph 1]", "a new input, and the kept history")
+}
+
+// What a fork cannot do is refused before any model call, naming what.
+func TestForkRefusals(t *testing.T) {
+	store, _ := forkParent(t)
+	parse := func(src string) *cogloop.Workflow {
+		wf, err := cogloop.Parse([]byte(src), "fork.yaml")
+		require.NoError(t, err)
+		return wf
+	}
+	same := parse(forkWF)
+	editor := strings.Replace(forkWF, "agents: [writer, critic]", "agents: [writer, critic, editor]", 1)
+	editor = strings.Replace(editor, "        - {id: critic,", "        - {id: editor, type: openai-answer, model: m, prompt: \"edit\"}\n        - {id: critic,", 1)
+	fewer := strings.Replace(forkWF, "max_loops: 5", "max_loops: 3", 1)
+	for _, tc := range []struct {
+		name, parent, pass, id string
+		wf                     *cogloop.Workflow
+		want                   string
+		is                     error
+	}{
+		{"changed agents", "parent", "2", "a", parse(editor), `loop "l" ran agents [writer, critic], now [writer, critic, editor]`, cogloop.ErrWorkflowChanged},
+		{"pass never reached", "parent", "7", "b", same, `loop "l" of the run completed 5 passes: fork from a pass from 1 to 6`, nil},
+		{"max_loops below the pass", "parent", "4", "c", parse(fewer), `loop "l" has max_loops 3 in this workflow: pass 4 would not run`, nil},
+		{"unknown loop", "parent", "nope:2", "d", same, `the run has no checkpointed loop "nope"; its loops: l`, nil},
+		{"nested loop that is not there", "parent", "l:2/inner:1", "e", same, `pass l › iteration 2 has no checkpointed loop`, nil},
+		{"no such run", "ghost", "2", "f", same, "no checkpoint for this run", cogloop.ErrNoCheckpoint},
+		{"run id taken", "parent", "2", "parent", same, `the fork needs a run id of its own, not "parent"`, nil},
+		{"not a pass", "parent", "l:x", "g", same, `"x" is not a pass number from 1 to 1000`, nil},
+		{"pass 0", "parent", "0", "h", same, `"0" is not a pass number`, nil},
+		{"no loop before the colon", "parent", ":2", "i", same, `names no loop before the colon`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			script := newScript(nil)
+			_, err := tc.wf.Run(context.Background(), "tides", cogloop.WithFork(tc.parent, tc.pass), cogloop.WithRunID(tc.id),
+				cogloop.WithMemory(store), cogloop.WithModels(script))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Contains(t, err.Error(), fmt.Sprintf("fork run %q at pass %s", tc.parent, tc.pass))
+			if tc.is != nil {
+				assert.ErrorIs(t, err, tc.is)
+			}
+			assert.Empty(t, script.prompts, "no model was called")
+			_, ok, err := store.LoadCheckpoint(context.Background(), tc.id)
+			require.NoError(t, err)
+			assert.Equal(t, tc.id == "parent", ok, "a refused fork leaves no checkpoint")
+		})
+	}
+	// A fork into a run id that has a checkpoint is refused too.
+	_, err := same.Run(context.Background(), "tides", cogloop.WithFork("parent", "2"), cogloop.WithRunID("taken"), cogloop.WithMemory(store), cogloop.WithModels(newScript(forkReplies(2))))
+	require.NoError(t, err)
+	_, err = same.Run(context.Background(), "tides", cogloop.WithFork("parent", "2"), cogloop.WithRunID("taken"), cogloop.WithMemory(store), cogloop.WithModels(newScript(nil)))
+	require.ErrorContains(t, err, `run "taken" exists already: fork into a new run id`)
+}
+
+const nestedForkWF = `orchestrator: {id: nested, agents: [outer]}
+agents:
+  - id: outer
+    type: loop
+    max_loops: 3
+    score_threshold: 0.99
+    score_from: judge
+    internal_workflow:
+      orchestrator: {id: o, agents: [inner, judge]}
+      agents:
+        - id: inner
+          type: loop
+          max_loops: 3
+          score_threshold: 0.99
+          internal_workflow:
+            orchestrator: {id: i, agents: [w]}
+            agents:
+              - {id: w, type: openai-answer, model: m, prompt: "inner pass {{ loop_number }} after {{ get_past_loops() | length }}: {% for p in get_past_loops() %}{{ p.score }} {% endfor %}"}
+        - {id: judge, type: openai-answer, model: m, prompt: "judge outer pass {{ loop_number }}: {{ previous_outputs.inner.final_score }} {{ previous_outputs.inner.loops_completed }} after {% for p in get_past_loops() %}{{ p.score }} {% endfor %}"}
+`
+
+// nestedReplies answers the passes of nestedForkWF from outer pass o, inner pass i on.
+func nestedReplies(o, i int) map[string][]string {
+	out := map[string][]string{}
+	for op := o; op <= 3; op++ {
+		from := 1
+		if op == o {
+			from = i
+		}
+		for ip := from; ip <= 3; ip++ {
+			out["w"] = append(out["w"], fmt.Sprintf("draft %d.%d SCORE: 0.%d%d", op, ip, op, ip))
+		}
+		out["judge"] = append(out["judge"], fmt.Sprintf("SCORE: 0.%d", 3+op))
+	}
+	return out
+}
+
+// Nested: --pass outer:2/inner:3 keeps outer pass 1 and inner passes 1–2 of
+// outer pass 2, and runs the rest as the fresh run did.
+func TestForkNestedLoop(t *testing.T) {
+	store, err := memory.NewInMemory(memory.Options{})
+	require.NoError(t, err)
+	wf, err := cogloop.Parse([]byte(nestedForkWF), "nested.yaml")
+	require.NoError(t, err)
+	ctx := context.Background()
+	fresh := newScript(nestedReplies(1, 1))
+	want, err := wf.Run(ctx, "x", cogloop.WithRunID("p"), cogloop.WithCheckpoints(), cogloop.WithMemory(store), cogloop.WithModels(fresh))
+	require.NoError(t, err)
+	require.Len(t, fresh.prompts["w"], 9)
+
+	for _, tc := range []struct {
+		pass string
+		o, i int
+	}{{"outer:2/inner:3", 2, 3}, {"outer:2/inner:1", 2, 1}, {"outer:3/inner:2", 3, 2}, {"outer:2", 2, 1}} {
+		t.Run(tc.pass, func(t *testing.T) {
+			script := newScript(nestedReplies(tc.o, tc.i))
+			got, err := wf.Run(ctx, "x", cogloop.WithFork("p", tc.pass), cogloop.WithRunID("f "+tc.pass), cogloop.WithMemory(store), cogloop.WithModels(script))
+			require.NoError(t, err)
+			skip := 3*(tc.o-1) + tc.i - 1
+			assert.Equal(t, fresh.prompts["w"][skip:], script.prompts["w"])
+			assert.Equal(t, fresh.prompts["judge"][tc.o-1:], script.prompts["judge"])
+			assert.Equal(t, want.Text(), got.Text())
+			wl, gl := want.Loops(), got.Loops()
+			require.Len(t, gl, len(wl))
+			for i := range wl {
+				assert.Equal(t, wl[i].Iterations, gl[i].Iterations, wl[i].Path)
+			}
+		})
+	}
+}
