@@ -33,6 +33,7 @@ commands:
   runs                          list the recorded runs
   show RUN                      print a recorded run: summary and passes
   report RUN -o FILE.html       write a recorded run as an HTML report
+  fork RUN --pass K             a new run from pass K of RUN (changed prompts allowed)
   worker                        run queued runs (Redis, asynq)
   submit WORKFLOW.yaml [INPUT]  queue a run (--dataset F.jsonl: one per line)
   status [RUN...]               where queued runs are
@@ -140,6 +141,7 @@ flags:
 	"runs":   helpRuns,
 	"show":   helpShow,
 	"report": helpReport,
+	"fork":   helpFork, // fork.go
 	"version": `usage: cogloop version
 
 Prints the module version, the VCS revision it was built from and the Go version.
@@ -200,6 +202,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdShow(ctx, args[1:], stdout, stderr)
 	case "report":
 		return cmdReport(args[1:], stdout, stderr)
+	case "fork":
+		return cmdFork(ctx, args[1:], stdout, stderr)
 	case "worker":
 		return cmdWorker(ctx, args[1:], stdout, stderr)
 	case "submit":

@@ -18,12 +18,12 @@ const storeBound = 10 * time.Second
 // pruneFinished deletes the checkpoints of the recorded runs that ended ok
 // (the runs a resume cannot continue) and prints how many.
 func pruneFinished(ctx context.Context, d records.Dir, sf storeFlags, stdout, stderr io.Writer) int {
-	if sf.url() == "" {
-		return usageError(stderr, "runs", fmt.Errorf("--prune %w", errNeedsRedis))
-	}
 	ctx, cancel := context.WithTimeout(ctx, storeBound)
 	defer cancel()
 	store, err := sf.open(ctx, stderr)
+	if err == nil && store == nil {
+		err = fmt.Errorf("no checkpoint store: %s cannot be used", sf.checkpointDir())
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "cogloop runs: %v\n", err)
 		return exitFailure
@@ -52,14 +52,14 @@ func pruneFinished(ctx context.Context, d records.Dir, sf storeFlags, stdout, st
 // checkpointLine describes the run's checkpoint in the store, if a store is
 // given: its size, or that there is none.
 func checkpointLine(ctx context.Context, runID string, sf storeFlags, stderr io.Writer) string {
-	if sf.url() == "" {
-		return ""
-	}
 	ctx, cancel := context.WithTimeout(ctx, storeBound)
 	defer cancel()
-	store, err := sf.open(ctx, stderr)
+	store, err := sf.open(ctx, io.Discard)
 	if err != nil {
 		return fmt.Sprintf("checkpoint: unknown (%v)", err)
+	}
+	if store == nil {
+		return ""
 	}
 	defer func() { _ = store.Close() }()
 	cp, ok, err := store.LoadCheckpoint(ctx, runID)
