@@ -200,6 +200,11 @@ func digest(data []byte, sources []orchestrator.Source) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// Preflight lists what would fail as soon as the workflow runs in this
+// environment (an API key that is not set, with the agents that need it);
+// `cogloop validate` prints them as warnings. Nothing is called.
+func (w *Workflow) Preflight() []string { return w.wf.Preflight() }
+
 // ID is the orchestrator id.
 func (w *Workflow) ID() string { return w.wf.ID }
 

@@ -333,6 +333,15 @@ func (a *Agent) Secrets() []secrets.Secret {
 	return nil
 }
 
+// MissingKey names the environment variable the agent's model needs and that
+// is not set; "" when it has its key or needs none (the scripted type).
+func (a *Agent) MissingKey() string {
+	if m, ok := a.Model.(interface{ MissingKey() string }); ok {
+		return m.MissingKey()
+	}
+	return ""
+}
+
 // Models names the model the agent's calls are priced as ([agents.ModelUser]):
 // its ModelName, or the model its provider falls back to; none for the scripted
 // type, whose replies cost nothing.

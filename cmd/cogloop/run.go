@@ -399,6 +399,10 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return exitUsage
 	}
 	printWarnings(stderr, wf.Warnings)
+	for _, p := range wf.Preflight() {
+		// The environment, not the file: a warning under --strict too.
+		fmt.Fprintf(stderr, "warning: %s\n", p)
+	}
 	for _, p := range wf.Notes {
 		fmt.Fprintf(stderr, "note: %s\n", p.Error())
 	}

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const preflightWorkflow = `orchestrator: {id: pf, agents: [l, local]}
+agents:
+  - id: l
+    type: loop
+    max_loops: 2
+    score_threshold: 0.9
+    score_extraction_pattern: "SCORE:\\s*([0-9.]+)"
+    score_from: critic
+    internal_workflow:
+      orchestrator: {id: inner, agents: [writer, critic]}
+      agents:
+        - {id: writer, type: openai-answer, model: gpt-4o-mini, prompt: "write"}
+        - {id: critic, type: openai-answer, model: gpt-4o-mini, prompt: "rate SCORE:"}
+  - {id: local, type: local_llm, provider: ollama, model: llama3, model_url: "http://127.0.0.1:11434", prompt: "x"}
+`
+
+// Issue 32 item 17: validate warns, before anything runs, that the agents
+// whose key is not in the environment will fail; run does not (it fails
+// naming the key), and a set key or a keyless provider says nothing.
+func TestValidatePreflightNamesMissingKeys(t *testing.T) {
+	wf := writeFile(t, t.TempDir(), "wf.yaml", preflightWorkflow)
+	t.Setenv("OPENAI_API_KEY", "")
+	code, out, errs := runCLI(t, "validate", wf)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "ok")
+	assert.Contains(t, errs, "warning: OPENAI_API_KEY is not set; agents writer, critic will fail\n")
+	assert.NotContains(t, errs, "local", "ollama needs no key")
+
+	code, _, errs = runCLI(t, "validate", wf, "--strict")
+	assert.Equal(t, 0, code, "the environment, not the file: a warning under --strict too: %s", errs)
+	assert.Contains(t, errs, "OPENAI_API_KEY is not set")
+
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	code, _, errs = runCLI(t, "validate", wf)
+	require.Equal(t, 0, code, errs)
+	assert.NotContains(t, errs, "is not set")
+}
