@@ -106,7 +106,9 @@ and flushed before exit; COGLOOP_OTEL_CONTENT=1 adds prompts and replies to the 
 	"validate": `usage: cogloop validate WORKFLOW.yaml [flags]
 
 Loads the workflow and reports every problem with its file:line:col; warnings
-go to stderr. Exit codes: 0 valid, 2 invalid.
+go to stderr. It also warns about the environment: an API key the agents'
+models need that is not set ("OPENAI_API_KEY is not set; agents writer,
+critic will fail"; a warning under --strict too). Exit codes: 0 valid, 2 invalid.
 
 flags:
   --strict          every warning is an error
