@@ -238,6 +238,7 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 	if parent == nil {
 		b.checkPrices()
 		b.checkTemplates()
+		b.checkFieldRefs()
 		w.secretUsers = b.secretUsers
 		w.keyUsers = b.keyUsers
 	}

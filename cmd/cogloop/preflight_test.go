@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -43,4 +44,53 @@ func TestValidatePreflightNamesMissingKeys(t *testing.T) {
 	code, _, errs = runCLI(t, "validate", wf)
 	require.Equal(t, 0, code, errs)
 	assert.NotContains(t, errs, "is not set")
+}
+
+const fieldTypoWorkflow = `orchestrator: {id: ft, agents: [l]}
+agents:
+  - id: l
+    type: loop
+    max_loops: 3
+    stop_when: {until: "previous_outputs.review.aproved == true"}
+    internal_workflow:
+      orchestrator: {id: inner, agents: [writer, review]}
+      agents:
+        - {id: writer, type: openai-answer, model: m, prompt: "write"}
+        - id: review
+          type: openai-answer
+          model: m
+          prompt: "review {{ previous_outputs.writer.response }}"
+          output_schema:
+            type: object
+            properties: {approved: {type: boolean}, comment: {type: string}}
+            required: [approved]
+`
+
+// Issue 32 item 1: validate warns, at the condition, about a field no
+// declared output can have (a typo of an output_schema property); a field
+// the schema declares, and an agent whose schema allows more, are not.
+func TestValidateWarnsAboutUndeclaredConditionFields(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	dir := t.TempDir()
+	wf := writeFile(t, dir, "wf.yaml", fieldTypoWorkflow)
+	code, _, errs := runCLI(t, "validate", wf)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, errs, `wf.yaml:6:`)
+	assert.Contains(t, errs, `loop "l" until reads previous_outputs.review.aproved, a field agent "review" cannot have: its output_schema declares approved, comment; did you mean "approved"?`)
+	code, _, errs = runCLI(t, "validate", wf, "--strict")
+	assert.Equal(t, 2, code, "a warning, so an error under --strict: %s", errs)
+
+	cw := strings.Replace(fieldTypoWorkflow, `{until: "previous_outputs.review.aproved == true"}`, `{continue_while: {output: review.commnt, operator: "==", value: ""}}`, 1)
+	code, _, errs = runCLI(t, "validate", writeFile(t, dir, "cw.yaml", cw))
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, errs, `loop "l" continue_while reads previous_outputs.review.commnt`)
+
+	for name, src := range map[string]string{
+		"declared": strings.Replace(fieldTypoWorkflow, "aproved", "approved", 1),
+		"open":     strings.Replace(fieldTypoWorkflow, "required: [approved]", "required: [approved]\n            additionalProperties: true", 1),
+	} {
+		code, _, errs := runCLI(t, "validate", writeFile(t, dir, name+".yaml", src))
+		require.Equal(t, 0, code, errs)
+		assert.NotContains(t, errs, "cannot have", name)
+	}
 }
