@@ -46,6 +46,17 @@ func pruneFinished(ctx context.Context, d records.Dir, sf storeFlags, stdout, st
 		n++
 	}
 	fmt.Fprintf(stdout, "deleted the checkpoints of %d finished runs (of %d recorded in %s)\n", n, len(list), d.Path)
+	if sw, ok := store.(interface {
+		Sweep(context.Context) (int, error)
+	}); ok {
+		// The checkpoint files: expired ones are removed too (Redis expires its keys itself).
+		gone, err := sw.Sweep(ctx)
+		if err != nil {
+			fmt.Fprintf(stderr, "cogloop runs: prune: %v\n", err)
+			return exitFailure
+		}
+		fmt.Fprintf(stdout, "removed %d expired checkpoint files from %s\n", gone, sf.checkpointDir())
+	}
 	return exitOK
 }
 

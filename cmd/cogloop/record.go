@@ -475,8 +475,10 @@ flags:
   --limit N         the newest N runs (default 20; 0: all)
   --json            print the runs' summaries as JSON
   --prune           delete now the checkpoints of the recorded runs that ended ok
-                    (they expire by themselves after 'run --keep-finished', 24h)
-  --redis URL       the store of --prune (default $REDIS_URL)
+                    (they expire by themselves after 'run --keep-finished', 24h), and
+                    the expired checkpoint files
+  --redis URL       the store of --prune (default $REDIS_URL, else the checkpoint files
+                    in <record dir>/checkpoints)
   --namespace N     key namespace (default "default")
 `
 
@@ -491,8 +493,8 @@ incomplete.
 flags:
   --record-dir DIR  the records (default $COGLOOP_RECORD_DIR, else .cogloop/runs)
   --json            print the run's summary, loops, passes and agent calls as JSON
-  --redis URL       also report the run's checkpoint in this store: its size, whether
-                    the run finished (default $REDIS_URL)
+  --redis URL       report the run's checkpoint in this store (default $REDIS_URL, else
+                    the checkpoint files): its size, whether the run finished
   --namespace N     key namespace (default "default")
 `
 

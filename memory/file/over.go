@@ -46,3 +46,6 @@ func (l *layered) ReleaseLease(ctx context.Context, runID, holder string) error 
 func (l *layered) Close() error {
 	return errors.Join(l.Store.Close(), l.files.Close())
 }
+
+// Sweep removes the expired checkpoint files ([Store.Sweep]).
+func (l *layered) Sweep(ctx context.Context) (int, error) { return l.files.Sweep(ctx) }

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -101,4 +102,28 @@ func TestTwoProcessesSaveOneRun(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok)
 	assert.Len(t, cp.State, 120, "every path of both processes")
+}
+
+// A checkpoint past its TTL loads as absent, and Sweep removes its file.
+func TestExpiryAndSweep(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	s, err := file.New(dir, memory.Options{Now: func() time.Time { return now }})
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, s.SaveCheckpoint(ctx, "old", memory.Checkpoint{Digest: "d", TTL: time.Minute}))
+	require.NoError(t, s.SaveCheckpoint(ctx, "new", memory.Checkpoint{Digest: "d", TTL: time.Hour}))
+	now = now.Add(2 * time.Minute)
+	n, err := s.Sweep(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	assert.NoFileExists(t, filepath.Join(dir, "cogloop+default+old.json"))
+	_, ok, err := s.LoadCheckpoint(ctx, "new")
+	require.NoError(t, err)
+	assert.True(t, ok)
+	now = now.Add(time.Hour)
+	_, ok, err = s.LoadCheckpoint(ctx, "new")
+	require.NoError(t, err)
+	assert.False(t, ok, "expired on load")
+	assert.NoFileExists(t, filepath.Join(dir, "cogloop+default+new.json"), "and removed then")
 }
