@@ -346,3 +346,61 @@ func TestForkNestedLoop(t *testing.T) {
 		})
 	}
 }
+
+const twoLoopsWF = `orchestrator: {id: two, agents: [a, b]}
+agents:
+  - id: a
+    type: loop
+    max_loops: 2
+    score_threshold: 0.99
+    internal_workflow:
+      orchestrator: {id: ia, agents: [wa]}
+      agents:
+        - {id: wa, type: openai-answer, model: m, prompt: "a pass {{ loop_number }}"}
+  - id: b
+    type: loop
+    max_loops: 3
+    score_threshold: 0.99
+    internal_workflow:
+      orchestrator: {id: ib, agents: [wb]}
+      agents:
+        - {id: wb, type: openai-answer, model: m, prompt: "b pass {{ loop_number }} after {{ get_past_loops() | length }} on {{ get_input() | truncate(40) }}"}
+`
+
+// A loop that ended before the forked pass began is kept (the fork of b at
+// pass 2 does not run a again); a loop after the forked one runs again from
+// its start (the fork of a at pass 2 runs b anew).
+func TestForkKeepsLoopsThatEndedBefore(t *testing.T) {
+	store, err := memory.NewInMemory(memory.Options{})
+	require.NoError(t, err)
+	wf, err := cogloop.Parse([]byte(twoLoopsWF), "two.yaml")
+	require.NoError(t, err)
+	ctx := context.Background()
+	replies := func(a, b int) map[string][]string {
+		out := map[string][]string{}
+		for n := a; n <= 2; n++ {
+			out["wa"] = append(out["wa"], fmt.Sprintf("a%d SCORE: 0.%d", n, n))
+		}
+		for n := b; n <= 3; n++ {
+			out["wb"] = append(out["wb"], fmt.Sprintf("b%d SCORE: 0.%d", n, n))
+		}
+		return out
+	}
+	fresh := newScript(replies(1, 1))
+	want, err := wf.Run(ctx, "x", cogloop.WithRunID("two"), cogloop.WithCheckpoints(), cogloop.WithMemory(store), cogloop.WithModels(fresh))
+	require.NoError(t, err)
+
+	script := newScript(replies(3, 2))
+	got, err := wf.Run(ctx, "x", cogloop.WithFork("two", "b:2"), cogloop.WithRunID("fb"), cogloop.WithMemory(store), cogloop.WithModels(script))
+	require.NoError(t, err)
+	assert.Empty(t, script.prompts["wa"], "loop a had ended: it is kept")
+	assert.Equal(t, fresh.prompts["wb"][1:], script.prompts["wb"])
+	assert.Equal(t, want.Text(), got.Text())
+
+	script = newScript(replies(2, 1))
+	got, err = wf.Run(ctx, "x", cogloop.WithFork("two", "a:2"), cogloop.WithRunID("fa"), cogloop.WithMemory(store), cogloop.WithModels(script))
+	require.NoError(t, err)
+	assert.Equal(t, fresh.prompts["wa"][1:], script.prompts["wa"])
+	assert.Equal(t, fresh.prompts["wb"], script.prompts["wb"], "loop b ran after the forked pass: it runs again from pass 1")
+	assert.Equal(t, want.Text(), got.Text())
+}
