@@ -80,14 +80,16 @@ flags (before or after the arguments):
   -v                print each agent's reply on stderr, prefixed with its path: token by token
                     where the provider streams (and agent.delta events in --trace), else at its end
   -q                no run summary
-  --redis URL       keep loop histories and checkpoints in Redis (default $REDIS_URL, else in memory)
+  --redis URL       keep loop histories and checkpoints in Redis (default $REDIS_URL; else
+                    checkpoints are files in <record dir>/checkpoints, histories in memory)
   --namespace N     key namespace in the store (default "default")
   --run-id ID       name the run and checkpoint every loop iteration under it; a run id
                     live in another process is refused (its lease names the holder), and
                     so is the id of an earlier run (its record or checkpoint exists)
   --replace-run     start the earlier run named by --run-id over, replacing its record
                     and checkpoint
-  --resume ID       continue run ID from its last completed iterations (needs --redis)
+  --resume ID       continue run ID from its last completed iterations (in Redis or the
+                    checkpoint files)
   --allow-config-change  resume even though the workflow file changed
   --checkpoint-ttl D  expire the run's checkpoint after D without a save (default 168h)
   --keep-finished D   keep the checkpoint of a run that ended ok for D, then let it
