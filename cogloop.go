@@ -90,6 +90,8 @@ type Workflow struct {
 	// files it covers each referenced file too, so a resume notices a change
 	// in any of them.
 	Digest string
+	// file is the workflow file Load read, absolute; "" after Parse.
+	file string
 }
 
 // LoadOption adjusts loading.
@@ -133,7 +135,12 @@ func Load(path string, opts ...LoadOption) (*Workflow, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Parse(data, path, opts...)
+	w, err := Parse(data, path, opts...)
+	if err != nil {
+		return nil, err
+	}
+	w.file = absFile(path)
+	return w, nil
 }
 
 // Parse builds a workflow from YAML bytes; name is used in error positions.
@@ -193,6 +200,11 @@ func digest(data []byte, sources []orchestrator.Source) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// Preflight lists what would fail as soon as the workflow runs in this
+// environment (an API key that is not set, with the agents that need it);
+// `cogloop validate` prints them as warnings. Nothing is called.
+func (w *Workflow) Preflight() []string { return w.wf.Preflight() }
+
 // ID is the orchestrator id.
 func (w *Workflow) ID() string { return w.wf.ID }
 
@@ -207,6 +219,8 @@ type runOptions struct {
 	checkpoints bool
 	resume      bool
 	allowChange bool
+	fork        string // the parent run of WithFork
+	forkPass    string
 	cpTTL       time.Duration
 	leaseTTL    time.Duration
 	keep        time.Duration
@@ -366,6 +380,10 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 		// Only the collector reads the events: the others need not be built.
 		run.Wants = collects
 	}
+	if o.fork != "" && o.resume {
+		return nil, errForkResume
+	}
+	var forkedAt string
 	if o.checkpoints {
 		if ls, ok := o.store.(memory.Leases); ok {
 			l, err := lease.Take(ctx, ls, o.runID, o.leaseTTL)
@@ -375,11 +393,22 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 			defer releaseLease(l)
 			run.Lease = l
 		}
-		cp, err := w.checkpoint(ctx, o)
+		var cp *agents.Checkpoint
+		var err error
+		if o.fork != "" {
+			cp, forkedAt, err = w.forkCheckpoint(ctx, o, input, run.Lease.Holder())
+		} else {
+			cp, err = w.checkpoint(ctx, o)
+		}
 		if err != nil {
 			return nil, err
 		}
 		run.Checkpoint = cp.WithTTL(o.cpTTL).FencedBy(run.Lease)
+		if !o.resume && o.fork == "" {
+			if err := run.Checkpoint.Save(ctx, startPath, w.start(input)); err != nil {
+				return nil, fmt.Errorf("start run %q: %w", o.runID, err)
+			}
+		}
 	}
 	// The run's root budget scope limits nothing; a workflow with budget:
 	// opens its limited scope inside it.
@@ -389,7 +418,11 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 		budget.WithJournal(run.Checkpoint)
 	}
 	start := time.Now()
-	run.Emit(event.Event{Kind: event.RunStart, Node: w.wf.ID})
+	startEvent := event.Event{Kind: event.RunStart, Node: w.wf.ID}
+	if o.fork != "" {
+		startEvent.Data = map[string]any{"forked_from": map[string]any{"run": o.fork, "pass": forkedAt}}
+	}
+	run.Emit(startEvent)
 	// The run's MCP servers start here and end with it; a server that does
 	// not start, or lacks a tool an agent names, fails the run before any agent.
 	var out agents.Output

@@ -10,6 +10,7 @@ import (
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/lease"
+	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/agents/secrets"
 	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/memory"
@@ -250,4 +251,12 @@ func (r *Run) Fence(ctx context.Context) error {
 		return nil
 	}
 	return r.Lease.Check(ctx)
+}
+
+// FieldRef is a read of an agent's output field that the load can check
+// (a loop condition's previous_outputs.review.approved): What reads it,
+// where.
+type FieldRef struct {
+	Agent, Field, What string
+	Pos                load.Pos
 }

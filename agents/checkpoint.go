@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cogloop/cogloop/agents/lease"
@@ -29,12 +30,24 @@ type Checkpoint struct {
 	restored map[string][]byte
 	ttl      time.Duration
 	lease    *lease.Lease // the lease every save is fenced with; nil for none
+
+	mu      sync.Mutex
+	budgets map[string]json.RawMessage // the budget records as last committed (restored ones first)
 }
 
 // NewCheckpoint saves under runID in store; digest identifies the workflow;
 // restored is the state loaded for a resume (nil for a fresh run).
 func NewCheckpoint(store memory.Checkpoints, runID, digest string, restored map[string][]byte) *Checkpoint {
-	return &Checkpoint{store: store, runID: runID, digest: digest, restored: restored}
+	c := &Checkpoint{store: store, runID: runID, digest: digest, restored: restored}
+	for path, data := range restored {
+		if strings.HasPrefix(path, budgetPrefix) {
+			if c.budgets == nil {
+				c.budgets = map[string]json.RawMessage{}
+			}
+			c.budgets[path] = data
+		}
+	}
+	return c
 }
 
 // WithTTL makes every save set the checkpoint's TTL to ttl instead of the
@@ -159,5 +172,35 @@ func (c *Checkpoint) Committed(key string) (spend.Usage, bool) {
 // Commit implements [spend.Journal]: one small save per call. The store
 // bounds the wait.
 func (c *Checkpoint) Commit(key string, u spend.Usage) error {
-	return c.Save(context.Background(), budgetPrefix+key, u)
+	if err := c.Save(context.Background(), budgetPrefix+key, u); err != nil {
+		return err
+	}
+	if data, err := json.Marshal(u); err == nil {
+		c.mu.Lock()
+		if c.budgets == nil {
+			c.budgets = map[string]json.RawMessage{}
+		}
+		c.budgets[budgetPrefix+key] = data
+		c.mu.Unlock()
+	}
+	return nil
+}
+
+// Budgets returns the run's budget records as committed so far, by their
+// checkpoint paths: what a loop keeps with each pass, so that a fork from
+// that pass starts with the spend the run had then.
+func (c *Checkpoint) Budgets() map[string]json.RawMessage {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.budgets) == 0 {
+		return nil
+	}
+	out := make(map[string]json.RawMessage, len(c.budgets))
+	for k, v := range c.budgets {
+		out[k] = v
+	}
+	return out
 }

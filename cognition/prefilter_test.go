@@ -264,6 +264,12 @@ func scanAllIn(sc *Scan, p *Pattern, text string) (spanResult, []spanResult, boo
 	return first, all, truncated
 }
 
+// differentialStride: under -race (single-goroutine code, where the race
+// detector finds nothing and costs ~60×: 114 s against 1.9 s) each pattern
+// and option set meets every 6th text, a different sixth for each pair; the
+// whole product runs without -race (.ci/run runs this test so too).
+const differentialStride = 6
+
 // TestPrefilterDifferential: for every pattern, option set and text, the
 // analysed pattern (prefilter, anchored attempts, rewrite) finds exactly what
 // the pattern as written finds.
@@ -303,7 +309,10 @@ func TestPrefilterDifferential(t *testing.T) {
 					prog++
 				}
 			}
-			for _, text := range texts {
+			for k, text := range texts {
+				if raceDetector && (k+i+j)%differentialStride != 0 {
+					continue
+				}
 				wantFirst, wantAll, wantTrunc := scanAll(plain, text)
 				gotFirst, gotAll, gotTrunc := scanAll(fast, text)
 				require.Equal(t, wantFirst, gotFirst, "first: %q %+v on %q", expr, o, modeltext.Excerpt(text))

@@ -75,6 +75,10 @@
 // whose source changed since is refused unless the caller allows it).
 // A pass that failed (an error that stopped its workflow, a history append the
 // store refused) is not checkpointed: a resume runs it again.
+// Each pass record also keeps the head after that pass and the run's budget
+// records then, so [ForkState] can cut a run's checkpoint at any pass (the
+// checkpoint a fork — cogloop fork, cogloop.WithFork — resumes from;
+// fork.go; nested points as outer:2/inner:3, [ParseForkPoint]).
 //
 // # Concurrency
 //

@@ -150,3 +150,6 @@ func keysOf(m map[string]any) []string {
 	sort.Strings(out)
 	return slices.Clip(out)
 }
+
+// MaxLoops is the loop's max_loops.
+func (n *Node) MaxLoops() int { return n.maxLoops }

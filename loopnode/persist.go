@@ -56,6 +56,9 @@ type savedStart struct {
 	Input any               `json:"input,omitempty"`
 	Start time.Time         `json:"start"`
 	Past  []json.RawMessage `json:"past_loops,omitempty"` // history loaded from the store, as stored
+	// Budgets are the run's budget records when the loop started: what a
+	// fork from pass 1 starts with.
+	Budgets map[string]json.RawMessage `json:"budgets,omitempty"`
 }
 
 // savedPass is written once per completed pass.
@@ -67,6 +70,12 @@ type savedPass struct {
 	Answer    string         `json:"answer,omitempty"`  // hash of the normalised answer
 	Best      float64        `json:"best,omitempty"`    // best score after the pass
 	Mapped    map[string]any `json:"mapped,omitempty"`
+	// Head is the loop's head after the pass (without a stop reason) and
+	// Budgets the run's budget records then: what a fork from the next
+	// pass starts with (fork.go). A pass saved late, after a failed save,
+	// has neither.
+	Head    *savedHead                 `json:"head,omitempty"`
+	Budgets map[string]json.RawMessage `json:"budgets,omitempty"`
 }
 
 type savedOutput struct {
@@ -133,9 +142,18 @@ func (n *Node) save(ctx context.Context, in agents.Input, st *state, loops int) 
 		Vars: st.vars, LastOK: st.lastOKPass}
 	states := map[string]any{key: head}
 	if !st.startSaved {
-		states[key+"#start"] = savedStart{Input: st.input0, Start: st.start, Past: st.past0}
+		start := savedStart{Input: st.input0, Start: st.start, Past: st.past0}
+		if loops == 0 {
+			start.Budgets = cp.Budgets()
+		}
+		states[key+"#start"] = start
 	}
-	for _, rec := range st.pending {
+	for i, rec := range st.pending {
+		if i == len(st.pending)-1 && rec.Iteration.LoopNumber == st.lastPass {
+			h := head
+			h.Reason, h.ErrText = "", ""
+			rec.Head, rec.Budgets = &h, cp.Budgets()
+		}
 		states[passKey(key, rec.Iteration.LoopNumber)] = rec
 	}
 	if err := cp.SaveAll(ctx, states); err != nil {

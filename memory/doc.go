@@ -6,7 +6,9 @@
 // [Checkpoints], [Memories]), the key schema ([Keyspace]), the recall
 // ranking every store shares ([Rank]) and the default store, [InMemory],
 // which needs no server. The Redis store lives in memory/redis, the only
-// package that imports go-redis; memory/storetest is the conformance suite
+// package that imports go-redis; memory/file keeps checkpoints and leases
+// as files (laid over another store, for the CLI without Redis);
+// memory/storetest is the conformance suite
 // that both pass. This package imports only the standard library,
 // internal/embedding (the Embedder interface it shares with cognition) and
 // internal/plainjson (the one-pass JSON reader of history entries).

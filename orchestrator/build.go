@@ -42,6 +42,9 @@ type builder struct {
 	// secretUsers are the agents configured with secrets, for the run's
 	// scrubbing of model replies.
 	secretUsers []agents.SecretUser
+	// keyUsers are the agents whose model reads an API key from the
+	// environment, for validate's preflight (preflight.go).
+	keyUsers []keyUse
 	// names.go: every workflow scope and template of the file, and the
 	// definition being built, for the name checks at the end of the load.
 	scopes []*scope
@@ -235,7 +238,9 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 	if parent == nil {
 		b.checkPrices()
 		b.checkTemplates()
+		b.checkFieldRefs()
 		w.secretUsers = b.secretUsers
+		w.keyUsers = b.keyUsers
 	}
 	return w
 }
@@ -412,6 +417,9 @@ func (s *scope) construct(d *def) agents.Agent {
 	}
 	if su, ok := a.(agents.SecretUser); ok {
 		s.b.secretUsers = append(s.b.secretUsers, su)
+	}
+	if kn, ok := a.(keyNeeder); ok {
+		s.b.keyUsers = append(s.b.keyUsers, keyUse{id: d.id, a: kn})
 	}
 	if rl, ok := a.(replyLimited); ok && home.maxReply > 0 {
 		rl.InheritMaxReplyBytes(home.maxReply)

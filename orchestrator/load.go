@@ -105,6 +105,7 @@ func Parse(data []byte, file string, reg *agents.Registry, opts ...Option) (*Wor
 		lines: map[string][][]byte{file: bytes.Split(data, []byte("\n"))}, stack: []string{absPath(file)}}
 	w := b.workflow(load.Resolve(doc), "workflow", nil)
 	w.all = b.ids
+	w.loops = b.loopShapes()
 	w.Sources = b.sources
 	warnings := probs.Warnings()
 	w.Notes = probs.Notes()

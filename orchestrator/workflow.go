@@ -35,6 +35,8 @@ type Workflow struct {
 	defined []string
 	// all lists every agent id of the file, nested workflows' too (top level only).
 	all []string
+	// loops are the shapes of the file's loops (top level only; shape.go).
+	loops []LoopShape
 	// budget is the orchestrator's budget:, nil when it has none.
 	budget *spend.Limit
 	// pricing is the file's pricing table.
@@ -42,6 +44,9 @@ type Workflow struct {
 	// secretUsers (top level only) are the file's agents configured with
 	// secrets: a run scrubs their keys from every model reply.
 	secretUsers []agents.SecretUser
+	// keyUsers (top level only) are the agents whose models read API keys
+	// from the environment (preflight.go).
+	keyUsers []keyUse
 	// MCP (top level only) is the file's mcp_servers and the server tools its
 	// agents name; nil when it declares none. A run starts them (Set.Start).
 	MCP *mcp.Set

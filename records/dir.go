@@ -1,13 +1,18 @@
 package records
 
 import (
+	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/cogloop/cogloop/agents/event"
 )
 
 // DefaultDir is where the CLI keeps run records, under the current directory.
@@ -243,6 +248,37 @@ func (d Dir) List(limit int) ([]Summary, error) {
 			return nil, err
 		}
 		out = append(out, r.Summarize())
+	}
+	return out, nil
+}
+
+// maxStartLine bounds what Forks reads of each record: its first line, the
+// run.start event.
+const maxStartLine = 64 << 10
+
+// Forks lists the recorded runs forked from run id, oldest first: the
+// records whose run.start event names id in forked_from.
+func (d Dir) Forks(id string) ([]Fork, error) {
+	es, err := d.entries()
+	if err != nil {
+		return nil, err
+	}
+	var out []Fork
+	for _, e := range es {
+		f, err := os.Open(e.path)
+		if err != nil {
+			continue // removed meanwhile
+		}
+		line, _ := bufio.NewReaderSize(io.LimitReader(f, maxStartLine), 4096).ReadBytes('\n')
+		_ = f.Close() // read-only
+		var ev event.Event
+		if json.Unmarshal(line, &ev) != nil || ev.Kind != event.RunStart {
+			continue
+		}
+		if from, ok := ev.Data["forked_from"].(map[string]any); ok && from["run"] == id {
+			pass, _ := from["pass"].(string)
+			out = append(out, Fork{Run: e.id, Pass: pass})
+		}
 	}
 	return out, nil
 }

@@ -43,6 +43,20 @@ type Summary struct {
 	Agents []Call `json:"agents"`
 	// Tools are the tool calls made outside any loop, in the order they ended.
 	Tools []ToolCall `json:"tools,omitempty"`
+	// ForkedFrom is the run this one was forked from (cogloop fork), and
+	// the pass it runs from; nil for a run that is not a fork.
+	ForkedFrom *Fork `json:"forked_from,omitempty"`
+	// Forks are the runs forked from this one, with their passes: the
+	// reader of records fills them in ([Dir.Forks]); a record alone does
+	// not know them.
+	Forks []Fork `json:"forks,omitempty"`
+}
+
+// Fork is one end of a fork: a run and the pass the fork runs from
+// ("3", "improve:3", "outer:2/inner:3").
+type Fork struct {
+	Run  string `json:"run"`
+	Pass string `json:"pass"`
 }
 
 // Loop is one run of a loop node.
@@ -194,6 +208,11 @@ func Summarize(events []event.Event) Summary {
 		case event.RunStart:
 			if s.Started.IsZero() {
 				s.Started, s.RunID, s.Workflow = e.Time, e.Run, e.Node
+			}
+			if f, ok := e.Data["forked_from"].(map[string]any); ok && s.ForkedFrom == nil {
+				run, _ := f["run"].(string)
+				pass, _ := f["pass"].(string)
+				s.ForkedFrom = &Fork{Run: run, Pass: pass}
 			}
 		case event.RunEnd:
 			s.Complete = true

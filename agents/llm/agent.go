@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -331,6 +332,38 @@ func (a *Agent) Secrets() []secrets.Secret {
 		return s.Secrets()
 	}
 	return nil
+}
+
+// answerFields are the fields every LLM agent's output has besides its
+// output_schema's (an error record's result, status and error included).
+var answerFields = []string{"response", "confidence", "internal_reasoning", "formatted_prompt", "_metrics", "tool_calls", "result", "status", "error"}
+
+// DeclaredFields lists every field the agent's output can have when its
+// output_schema says so (properties, and additionalProperties not true),
+// with the fields every answer has; nil when that is not known.
+func (a *Agent) DeclaredFields() []string {
+	if a.Schema == nil {
+		return nil
+	}
+	props, ok := a.Schema.Doc["properties"].(map[string]any)
+	if !ok || a.Schema.Doc["additionalProperties"] == true || a.Schema.Doc["patternProperties"] != nil {
+		return nil
+	}
+	out := slices.Clone(answerFields)
+	for k := range props {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// MissingKey names the environment variable the agent's model needs and that
+// is not set; "" when it has its key or needs none (the scripted type).
+func (a *Agent) MissingKey() string {
+	if m, ok := a.Model.(interface{ MissingKey() string }); ok {
+		return m.MissingKey()
+	}
+	return ""
 }
 
 // Models names the model the agent's calls are priced as ([agents.ModelUser]):

@@ -286,6 +286,19 @@ func (m *Model) keyEnv() string {
 	return ""
 }
 
+// MissingKey names the environment variable a call would need and that is
+// not set ("" when the model has its key or needs none): what `cogloop
+// validate` warns about before anything runs.
+func (m *Model) MissingKey() string {
+	if m == nil || !m.foundKey().IsZero() || m.cfg.Provider == Ollama {
+		return ""
+	}
+	if m.cfg.Provider == GoogleAI && m.cfg.APIKeyEnv == "" {
+		return envGoogleKey + " (or " + envGeminiKey + ")"
+	}
+	return m.keyEnv()
+}
+
 // foundKey is the key apiKey returns when there is one, zero otherwise,
 // without building apiKey's error (Secrets asks on every call).
 func (m *Model) foundKey() secrets.Secret {

@@ -33,6 +33,7 @@ commands:
   runs                          list the recorded runs
   show RUN                      print a recorded run: summary and passes
   report RUN -o FILE.html       write a recorded run as an HTML report
+  fork RUN --pass K             a new run from pass K of RUN (changed prompts allowed)
   worker                        run queued runs (Redis, asynq)
   submit WORKFLOW.yaml [INPUT]  queue a run (--dataset F.jsonl: one per line)
   status [RUN...]               where queued runs are
@@ -79,14 +80,16 @@ flags (before or after the arguments):
   -v                print each agent's reply on stderr, prefixed with its path: token by token
                     where the provider streams (and agent.delta events in --trace), else at its end
   -q                no run summary
-  --redis URL       keep loop histories and checkpoints in Redis (default $REDIS_URL, else in memory)
+  --redis URL       keep loop histories and checkpoints in Redis (default $REDIS_URL; else
+                    checkpoints are files in <record dir>/checkpoints, histories in memory)
   --namespace N     key namespace in the store (default "default")
   --run-id ID       name the run and checkpoint every loop iteration under it; a run id
                     live in another process is refused (its lease names the holder), and
                     so is the id of an earlier run (its record or checkpoint exists)
   --replace-run     start the earlier run named by --run-id over, replacing its record
                     and checkpoint
-  --resume ID       continue run ID from its last completed iterations (needs --redis)
+  --resume ID       continue run ID from its last completed iterations (in Redis or the
+                    checkpoint files)
   --allow-config-change  resume even though the workflow file changed
   --checkpoint-ttl D  expire the run's checkpoint after D without a save (default 168h)
   --keep-finished D   keep the checkpoint of a run that ended ok for D, then let it
@@ -105,7 +108,9 @@ and flushed before exit; COGLOOP_OTEL_CONTENT=1 adds prompts and replies to the 
 	"validate": `usage: cogloop validate WORKFLOW.yaml [flags]
 
 Loads the workflow and reports every problem with its file:line:col; warnings
-go to stderr. Exit codes: 0 valid, 2 invalid.
+go to stderr. It also warns about the environment: an API key the agents'
+models need that is not set ("OPENAI_API_KEY is not set; agents writer,
+critic will fail"; a warning under --strict too). Exit codes: 0 valid, 2 invalid.
 
 flags:
   --strict          every warning is an error
@@ -140,6 +145,7 @@ flags:
 	"runs":   helpRuns,
 	"show":   helpShow,
 	"report": helpReport,
+	"fork":   helpFork, // fork.go
 	"version": `usage: cogloop version
 
 Prints the module version, the VCS revision it was built from and the Go version.
@@ -200,6 +206,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdShow(ctx, args[1:], stdout, stderr)
 	case "report":
 		return cmdReport(args[1:], stdout, stderr)
+	case "fork":
+		return cmdFork(ctx, args[1:], stdout, stderr)
 	case "worker":
 		return cmdWorker(ctx, args[1:], stdout, stderr)
 	case "submit":

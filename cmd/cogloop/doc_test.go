@@ -89,6 +89,11 @@ func definedFlags(t *testing.T) map[string][]string {
 				continue
 			}
 			cmd, flags := "", []string(nil)
+			if fn.Name.Name == "define" {
+				// runFlags.define: run's flags, which fork takes too (its
+				// help sends the reader to run's)
+				cmd = "run"
+			}
 			ast.Inspect(fn.Body, func(n ast.Node) bool {
 				call, ok := n.(*ast.CallExpr)
 				if !ok {

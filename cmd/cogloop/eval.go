@@ -88,7 +88,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitFailure
 		}
 	}
-	store, err := f.store.open(ctx, stderr)
+	store, err := f.store.openRedis(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "cogloop eval: %v\n", err)
 		return exitFailure

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/cogloop/cogloop/agents/event"
-	"github.com/cogloop/cogloop/memory/redis/redistest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -338,20 +337,7 @@ func lastLines(shots []string) []string {
 	return out
 }
 
-// Item 9: --run-id without Redis prints no resume hint that --resume would
-// refuse; it says why the run cannot be resumed. With Redis the hint stays.
-func TestRunIDWithoutRedisHasNoResumeHint(t *testing.T) {
-	t.Setenv("REDIS_URL", "")
-	code, _, errs := runCLI(t, "run", hello, "x", "--script", helloScript, "--run-id", "r1")
-	require.Equal(t, 0, code, errs)
-	assert.NotContains(t, errs, "--resume r1")
-	assert.Contains(t, errs, "cogloop: run r1 (not resumable: checkpoints need --redis URL or REDIS_URL)")
-
-	srv := redistest.Start(t)
-	code, _, errs = runCLI(t, "run", hello, "x", "--script", helloScript, "--run-id", "r2", "--redis", srv.URL())
-	require.Equal(t, 0, code, errs)
-	assert.Contains(t, errs, "cogloop: run r2 (resume with --resume r2)")
-}
+// Item 9: TestRunIDResumeHintWithoutRedis (fork_test.go).
 
 // Item 10: get_past_insights() returns the insights cognitive extraction
 // found in past passes, not "No synthesis insights found".

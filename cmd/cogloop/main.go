@@ -3,7 +3,7 @@
 //	cogloop run WORKFLOW.yaml [INPUT|-] [--json] [--script F] [--trace F] [--strict] [-v|-q]
 //	cogloop validate WORKFLOW.yaml [--strict] [--connect]
 //	cogloop mcp tools WORKFLOW.yaml   (the tools of its MCP servers)
-//	cogloop runs | show RUN | report RUN -o FILE.html
+//	cogloop runs | show RUN | report RUN -o FILE.html | fork RUN --pass K [WORKFLOW.yaml]
 //	cogloop eval WORKFLOW.yaml [B.yaml] --dataset F.jsonl | script RUN | schema | init [DIR]
 //	cogloop history | presets | version | help [COMMAND]
 //	cogloop worker | submit WORKFLOW.yaml [INPUT] | status [RUN...] | result RUN   (Redis queue, package queue)

@@ -94,11 +94,13 @@ func TestRedisUnreachableNamesTheAddress(t *testing.T) {
 	assert.Contains(t, errs, "127.0.0.1:1")
 }
 
-func TestResumeNeedsRedis(t *testing.T) {
+// Without Redis, --resume reads the checkpoint files; a run that has none is
+// named (TestRunIDResumeHintWithoutRedis resumes one that has).
+func TestResumeWithoutRedisNeedsACheckpoint(t *testing.T) {
 	t.Setenv("REDIS_URL", "")
 	code, _, errs := runCLI(t, "run", hello, "x", "--resume", "r1")
-	assert.Equal(t, 2, code)
-	assert.Contains(t, errs, "--redis")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, `resume run "r1": no checkpoint for this run`)
 }
 
 const resumeWorkflow = `orchestrator: {id: long, agents: [long_loop, summary]}

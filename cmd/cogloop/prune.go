@@ -18,12 +18,12 @@ const storeBound = 10 * time.Second
 // pruneFinished deletes the checkpoints of the recorded runs that ended ok
 // (the runs a resume cannot continue) and prints how many.
 func pruneFinished(ctx context.Context, d records.Dir, sf storeFlags, stdout, stderr io.Writer) int {
-	if sf.url() == "" {
-		return usageError(stderr, "runs", fmt.Errorf("--prune %w", errNeedsRedis))
-	}
 	ctx, cancel := context.WithTimeout(ctx, storeBound)
 	defer cancel()
 	store, err := sf.open(ctx, stderr)
+	if err == nil && store == nil {
+		err = fmt.Errorf("no checkpoint store: %s cannot be used", sf.checkpointDir())
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "cogloop runs: %v\n", err)
 		return exitFailure
@@ -46,20 +46,31 @@ func pruneFinished(ctx context.Context, d records.Dir, sf storeFlags, stdout, st
 		n++
 	}
 	fmt.Fprintf(stdout, "deleted the checkpoints of %d finished runs (of %d recorded in %s)\n", n, len(list), d.Path)
+	if sw, ok := store.(interface {
+		Sweep(context.Context) (int, error)
+	}); ok {
+		// The checkpoint files: expired ones are removed too (Redis expires its keys itself).
+		gone, err := sw.Sweep(ctx)
+		if err != nil {
+			fmt.Fprintf(stderr, "cogloop runs: prune: %v\n", err)
+			return exitFailure
+		}
+		fmt.Fprintf(stdout, "removed %d expired checkpoint files from %s\n", gone, sf.checkpointDir())
+	}
 	return exitOK
 }
 
 // checkpointLine describes the run's checkpoint in the store, if a store is
 // given: its size, or that there is none.
 func checkpointLine(ctx context.Context, runID string, sf storeFlags, stderr io.Writer) string {
-	if sf.url() == "" {
-		return ""
-	}
 	ctx, cancel := context.WithTimeout(ctx, storeBound)
 	defer cancel()
-	store, err := sf.open(ctx, stderr)
+	store, err := sf.open(ctx, io.Discard)
 	if err != nil {
 		return fmt.Sprintf("checkpoint: unknown (%v)", err)
+	}
+	if store == nil {
+		return ""
 	}
 	defer func() { _ = store.Close() }()
 	cp, ok, err := store.LoadCheckpoint(ctx, runID)

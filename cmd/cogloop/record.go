@@ -155,6 +155,7 @@ func cmdRuns(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "runs", err)
 	}
 	if prune {
+		sf.recordDir = dirFlag
 		return pruneFinished(ctx, d, sf, stdout, stderr)
 	}
 	list, err := d.List(limit)
@@ -238,6 +239,7 @@ func cmdShow(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return printJSON(stdout, stderr, "cogloop show", s)
 	}
 	writeShow(stdout, s)
+	sf.recordDir = dirFlag
 	if line := checkpointLine(ctx, s.RunID, sf, stderr); line != "" {
 		fmt.Fprintln(stdout, line)
 	}
@@ -283,7 +285,9 @@ func readSummary(dirFlag, name, cmd string, stderr io.Writer) (records.Summary, 
 		}
 		return records.Summary{}, exitFailure
 	}
-	return rec.Summarize(), exitOK
+	s := rec.Summarize()
+	s.Forks, _ = d.Forks(s.RunID) // a directory that cannot be listed has none to show
+	return s, exitOK
 }
 
 // writeShow prints a record: the run's facts, the run summary (the lines a
@@ -307,6 +311,12 @@ func writeShow(w io.Writer, s records.Summary) {
 			why += "; " + s.Problem
 		}
 		fmt.Fprintf(w, "incomplete record: %s\n", why)
+	}
+	if f := s.ForkedFrom; f != nil {
+		fmt.Fprintf(w, "forked from run %s at pass %s: the passes before it are %s's ('cogloop show %s')\n", f.Run, f.Pass, f.Run, f.Run)
+	}
+	for _, f := range s.Forks {
+		fmt.Fprintf(w, "forked: run %s from pass %s ('cogloop show %s')\n", f.Run, f.Pass, f.Run)
 	}
 	for _, sk := range s.Skipped {
 		fmt.Fprintf(w, "note: %s\n", sk)
@@ -465,8 +475,10 @@ flags:
   --limit N         the newest N runs (default 20; 0: all)
   --json            print the runs' summaries as JSON
   --prune           delete now the checkpoints of the recorded runs that ended ok
-                    (they expire by themselves after 'run --keep-finished', 24h)
-  --redis URL       the store of --prune (default $REDIS_URL)
+                    (they expire by themselves after 'run --keep-finished', 24h), and
+                    the expired checkpoint files
+  --redis URL       the store of --prune (default $REDIS_URL, else the checkpoint files
+                    in <record dir>/checkpoints)
   --namespace N     key namespace (default "default")
 `
 
@@ -481,8 +493,8 @@ incomplete.
 flags:
   --record-dir DIR  the records (default $COGLOOP_RECORD_DIR, else .cogloop/runs)
   --json            print the run's summary, loops, passes and agent calls as JSON
-  --redis URL       also report the run's checkpoint in this store: its size, whether
-                    the run finished (default $REDIS_URL)
+  --redis URL       report the run's checkpoint in this store (default $REDIS_URL, else
+                    the checkpoint files): its size, whether the run finished
   --namespace N     key namespace (default "default")
 `
 

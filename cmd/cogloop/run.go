@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -32,11 +33,11 @@ type runFlags struct {
 	verbose, quiet    bool
 	recordDir, report string
 	noRecord          bool
+	fork, pass        string // cogloop fork RUN --pass K (fork.go)
 }
 
-func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var f runFlags
-	fs := newFlagSet("run", stderr)
+// define defines run's flags on fs (fork takes them too).
+func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&f.json, "json", false, "")
 	fs.BoolVar(&f.jsonInput, "json-input", false, "")
 	fs.StringVar(&f.inputFile, "input-file", "", "")
@@ -58,6 +59,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.recordDir, "record-dir", "", "")
 	fs.BoolVar(&f.noRecord, "no-record", false, "")
 	fs.StringVar(&f.report, "report", "", "")
+}
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var f runFlags
+	fs := newFlagSet("run", stderr)
+	f.define(fs)
 	usageErr := func(err error) int { return usageError(stderr, "run", err) }
 	pos, err := parseWorkflowInput(fs, args)
 	switch {
@@ -75,8 +82,6 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return usageErr(fmt.Errorf("--checkpoint-ttl must be positive, got %s", f.checkpointTTL))
 	case f.keepFinished <= 0:
 		return usageErr(fmt.Errorf("--keep-finished must be positive, got %s", f.keepFinished))
-	case f.resume != "" && f.store.url() == "":
-		return usageErr(fmt.Errorf("--resume %w", errNeedsRedis))
 	case len(pos) == 2 && f.inputFile != "":
 		return usageErr(errors.New("give the input as an argument or with --input-file, not both"))
 	case f.noRecord && f.recordDir != "":
@@ -84,7 +89,18 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case f.script != "" && f.replay != "":
 		return usageErr(errors.New("--script and --replay both answer the model calls: give one"))
 	}
+	return runParsed(ctx, f, pos, stdout, stderr)
+}
 
+// runParsed runs a workflow with run's flags parsed: pos are the workflow
+// file and the input, if given.
+func runParsed(ctx context.Context, f runFlags, pos []string, stdout, stderr io.Writer) int {
+	cmd := "run"
+	if f.fork != "" {
+		cmd = "fork"
+	}
+	usageErr := func(err error) int { return usageError(stderr, cmd, err) }
+	f.store.recordDir = f.recordDir
 	wf, err := cogloop.Load(pos[0], loadOptions(f.presets, f.strict)...)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -144,21 +160,30 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if runID == "" {
 		runID = cogloop.NewRunID()
 	}
+	hint := !f.quiet && (!f.json || isTerminal(con.w))
+	var forkLine string
 	switch {
 	case f.resume != "":
 		runID = f.resume
 		opts = append(opts, cogloop.WithResume(f.resume, f.allowChange))
-	case f.runID != "" || store != nil:
-		id := runID
-		opts = append(opts, cogloop.WithRunID(id), cogloop.WithCheckpoints())
-		switch {
-		case f.quiet || f.json && !isTerminal(con.w):
-		case store != nil:
-			fmt.Fprintf(stderr, "cogloop: run %s (resume with --resume %s)\n", id, id)
-		default:
-			// The checkpoint lives in this process's memory: --resume could
-			// not find it, so no hint that it can.
-			fmt.Fprintf(stderr, "cogloop: run %s (not resumable: checkpoints need --redis URL or REDIS_URL)\n", id)
+	case f.fork != "":
+		opts = append(opts, cogloop.WithRunID(runID), cogloop.WithFork(f.fork, f.pass))
+		if hint { // once the fork has its checkpoint: a refused fork is no run to resume
+			forkLine = fmt.Sprintf("cogloop: run %s, forked from run %s at pass %s (resume with --resume %s)", runID, f.fork, f.pass, runID)
+		}
+	case store != nil:
+		// Checkpointed (in Redis, or in files beside the records): the run can
+		// be resumed, forked and answered from another process.
+		opts = append(opts, cogloop.WithRunID(runID), cogloop.WithCheckpoints())
+		if hint && (f.runID != "" || f.store.url() != "") {
+			fmt.Fprintf(stderr, "cogloop: run %s (resume with --resume %s)\n", runID, runID)
+		}
+	case f.runID != "":
+		// No store outlives the process (the checkpoint directory could not
+		// be written): --resume could not find the checkpoint.
+		opts = append(opts, cogloop.WithRunID(runID), cogloop.WithCheckpoints())
+		if hint {
+			fmt.Fprintf(stderr, "cogloop: run %s (not resumable: its checkpoint stays in this process; checkpoints need a writable record directory or --redis URL)\n", runID)
 		}
 	default:
 		opts = append(opts, cogloop.WithRunID(runID))
@@ -195,6 +220,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		observers = append(observers, tr.Observe)
 	}
 	limits := &loopLimits{}
+	if forkLine != "" {
+		observers = append(observers, func(e event.Event) {
+			if e.Kind == event.RunStart && e.Node != "" {
+				fmt.Fprintln(stderr, forkLine)
+			}
+		})
+	}
 	observers = append(observers, con.Observe, limits.Observe)
 	var events records.Buffer // the summary's loops, as show reads them from the record
 	if !f.quiet && !f.json {
@@ -261,6 +293,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if res == nil {
 		fail()
+		if f.fork != "" && ctx.Err() == nil {
+			code = exitUsage // a refused fork: nothing ran
+		}
 		return exitCode(ctx, code)
 	}
 	if f.json {
@@ -364,6 +399,10 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return exitUsage
 	}
 	printWarnings(stderr, wf.Warnings)
+	for _, p := range wf.Preflight() {
+		// The environment, not the file: a warning under --strict too.
+		fmt.Fprintf(stderr, "warning: %s\n", p)
+	}
 	for _, p := range wf.Notes {
 		fmt.Fprintf(stderr, "note: %s\n", p.Error())
 	}

@@ -57,7 +57,7 @@ agents:
 	assert.Regexp(t, `^ +ROUND +AGENT +TOOL +ARGS +TIME +RESULT\n`, pass1)
 	assert.Regexp(t, `\n +1 +asker +lookup +\{"query":"fig"\} +\S+ +known\n`, pass1)
 	assert.Regexp(t, `\n +1 +asker +lookup +\{"q":1\} +\S+ +error: the arguments do not match the tool's parameters`, pass1)
-	assert.Regexp(t, `\n +1 +asker +lookup +\{"query":"pear"\} +\S+ +known\n$`, pass2)
+	assert.Regexp(t, `\n +1 +asker +lookup +\{"query":"pear"\} +\S+ +known\n(checkpoint: [^\n]*\n)?$`, pass2)
 }
 
 // -v prints a line for each output_schema repair round: the violation sent

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/records"
+)
+
+// cmdFork starts a new run from pass K of a checkpointed run: run's flags,
+// plus --pass and --input; the workflow file and the input default to the
+// parent's.
+func cmdFork(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var f runFlags
+	fs := newFlagSet("fork", stderr)
+	f.define(fs)
+	var input string
+	var inputSet bool
+	fs.Func("input", "", func(s string) error { input, inputSet = s, true; return nil })
+	fs.StringVar(&f.pass, "pass", "", "")
+	usageErr := func(err error) int { return usageError(stderr, "fork", err) }
+	pos, err := parseInterspersed(fs, args)
+	switch {
+	case err != nil:
+		return usageErr(err)
+	case len(pos) == 0:
+		return usageErr(errors.New("fork needs the run to fork: cogloop fork RUN --pass K [WORKFLOW.yaml]"))
+	case len(pos) > 2:
+		return usageErr(fmt.Errorf("fork takes a run and a workflow file, got %d arguments (give the input with --input)", len(pos)))
+	case f.pass == "":
+		return usageErr(errors.New("fork needs --pass K: the pass to run from (3, improve:3, outer:2/inner:3)"))
+	case f.resume != "":
+		return usageErr(errors.New("--resume continues a run; fork starts a new one: leave out --resume"))
+	case f.replaceRun:
+		return usageErr(errors.New("--replace-run does not apply to a fork, a new run"))
+	case inputSet && f.inputFile != "":
+		return usageErr(errors.New("give the input with --input or --input-file, not both"))
+	case f.verbose && f.quiet:
+		return usageErr(errors.New("-v and -q contradict each other; pick one"))
+	case f.noRecord && f.recordDir != "":
+		return usageErr(errors.New("--no-record and --record-dir contradict each other; pick one"))
+	case f.script != "" && f.replay != "":
+		return usageErr(errors.New("--script and --replay both answer the model calls: give one"))
+	case f.checkpointTTL <= 0 || f.keepFinished <= 0:
+		return usageErr(errors.New("--checkpoint-ttl and --keep-finished must be positive"))
+	}
+	f.fork = parentID(pos[0], f.recordDir)
+	f.store.recordDir = f.recordDir
+	store, err := f.store.open(ctx, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "cogloop fork: %v\n", err)
+		return exitFailure
+	}
+	if store == nil {
+		return usageErr(fmt.Errorf("no checkpoint store: %s cannot be used; give --record-dir or --redis URL", f.store.checkpointDir()))
+	}
+	wfFile, origin, err := cogloop.ForkOrigin(ctx, store, f.fork)
+	_ = store.Close() // the run opens its own
+	if err != nil {
+		fmt.Fprintf(stderr, "cogloop fork: %v\n", err)
+		return exitUsage
+	}
+	run := []string{wfFile}
+	if len(pos) == 2 {
+		run[0] = pos[1]
+	} else if wfFile == "" {
+		return usageErr(fmt.Errorf("run %s was not started from a workflow file: give WORKFLOW.yaml", f.fork))
+	}
+	switch {
+	case inputSet:
+		run = append(run, input)
+	case f.inputFile != "":
+	case origin == nil:
+		run = append(run, "")
+	default:
+		text, ok := origin.(string)
+		if !ok || f.jsonInput {
+			data, err := json.Marshal(origin)
+			if err != nil {
+				return usageErr(fmt.Errorf("the input of run %s: %w; give --input", f.fork, err))
+			}
+			text, f.jsonInput = string(data), true
+		}
+		run = append(run, text)
+	}
+	return runParsed(ctx, f, run, stdout, stderr)
+}
+
+// parentID is the run id RUN names: a record's id (a unique prefix, 'latest'
+// or a record file, as for show) when one matches, else RUN itself.
+func parentID(name, dirFlag string) string {
+	d, err := recordDir(dirFlag)
+	if err != nil {
+		return name
+	}
+	path, err := d.Find(name)
+	if err != nil {
+		return name
+	}
+	return strings.TrimSuffix(filepath.Base(path), records.Ext)
+}
+
+const helpFork = `usage: cogloop fork RUN --pass K [WORKFLOW.yaml] [flags]
+
+Starts a new run that keeps passes 1…K−1 of run RUN (their outputs, scores,
+lessons and spend) and runs from pass K on, with WORKFLOW.yaml (default: the
+file RUN loaded) and RUN's input (or --input). Prompts, models and
+conditions may change; a changed loop structure (a loop's agents, its
+nesting) is refused naming what changed. The new run records where it came
+from (forked_from in its record, 'cogloop show' and the report) and is
+checkpointed like any run, so it can be resumed and forked in turn. RUN is a
+run id, a unique prefix of a recorded one, or 'latest'; its checkpoint must
+still be there (kept 24h after an ok run, see run --keep-finished).
+
+flags (and every flag of 'cogloop run'):
+  --pass K          the pass to run from: 3 (the run's only top-level loop),
+                    improve:3 (loop improve), outer:2/inner:3 (pass 3 of loop inner
+                    in pass 2 of loop outer)
+  --input TEXT      run on TEXT instead of RUN's input (with --json-input: JSON);
+                    the kept passes stay as they were, the passes from K on see TEXT
+  --run-id ID       the new run's id (default: a fresh one)
+  --redis URL       the store RUN was checkpointed in (default $REDIS_URL, else the
+                    checkpoint files in <record dir>/checkpoints)
+`
