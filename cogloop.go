@@ -348,6 +348,12 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 	for _, fn := range opts {
 		fn(&o)
 	}
+	// A workflow that declares inputs (orchestrator: inputs:) takes an
+	// object with the required ones; defaults fill in the rest.
+	input, err := w.wf.BindInputs(input)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRunFailed, err)
+	}
 	if o.runID == "" {
 		o.runID = NewRunID()
 	}

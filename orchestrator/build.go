@@ -193,6 +193,8 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 	if parent == nil {
 		b.mcp = mcp.NewSet(mcp.Read(orch, "mcp_servers"))
 		w.MCP = b.mcp
+		w.Description = strings.TrimSpace(orch.String("description", ""))
+		w.Inputs = readInputs(orch)
 	} else if orch.Has("mcp_servers") {
 		orch.Errorf("mcp_servers", "mcp_servers belongs on the top-level orchestrator: its servers serve the whole file (name them in tools: as server.tool)")
 	}
