@@ -263,7 +263,11 @@ func (s *mcpServer) call(ctx context.Context, wf *cogloop.Workflow, input any, p
 		out["error"] = runErr.Error()
 		a.Failed, a.Text = true, runErr.Error()
 	}
-	fmt.Fprintf(s.stderr, "cogloop mcp serve: %s: run %s %s\n", wf.ID(), runID, res.Status)
+	if runErr != nil {
+		fmt.Fprintf(s.stderr, "cogloop mcp serve: %s: run %s %s: %v\n", wf.ID(), runID, res.Status, runErr)
+	} else {
+		fmt.Fprintf(s.stderr, "cogloop mcp serve: %s: run %s %s\n", wf.ID(), runID, res.Status)
+	}
 	return a
 }
 

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cogloop/cogloop/internal/clibin"
+)
+
+const serveData = "testdata/mcpserve/"
+
+// serveArgs are the arguments of mcp serve over the test workflows,
+// answered by their script, records in a temporary directory.
+func serveArgs(t *testing.T, extra ...string) []string {
+	t.Helper()
+	return append([]string{"mcp", "serve", serveData + "improve.yaml", serveData + "slow.yaml", serveData + "shout.yaml",
+		"--script", serveData + "replies.yaml", "--record-dir", t.TempDir()}, extra...)
+}
+
+// progressLog collects the progress notifications a client receives.
+type progressLog chan *sdk.ProgressNotificationParams
+
+func newClient(log progressLog) *sdk.Client {
+	return sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			log <- req.Params
+		}})
+}
+
+// The server over stdio, driven by the go-sdk client: the tools with their
+// schemas, a call with progress and its structured result, a bad call, a
+// canceled call (the run is canceled, the server goes on), and the server
+// exiting 0 when the client closes stdin.
+func TestMCPServeStdio(t *testing.T) {
+	cmd := exec.Command(clibin.Path(t), serveArgs(t)...)
+	errPipe, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	log := make(progressLog, 64)
+	ctx := context.Background()
+	cs, err := newClient(log).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	require.NoError(t, err)
+	p := newProc(cmd, errPipe)
+	t.Cleanup(func() { _ = cs.Close() })
+	checkServedTools(t, cs)
+	checkImproveCall(t, cs, log)
+
+	// A call against the input schema is a tool error naming the workflow.
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "improve", Arguments: map[string]any{"audience": "x"}})
+	require.NoError(t, err)
+	assert.True(t, res.IsError)
+	assert.Contains(t, text(res), "workflow improve: the arguments do not match the tool's input schema")
+	assert.Contains(t, text(res), "text")
+
+	// Canceled in its second pass (a scripted reply that waits an hour):
+	// the run is canceled, and the server answers the next call.
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: "slow", Arguments: map[string]any{"input": "x"},
+			Meta: sdk.Meta{"progressToken": "slow-1"}})
+		done <- err
+	}()
+	first := <-log
+	assert.Equal(t, "slow-1", first.ProgressToken)
+	assert.Contains(t, first.Message, "loop slow_loop: pass 1 of 3, score 0.20")
+	cancel()
+	require.ErrorIs(t, <-done, context.Canceled)
+	p.waitLine(t, "slow: run ", " failed: ", "context canceled")
+	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "shout", Arguments: map[string]any{"input": "hi"}})
+	require.NoError(t, err)
+	assert.Equal(t, "HELLO", text(res))
+
+	require.NoError(t, cs.Close())
+	require.NotNil(t, cmd.ProcessState)
+	assert.Equal(t, 0, cmd.ProcessState.ExitCode(), "the server exits 0 when its client closes stdin; stderr:\n%s", p.stderr())
+}
+
+func checkServedTools(t *testing.T, cs *sdk.ClientSession) {
+	t.Helper()
+	lt, err := cs.ListTools(context.Background(), nil)
+	require.NoError(t, err)
+	tools := map[string]*sdk.Tool{}
+	for _, tl := range lt.Tools {
+		tools[tl.Name] = tl
+	}
+	require.Len(t, tools, 3)
+	improve := tools["improve"]
+	require.NotNil(t, improve)
+	assert.Equal(t, "Improves a text until a judge scores it 0.85 or more (at most 4 passes).", improve.Description)
+	assert.JSONEq(t, `{"type": "object", "required": ["text"], "properties": {
+		"text": {"type": "string", "description": "the text to improve"},
+		"audience": {"type": "string", "description": "who will read it", "default": "a child"}}}`, jsonOf(t, improve.InputSchema))
+	assert.JSONEq(t, `{"type": "object", "required": ["input"], "properties": {"input": {"type": "string", "description": "the workflow's input"}}}`,
+		jsonOf(t, tools["shout"].InputSchema))
+	assert.Contains(t, tools["shout"].Description, `workflow "shout"`)
+	assert.Contains(t, jsonOf(t, improve.OutputSchema), `"loops_completed"`)
+}
+
+// checkImproveCall calls improve with a progress token: a notification per
+// pass and one at the loop's end, then the answer and the structured result.
+func checkImproveCall(t *testing.T, cs *sdk.ClientSession, log progressLog) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "improve",
+		Arguments: map[string]any{"text": "explain recursion"}, Meta: sdk.Meta{"progressToken": 7}})
+	require.NoError(t, err)
+	require.False(t, res.IsError, text(res))
+	assert.Equal(t, "Recursion is like Russian dolls: each holds a smaller one, until the tiniest.", text(res))
+	st := res.StructuredContent.(map[string]any)
+	assert.Equal(t, "ok", st["status"])
+	assert.Regexp(t, regexp.MustCompile(`^\d{8}T\d{6}Z-[0-9a-f]{16}$`), st["run_id"])
+	assert.Equal(t, []any{map[string]any{"loop": "improve_loop", "loops_completed": 2.0, "final_score": 0.9, "stop_reason": "threshold"}}, st["loops"])
+	var msgs []string
+	for range 3 {
+		p := <-log
+		assert.EqualValues(t, 7, p.ProgressToken)
+		assert.EqualValues(t, len(msgs)+1, p.Progress, "progress grows with each notification")
+		msgs = append(msgs, p.Message)
+	}
+	assert.Equal(t, []string{"loop improve_loop: pass 1 of 4, score 0.40", "loop improve_loop: pass 2 of 4, score 0.90",
+		"loop improve_loop: stopped (threshold) after 2 passes, score 0.90"}, msgs)
+}
+
+// The server over streamable HTTP: with a token, a request without it is
+// refused (401) and one with it is served; without a token, on loopback,
+// anyone local is served; off loopback a token is required.
+func TestMCPServeHTTP(t *testing.T) {
+	t.Run("token", func(t *testing.T) {
+		url, stop := startHTTPServe(t, "--token", "s3cret")
+		_, err := newClient(nil).Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "Unauthorized")
+		log := make(progressLog, 64)
+		cs, err := newClient(log).Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: url, MaxRetries: -1,
+			HTTPClient: &http.Client{Transport: bearer("s3cret")}}, nil)
+		require.NoError(t, err)
+		checkImproveCall(t, cs, log)
+		require.NoError(t, cs.Close())
+		assert.Equal(t, exitSIGTERM, stop(), "SIGTERM ends the server with 143")
+	})
+	t.Run("no token on loopback", func(t *testing.T) {
+		url, _ := startHTTPServe(t)
+		cs, err := newClient(nil).Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+		require.NoError(t, err)
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "shout", Arguments: map[string]any{"input": "hi"}})
+		require.NoError(t, err)
+		assert.Equal(t, "HELLO", text(res))
+		require.NoError(t, cs.Close())
+	})
+	t.Run("off loopback", func(t *testing.T) {
+		t.Setenv(envMCPToken, "")
+		code, _, errs := runCLI(t, "mcp", "serve", serveData+"shout.yaml", "--http", "0.0.0.0:0")
+		assert.Equal(t, exitUsage, code)
+		assert.Contains(t, errs, `--http "0.0.0.0:0" listens beyond loopback: give --token T`)
+		code, _, errs = runCLI(t, "mcp", "serve", serveData+"shout.yaml", "--token", "x")
+		assert.Equal(t, exitUsage, code)
+		assert.Contains(t, errs, "--token protects --http")
+	})
+}
+
+// startHTTPServe starts mcp serve --http on a free loopback port and returns
+// its endpoint and a stop that sends SIGTERM and returns the exit code.
+func startHTTPServe(t *testing.T, extra ...string) (string, func() int) {
+	t.Helper()
+	p := start(t, nil, serveArgs(t, append([]string{"--http", "127.0.0.1:0"}, extra...)...)...)
+	p.waitLine(t, "cogloop mcp serve: 3 tools at http://127.0.0.1:")
+	line := p.stderr()
+	url := regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp`).FindString(line)
+	require.NotEmpty(t, url, line)
+	return url, func() int {
+		require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+		_ = p.cmd.Wait()
+		return p.cmd.ProcessState.ExitCode()
+	}
+}
+
+type bearer string
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func text(res *sdk.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// The records of served calls are run records like cogloop run's.
+func TestMCPServeWritesRecords(t *testing.T) {
+	dir := t.TempDir()
+	args := append(serveArgs(t)[:7], "--record-dir", dir)
+	cmd := exec.Command(clibin.Path(t), args...)
+	cs, err := newClient(nil).Connect(context.Background(), &sdk.CommandTransport{Command: cmd}, nil)
+	require.NoError(t, err)
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "shout", Arguments: map[string]any{"input": "hi"}})
+	require.NoError(t, err)
+	require.NoError(t, cs.Close())
+	id := res.StructuredContent.(map[string]any)["run_id"].(string)
+	b, err := os.ReadFile(filepath.Join(dir, id+".jsonl"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"kind":"run.end"`)
+	assert.Contains(t, string(b), `"status":"ok"`)
+}
