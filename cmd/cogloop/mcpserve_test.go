@@ -226,3 +226,98 @@ func TestMCPServeWritesRecords(t *testing.T) {
 	assert.Contains(t, string(b), `"kind":"run.end"`)
 	assert.Contains(t, string(b), `"status":"ok"`)
 }
+
+// serveClientScript is the TypeScript client's script, and node: a missing
+// node or @modelcontextprotocol/sdk skips the test, and fails it under
+// CI=true (.ci/run installs both).
+func serveClientScript(t *testing.T) (node, script string) {
+	t.Helper()
+	missing := func(what string) {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s: run npm ci in mcp/testdata/node (.ci/run does)", what)
+		}
+		t.Skipf("%s: run npm ci in mcp/testdata/node", what)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing("node is not on PATH")
+	}
+	dir, err := filepath.Abs("../../mcp/testdata/node")
+	require.NoError(t, err)
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+		missing("@modelcontextprotocol/sdk is not installed")
+	}
+	return node, filepath.Join(dir, "serve_client.mjs")
+}
+
+// tsRun is what serve_client.mjs saw.
+type tsRun struct {
+	Tools []struct {
+		Name        string         `json:"name"`
+		Description string         `json:"description"`
+		InputSchema map[string]any `json:"inputSchema"`
+	} `json:"tools"`
+	Improve   tsResult `json:"improve"`
+	Progress  struct{ Improve, Slow []map[string]any }
+	Slow      *tsResult `json:"slow"`
+	SlowError string    `json:"slowError"`
+	After     tsResult  `json:"after"`
+	ServerPid int       `json:"serverPid"`
+}
+
+type tsResult struct {
+	Content           []map[string]any `json:"content"`
+	StructuredContent map[string]any   `json:"structuredContent"`
+	IsError           bool             `json:"isError"`
+}
+
+// The official TypeScript client (@modelcontextprotocol/sdk) against mcp
+// serve, over stdio (it starts the server) and streamable HTTP with a token:
+// list the tools, call one and receive its progress, cancel one, call again.
+func TestMCPServeTypeScriptClient(t *testing.T) {
+	node, script := serveClientScript(t)
+	check := func(t *testing.T, args ...string) tsRun {
+		t.Helper()
+		cmd := exec.Command(node, append([]string{script}, args...)...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		require.NoError(t, err, "node %s: stderr:\n%s", script, stderr.String())
+		var got tsRun
+		require.NoError(t, json.Unmarshal(out, &got), string(out))
+		var names []string
+		for _, tl := range got.Tools {
+			names = append(names, tl.Name)
+		}
+		assert.ElementsMatch(t, []string{"improve", "slow", "shout"}, names)
+		assert.Equal(t, []any{"text"}, got.Tools[0].InputSchema["required"])
+		require.False(t, got.Improve.IsError, "%v", got.Improve.Content)
+		assert.Equal(t, "Recursion is like Russian dolls: each holds a smaller one, until the tiniest.", got.Improve.Content[0]["text"])
+		assert.Equal(t, "ok", got.Improve.StructuredContent["status"])
+		assert.Equal(t, []any{map[string]any{"loop": "improve_loop", "loops_completed": 2.0, "final_score": 0.9, "stop_reason": "threshold"}},
+			got.Improve.StructuredContent["loops"])
+		require.Len(t, got.Progress.Improve, 3)
+		first := got.Progress.Improve[0]
+		assert.NotEmpty(t, first["progressToken"])
+		delete(first, "progressToken")
+		assert.Equal(t, map[string]any{"progress": 1.0, "message": "loop improve_loop: pass 1 of 4, score 0.40",
+			"_meta": map[string]any{"loop": "improve_loop", "pass": 1.0, "score": 0.4}}, first)
+		assert.Equal(t, "loop improve_loop: stopped (threshold) after 2 passes, score 0.90", got.Progress.Improve[2]["message"])
+		assert.Nil(t, got.Slow, "the canceled call has no result")
+		assert.Contains(t, got.SlowError, "enough")
+		require.Len(t, got.Progress.Slow, 1, "the run was canceled in its second pass")
+		assert.Equal(t, "loop slow_loop: pass 1 of 3, score 0.20", got.Progress.Slow[0]["message"])
+		assert.Equal(t, "HELLO", got.After.Content[0]["text"])
+		return got
+	}
+	t.Run("stdio", func(t *testing.T) {
+		got := check(t, append([]string{"stdio", clibin.Path(t)}, serveArgs(t)...)...)
+		require.Positive(t, got.ServerPid)
+		assert.ErrorIs(t, syscall.Kill(got.ServerPid, 0), syscall.ESRCH, "the server process is gone after the client closed")
+	})
+	t.Run("http", func(t *testing.T) {
+		url, stop := startHTTPServe(t, "--token", "ts-token")
+		check(t, "http", url, "ts-token")
+		assert.Equal(t, exitSIGTERM, stop())
+	})
+}
