@@ -164,6 +164,7 @@ func TestServerFaultsFailTheRun(t *testing.T) {
 		{"missing tool", "serve", stdio(t, "", ""), "[t.eco]", []string{"tools names t.eco", "did you mean t.echo?", "its tools: "}},
 		{"command not found", "", `{command: [no-such-mcp-server-xyz]}`, "[t.echo]", []string{`mcp server "t"`, "did not start", "check that no-such-mcp-server-xyz is installed"}},
 		{"exits", "exit", stdio(t, "", ""), "[t.echo]", []string{"did not initialize", "cannot open the database"}},
+		{"malformed", "garbage", stdio(t, "", ", start_timeout: 2s"), "[t.echo]", []string{`mcp server "t"`, "did not initialize", "wrote garbage"}},
 		{"hangs", "hang", stdio(t, "", ", start_timeout: 300ms"), "[t.echo]", []string{"did not initialize within its start_timeout of 300ms"}},
 		{"unreachable", "", fmt.Sprintf(`{url: "http://%s/mcp"}`, addr), "[t.echo]", []string{"did not initialize", "check that the server runs and the url is its MCP endpoint"}},
 		{"unset header variable", "", `{url: "http://127.0.0.1:1/mcp", headers: {X-Key: "${MCP_TEST_UNSET_VAR}"}}`, "[t.echo]", []string{"header X-Key names the environment variable MCP_TEST_UNSET_VAR, which is not set"}},
@@ -201,5 +202,36 @@ func TestLoadProblems(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 			assert.Contains(t, err.Error(), "mcp.yaml:")
 		})
+	}
+}
+
+// A server that exits in the middle of a call: the model is told, naming
+// the server, the tool and the server's last words; later calls fail the
+// same way, the run ends, and no process of the server is left.
+func TestServerExitsMidRun(t *testing.T) {
+	pids := filepath.Join(t.TempDir(), "pids")
+	t.Setenv("COGLOOP_MCP_PIDS", pids)
+	wf := workflow(stdio(t, "serve", ""), "[t.die, t.echo]")
+	res, evs, err := run(t, wf, `
+asker:
+  - tool_calls: [{tool: t.die, args: {}}]
+  - tool_calls: [{tool: t.echo, args: {message: "still there"}}]
+  - "the server is gone"
+`)
+	require.NoError(t, err)
+	assert.Equal(t, "the server is gone", res.Text())
+	rs := results(evs)
+	require.Len(t, rs, 2)
+	assert.Contains(t, rs[0].Error, `mcp server "t"`)
+	assert.Contains(t, rs[0].Error, "tool die")
+	assert.Contains(t, rs[0].Error, "out of memory in die")
+	assert.Contains(t, rs[1].Error, "tool echo")
+	var got [2]int
+	b, err := os.ReadFile(pids)
+	require.NoError(t, err)
+	_, err = fmt.Sscan(string(b), &got[0], &got[1])
+	require.NoError(t, err)
+	for _, pid := range got {
+		assert.False(t, alive(pid), "process %d outlived the run", pid)
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -70,8 +72,16 @@ func dial(ctx context.Context, srv *Server) (*conn, error) {
 		}
 		cmd := exec.Command(path, srv.Command[1:]...) //nolint:gosec // the workflow's own command, argv without a shell
 		cmd.Env = srv.env()
-		c.stderr = &tail{}
-		cmd.Stderr = c.stderr
+		// The server's stderr is read here, to its end (the server's exit),
+		// so an error can quote its last words.
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			return nil, fmt.Errorf("%s did not start: %w", srv.What(), err)
+		}
+		c.stderr = &tail{done: make(chan struct{})}
+		go c.stderr.read(pr)
+		defer func() { _ = pw.Close() }() // the child has its copy once Connect started it
+		cmd.Stderr = pw
 		cmd.WaitDelay = time.Second
 		ownGroup(cmd)
 		c.cmd = cmd
@@ -103,13 +113,20 @@ func (c *conn) failure(what string, ctx context.Context, err error) error {
 	if ctx.Err() == context.DeadlineExceeded {
 		what += fmt.Sprintf(" within its start_timeout of %s", c.srv.StartTimeout)
 	}
-	msg := fmt.Sprintf("%s %s: %v: %s", c.srv.What(), what, err, check)
-	if c.stderr != nil {
-		if s := c.stderr.String(); s != "" {
-			msg += "; its stderr ends: " + s
-		}
+	return errors.New(fmt.Sprintf("%s %s: %v: %s", c.srv.What(), what, err, check) + c.lastWords())
+}
+
+// lastWords is what a stdio server wrote last on stderr, once it exited
+// (waiting at most a second for its stderr to end), for an error.
+func (c *conn) lastWords() string {
+	if c.stderr == nil {
+		return ""
 	}
-	return errors.New(msg)
+	c.stderr.settle(time.Second)
+	if s := c.stderr.String(); s != "" {
+		return "; its stderr ends: " + s
+	}
+	return ""
 }
 
 // close ends the session, then kills what is left of a stdio server's
@@ -166,10 +183,28 @@ func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
 	return h.next.RoundTrip(r)
 }
 
-// tail keeps the last bytes a server wrote to stderr, for errors.
+// tail keeps the last bytes a server wrote to stderr, for errors; done
+// closes when its stderr ended.
 type tail struct {
-	mu  sync.Mutex
-	buf []byte
+	mu   sync.Mutex
+	buf  []byte
+	done chan struct{}
+}
+
+func (t *tail) read(r io.ReadCloser) {
+	defer close(t.done)
+	_, _ = io.Copy(t, r)
+	_ = r.Close()
+}
+
+// settle waits until the server's stderr ended, at most d.
+func (t *tail) settle(d time.Duration) {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-t.done:
+	case <-timer.C:
+	}
 }
 
 const tailSize = 2 << 10
