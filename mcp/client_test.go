@@ -235,3 +235,37 @@ asker:
 		assert.False(t, alive(pid), "process %d outlived the run", pid)
 	}
 }
+
+// A script's mcp:NAME entry stands in for the whole server: the command is
+// never started (it does not exist), the tools answer from their replies
+// through the same client path, an error reply and running out of replies
+// are tool errors for the model, and a stand-in for a server the workflow
+// does not declare fails the run with did-you-mean.
+func TestScriptStandsInForAServer(t *testing.T) {
+	wf := workflow(`{command: [no-such-mcp-server-xyz]}`, "[t.read, t.*]")
+	res, evs, err := run(t, wf, `
+asker:
+  - tool_calls: [{tool: t.read, args: {path: a.txt}}, {tool: t.write, args: {}}]
+  - tool_calls: [{tool: t.read, args: {path: b.txt}}, {tool: t.read, args: {path: c.txt}}]
+  - "done"
+"mcp:t":
+  read: ["contents of a", {error: "ENOENT: b.txt"}]
+  write: [written]
+`)
+	require.NoError(t, err)
+	assert.Equal(t, "done", res.Text())
+	rs := results(evs)
+	require.Len(t, rs, 4)
+	assert.Equal(t, "contents of a", rs[0].Response)
+	assert.Equal(t, "written", rs[1].Response)
+	assert.Contains(t, rs[2].Error, "ENOENT: b.txt")
+	assert.Contains(t, rs[3].Error, "called more times than it has scripted replies")
+
+	_, _, err = run(t, wf, "asker: [done]\n\"mcp:u\": {read: [x]}\n")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `the script stands in for mcp server "u", which the workflow does not declare; did you mean "t"?`)
+
+	_, _, err = run(t, workflow(`{command: [no-such-mcp-server-xyz]}`, "[t.reed]"), "asker: [done]\n\"mcp:t\": {read: [x]}\n")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "did you mean t.read?")
+}

@@ -28,6 +28,8 @@ type conn struct {
 	cmd    *exec.Cmd // stdio servers
 	stderr *tail
 	tools  []*sdk.Tool
+	// standIn is the in-process server of a scripted stand-in.
+	standIn *sdk.ServerSession
 }
 
 // client is who cogloop says it is in initialize.
@@ -36,10 +38,16 @@ var client = &sdk.Implementation{Name: "cogloop", Version: "1"}
 // connect starts or contacts each server, initializes it and lists its
 // tools, each within the server's start_timeout. On a failure the servers
 // already started are closed and the error names the server and what to check.
-func connect(ctx context.Context, servers []*Server) (*Sessions, error) {
+func connect(ctx context.Context, servers []*Server, standIns StandIns) (*Sessions, error) {
 	s := &Sessions{conns: map[string]*conn{}}
 	for _, srv := range servers {
-		c, err := dial(ctx, srv)
+		var c *conn
+		var err error
+		if tools, ok := standIns[srv.Name]; ok {
+			c, err = standIn(ctx, srv, tools)
+		} else {
+			c, err = dial(ctx, srv)
+		}
 		if err != nil {
 			_ = s.Close()
 			return nil, err
@@ -134,6 +142,9 @@ func (c *conn) lastWords() string {
 func (c *conn) close() {
 	if c.cs != nil {
 		_ = c.cs.Close()
+	}
+	if c.standIn != nil {
+		_ = c.standIn.Close()
 	}
 	c.kill()
 }

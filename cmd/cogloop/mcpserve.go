@@ -15,6 +15,7 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/mcp"
 )
 
@@ -101,6 +102,9 @@ func cmdMCPServe(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		printWarnings(stderr, wf.Warnings)
 		wfs = append(wfs, wf)
 		ids = append(ids, wf.AgentIDs()...)
+		for _, name := range wf.MCPServers() {
+			ids = append(ids, scripted.ServerPrefix+name) // a script may stand in for it
+		}
 	}
 	srv := &mcpServer{flags: f, stderr: &lockedWriter{w: stderr}, agentIDs: ids}
 	offers := make([]mcp.Offer, 0, len(wfs))

@@ -321,3 +321,20 @@ func TestMCPServeTypeScriptClient(t *testing.T) {
 		assert.Equal(t, exitSIGTERM, stop())
 	})
 }
+
+// The example runs offline: its script stands in for the filesystem server
+// (no Node); a stand-in for a server the workflow lacks is a script error
+// with its position.
+func TestScriptStandInExample(t *testing.T) {
+	const ex = "../../examples/mcp/"
+	code, out, errs := runCLI(t, "run", ex+"workflow.yaml", "docs/notes.md", "--script", ex+"replies.yaml", "--no-record")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "the install section repeats itself twice")
+	assert.Contains(t, errs, "stopped: threshold")
+
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("reviewer: [a]\njudge: [b]\n\"mcp:fz\": {read_text_file: [x]}\n"), 0o600))
+	code, _, errs = runCLI(t, "run", ex+"workflow.yaml", "x", "--script", bad, "--no-record")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errs, `bad.yaml:3:1: script: mcp:fz stands in for an mcp server that workflow "review_file" does not declare; did you mean mcp:fs?`)
+}
