@@ -269,3 +269,54 @@ asker:
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "did you mean t.read?")
 }
+
+// A workflow_ref file may declare mcp_servers: they join the run's servers
+// (its agents name them as server.tool); a name declared twice is a load
+// error naming both places.
+func TestServersOfAWorkflowRefFile(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("COGLOOP_MCP_SERVER", "serve")
+	server := fmt.Sprintf("{command: [%q], env: [COGLOOP_MCP_SERVER]}", os.Args[0])
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o600))
+		return p
+	}
+	sub := func(name string) string {
+		return fmt.Sprintf(`orchestrator:
+  id: sub
+  agents: [asker]
+  mcp_servers:
+    %s: %s
+agents:
+  - {id: asker, type: openai-answer, model: gpt-4o-mini, prompt: "{{ input }}", tools: [%s.echo]}
+`, name, server, name)
+	}
+	write("sub.yaml", sub("u"))
+	write("clash.yaml", sub("t"))
+	top := func(ref string) string {
+		return fmt.Sprintf(`orchestrator:
+  id: top
+  agents: [l]
+  mcp_servers:
+    t: %s
+agents:
+  - {id: l, type: loop, max_loops: 1, workflow_ref: %s}
+`, server, ref)
+	}
+	wf, err := cogloop.Load(write("top.yaml", top("sub.yaml")))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"t", "u"}, wf.MCPServers())
+	s, err := scripted.Parse([]byte("asker:\n  - tool_calls: [{tool: u.echo, args: {message: from the sub-workflow}}]\n  - done\n"), "s.yaml")
+	require.NoError(t, err)
+	rec := &agenttest.Recorder{}
+	_, err = wf.Run(context.Background(), "go", cogloop.WithModels(s), cogloop.WithObserver(rec.Observe))
+	require.NoError(t, err)
+	rs := results(rec.Events())
+	require.Len(t, rs, 1)
+	assert.Equal(t, "echo: from the sub-workflow", rs[0].Response)
+
+	_, err = cogloop.Load(write("top2.yaml", top("clash.yaml")))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `mcp server "t" is declared twice, at `+filepath.Join(dir, "top2.yaml")+":5:5 and at "+filepath.Join(dir, "clash.yaml")+":5:5")
+}

@@ -29,12 +29,23 @@ type ref struct {
 	pos     load.Pos
 }
 
-// NewSet is the set of servers (nil when there are none).
+// NewSet is the set of servers (empty when there are none).
 func NewSet(servers []*Server) *Set {
-	if len(servers) == 0 {
-		return nil
-	}
 	return &Set{servers: servers}
+}
+
+// Add adds the servers another file declares (a workflow_ref file's
+// mcp_servers); a name declared already is an error naming both places.
+func (s *Set) Add(servers []*Server) error {
+	var errs []error
+	for _, srv := range servers {
+		if old := s.Server(srv.Name); old != nil {
+			errs = append(errs, fmt.Errorf("mcp server %q is declared twice, at %s and at %s: give one of them another name", srv.Name, old.Pos, srv.Pos))
+			continue
+		}
+		s.servers = append(s.servers, srv)
+	}
+	return errors.Join(errs...)
 }
 
 // Servers lists the servers in file order.
