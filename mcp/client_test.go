@@ -246,7 +246,8 @@ func TestScriptStandsInForAServer(t *testing.T) {
 	res, evs, err := run(t, wf, `
 asker:
   - tool_calls: [{tool: t.read, args: {path: a.txt}}, {tool: t.write, args: {}}]
-  - tool_calls: [{tool: t.read, args: {path: b.txt}}, {tool: t.read, args: {path: c.txt}}]
+  - tool_calls: [{tool: t.read, args: {path: b.txt}}]
+  - tool_calls: [{tool: t.read, args: {path: c.txt}}]
   - "done"
 "mcp:t":
   read: ["contents of a", {error: "ENOENT: b.txt"}]
