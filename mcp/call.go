@@ -34,6 +34,7 @@ func (c *conn) call(ctx context.Context, tool string, args map[string]any) (agen
 	case err != nil:
 		msg := fmt.Sprintf("%s: tool %s: %v", c.srv.What(), tool, err)
 		if errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, io.EOF) {
+			c.gone.Store(true)
 			msg += c.lastWords() // the server is gone: say why, if it said
 		}
 		return agents.Output{}, errors.New(msg)

@@ -19,6 +19,7 @@ import (
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/internal/nettest"
+	"github.com/cogloop/cogloop/mcp"
 )
 
 // workflow is a file whose asker may call the tools of the server given.
@@ -194,6 +195,8 @@ func TestLoadProblems(t *testing.T) {
 		{`{command: [x], env: ["not a name"]}`, "[t.a]", "not an environment variable name"},
 		{`{command: [x]}`, "[u.a]", `tools names "u.a", which no agent defines`},
 		{`{command: [x], timeout: 3s}`, "[t.a]", "timeout"},
+		{`{command: [x], share: always}`, "[t.a]", `share is run (a server per run) or process (one per process, shared by its runs), not "always"`},
+		{`{url: "http://h/mcp", share: process}`, "[t.a]", "a url server is contacted by each run"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.want, func(t *testing.T) {
@@ -320,4 +323,50 @@ agents:
 	_, err = cogloop.Load(write("top2.yaml", top("clash.yaml")))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `mcp server "t" is declared twice, at `+filepath.Join(dir, "top2.yaml")+":5:5 and at "+filepath.Join(dir, "clash.yaml")+":5:5")
+}
+
+// share: process keeps a stdio server for every run of the process: the
+// second run uses the first run's server, which outlives both runs until
+// CloseShared kills it with its process group; a server that died is
+// started again by the next run.
+func TestShareProcess(t *testing.T) {
+	pids := filepath.Join(t.TempDir(), "pids")
+	t.Setenv("COGLOOP_MCP_PIDS", pids)
+	t.Cleanup(mcp.CloseShared)
+	wf := workflow(stdio(t, "serve", ", share: process"), "[t.echo, t.die]")
+	serverPids := func() [2]int {
+		var got [2]int
+		b, err := os.ReadFile(pids)
+		require.NoError(t, err)
+		_, err = fmt.Sscan(string(b), &got[0], &got[1])
+		require.NoError(t, err)
+		return got
+	}
+	call := func(tool string) event.Event {
+		args := "{message: hi}"
+		if tool == "die" {
+			args = "{}"
+		}
+		_, evs, err := run(t, wf, fmt.Sprintf("asker:\n  - tool_calls: [{tool: t.%s, args: %s}]\n  - done\n", tool, args))
+		require.NoError(t, err)
+		rs := results(evs)
+		require.Len(t, rs, 1)
+		return rs[0]
+	}
+	assert.Equal(t, "echo: hi", call("echo").Response)
+	first := serverPids()
+	assert.True(t, alive(first[0]), "the shared server outlives the run")
+	assert.Equal(t, "echo: hi", call("echo").Response)
+	assert.Equal(t, first, serverPids(), "the second run used the first run's server")
+
+	assert.Contains(t, call("die").Error, "out of memory in die")
+	assert.Equal(t, "echo: hi", call("echo").Response, "a run after the server died starts it again")
+	second := serverPids()
+	assert.NotEqual(t, first, second)
+	assert.False(t, alive(first[0]))
+
+	mcp.CloseShared()
+	for _, pid := range append(first[:], second[:]...) {
+		assert.False(t, alive(pid), "process %d outlived CloseShared", pid)
+	}
 }

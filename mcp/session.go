@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,6 +31,10 @@ type conn struct {
 	tools  []*sdk.Tool
 	// standIn is the in-process server of a scripted stand-in.
 	standIn *sdk.ServerSession
+	// shared is a share: process server's: runs do not close it; gone
+	// says its session ended (a call saw the server go, or it exited).
+	shared bool
+	gone   atomic.Bool
 }
 
 // client is who cogloop says it is in initialize.
@@ -45,6 +50,8 @@ func connect(ctx context.Context, servers []*Server, standIns StandIns) (*Sessio
 		var err error
 		if tools, ok := standIns[srv.Name]; ok {
 			c, err = standIn(ctx, srv, tools)
+		} else if srv.Share == ShareProcess {
+			c, err = sharedConn(ctx, srv)
 		} else {
 			c, err = dial(ctx, srv)
 		}
@@ -166,6 +173,9 @@ func (s *Sessions) Close() error {
 	defer s.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, c := range s.conns {
+		if c.shared {
+			continue // closed by CloseShared
+		}
 		wg.Add(1)
 		go func() { defer wg.Done(); c.close() }()
 	}
