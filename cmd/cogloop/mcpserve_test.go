@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -337,4 +340,69 @@ func TestScriptStandInExample(t *testing.T) {
 	code, _, errs = runCLI(t, "run", ex+"workflow.yaml", "x", "--script", bad, "--no-record")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errs, `bad.yaml:3:1: script: mcp:fz stands in for an mcp server that workflow "review_file" does not declare; did you mean mcp:fs?`)
+}
+
+// markedProcesses are the pids of live processes whose environment holds
+// marker (this user's; a zombie counts as gone).
+func markedProcesses(t *testing.T, marker string) []int {
+	t.Helper()
+	dirs, err := filepath.Glob("/proc/[0-9]*")
+	require.NoError(t, err)
+	var out []int
+	for _, d := range dirs {
+		env, err := os.ReadFile(filepath.Join(d, "environ"))
+		if err != nil || !strings.Contains(string(env), marker) {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join(d, "stat"))
+		if _, rest, _ := strings.Cut(string(stat), ") "); err != nil || strings.HasPrefix(rest, "Z") {
+			continue
+		}
+		var pid int
+		if _, err := fmt.Sscan(filepath.Base(d), &pid); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// A served workflow whose MCP server (the npm reference server) has
+// share: process: the calls share one server process, and when the client
+// closes, mcp serve exits and no process it started is left.
+func TestMCPServeSharedServerDiesWithIt(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	node, script := serveClientScript(t)
+	js := filepath.Join(filepath.Dir(script), "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	dir := t.TempDir()
+	wf := filepath.Join(dir, "echoer.yaml")
+	require.NoError(t, os.WriteFile(wf, []byte(fmt.Sprintf(`orchestrator:
+  id: echoer
+  agents: [asker]
+  mcp_servers:
+    t: {command: [%q, %q, stdio], env: [COGLOOP_TEST_MARKER], share: process}
+agents:
+  - {id: asker, type: openai-answer, model: gpt-4o-mini, prompt: "{{ input }}", tools: [t.echo]}
+`, node, js)), 0o600))
+	replies := filepath.Join(dir, "replies.yaml")
+	require.NoError(t, os.WriteFile(replies, []byte("asker:\n  - tool_calls: [{tool: t.echo, args: {message: hi}}]\n  - done\n"), 0o600))
+	marker := fmt.Sprintf("cogloop-serve-test-%d", os.Getpid())
+	cmd := exec.Command(clibin.Path(t), "mcp", "serve", wf, "--script", replies, "--no-record")
+	cmd.Env = append(os.Environ(), "COGLOOP_TEST_MARKER="+marker)
+	cs, err := newClient(nil).Connect(context.Background(), &sdk.CommandTransport{Command: cmd}, nil)
+	require.NoError(t, err)
+	var servers [][]int
+	for range 2 {
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "echoer", Arguments: map[string]any{"input": "go"}})
+		require.NoError(t, err)
+		require.False(t, res.IsError, text(res))
+		assert.Equal(t, "done", text(res))
+		servers = append(servers, slices.DeleteFunc(markedProcesses(t, marker), func(pid int) bool { return pid == cmd.Process.Pid }))
+	}
+	require.NotEmpty(t, servers[0], "the shared server runs between calls")
+	assert.Equal(t, servers[0], servers[1], "the second call used the first call's server")
+	require.NoError(t, cs.Close())
+	assert.Equal(t, 0, cmd.ProcessState.ExitCode())
+	assert.Empty(t, markedProcesses(t, marker), "no process of the shared server outlives mcp serve")
 }
