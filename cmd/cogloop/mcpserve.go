@@ -64,7 +64,7 @@ type mcpServeFlags struct {
 
 func cmdMCPServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var f mcpServeFlags
-	fs := newFlagSet("mcp serve", stderr)
+	fs := newFlagSet("mcp", stderr)
 	fs.StringVar(&f.httpAddr, "http", "", "")
 	fs.StringVar(&f.token, "token", os.Getenv(envMCPToken), "")
 	fs.StringVar(&f.script, "script", "", "")
