@@ -3,7 +3,8 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -20,12 +21,7 @@ type StandIns map[string]map[string]agents.Model
 // mapped the same way). Its tools take any object.
 func standIn(ctx context.Context, srv *Server, tools map[string]agents.Model) (*conn, error) {
 	s := sdk.NewServer(&sdk.Implementation{Name: "cogloop-script:" + srv.Name, Version: "1"}, nil)
-	names := make([]string, 0, len(tools))
-	for name := range tools {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(tools)) {
 		m := tools[name]
 		s.AddTool(&sdk.Tool{Name: name, Description: fmt.Sprintf("scripted stand-in for %s.%s", srv.Name, name),
 			InputSchema: map[string]any{"type": "object"}},

@@ -2,8 +2,9 @@ package scripted
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 
@@ -43,14 +44,7 @@ func (s *Script) readServer(c *load.Config, key, server string, probs *load.Prob
 }
 
 // Servers lists the MCP servers the script stands in for, sorted.
-func (s *Script) Servers() []string {
-	out := make([]string, 0, len(s.servers))
-	for name := range s.servers {
-		out = append(out, name)
-	}
-	sort.Strings(out)
-	return out
-}
+func (s *Script) Servers() []string { return slices.Sorted(maps.Keys(s.servers)) }
 
 // ServerStandIns are the scripted tools of each server the script stands in
 // for: server → tool → a model answering one reply per call.
