@@ -362,6 +362,12 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 	for _, fn := range opts {
 		fn(&o)
 	}
+	// A workflow that declares inputs (orchestrator: inputs:) takes an
+	// object with the required ones; defaults fill in the rest.
+	input, err := w.wf.BindInputs(input)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRunFailed, err)
+	}
 	if o.runID == "" {
 		o.runID = NewRunID()
 	}
@@ -426,7 +432,7 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 	// The run's MCP servers start here and end with it; a server that does
 	// not start, or lacks a tool an agent names, fails the run before any agent.
 	var out agents.Output
-	runCtx, sessions, err := w.wf.MCP.Start(ctx)
+	runCtx, sessions, err := w.wf.MCP.Start(ctx, mcpStandIns(o.models))
 	if err == nil {
 		out, err = w.wf.Run(runCtx, agents.Input{Value: input, Run: run, Budget: budget})
 		_ = sessions.Close()

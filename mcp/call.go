@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,10 +33,9 @@ func (c *conn) call(ctx context.Context, tool string, args map[string]any) (agen
 			c.srv.What(), tool, c.srv.CallTimeout, c.srv.Name)
 	case err != nil:
 		msg := fmt.Sprintf("%s: tool %s: %v", c.srv.What(), tool, err)
-		if c.stderr != nil && errors.Is(err, sdk.ErrConnectionClosed) {
-			if s := c.stderr.String(); s != "" {
-				msg += "; its stderr ends: " + s
-			}
+		if errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, io.EOF) {
+			c.gone.Store(true)
+			msg += c.lastWords() // the server is gone: say why, if it said
 		}
 		return agents.Output{}, errors.New(msg)
 	}

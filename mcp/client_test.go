@@ -19,6 +19,7 @@ import (
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/internal/nettest"
+	"github.com/cogloop/cogloop/mcp"
 )
 
 // workflow is a file whose asker may call the tools of the server given.
@@ -164,6 +165,7 @@ func TestServerFaultsFailTheRun(t *testing.T) {
 		{"missing tool", "serve", stdio(t, "", ""), "[t.eco]", []string{"tools names t.eco", "did you mean t.echo?", "its tools: "}},
 		{"command not found", "", `{command: [no-such-mcp-server-xyz]}`, "[t.echo]", []string{`mcp server "t"`, "did not start", "check that no-such-mcp-server-xyz is installed"}},
 		{"exits", "exit", stdio(t, "", ""), "[t.echo]", []string{"did not initialize", "cannot open the database"}},
+		{"malformed", "garbage", stdio(t, "", ", start_timeout: 2s"), "[t.echo]", []string{`mcp server "t"`, "did not initialize", "wrote garbage"}},
 		{"hangs", "hang", stdio(t, "", ", start_timeout: 300ms"), "[t.echo]", []string{"did not initialize within its start_timeout of 300ms"}},
 		{"unreachable", "", fmt.Sprintf(`{url: "http://%s/mcp"}`, addr), "[t.echo]", []string{"did not initialize", "check that the server runs and the url is its MCP endpoint"}},
 		{"unset header variable", "", `{url: "http://127.0.0.1:1/mcp", headers: {X-Key: "${MCP_TEST_UNSET_VAR}"}}`, "[t.echo]", []string{"header X-Key names the environment variable MCP_TEST_UNSET_VAR, which is not set"}},
@@ -193,6 +195,8 @@ func TestLoadProblems(t *testing.T) {
 		{`{command: [x], env: ["not a name"]}`, "[t.a]", "not an environment variable name"},
 		{`{command: [x]}`, "[u.a]", `tools names "u.a", which no agent defines`},
 		{`{command: [x], timeout: 3s}`, "[t.a]", "timeout"},
+		{`{command: [x], share: always}`, "[t.a]", `share is run (a server per run) or process (one per process, shared by its runs), not "always"`},
+		{`{url: "http://h/mcp", share: process}`, "[t.a]", "a url server is contacted by each run"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.want, func(t *testing.T) {
@@ -201,5 +205,168 @@ func TestLoadProblems(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 			assert.Contains(t, err.Error(), "mcp.yaml:")
 		})
+	}
+}
+
+// A server that exits in the middle of a call: the model is told, naming
+// the server, the tool and the server's last words; later calls fail the
+// same way, the run ends, and no process of the server is left.
+func TestServerExitsMidRun(t *testing.T) {
+	pids := filepath.Join(t.TempDir(), "pids")
+	t.Setenv("COGLOOP_MCP_PIDS", pids)
+	wf := workflow(stdio(t, "serve", ""), "[t.die, t.echo]")
+	res, evs, err := run(t, wf, `
+asker:
+  - tool_calls: [{tool: t.die, args: {}}]
+  - tool_calls: [{tool: t.echo, args: {message: "still there"}}]
+  - "the server is gone"
+`)
+	require.NoError(t, err)
+	assert.Equal(t, "the server is gone", res.Text())
+	rs := results(evs)
+	require.Len(t, rs, 2)
+	assert.Contains(t, rs[0].Error, `mcp server "t"`)
+	assert.Contains(t, rs[0].Error, "tool die")
+	assert.Contains(t, rs[0].Error, "out of memory in die")
+	assert.Contains(t, rs[1].Error, "tool echo")
+	var got [2]int
+	b, err := os.ReadFile(pids)
+	require.NoError(t, err)
+	_, err = fmt.Sscan(string(b), &got[0], &got[1])
+	require.NoError(t, err)
+	for _, pid := range got {
+		assert.False(t, alive(pid), "process %d outlived the run", pid)
+	}
+}
+
+// A script's mcp:NAME entry stands in for the whole server: the command is
+// never started (it does not exist), the tools answer from their replies
+// through the same client path, an error reply and running out of replies
+// are tool errors for the model, and a stand-in for a server the workflow
+// does not declare fails the run with did-you-mean.
+func TestScriptStandsInForAServer(t *testing.T) {
+	wf := workflow(`{command: [no-such-mcp-server-xyz]}`, "[t.read, t.*]")
+	res, evs, err := run(t, wf, `
+asker:
+  - tool_calls: [{tool: t.read, args: {path: a.txt}}, {tool: t.write, args: {}}]
+  - tool_calls: [{tool: t.read, args: {path: b.txt}}]
+  - tool_calls: [{tool: t.read, args: {path: c.txt}}]
+  - "done"
+"mcp:t":
+  read: ["contents of a", {error: "ENOENT: b.txt"}]
+  write: [written]
+`)
+	require.NoError(t, err)
+	assert.Equal(t, "done", res.Text())
+	rs := results(evs)
+	require.Len(t, rs, 4)
+	assert.Equal(t, "contents of a", rs[0].Response)
+	assert.Equal(t, "written", rs[1].Response)
+	assert.Contains(t, rs[2].Error, "ENOENT: b.txt")
+	assert.Contains(t, rs[3].Error, "called more times than it has scripted replies")
+
+	_, _, err = run(t, wf, "asker: [done]\n\"mcp:u\": {read: [x]}\n")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `the script stands in for mcp server "u", which the workflow does not declare; did you mean "t"?`)
+
+	_, _, err = run(t, workflow(`{command: [no-such-mcp-server-xyz]}`, "[t.reed]"), "asker: [done]\n\"mcp:t\": {read: [x]}\n")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "did you mean t.read?")
+}
+
+// A workflow_ref file may declare mcp_servers: they join the run's servers
+// (its agents name them as server.tool); a name declared twice is a load
+// error naming both places.
+func TestServersOfAWorkflowRefFile(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("COGLOOP_MCP_SERVER", "serve")
+	server := fmt.Sprintf("{command: [%q], env: [COGLOOP_MCP_SERVER]}", os.Args[0])
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o600))
+		return p
+	}
+	sub := func(name string) string {
+		return fmt.Sprintf(`orchestrator:
+  id: sub
+  agents: [asker]
+  mcp_servers:
+    %s: %s
+agents:
+  - {id: asker, type: openai-answer, model: gpt-4o-mini, prompt: "{{ input }}", tools: [%s.echo]}
+`, name, server, name)
+	}
+	write("sub.yaml", sub("u"))
+	write("clash.yaml", sub("t"))
+	top := func(ref string) string {
+		return fmt.Sprintf(`orchestrator:
+  id: top
+  agents: [l]
+  mcp_servers:
+    t: %s
+agents:
+  - {id: l, type: loop, max_loops: 1, workflow_ref: %s}
+`, server, ref)
+	}
+	wf, err := cogloop.Load(write("top.yaml", top("sub.yaml")))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"t", "u"}, wf.MCPServers())
+	s, err := scripted.Parse([]byte("asker:\n  - tool_calls: [{tool: u.echo, args: {message: from the sub-workflow}}]\n  - done\n"), "s.yaml")
+	require.NoError(t, err)
+	rec := &agenttest.Recorder{}
+	_, err = wf.Run(context.Background(), "go", cogloop.WithModels(s), cogloop.WithObserver(rec.Observe))
+	require.NoError(t, err)
+	rs := results(rec.Events())
+	require.Len(t, rs, 1)
+	assert.Equal(t, "echo: from the sub-workflow", rs[0].Response)
+
+	_, err = cogloop.Load(write("top2.yaml", top("clash.yaml")))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `mcp server "t" is declared twice, at `+filepath.Join(dir, "top2.yaml")+":5:5 and at "+filepath.Join(dir, "clash.yaml")+":5:5")
+}
+
+// share: process keeps a stdio server for every run of the process: the
+// second run uses the first run's server, which outlives both runs until
+// CloseShared kills it with its process group; a server that died is
+// started again by the next run.
+func TestShareProcess(t *testing.T) {
+	pids := filepath.Join(t.TempDir(), "pids")
+	t.Setenv("COGLOOP_MCP_PIDS", pids)
+	t.Cleanup(mcp.CloseShared)
+	wf := workflow(stdio(t, "serve", ", share: process"), "[t.echo, t.die]")
+	serverPids := func() [2]int {
+		var got [2]int
+		b, err := os.ReadFile(pids)
+		require.NoError(t, err)
+		_, err = fmt.Sscan(string(b), &got[0], &got[1])
+		require.NoError(t, err)
+		return got
+	}
+	call := func(tool string) event.Event {
+		args := "{message: hi}"
+		if tool == "die" {
+			args = "{}"
+		}
+		_, evs, err := run(t, wf, fmt.Sprintf("asker:\n  - tool_calls: [{tool: t.%s, args: %s}]\n  - done\n", tool, args))
+		require.NoError(t, err)
+		rs := results(evs)
+		require.Len(t, rs, 1)
+		return rs[0]
+	}
+	assert.Equal(t, "echo: hi", call("echo").Response)
+	first := serverPids()
+	assert.True(t, alive(first[0]), "the shared server outlives the run")
+	assert.Equal(t, "echo: hi", call("echo").Response)
+	assert.Equal(t, first, serverPids(), "the second run used the first run's server")
+
+	assert.Contains(t, call("die").Error, "out of memory in die")
+	assert.Equal(t, "echo: hi", call("echo").Response, "a run after the server died starts it again")
+	second := serverPids()
+	assert.NotEqual(t, first, second)
+	assert.False(t, alive(first[0]))
+
+	mcp.CloseShared()
+	for _, pid := range append(first[:], second[:]...) {
+		assert.False(t, alive(pid), "process %d outlived CloseShared", pid)
 	}
 }

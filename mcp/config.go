@@ -31,8 +31,18 @@ type Server struct {
 	// CallTimeout bounds one tool call; StartTimeout the start, initialize
 	// and tools/list.
 	CallTimeout, StartTimeout time.Duration
-	Pos                       load.Pos
+	// Share is ShareRun (a stdio server is started for each run) or
+	// ShareProcess (started once per process, for every run of a worker,
+	// until [CloseShared]).
+	Share string
+	Pos   load.Pos
 }
+
+// The values of share:.
+const (
+	ShareRun     = "run"
+	ShareProcess = "process"
+)
 
 // What names s for errors: mcp server "fs" (command npx …) or (url …).
 func (s *Server) What() string {
@@ -92,6 +102,13 @@ func readServer(c *load.Config, name string) *Server {
 	}
 	s.CallTimeout = c.Duration("call_timeout", DefaultCallTimeout)
 	s.StartTimeout = c.Duration("start_timeout", DefaultStartTimeout)
+	s.Share = c.String("share", ShareRun)
+	switch {
+	case s.Share != ShareRun && s.Share != ShareProcess:
+		c.Errorf("share", "mcp server %q: share is %s (a server per run) or %s (one per process, shared by its runs), not %q", name, ShareRun, ShareProcess, s.Share)
+	case s.Share == ShareProcess && s.URL != "":
+		c.Errorf("share", "mcp server %q: share: process keeps a command's process for every run; a url server is contacted by each run", name)
+	}
 	switch {
 	case len(s.Command) > 0 && s.URL != "":
 		c.Errorf("url", "mcp server %q has both command and url: a server is a command (stdio) or a url (streamable HTTP)", name)

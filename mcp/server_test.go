@@ -35,6 +35,10 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	case "hang":
 		select {} // never answers initialize
+	case "garbage":
+		fmt.Println("{this is not JSON-RPC")
+		fmt.Fprintln(os.Stderr, "wrote garbage")
+		select {}
 	case "exit":
 		fmt.Fprintln(os.Stderr, "cannot open the database")
 		os.Exit(1)
@@ -86,6 +90,12 @@ func testServer() *sdk.Server {
 		func(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
 			<-ctx.Done()
 			return nil, nil, ctx.Err()
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "die", Description: "The server exits in the middle of the call."},
+		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+			fmt.Fprintln(os.Stderr, "out of memory in die")
+			os.Exit(3)
+			return nil, nil, nil
 		})
 	sdk.AddTool(s, &sdk.Tool{Name: "whoami", Description: "The Authorization header it got."},
 		func(_ context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,6 +29,12 @@ type conn struct {
 	cmd    *exec.Cmd // stdio servers
 	stderr *tail
 	tools  []*sdk.Tool
+	// standIn is the in-process server of a scripted stand-in.
+	standIn *sdk.ServerSession
+	// shared is a share: process server's: runs do not close it; gone
+	// says its session ended (a call saw the server go, or it exited).
+	shared bool
+	gone   atomic.Bool
 }
 
 // client is who cogloop says it is in initialize.
@@ -34,10 +43,18 @@ var client = &sdk.Implementation{Name: "cogloop", Version: "1"}
 // connect starts or contacts each server, initializes it and lists its
 // tools, each within the server's start_timeout. On a failure the servers
 // already started are closed and the error names the server and what to check.
-func connect(ctx context.Context, servers []*Server) (*Sessions, error) {
+func connect(ctx context.Context, servers []*Server, standIns StandIns) (*Sessions, error) {
 	s := &Sessions{conns: map[string]*conn{}}
 	for _, srv := range servers {
-		c, err := dial(ctx, srv)
+		var c *conn
+		var err error
+		if tools, ok := standIns[srv.Name]; ok {
+			c, err = standIn(ctx, srv, tools)
+		} else if srv.Share == ShareProcess {
+			c, err = sharedConn(ctx, srv)
+		} else {
+			c, err = dial(ctx, srv)
+		}
 		if err != nil {
 			_ = s.Close()
 			return nil, err
@@ -70,8 +87,16 @@ func dial(ctx context.Context, srv *Server) (*conn, error) {
 		}
 		cmd := exec.Command(path, srv.Command[1:]...) //nolint:gosec // the workflow's own command, argv without a shell
 		cmd.Env = srv.env()
-		c.stderr = &tail{}
-		cmd.Stderr = c.stderr
+		// The server's stderr is read here, to its end (the server's exit),
+		// so an error can quote its last words.
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			return nil, fmt.Errorf("%s did not start: %w", srv.What(), err)
+		}
+		c.stderr = &tail{done: make(chan struct{})}
+		go c.stderr.read(pr)
+		defer func() { _ = pw.Close() }() // the child has its copy once Connect started it
+		cmd.Stderr = pw
 		cmd.WaitDelay = time.Second
 		ownGroup(cmd)
 		c.cmd = cmd
@@ -103,13 +128,20 @@ func (c *conn) failure(what string, ctx context.Context, err error) error {
 	if ctx.Err() == context.DeadlineExceeded {
 		what += fmt.Sprintf(" within its start_timeout of %s", c.srv.StartTimeout)
 	}
-	msg := fmt.Sprintf("%s %s: %v: %s", c.srv.What(), what, err, check)
-	if c.stderr != nil {
-		if s := c.stderr.String(); s != "" {
-			msg += "; its stderr ends: " + s
-		}
+	return errors.New(fmt.Sprintf("%s %s: %v: %s", c.srv.What(), what, err, check) + c.lastWords())
+}
+
+// lastWords is what a stdio server wrote last on stderr, once it exited
+// (waiting at most a second for its stderr to end), for an error.
+func (c *conn) lastWords() string {
+	if c.stderr == nil {
+		return ""
 	}
-	return errors.New(msg)
+	c.stderr.settle(time.Second)
+	if s := c.stderr.String(); s != "" {
+		return "; its stderr ends: " + s
+	}
+	return ""
 }
 
 // close ends the session, then kills what is left of a stdio server's
@@ -117,6 +149,9 @@ func (c *conn) failure(what string, ctx context.Context, err error) error {
 func (c *conn) close() {
 	if c.cs != nil {
 		_ = c.cs.Close()
+	}
+	if c.standIn != nil {
+		_ = c.standIn.Close()
 	}
 	c.kill()
 }
@@ -138,6 +173,9 @@ func (s *Sessions) Close() error {
 	defer s.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, c := range s.conns {
+		if c.shared {
+			continue // closed by CloseShared
+		}
 		wg.Add(1)
 		go func() { defer wg.Done(); c.close() }()
 	}
@@ -166,10 +204,28 @@ func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
 	return h.next.RoundTrip(r)
 }
 
-// tail keeps the last bytes a server wrote to stderr, for errors.
+// tail keeps the last bytes a server wrote to stderr, for errors; done
+// closes when its stderr ended.
 type tail struct {
-	mu  sync.Mutex
-	buf []byte
+	mu   sync.Mutex
+	buf  []byte
+	done chan struct{}
+}
+
+func (t *tail) read(r io.ReadCloser) {
+	defer close(t.done)
+	_, _ = io.Copy(t, r)
+	_ = r.Close()
+}
+
+// settle waits until the server's stderr ended, at most d.
+func (t *tail) settle(d time.Duration) {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-t.done:
+	case <-timer.C:
+	}
 }
 
 const tailSize = 2 << 10

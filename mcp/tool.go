@@ -29,12 +29,23 @@ type ref struct {
 	pos     load.Pos
 }
 
-// NewSet is the set of servers (nil when there are none).
+// NewSet is the set of servers (empty when there are none).
 func NewSet(servers []*Server) *Set {
-	if len(servers) == 0 {
-		return nil
-	}
 	return &Set{servers: servers}
+}
+
+// Add adds the servers another file declares (a workflow_ref file's
+// mcp_servers); a name declared already is an error naming both places.
+func (s *Set) Add(servers []*Server) error {
+	var errs []error
+	for _, srv := range servers {
+		if old := s.Server(srv.Name); old != nil {
+			errs = append(errs, fmt.Errorf("mcp server %q is declared twice, at %s and at %s: give one of them another name", srv.Name, old.Pos, srv.Pos))
+			continue
+		}
+		s.servers = append(s.servers, srv)
+	}
+	return errors.Join(errs...)
 }
 
 // Servers lists the servers in file order.
@@ -86,19 +97,29 @@ func (s *Set) Tool(name string, pos load.Pos) (*agents.Tool, bool) {
 	}, true
 }
 
-// Start connects every server for one run and checks that the tools the
+// Start connects every server for one run (those standIns names are
+// answered by their scripted replies instead) and checks that the tools the
 // agents name exist (a missing one is an error with did-you-mean over the
 // server's tools). The context returned carries the sessions to the agents;
 // the caller closes the sessions when the run ends.
-func (s *Set) Start(ctx context.Context) (context.Context, *Sessions, error) {
-	if s == nil {
-		return ctx, nil, nil
+func (s *Set) Start(ctx context.Context, standIns StandIns) (context.Context, *Sessions, error) {
+	var errs []error
+	for name := range standIns {
+		if s.Server(name) == nil {
+			hint := ""
+			if m := load.Closest(name, s.Names()); m != "" {
+				hint = fmt.Sprintf("; did you mean %q?", m)
+			}
+			errs = append(errs, fmt.Errorf("the script stands in for mcp server %q, which the workflow does not declare%s (its mcp_servers: %s)", name, hint, strings.Join(s.Names(), ", ")))
+		}
 	}
-	sess, err := connect(ctx, s.servers)
+	if err := errors.Join(errs...); err != nil || s == nil {
+		return ctx, nil, err
+	}
+	sess, err := connect(ctx, s.servers, standIns)
 	if err != nil {
 		return ctx, nil, err
 	}
-	var errs []error
 	for _, r := range s.refs {
 		c := sess.conn(r.server.Name)
 		if len(match(c.tools, r.pattern)) > 0 {
@@ -255,7 +276,7 @@ func (s *Set) List(ctx context.Context) ([]ServerTools, error) {
 	if s == nil {
 		return nil, nil
 	}
-	_, sess, err := s.Start(ctx)
+	_, sess, err := s.Start(ctx, nil)
 	if err != nil {
 		return nil, err
 	}

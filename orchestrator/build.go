@@ -54,8 +54,12 @@ type builder struct {
 	// nested workflows, references and inline agents are not built.
 	recording bool
 	spec      *load.Spec
-	// mcp is the top-level orchestrator's mcp_servers (tools: server.tool).
+	// mcp is the file's mcp_servers (tools: server.tool): the top-level
+	// orchestrator's and those of its workflow_ref files.
 	mcp *mcp.Set
+	// refRoot is set while the root workflow of a workflow_ref file is
+	// about to be built (it may declare mcp_servers).
+	refRoot bool
 }
 
 // config reads node, or records a spec in recording mode.
@@ -124,6 +128,8 @@ const (
 // workflows (nil at top level).
 func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflow {
 	c := b.config(node, what)
+	refRoot := b.refRoot
+	b.refRoot = false
 	s := &scope{b: b, parent: parent, defs: map[string]*def{}, owner: b.cur}
 	b.scopes = append(b.scopes, s)
 	if parent != nil {
@@ -196,8 +202,19 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 	if parent == nil {
 		b.mcp = mcp.NewSet(mcp.Read(orch, "mcp_servers"))
 		w.MCP = b.mcp
+		w.Description = strings.TrimSpace(orch.String("description", ""))
+		w.Inputs = readInputs(orch)
+	} else if refRoot && orch.Has("mcp_servers") {
+		// A workflow_ref file brings its servers along: they join the
+		// run's, one name one server.
+		if b.mcp == nil { // the top-level file has no orchestrator: already an error
+			b.mcp = mcp.NewSet(nil)
+		}
+		if err := b.mcp.Add(mcp.Read(orch, "mcp_servers")); err != nil {
+			orch.Errorf("mcp_servers", "%v", err)
+		}
 	} else if orch.Has("mcp_servers") {
-		orch.Errorf("mcp_servers", "mcp_servers belongs on the top-level orchestrator: its servers serve the whole file (name them in tools: as server.tool)")
+		orch.Errorf("mcp_servers", "mcp_servers belongs on the top-level orchestrator (or that of a workflow_ref file): its servers serve the whole run (name them in tools: as server.tool)")
 	}
 	if dir := orch.String("presets_dir", ""); dir != "" {
 		s.presets = b.loadPresets(orch, s.presets, dir)

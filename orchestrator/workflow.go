@@ -50,6 +50,11 @@ type Workflow struct {
 	// MCP (top level only) is the file's mcp_servers and the server tools its
 	// agents name; nil when it declares none. A run starts them (Set.Start).
 	MCP *mcp.Set
+	// Description and Inputs (top level only) are the orchestrator's
+	// description: and inputs: (what `cogloop mcp serve` offers the
+	// workflow as).
+	Description string
+	Inputs      []Input
 }
 
 // Defines reports whether id names an agent of this workflow's agents list.

@@ -92,6 +92,7 @@ func (sb *scopeBuilder) WorkflowFile(path string, pos load.Pos, what string) (ag
 		b.file = prevFile
 		b.stack = b.stack[:len(b.stack)-1]
 	}()
+	b.refRoot = true
 	return b.workflow(load.Resolve(doc), what, sb.s), nil
 }
 

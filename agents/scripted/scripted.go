@@ -123,6 +123,9 @@ func (m *Model) Reset() {
 type Script struct {
 	file   string
 	models map[string]*Model
+	// servers are the MCP servers it stands in for (mcp:NAME keys): tool
+	// name → its replies.
+	servers map[string]map[string]*Model
 }
 
 var _ agents.ModelSource = (*Script)(nil)
@@ -167,6 +170,10 @@ func Parse(data []byte, file string) (*Script, error) {
 	c := load.NewConfig(file, root, "script", probs)
 	s := &Script{file: file, models: map[string]*Model{}}
 	for _, id := range c.Keys() {
+		if server, ok := strings.CutPrefix(id, ServerPrefix); ok {
+			s.readServer(c, id, server, probs)
+			continue
+		}
 		replies, cycle := ReadReplies(file, c.Node(id), fmt.Sprintf("script: agent %q", id), probs)
 		s.models[id] = New(id, file, replies, cycle)
 	}
@@ -200,6 +207,11 @@ func (s *Script) Agents() []string {
 func (s *Script) Reset() {
 	for _, m := range s.models {
 		m.Reset()
+	}
+	for _, tools := range s.servers {
+		for _, m := range tools {
+			m.Reset()
+		}
 	}
 }
 

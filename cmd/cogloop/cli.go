@@ -43,6 +43,7 @@ commands:
   eval WORKFLOW --dataset F     run a workflow over a JSONL dataset and score it
   script RUN                    turn a recorded run into a --script file
   mcp tools WORKFLOW            list the tools of the workflow's MCP servers
+  mcp serve WORKFLOW...         offer workflows as MCP tools (stdio, --http)
   version                       print the version
   help [COMMAND]                print a command's help
 
@@ -54,7 +55,7 @@ Exit codes: 0 ok, 1 failed run, 2 bad usage or invalid workflow,
 // helps are each command's help text.
 var helps = map[string]string{
 	"schema": schemaHelp, "init": initHelp, "eval": evalHelp, "script": scriptHelp, // schema.go, init.go, evalhelp.go, scriptcmd.go
-	"mcp": mcpHelp, // mcp.go
+	"mcp": mcpHelp + "\n" + mcpServeHelp, // mcp.go, mcpserve.go
 	"run": `usage: cogloop run WORKFLOW.yaml [INPUT|-] [flags]
 
 Runs the workflow on INPUT. INPUT '-', or no INPUT while stdin is not a

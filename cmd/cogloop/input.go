@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -139,6 +140,24 @@ func readScript(path string, wf *cogloop.Workflow, extra ...string) (*scripted.S
 			msg += fmt.Sprintf(" (its agents: %s)", strings.Join(ids, ", "))
 		}
 		probs.Errorf(keyPos(data, path, id), "%s", msg)
+	}
+	servers := wf.MCPServers()
+	for _, e := range extra {
+		if name, ok := strings.CutPrefix(e, scripted.ServerPrefix); ok {
+			servers = append(servers, name)
+		}
+	}
+	for _, name := range script.Servers() {
+		if slices.Contains(servers, name) {
+			continue
+		}
+		msg := fmt.Sprintf("script: %s%s stands in for an mcp server that workflow %q does not declare", scripted.ServerPrefix, name, wf.ID())
+		if near := load.Closest(name, servers); near != "" {
+			msg += fmt.Sprintf("; did you mean %s%s?", scripted.ServerPrefix, near)
+		} else {
+			msg += fmt.Sprintf(" (its mcp_servers: %s)", strings.Join(servers, ", "))
+		}
+		probs.Errorf(keyPos(data, path, scripted.ServerPrefix+name), "%s", msg)
 	}
 	if err := probs.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %w", errBadScript, err)

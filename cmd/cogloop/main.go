@@ -3,6 +3,7 @@
 //	cogloop run WORKFLOW.yaml [INPUT|-] [--json] [--script F] [--trace F] [--strict] [-v|-q]
 //	cogloop validate WORKFLOW.yaml [--strict] [--connect]
 //	cogloop mcp tools WORKFLOW.yaml   (the tools of its MCP servers)
+//	cogloop mcp serve WORKFLOW.yaml...   (workflows as MCP tools; stdio or --http)
 //	cogloop runs | show RUN | report RUN -o FILE.html | fork RUN --pass K [WORKFLOW.yaml]
 //	cogloop eval WORKFLOW.yaml [B.yaml] --dataset F.jsonl | script RUN | schema | init [DIR]
 //	cogloop history | presets | version | help [COMMAND]
@@ -19,6 +20,8 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/cogloop/cogloop/mcp"
 )
 
 // shortCommands end within milliseconds of starting (they read a file or a
@@ -58,7 +61,10 @@ func main() {
 		fmt.Fprintf(os.Stderr, "\ncogloop: %s: stopping (interrupt again to exit at once)\n", first)
 		cancel(signalCause{first})
 		<-sigs
+		mcp.CloseShared()
 		os.Exit(signalCode(first))
 	}()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	mcp.CloseShared() // share: process servers end with the process
+	os.Exit(code)
 }

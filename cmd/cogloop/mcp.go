@@ -26,8 +26,11 @@ flags:
 `
 
 func cmdMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "tools" {
-		return usageError(stderr, "mcp", errors.New("mcp takes a subcommand: tools"))
+	switch {
+	case len(args) > 0 && args[0] == "serve":
+		return cmdMCPServe(ctx, args[1:], stdout, stderr)
+	case len(args) == 0 || args[0] != "tools":
+		return usageError(stderr, "mcp", errors.New("mcp takes a subcommand: tools or serve"))
 	}
 	fs := newFlagSet("mcp", stderr)
 	var presets string
