@@ -42,6 +42,7 @@ commands:
   eval WORKFLOW --dataset F     run a workflow over a JSONL dataset and score it
   script RUN                    turn a recorded run into a --script file
   mcp tools WORKFLOW            list the tools of the workflow's MCP servers
+  serve                         a web UI and JSON API to watch, start and compare runs
   version                       print the version
   help [COMMAND]                print a command's help
 
@@ -54,6 +55,7 @@ Exit codes: 0 ok, 1 failed run, 2 bad usage or invalid workflow,
 var helps = map[string]string{
 	"schema": schemaHelp, "init": initHelp, "eval": evalHelp, "script": scriptHelp, // schema.go, init.go, evalhelp.go, scriptcmd.go
 	"mcp": mcpHelp, // mcp.go
+	"serve": serveHelp, // serve.go
 	"run": `usage: cogloop run WORKFLOW.yaml [INPUT|-] [flags]
 
 Runs the workflow on INPUT. INPUT '-', or no INPUT while stdin is not a
@@ -212,6 +214,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runSchemaCommands(ctx, cmd, args[1:], stdout, stderr)
 	case "mcp":
 		return cmdMCP(ctx, args[1:], stdout, stderr)
+	case "serve":
+		return cmdServe(ctx, args[1:], stdout, stderr)
 	case "version":
 		if len(args) > 1 {
 			return usageError(stderr, "version", fmt.Errorf("version takes no arguments, got %q", args[1]))

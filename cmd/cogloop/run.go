@@ -35,6 +35,12 @@ type runFlags struct {
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runCommand(ctx, args, stdout, stderr, nil)
+}
+
+// runCommand is cogloop run; watch (nil: none) hears every event of the run
+// right after its record does (cogloop serve's runs).
+func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, watch event.Observer) int {
 	var f runFlags
 	fs := newFlagSet("run", stderr)
 	fs.BoolVar(&f.json, "json", false, "")
@@ -223,6 +229,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			others(e)
 		}
 		records(e)
+		if watch != nil {
+			watch(e)
+		}
 	}))
 
 	res, runErr := wf.Run(ctx, input, opts...)
