@@ -1,0 +1,57 @@
+package serve
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/records"
+)
+
+// A client that reads nothing is dropped once its buffer is full: the
+// events go on to the others, and the reader of the record never waits.
+func TestASlowClientIsDroppedNotWaitedFor(t *testing.T) {
+	dir := records.Dir{Path: t.TempDir()}
+	w, _, err := dir.Create("r", false, nil)
+	require.NoError(t, err)
+	h := &hub{path: filepath.Join(dir.Path, "r.jsonl"), clients: map[*client]struct{}{}}
+	_, slow := h.subscribe(0, 2)
+	_, fast := h.subscribe(0, 100)
+	for i := 0; i < 5; i++ {
+		w.Observe(event.Event{Kind: event.AgentStart})
+		h.mu.Lock()
+		h.read() // returns although slow reads nothing
+		h.mu.Unlock()
+	}
+	require.NoError(t, w.Close())
+	got := 0
+	for range slow.ch { // closed after the two it could hold
+		got++
+	}
+	assert.Equal(t, 2, got)
+	assert.Len(t, fast.ch, 5)
+	assert.Equal(t, 0, h.leave(fast), "the slow client is gone already")
+
+	// a dropped client reconnects after what it saw, and gets the rest
+	backlog, _ := h.subscribe(2, 2)
+	require.Len(t, backlog, 3)
+	assert.Equal(t, 3, backlog[0].ID)
+}
+
+// Lines that are not events (a killed run's cut line) are left out, as
+// records.Read leaves them out, so ids match the record's events; a line
+// not yet ended waits for its end.
+func TestHubReadsWholeEventLinesOnly(t *testing.T) {
+	h := &hub{clients: map[*client]struct{}{}}
+	h.lines([]byte(`{"kind":"run.start"}` + "\n" + `{"kind":"agent.st`))
+	require.Len(t, h.events, 1)
+	h.lines([]byte("\n" + `{"kind":"agent.end"}` + "\n" + `{"kind":"run.`))
+	require.Len(t, h.events, 2, "the cut line is not an event")
+	assert.Equal(t, "agent.end", h.events[1].Kind)
+	h.lines([]byte(`end"}` + "\n"))
+	require.Len(t, h.events, 3)
+	assert.Equal(t, message{ID: 3, Kind: "run.end", Data: []byte(`{"kind":"run.end"}`)}, h.events[2])
+}
