@@ -42,6 +42,11 @@ var page = sync.OnceValue(func() *template.Template {
 	}).Parse(pageSource + compareSource))
 })
 
+// StatusRunning is the status a caller gives a summary of a run that is
+// still running (cogloop serve): its last pass shows as running, not cut
+// short, and is left off the chart until it ends.
+const StatusRunning = "running"
+
 // Write renders s as an HTML page to w.
 func Write(w io.Writer, s records.Summary) error {
 	if err := page().Execute(w, newView(s)); err != nil {
@@ -93,7 +98,19 @@ func newView(s records.Summary) view {
 	for i, l := range s.Loops {
 		v.Loops = append(v.Loops, loopView{Loop: l, Anchor: fmt.Sprintf("loop-%d", i+1)})
 	}
-	v.Charts = charts(s.Loops)
+	loops := s.Loops
+	if s.Status == StatusRunning {
+		// A live run's chart gains a point as each pass ends: the pass
+		// under way is not drawn (its row says it is running).
+		loops = make([]records.Loop, len(s.Loops))
+		for i, l := range s.Loops {
+			if n := len(l.Passes); n > 0 && !l.Passes[n-1].Completed {
+				l.Passes = l.Passes[:n-1]
+			}
+			loops[i] = l
+		}
+	}
+	v.Charts = charts(loops)
 	return v
 }
 

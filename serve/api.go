@@ -15,6 +15,7 @@ import (
 
 	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/records"
+	"github.com/cogloop/cogloop/report"
 )
 
 // Bounds of the API.
@@ -125,8 +126,6 @@ type cached struct {
 	item RunItem
 }
 
-
-
 // list is the newest limit runs, newest first: the records, and the runs
 // started here that have no record yet.
 func (s *Server) list(limit int) ([]RunItem, error) {
@@ -165,7 +164,7 @@ func (s *Server) list(limit int) ([]RunItem, error) {
 	s.mu.Lock()
 	for id := range s.live {
 		if !seen[id] {
-			out = append([]RunItem{{RunID: id, Status: "running"}}, out...)
+			out = append([]RunItem{{RunID: id, Status: report.StatusRunning}}, out...)
 		}
 	}
 	for id, msg := range s.startErr {
@@ -224,7 +223,7 @@ func (s *Server) status(id, recorded string, mod time.Time) string {
 		return recorded
 	}
 	if s.isLive(id) || time.Since(mod) < recentWrite {
-		return "running"
+		return report.StatusRunning
 	}
 	return recorded
 }
@@ -239,7 +238,7 @@ func (s *Server) summary(id string) (records.Summary, error) {
 		s.mu.Unlock()
 		switch {
 		case live:
-			return records.Summary{RunID: id, Status: "running", Complete: false}, nil
+			return records.Summary{RunID: id, Status: report.StatusRunning, Complete: false}, nil
 		case msg != "":
 			return records.Summary{RunID: id, Status: "failed", Complete: true, Error: msg}, nil
 		}

@@ -54,7 +54,7 @@ Exit codes: 0 ok, 1 failed run, 2 bad usage or invalid workflow,
 // helps are each command's help text.
 var helps = map[string]string{
 	"schema": schemaHelp, "init": initHelp, "eval": evalHelp, "script": scriptHelp, // schema.go, init.go, evalhelp.go, scriptcmd.go
-	"mcp": mcpHelp, // mcp.go
+	"mcp":   mcpHelp,   // mcp.go
 	"serve": serveHelp, // serve.go
 	"run": `usage: cogloop run WORKFLOW.yaml [INPUT|-] [flags]
 

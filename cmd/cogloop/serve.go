@@ -81,7 +81,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitFailure
 	}
 	fmt.Fprintf(stdout, "cogloop serve: http://%s/\n", ln.Addr())
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, }
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

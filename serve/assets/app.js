@@ -12,6 +12,12 @@ function el(tag, text, cls) {
   return e;
 }
 
+function option(v) {
+  const o = el("option", v);
+  o.value = String(v);
+  return o;
+}
+
 function runLink(id) {
   const a = el("a", id);
   a.href = "/runs/" + encodeURIComponent(id);
@@ -61,7 +67,7 @@ function runsPage() {
     for (const run of d.runs) {
       if (run.workflow && !workflows.has(run.workflow)) {
         workflows.add(run.workflow);
-        fw.append(el("option", run.workflow));
+        fw.append(option(run.workflow));
       }
       if (fw.value && run.workflow !== fw.value) continue;
       if (fs.value && run.status !== fs.value) continue;
@@ -97,7 +103,7 @@ function runsPage() {
   const form = $("start");
   if (!form) return;
   fetch("/api/workflows", { credentials: "same-origin" }).then((r) => r.json()).then((d) => {
-    for (const w of d.workflows || []) $("start-workflow").append(el("option", w));
+    for (const w of d.workflows || []) $("start-workflow").append(option(w));
   });
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();

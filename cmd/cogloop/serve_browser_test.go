@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// liveReplies answer examples/quality's agents slowly (each score after a
+// delay), with markup in every reply that must stay text.
+const liveReplies = `improver:
+  - "<script>window.__xss=1</script><img src=x onerror=\"window.__xss=2\"> Recursion is a function calling itself."
+  - "\" onmouseover=\"window.__xss=3\" Recursion is like Russian dolls."
+  - "Recursion is like Russian dolls: </script><script>window.__xss=5</script> each holds a smaller one."
+  - "Recursion is like Russian dolls: each holds a smaller one, down to the tiniest."
+scorer:
+  - {text: "Too abstract.\nIt should use a picture.\nSCORE: 0.3", delay: 700ms}
+  - {text: "Better.\nIt needs to be concrete.\nSCORE: 0.5", delay: 700ms}
+  - {text: "Closer.\nIt should end the story.\nSCORE: 0.7", delay: 700ms}
+  - {text: "Clear and concrete.\nSCORE: 0.9", delay: 700ms}
+final_answer:
+  - "<svg onload=\"window.__xss=6\"><a href=\"javascript:window.__xss=7\">Recursion is like Russian dolls.</a></svg>"
+`
+
+// serveFixture serves a workflows directory with live.yaml (slow replies)
+// and quick.yaml (one pass) through the CLI's own wiring.
+func serveFixture(t *testing.T) *httptest.Server {
+	t.Helper()
+	wfs := t.TempDir()
+	data, err := os.ReadFile(qualityWF)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(wfs, "live.yaml"), data, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(wfs, "live.replies.yaml"), []byte(liveReplies), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(wfs, "quick.yaml"), data, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(wfs, "quick.replies.yaml"), []byte(
+		"improver: [\"Recursion: a function that calls itself on a smaller piece.\"]\nscorer: [\"Fine.\\nSCORE: 0.88\"]\nfinal_answer: [\"Recursion: a function that calls itself on a smaller piece.\"]\n"), 0o600))
+	srv, closeQueue, err := newServer(serveFlags{addr: "127.0.0.1:0", recordDir: t.TempDir(), workflows: wfs}, io.Discard)
+	require.NoError(t, err)
+	ts := httptest.NewServer(srv)
+	t.Cleanup(func() {
+		ts.Close()
+		_ = srv.Close()
+		closeQueue()
+	})
+	return ts
+}
+
+// The UI in a real headless Chromium: a run started from the runs page
+// shows its chart gaining points while it runs, replies stay text, and two
+// runs picked on the runs page open side by side.
+func TestServeInChromium(t *testing.T) {
+	browser := chromium(t)
+	ts := serveFixture(t)
+	artifacts := os.Getenv("COGLOOP_ARTIFACTS")
+	if artifacts == "" {
+		artifacts = t.TempDir()
+	}
+	require.NoError(t, os.MkdirAll(artifacts, 0o755))
+
+	// A guard against a hung browser, not a timing assertion.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox,
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1200, 1500), chromedp.Env("HOME="+t.TempDir()))
+	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
+	defer acancel()
+	bctx, bcancel := chromedp.NewContext(actx)
+	defer bcancel()
+	shot := func(name string) chromedp.Action[chromedp.Void] {
+		return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+			buf, err := chromedp.FullScreenshot(100)(ctx, tg)
+			if err != nil {
+				return chromedp.Void{}, err
+			}
+			t.Logf("screenshot: %s", filepath.Join(artifacts, name))
+			return chromedp.Void{}, os.WriteFile(filepath.Join(artifacts, name), buf, 0o644)
+		}
+	}
+	// A guard against a hung page, not a timing assertion.
+	guard := chromedp.WithPollingTimeout(90 * time.Second)
+
+	// Start the slow run from the runs page's form.
+	require.NoError(t, chromedp.Do(bctx,
+		chromedp.Navigate(ts.URL+"/"),
+		chromedp.WaitReady(chromedp.CSS(`#start-workflow option[value="live.yaml"]`)),
+		chromedp.SetValue(chromedp.CSS(`#start-workflow`), "live.yaml"),
+		chromedp.SendKeys(chromedp.CSS(`#start-input`), "Explain recursion to a child"),
+		chromedp.Click(chromedp.CSS(`#start-button`)),
+		chromedp.WaitVisible(chromedp.CSS(`#live`)),
+	))
+	// Record every state of the report's chart as the page changes it.
+	_, err := chromedp.Run(bctx, chromedp.Evaluate[chromedp.Void](`(() => {
+		const state = () => [document.querySelectorAll('#report svg.chart circle.pass').length, document.getElementById('live-status').textContent];
+		window.__seen = [state()];
+		new MutationObserver(() => window.__seen.push(state())).observe(document.body, {childList: true, subtree: true, characterData: true});
+	})()`, chromedp.EvalIgnoreExceptions))
+	require.NoError(t, err)
+	url, err := chromedp.Run(bctx, chromedp.Location())
+	require.NoError(t, err)
+	require.NoError(t, chromedp.Do(bctx,
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll('#report svg.chart circle.pass').length >= 2 || document.getElementById('live-status').textContent !== 'running'`, guard),
+		shot("serve-live.png"),
+		chromedp.Poll[chromedp.Void](`document.getElementById('live-status').textContent === 'ok' && document.querySelectorAll('#report svg.chart circle.pass').length === 4`, guard),
+		shot("serve-run.png"),
+	))
+	seen, err := chromedp.Run(bctx, chromedp.Evaluate[[][]any](`window.__seen`))
+	require.NoError(t, err)
+	gained, last := map[float64]bool{}, 0.0
+	for _, s := range seen {
+		n, status := s[0].(float64), s[1].(string)
+		assert.GreaterOrEqual(t, n, last, "points are only ever added: %v", seen)
+		last = n
+		if status == "running" && n > 0 {
+			gained[n] = true
+		}
+	}
+	assert.NotEmpty(t, gained, "the chart gained points while the run was running, not only at its end: %v", seen)
+	assert.Equal(t, 4.0, last)
+
+	// Replies are text: no script of theirs ran, their markup shows.
+	xss, err := chromedp.Run(bctx, chromedp.Evaluate[bool](`window.__xss !== undefined`))
+	require.NoError(t, err)
+	assert.False(t, xss, "a reply's script ran")
+	text, err := chromedp.Run(bctx, chromedp.Evaluate[string](`document.getElementById('report').textContent`))
+	require.NoError(t, err)
+	assert.Contains(t, text, `</script><script>window.__xss=5</script>`)
+	assert.Contains(t, text, `<a href="javascript:window.__xss=7">`)
+	injected, err := chromedp.Run(bctx, chromedp.Evaluate[int](`document.querySelectorAll('#report img, #report iframe, #report a[href^="javascript"], #live img').length`))
+	require.NoError(t, err)
+	assert.Zero(t, injected)
+	first := url[strings.LastIndex(url, "/")+1:]
+
+	// A second, quick run; then pick both on the runs page and compare.
+	second := startAndWait(t, ts, "quick.yaml")
+	require.NoError(t, chromedp.Do(bctx,
+		chromedp.Navigate(ts.URL+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`#runs tr[data-run="`+second+`"] input`)),
+		chromedp.Click(chromedp.CSS(`#runs tr[data-run="`+first+`"] input`)),
+		chromedp.Click(chromedp.CSS(`#runs tr[data-run="`+second+`"] input`)),
+		shot("serve-runs.png"),
+		chromedp.Click(chromedp.CSS(`#compare`)),
+		chromedp.WaitVisible(chromedp.CSS(`svg.chart`)),
+		shot("serve-compare.png"),
+	))
+	url, err = chromedp.Run(bctx, chromedp.Location())
+	require.NoError(t, err)
+	series, err := chromedp.Run(bctx, chromedp.Evaluate[int](`document.querySelectorAll('svg.chart g.series').length`))
+	require.NoError(t, err)
+	assert.Contains(t, url, "/compare?runs=")
+	assert.Equal(t, 2, series, "one score curve per run")
+}
+
+// startAndWait starts workflow wf through the API and reads its events until
+// it ends; it returns the run id.
+func startAndWait(t *testing.T, ts *httptest.Server, wf string) string {
+	t.Helper()
+	res, err := ts.Client().Post(ts.URL+"/api/runs", "application/json", strings.NewReader(`{"workflow":"`+wf+`","input":"Explain recursion"}`))
+	require.NoError(t, err)
+	defer func() { _ = res.Body.Close() }()
+	require.Equal(t, http.StatusCreated, res.StatusCode)
+	var out struct {
+		RunID string `json:"run_id"`
+	}
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&out))
+	ev, err := ts.Client().Get(ts.URL + "/api/runs/" + out.RunID + "/events")
+	require.NoError(t, err)
+	defer func() { _ = ev.Body.Close() }()
+	data := make([]byte, 0, 64<<10)
+	buf := make([]byte, 32<<10)
+	for !strings.Contains(string(data), `"kind":"run.end"`) {
+		n, err := ev.Body.Read(buf)
+		data = append(data, buf[:n]...)
+		require.NoError(t, err, "the stream ended before run.end")
+	}
+	return out.RunID
+}
