@@ -12,6 +12,10 @@ import (
 // heartbeat keeps an idle event stream's connection open through proxies.
 const heartbeat = 15 * time.Second
 
+// coalesce is how long a stream gathers events after the first of a burst
+// before it writes them: one write for a burst, not one per event.
+const coalesce = 50 * time.Millisecond
+
 // writeTimeout bounds each write to an event stream's client: a client that
 // reads nothing is cut off, not waited for.
 const writeTimeout = 10 * time.Second
@@ -39,63 +43,58 @@ func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request) {
 		}
 		last = n
 	}
-	backlog, c, cancel, err := s.subscribe(id, last)
+	h, c, cancel, err := s.subscribe(id, last)
 	if err != nil {
 		apiError(w, http.StatusServiceUnavailable, err.Error())
 		return
 	}
 	defer cancel()
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
+	hd := w.Header()
+	hd.Set("Content-Type", "text/event-stream")
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	bw := bufio.NewWriterSize(w, 32<<10)
-	send := func(msgs ...message) bool {
+	_, _ = bw.WriteString("retry: 1000\n\n")
+	tick := time.NewTicker(heartbeat)
+	defer tick.Stop()
+	for {
+		msgs, ok := h.take(c)
+		if !ok {
+			return // fell behind: the client reconnects with Last-Event-ID
+		}
 		_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
 		for _, m := range msgs {
 			fmt.Fprintf(bw, "id: %d\ndata: %s\n\n", m.ID, m.Data)
 		}
-		return bw.Flush() == nil && rc.Flush() == nil
-	}
-	_, _ = bw.WriteString("retry: 1000\n\n")
-	if !send(backlog...) {
-		return
-	}
-	tick := time.NewTicker(heartbeat)
-	defer tick.Stop()
-	for {
+		if bw.Flush() != nil || rc.Flush() != nil {
+			return
+		}
 		select {
 		case <-r.Context().Done():
 			return
 		case <-s.ctx.Done():
 			return
-		case m, ok := <-c.ch:
-			if !ok {
-				return // fell behind: the client reconnects with Last-Event-ID
-			}
-			batch := []message{m}
-			for more := true; more && len(batch) < 256; {
-				select {
-				case m, ok := <-c.ch:
-					if !ok {
-						send(batch...)
-						return
-					}
-					batch = append(batch, m)
-				default:
-					more = false
-				}
-			}
-			if !send(batch...) {
-				return
-			}
+		case <-c.notify:
 		case <-tick.C:
 			_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
 			if _, err := bw.WriteString(": ping\n\n"); err != nil || bw.Flush() != nil || rc.Flush() != nil {
 				return
 			}
+			continue
+		}
+		// A burst of events goes out as one write: what arrives within
+		// coalesce of the first is sent with it.
+		t := time.NewTimer(coalesce)
+		select {
+		case <-r.Context().Done():
+			t.Stop()
+			return
+		case <-s.ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
 		}
 	}
 }

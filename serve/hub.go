@@ -25,10 +25,22 @@ type message struct {
 	Data []byte // the event's JSON, one line
 }
 
-// client is one reader of a hub; ch is its bounded buffer, closed when the
-// client fell behind and was dropped.
+// client is one reader of a hub. The events stay in the hub, shared; what
+// a client owns is its place in them and how far it lags: one that falls
+// more than limit events behind is dropped, never waited for.
 type client struct {
-	ch chan message
+	notify  chan struct{} // a new event (or the drop) since the client last took
+	next    int           // the index of the next event to hand over; h.mu
+	pending int           // events added since the client last took; h.mu
+	limit   int
+	dropped bool // h.mu
+}
+
+func (c *client) poke() {
+	select {
+	case c.notify <- struct{}{}:
+	default:
+	}
 }
 
 // hub reads one run's record as it grows and hands its events to the clients
@@ -99,10 +111,11 @@ func (h *hub) read() {
 		return
 	}
 	defer func() { _ = f.Close() }() // read-only
-	if st, err := f.Stat(); err != nil || st.Size() < h.off {
-		return // replaced by a new run of the same id: the ids would lie
+	st, err := f.Stat()
+	if err != nil || st.Size() <= h.off {
+		return // nothing new (or replaced by a new run of the same id: the ids would lie)
 	}
-	buf := make([]byte, 256<<10)
+	buf := make([]byte, min(st.Size()-h.off, 1<<20))
 	for {
 		n, err := f.ReadAt(buf, h.off)
 		h.off += int64(n)
@@ -146,27 +159,39 @@ func (h *hub) add(line []byte) {
 	m := message{ID: len(h.events) + 1, Kind: head.Kind, Data: bytes.Clone(line)}
 	h.events = append(h.events, m)
 	for c := range h.clients {
-		select {
-		case c.ch <- m:
-		default: // fell behind: dropped, never waited for
-			close(c.ch)
+		c.pending++
+		if c.pending > c.limit { // fell behind: dropped, never waited for
+			c.dropped = true
 			delete(h.clients, c)
 		}
+		c.poke()
 	}
 }
 
-// subscribe reads the record so far and returns the events after the one
-// with id last, and a client that hears the later ones.
-func (h *hub) subscribe(last, buffer int) ([]message, *client) {
+// subscribe reads the record so far and returns a client that takes the
+// events after the one with id last.
+func (h *hub) subscribe(last, limit int) *client {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.read()
-	c := &client{ch: make(chan message, buffer)}
-	h.clients[c] = struct{}{}
 	if last < 0 || last > len(h.events) {
 		last = 0 // an id this record never had: everything
 	}
-	return h.events[last:len(h.events):len(h.events)], c
+	c := &client{notify: make(chan struct{}, 1), next: last, limit: limit}
+	h.clients[c] = struct{}{}
+	return c
+}
+
+// take hands c the events it has not had; ok is false once c was dropped.
+func (h *hub) take(c *client) (msgs []message, ok bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if c.dropped {
+		return nil, false
+	}
+	msgs = h.events[c.next:len(h.events):len(h.events)]
+	c.next, c.pending = len(h.events), 0
+	return msgs, true
 }
 
 // leave removes c and reports how many clients are left.
@@ -178,7 +203,7 @@ func (h *hub) leave(c *client) int {
 }
 
 // subscribe opens run id's stream after event last; cancel ends it.
-func (s *Server) subscribe(id string, last int) ([]message, *client, func(), error) {
+func (s *Server) subscribe(id string, last int) (*hub, *client, func(), error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -189,7 +214,7 @@ func (s *Server) subscribe(id string, last int) ([]message, *client, func(), err
 		h = newHub(s.cfg.Records.File(id), s.cfg.Poll)
 		s.hubs[id] = h
 	}
-	backlog, c := h.subscribe(last, s.cfg.ClientBuffer)
+	c := h.subscribe(last, s.cfg.ClientBuffer)
 	s.mu.Unlock()
 	cancel := func() {
 		s.mu.Lock()
@@ -199,7 +224,7 @@ func (s *Server) subscribe(id string, last int) ([]message, *client, func(), err
 			go h.close()
 		}
 	}
-	return backlog, c, cancel, nil
+	return h, c, cancel, nil
 }
 
 // wake makes the readers of run id read its record now.

@@ -18,27 +18,35 @@ func TestASlowClientIsDroppedNotWaitedFor(t *testing.T) {
 	w, _, err := dir.Create("r", false, nil)
 	require.NoError(t, err)
 	h := &hub{path: filepath.Join(dir.Path, "r.jsonl"), clients: map[*client]struct{}{}}
-	_, slow := h.subscribe(0, 2)
-	_, fast := h.subscribe(0, 100)
+	slow := h.subscribe(0, 2)
+	fast := h.subscribe(0, 100)
 	for i := 0; i < 5; i++ {
 		w.Observe(event.Event{Kind: event.AgentStart})
 		h.mu.Lock()
-		h.read() // returns although slow reads nothing
+		h.read() // returns although slow takes nothing
 		h.mu.Unlock()
+		if i == 1 {
+			got, ok := h.take(fast)
+			require.True(t, ok)
+			assert.Len(t, got, 2)
+		}
 	}
 	require.NoError(t, w.Close())
-	got := 0
-	for range slow.ch { // closed after the two it could hold
-		got++
-	}
-	assert.Equal(t, 2, got)
-	assert.Len(t, fast.ch, 5)
+	_, ok := h.take(slow)
+	assert.False(t, ok, "the slow client fell 3 events behind its limit of 2: dropped")
+	assert.Len(t, slow.notify, 1, "and told so")
+	got, ok := h.take(fast)
+	require.True(t, ok, "the fast one lags 3 of its 100")
+	require.Len(t, got, 3)
+	assert.Equal(t, 3, got[0].ID)
 	assert.Equal(t, 0, h.leave(fast), "the slow client is gone already")
 
 	// a dropped client reconnects after what it saw, and gets the rest
-	backlog, _ := h.subscribe(2, 2)
-	require.Len(t, backlog, 3)
-	assert.Equal(t, 3, backlog[0].ID)
+	again := h.subscribe(2, 2)
+	rest, ok := h.take(again)
+	require.True(t, ok, "a backlog is not lag")
+	require.Len(t, rest, 3)
+	assert.Equal(t, 3, rest[0].ID)
 }
 
 // Lines that are not events (a killed run's cut line) are left out, as

@@ -127,6 +127,13 @@ function runPage() {
   const report = $("report"), reply = $("live-reply"), tools = $("live-tools");
   const spent = { tokens: 0, cost: 0 };
   let ended = false, waiting = null;
+  // fresh: the agent whose reply has not begun; the last reply stays shown
+  // until the next one begins.
+  let fresh = null;
+  function replyOf(agent) {
+    $("live-reply-agent").textContent = agent;
+    reply.textContent = "";
+  }
 
   function setStatus(s) {
     const b = $("live-status");
@@ -201,14 +208,19 @@ function runPage() {
       case "agent.start":
         if (e.type !== "loop" && e.type !== "fork" && e.type !== "join") {
           $("live-agent").textContent = e.node || e.agent || "";
-          reply.textContent = "";
+          fresh = e.node || e.agent || "";
         }
         break;
       case "agent.delta":
+        if (fresh !== null) { replyOf(fresh); fresh = null; }
         if (reply.textContent.length < maxReply) reply.textContent += e.response || "";
         break;
       case "agent.end":
-        if (e.response && reply.textContent === "" && e.type !== "loop") reply.textContent = e.response.slice(0, maxReply);
+        if (fresh !== null && e.response && e.type !== "loop") {
+          replyOf(fresh);
+          fresh = null;
+          reply.textContent = e.response.slice(0, maxReply);
+        }
         break;
       case "model.call":
         if (e.usage) {
