@@ -367,6 +367,9 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 		}
 		o.store = store
 	}
+	if o.human != nil && o.checkpoints {
+		return w.runAnswering(ctx, input, o, opts)
+	}
 	col := &collector{next: o.tracing.observer(ctx, o.observe)}
 	run := &agents.Run{ID: o.runID, Observe: col.observe, Models: o.models, Memory: o.store,
 		MaxTotalIterations: w.wf.MaxTotalIterations, Strict: w.wf.Strict,

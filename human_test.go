@@ -289,3 +289,26 @@ func TestHumanWithoutCheckpointFails(t *testing.T) {
 	assert.Contains(t, err.Error(), `agent "ok" asks a person but the run cannot wait`)
 	assert.True(t, errors.Is(err, cogloop.ErrRunFailed))
 }
+
+// WithHuman on a checkpointed run waits durably and continues through the
+// resume path: the same answer and history as without checkpoints, no
+// model call twice.
+func TestWithHumanCheckpointed(t *testing.T) {
+	wf, err := cogloop.Parse([]byte(humanLoopWF), "human.yaml")
+	require.NoError(t, err)
+	answers := scoreAnswers()
+	store, err := memory.NewInMemory(memory.Options{})
+	require.NoError(t, err)
+	models := &calls{}
+	var asked []string
+	res, err := wf.Run(context.Background(), "topic", cogloop.WithCheckpoints(), cogloop.WithMemory(store), cogloop.WithModels(models),
+		cogloop.WithHuman(func(_ context.Context, q human.Question) (human.Answer, error) {
+			asked = append(asked, q.Path)
+			return answers[len(asked)-1], nil
+		}))
+	require.NoError(t, err)
+	assert.Equal(t, cogloop.StatusOK, res.Status)
+	assert.Equal(t, []string{"l › iteration 1 › judge", "l › iteration 2 › judge", "l › iteration 3 › judge"}, asked)
+	assert.Empty(t, models.repeated())
+	assert.Equal(t, "make the opening paragraph shorter and plainer", pastLoops(t, res)[0].(map[string]any)["improvements"])
+}

@@ -49,9 +49,34 @@ const pausePath = "run:pause"
 const waitingIndex = "cogloop:waiting"
 
 // WithHuman answers the run's human steps with fn in this process (a
-// service's own UI) instead of waiting for [Answer].
+// service's own UI, the CLI's prompt on a terminal) instead of ending the
+// run waiting. With checkpoints the run still waits durably: it saves the
+// question and what it finished, fn's answer is recorded with [Answer] and
+// the run continues through the resume path, so a process killed while fn
+// waits leaves a run that [Answer] and [WithResume] continue elsewhere.
 func WithHuman(fn human.Func) RunOption {
 	return func(o *runOptions) { o.human = fn }
+}
+
+// runAnswering runs with checkpoints and answers each question the run
+// waits for with o.human, continuing it through the resume path.
+func (w *Workflow) runAnswering(ctx context.Context, input any, o runOptions, opts []RunOption) (*Result, error) {
+	fn := o.human
+	legs := append(slices.Clone(opts), WithRunID(o.runID), WithMemory(o.store), func(o *runOptions) { o.human = nil })
+	res, err := w.Run(ctx, input, legs...)
+	for res != nil && res.Status == StatusWaiting && res.Waiting != nil {
+		q := *res.Waiting
+		ans, cerr := fn(ctx, q)
+		if cerr != nil {
+			return res, fmt.Errorf("run %q: the answer to agent %q: %w", res.RunID, q.Agent, cerr)
+		}
+		ans.Path = q.Path
+		if err := Answer(ctx, o.store, res.RunID, ans); err != nil {
+			return res, err
+		}
+		res, err = w.Run(ctx, input, append(legs, WithResume(res.RunID, o.allowChange))...)
+	}
+	return res, err
 }
 
 // Answer records a as the answer to the question run runID waits for (the

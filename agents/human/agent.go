@@ -3,7 +3,6 @@ package human
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -151,9 +150,9 @@ func defaultAnswer(a *Agent, v any) (*Answer, error) {
 	return d, nil
 }
 
-// Run asks the question: through the run's callback when there is one, else
-// by saving it in the checkpoint and stopping the run with a waiting
-// interrupt. A continued run finds the answer in the checkpoint.
+// Run asks the question: by saving it in the checkpoint and stopping the run
+// with a waiting interrupt (a continued run finds the answer there), or,
+// in a run without a checkpoint, through the run's callback ([Provide]).
 func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error) {
 	var cp *agents.Checkpoint
 	if in.Run != nil {
@@ -176,7 +175,7 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 	if !q.Expires.IsZero() && !time.Now().Before(q.Expires) {
 		return a.expired(in, q)
 	}
-	if fn := provided(in.Run); fn != nil {
+	if fn := provided(in.Run); fn != nil && cp == nil {
 		a.emitWait(in, q)
 		ans, err := fn(ctx, q)
 		if err != nil {
@@ -254,6 +253,3 @@ func Emit(run *agents.Run, path, agent string, q Question, ans Answer) {
 	}
 	run.Emit(event.Event{Kind: event.HumanAnswer, Node: path, Agent: agent, Type: Type, Response: ans.Response(), Data: data})
 }
-
-// ErrNoQuestion: a checkpoint state that should hold a [Wait] does not.
-var ErrNoQuestion = errors.New("no question")
