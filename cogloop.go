@@ -393,9 +393,6 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 		}
 		run.Checkpoint = cp.WithTTL(o.cpTTL).FencedBy(run.Lease)
 		run.Paused = pauser(o.store, o.runID)
-		if o.resume {
-			clearPause(ctx, o.store, o.runID)
-		}
 	}
 	human.Provide(run, o.human)
 	// The run's root budget scope limits nothing; a workflow with budget:

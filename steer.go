@@ -286,6 +286,10 @@ func ListWaiting(ctx context.Context, store memory.Store) ([]human.Question, err
 // a waiting run among the waiting ones, and returns the error Run returns.
 func (r *Result) interrupted(ctx context.Context, it *fault.Interrupt, err error, o runOptions) error {
 	r.Status = it.Status
+	if it.Status == StatusPaused {
+		// The request is served: the continued run goes on until asked again.
+		clearPause(context.WithoutCancel(ctx), o.store, r.RunID)
+	}
 	if q, ok := it.Question.(*human.Question); ok && it.Status == StatusWaiting {
 		r.Waiting = q
 		if ierr := index(context.WithoutCancel(ctx), o.store, r.RunID, *q, o.cpTTL); ierr != nil {
