@@ -57,7 +57,7 @@ once), 143 after SIGTERM.
 // helps are each command's help text.
 var helps = map[string]string{
 	"schema": schemaHelp, "init": initHelp, "eval": evalHelp, "script": scriptHelp, // schema.go, init.go, evalhelp.go, scriptcmd.go
-	"mcp": mcpHelp, // mcp.go
+	"mcp":    mcpHelp,                        // mcp.go
 	"answer": answerHelp, "pause": pauseHelp, // human.go
 	"run": `usage: cogloop run WORKFLOW.yaml [INPUT|-] [flags]
 
