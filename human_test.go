@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -311,4 +312,80 @@ func TestWithHumanCheckpointed(t *testing.T) {
 	assert.Equal(t, []string{"l › iteration 1 › judge", "l › iteration 2 › judge", "l › iteration 3 › judge"}, asked)
 	assert.Empty(t, models.repeated())
 	assert.Equal(t, "make the opening paragraph shorter and plainer", pastLoops(t, res)[0].(map[string]any)["improvements"])
+}
+
+const approveToolsWF = `orchestrator: {id: guarded, agents: [asker]}
+agents:
+  - id: asker
+    type: openai-answer
+    model: m
+    prompt: "Answer: {{ input }}"
+    tools: [lookup]
+    approve_tools: [lookup]
+  - id: lookup
+    type: scripted
+    description: Look a word up.
+    prompt: "look up {{ args.query }}"
+    responses: {cycle: ["known"]}
+`
+
+// toolModel asks for lookup until it has a tool result, then answers with
+// the result it was told; it counts its calls.
+type toolModel struct {
+	mu    sync.Mutex
+	calls int
+}
+
+func (m *toolModel) ModelFor(string) (agents.Model, error) {
+	return agents.ModelFunc(func(ctx context.Context, req agents.Request) (agents.Reply, error) {
+		m.mu.Lock()
+		m.calls++
+		m.mu.Unlock()
+		for _, msg := range req.Messages {
+			if msg.Role == "tool" {
+				return agents.Reply{Text: "told: " + msg.Text}, nil
+			}
+		}
+		return agents.Reply{ToolCalls: []agents.ToolCall{{ID: "c1", Name: "lookup", Args: `{"query":"apple"}`}}}, nil
+	}), nil
+}
+
+// approve_tools: the call waits for a person; approved, the tool runs and
+// the model is not asked again for the round it asked in; rejected, the
+// model is told so with the comment.
+func TestApproveTools(t *testing.T) {
+	ctx := context.Background()
+	wf, err := cogloop.Parse([]byte(approveToolsWF), "approve.yaml")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name string
+		ans  human.Answer
+		want string
+	}{
+		{"approved", human.Answer{Kind: human.KindApprove, Approved: true}, "told: known"},
+		{"rejected", human.Answer{Kind: human.KindApprove, Comment: "not that word", By: "ann"}, "told: error: a person rejected this call (ann): not that word"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store, err := memory.NewInMemory(memory.Options{})
+			require.NoError(t, err)
+			m := &toolModel{}
+			res, err := wf.Run(ctx, "apple", cogloop.WithRunID("t"), cogloop.WithCheckpoints(), cogloop.WithMemory(store), cogloop.WithModels(m))
+			require.Error(t, err)
+			require.Equal(t, cogloop.StatusWaiting, res.Status, "%v", err)
+			assert.Equal(t, "lookup", res.Waiting.Tool)
+			assert.JSONEq(t, `{"query":"apple"}`, res.Waiting.ToolArgs)
+			assert.Equal(t, "asker › approve lookup (round 1, call 1)", res.Waiting.Path)
+			assert.Equal(t, 1, m.calls)
+
+			require.NoError(t, cogloop.Answer(ctx, store, "t", tc.ans))
+			res, err = wf.Run(ctx, "apple", cogloop.WithResume("t", false), cogloop.WithMemory(store), cogloop.WithModels(m))
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, res.Text())
+			assert.Equal(t, 2, m.calls, "the round's model call is not repeated")
+		})
+	}
+
+	_, err = cogloop.Parse([]byte(strings.Replace(approveToolsWF, "approve_tools: [lookup]", "approve_tools: [lokup]", 1)), "bad.yaml")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `approve_tools names "lokup", which is not one of the tools (lookup) nor all; did you mean "lookup"?`)
 }

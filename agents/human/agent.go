@@ -224,7 +224,9 @@ func (a *Agent) expired(in agents.Input, q Question) (agents.Output, error) {
 	return a.answered(in, q, d), nil
 }
 
-func (a *Agent) emitWait(in agents.Input, q Question) {
+func (a *Agent) emitWait(in agents.Input, q Question) { emitWait(in.Run, q) }
+
+func emitWait(run *agents.Run, q Question) {
 	data := map[string]any{"kind": q.Kind, "question": q.Text, "options": q.Options, "expires": ""}
 	if !q.Expires.IsZero() {
 		data["expires"] = q.Expires.UTC().Format(time.RFC3339)
@@ -232,7 +234,7 @@ func (a *Agent) emitWait(in agents.Input, q Question) {
 	if q.Tool != "" {
 		data["tool"] = q.Tool
 	}
-	in.Run.Emit(event.Event{Kind: event.HumanWait, Node: in.Path, Agent: a.ID, Type: Type, Message: q.Text, Data: data})
+	run.Emit(event.Event{Kind: event.HumanWait, Node: q.Path, Agent: q.Agent, Type: Type, Message: q.Text, Data: data})
 }
 
 // answered is the step's output for answer ans, with its event.
@@ -252,4 +254,53 @@ func Emit(run *agents.Run, path, agent string, q Question, ans Answer) {
 		data["tool"] = q.Tool
 	}
 	run.Emit(event.Event{Kind: event.HumanAnswer, Node: path, Agent: agent, Type: Type, Response: ans.Response(), Data: data})
+}
+
+// Await answers q in run, for a step that asks a person as part of its
+// work (an LLM agent's approve_tools): the answer saved in the checkpoint by
+// [Answer] earlier, else through the run's callback when the run has no
+// checkpoint; else q is saved and a waiting [fault.Interrupt] returned. An
+// answer found is reported as a human.answer event.
+func Await(ctx context.Context, run *agents.Run, q Question) (Answer, error) {
+	var cp *agents.Checkpoint
+	if run != nil {
+		cp = run.Checkpoint
+	}
+	var w Wait
+	found, err := cp.Restore(StatePrefix+q.Path, &w)
+	if err != nil {
+		return Answer{}, err
+	}
+	if found && w.Answer != nil {
+		Emit(run, q.Path, q.Agent, w.Question, *w.Answer)
+		return *w.Answer, nil
+	}
+	if found {
+		q = w.Question
+	}
+	emitWait(run, q)
+	if fn := provided(run); fn != nil && cp == nil {
+		ans, err := fn(ctx, q)
+		if err != nil {
+			return Answer{}, fmt.Errorf("the answer callback failed: %w", err)
+		}
+		if ans.At.IsZero() {
+			ans.At = time.Now()
+		}
+		if err := Check(q, ans); err != nil {
+			return Answer{}, err
+		}
+		Emit(run, q.Path, q.Agent, q, ans)
+		return ans, nil
+	}
+	if cp == nil {
+		return Answer{}, fault.Fatal(fmt.Errorf("agent %q asks a person but the run cannot wait: it has no checkpoint", q.Agent),
+			"run with a store that keeps checkpoints (cogloop run --redis URL; in Go WithCheckpoints), or answer in the process (on a terminal the CLI asks; in Go WithHuman)")
+	}
+	if !found {
+		if err := cp.Save(context.WithoutCancel(ctx), StatePrefix+q.Path, Wait{Question: q}); err != nil {
+			return Answer{}, fault.Fatal(fmt.Errorf("agent %q: save its question: %w", q.Agent, err), "")
+		}
+	}
+	return Answer{}, &fault.Interrupt{Status: fault.Waiting, Path: q.Path, Agent: q.Agent, Question: &q}
 }
