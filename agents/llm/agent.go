@@ -91,7 +91,7 @@ type Agent struct {
 	// approve (approve_tools:; "all" for every tool); a rejection goes back
 	// to the model as the tool's result, with the comment.
 	ApproveTools []string
-	ToolChoice    string
+	ToolChoice   string
 	// Retry runs the calls; its Policy says when to retry. A nil Retry.Logger
 	// means slog.Default() at call time.
 	Retry retry.Retrier
