@@ -18,6 +18,7 @@ import (
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents/human"
 	"github.com/cogloop/cogloop/memory"
+	"github.com/cogloop/cogloop/records"
 )
 
 // exitWaiting is the exit code of a run that waits for an answer or paused.
@@ -484,4 +485,27 @@ func prepareHuman(ctx context.Context, f *runFlags, pos []string, input any, wf 
 		return func() {}, nil // no checkpoint: nothing to pause at
 	}
 	return pauseOnSignal(ctx, store, runID, stderr), nil
+}
+
+// writeHumans is show's account of the questions the run asked: who
+// answered what, when, after how long; and what it waits for.
+func writeHumans(w io.Writer, s records.Summary) {
+	if len(s.Humans) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nquestions to people\n")
+	tw := newTable(w, "PATH", "KIND", "ANSWER", "BY", "ANSWERED", "WAITED", "QUESTION")
+	for _, h := range s.Humans {
+		answer, when, waited := "(waiting)", "–", "–"
+		if h.Answered {
+			// the answer's text has the comment on its own line
+			answer = firstLine(strings.ReplaceAll(h.Answer, "\n", " · "))
+			when, waited = h.When.Local().Format(time.DateTime), shortDuration(h.Waited)
+		}
+		tw.row(h.Path, h.Kind, answer, orDash(h.By), when, waited, firstLine(h.Question))
+	}
+	tw.flush()
+	if q := s.Waiting(); q != nil {
+		fmt.Fprintf(w, "waiting for: %s (%s, %s): %s\n", q.Agent, q.Path, q.Kind, firstLine(q.Question))
+	}
 }

@@ -37,6 +37,10 @@ func TestAnswerCommand(t *testing.T) {
 	assert.Empty(t, out)
 	assert.Contains(t, errs, "waiting for: ok (ok, approve): Publish a draft?")
 	assert.Contains(t, errs, "cogloop answer h1 --approve or --reject [--comment C] --redis "+srv.URL())
+	code, out, errs = runCLI(t, "show", "h1")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "run h1 · workflow approval · waiting")
+	assert.Contains(t, out, "waiting for: ok (ok, approve): Publish a draft?")
 
 	code, out, errs = runCLI(t, "runs", "--waiting", "--redis", srv.URL())
 	require.Equal(t, 0, code, errs)
@@ -82,7 +86,10 @@ func TestAnswerCommand(t *testing.T) {
 	// the record tells who answered what
 	code, out, errs = runCLI(t, "show", "h1")
 	require.Equal(t, 0, code, errs)
-	assert.Contains(t, out, "ok")
+	assert.Contains(t, out, "run h1 · workflow approval · ok")
+	assert.Contains(t, out, "questions to people")
+	assert.Regexp(t, `ok\s+approve\s+APPROVED · fine\s+ann\s`, out)
+	assert.Contains(t, out, "Publish a draft?")
 }
 
 const pauseCLIWF = `orchestrator: {id: paused, agents: [l]}

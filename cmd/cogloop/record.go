@@ -319,6 +319,7 @@ func writeShow(w io.Writer, s records.Summary) {
 		fmt.Fprintf(w, "error: %s\n", s.Error)
 	}
 	writeSummaryLines(w, recordLoops(s.Loops), s.Errors, s.Warnings)
+	writeHumans(w, s)
 	if len(s.Tools) > 0 {
 		fmt.Fprintf(w, "\ntool calls outside loops\n")
 		writeToolCalls(w, s.Tools)
