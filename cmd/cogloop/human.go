@@ -18,6 +18,7 @@ import (
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents/human"
 	"github.com/cogloop/cogloop/memory"
+	"github.com/cogloop/cogloop/queue"
 	"github.com/cogloop/cogloop/records"
 )
 
@@ -314,6 +315,9 @@ func cmdAnswer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 // `cogloop run WORKFLOW --resume RUN` with the file, input and script the
 // run started with.
 func continueRun(ctx context.Context, store memory.Store, runID string, af answerFlags, stdout, stderr io.Writer) int {
+	if code, queued := continueQueued(ctx, runID, af, stdout, stderr); queued {
+		return code
+	}
 	info, ok, err := loadRunInfo(ctx, store, runID)
 	switch {
 	case err != nil:
@@ -508,4 +512,23 @@ func writeHumans(w io.Writer, s records.Summary) {
 	if q := s.Waiting(); q != nil {
 		fmt.Fprintf(w, "waiting for: %s (%s, %s): %s\n", q.Agent, q.Path, q.Kind, firstLine(q.Question))
 	}
+}
+
+// continueQueued puts a run submitted to the queue back in it after its
+// answer, for any worker; queued is false when no queue holds the run.
+func continueQueued(ctx context.Context, runID string, af answerFlags, stdout, stderr io.Writer) (code int, queued bool) {
+	c, err := queue.NewClient(af.store.url())
+	if err != nil {
+		return 0, false
+	}
+	defer func() { _ = c.Close() }() // releases the connections
+	switch err := queue.Continue(ctx, c, runID); {
+	case errors.Is(err, queue.ErrNotFound):
+		return 0, false
+	case err != nil:
+		fmt.Fprintf(stderr, "cogloop answer: the answer is recorded, but the run did not go back to its queue: %v\n", err)
+		return exitFailure, true
+	}
+	fmt.Fprintf(stdout, "run %s is back in its queue: a worker continues it (cogloop status %s; cogloop result %s --wait)\n", runID, runID, runID)
+	return exitOK, true
 }
