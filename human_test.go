@@ -30,7 +30,7 @@ agents:
     type: loop
     max_loops: 3
     score_threshold: 0.9
-    cognitive_extraction: {enabled: true, extract_patterns: {improvements: ["FIX: (.+)"]}}
+    cognitive_extraction: {enabled: true, extract_patterns: {improvements: ["FIX: ([^\\n]+)"]}}
     internal_workflow:
       orchestrator: {id: inner, agents: [w, judge]}
       agents:

@@ -34,7 +34,7 @@ agents:
     max_loops: 3
     score_threshold: 0.9
     persist_across_runs: true
-    cognitive_extraction: {enabled: true, extract_patterns: {improvements: ["FIX: (.+)"]}}
+    cognitive_extraction: {enabled: true, extract_patterns: {improvements: ["FIX: ([^\\n]+)"]}}
     internal_workflow:
       orchestrator: {id: inner, agents: [w, judge]}
       agents:
