@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cogloop/cogloop/agents/lease"
@@ -29,6 +30,9 @@ type Checkpoint struct {
 	restored map[string][]byte
 	ttl      time.Duration
 	lease    *lease.Lease // the lease every save is fenced with; nil for none
+
+	stepsOnce sync.Once
+	steps     bool // restored holds step records (stepstate.go)
 }
 
 // NewCheckpoint saves under runID in store; digest identifies the workflow;

@@ -20,7 +20,7 @@ const StatusIncomplete = "incomplete"
 type Summary struct {
 	RunID    string `json:"run_id"`
 	Workflow string `json:"workflow"`
-	// Status is ok, failed, or incomplete (see Problem).
+	// Status is ok, failed, waiting, paused, or incomplete (see Problem).
 	Status   string `json:"status"`
 	Complete bool   `json:"complete"`
 	Problem  string `json:"problem,omitempty"`
@@ -42,6 +42,9 @@ type Summary struct {
 	Agents []Call `json:"agents"`
 	// Tools are the tool calls made outside any loop, in the order they ended.
 	Tools []ToolCall `json:"tools,omitempty"`
+	// Humans are the questions the run asked people and their answers, in
+	// the order asked (humans.go).
+	Humans []Human `json:"humans,omitempty"`
 }
 
 // Loop is one run of a loop node.
@@ -246,6 +249,8 @@ func Summarize(events []event.Event) Summary {
 			if i, ok := open[e.Node]; ok {
 				s.Loops[i].end(e)
 			}
+		case event.HumanWait, event.HumanAnswer:
+			s.noteHuman(e)
 		case event.ToolResult:
 			var d struct {
 				Round int    `json:"round"`

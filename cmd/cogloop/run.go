@@ -32,6 +32,7 @@ type runFlags struct {
 	verbose, quiet    bool
 	recordDir, report string
 	noRecord          bool
+	ask               bool
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -64,6 +65,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, wa
 	fs.StringVar(&f.recordDir, "record-dir", "", "")
 	fs.BoolVar(&f.noRecord, "no-record", false, "")
 	fs.StringVar(&f.report, "report", "", "")
+	fs.BoolVar(&f.ask, "ask", false, "")
 	usageErr := func(err error) int { return usageError(stderr, "run", err) }
 	pos, err := parseWorkflowInput(fs, args)
 	switch {
@@ -169,6 +171,12 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, wa
 	default:
 		opts = append(opts, cogloop.WithRunID(runID))
 	}
+	stopPause, err := prepareHuman(ctx, &f, pos, input, wf, store, runID, &opts, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "cogloop: %v\n", err)
+		return exitFailure
+	}
+	defer stopPause()
 	rec, recObservers, err := startRecording(f, runID, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "cogloop: %v\n", err)
@@ -261,6 +269,9 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, wa
 	if runErr != nil {
 		code = exitFailure
 	}
+	if stopped(res) {
+		code, runErr = exitWaiting, nil
+	}
 	// The failure is the last line on stderr, after the summary, where the
 	// eye lands (as go test ends with FAIL).
 	fail := func() {
@@ -285,6 +296,9 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, wa
 	}
 	if !f.quiet {
 		writeSummary(stderr, res, limits, events.Events())
+	}
+	if stopped(res) {
+		writeStopped(stderr, res, f, pos[0])
 	}
 	fail()
 	return exitCode(ctx, code)
