@@ -32,6 +32,7 @@ type pageData struct {
 	CanStart  bool
 	RecordDir string
 	Token     bool
+	Steer     bool
 	Runs      []string
 	Queues    []queue.QueueSummary
 	Workers   []queue.WorkerSummary
@@ -39,7 +40,7 @@ type pageData struct {
 }
 
 func (s *Server) page(w http.ResponseWriter, name string, d pageData) {
-	d.Page, d.Token = name, s.cfg.Token != ""
+	d.Page, d.Token, d.Steer = name, s.cfg.Token != "", s.cfg.Answer != nil
 	var buf bytes.Buffer
 	if err := pages().ExecuteTemplate(&buf, name, d); err != nil {
 		http.Error(w, "render page: "+err.Error(), http.StatusInternalServerError)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/human"
 	"github.com/cogloop/cogloop/queue"
 	"github.com/cogloop/cogloop/records"
 )
@@ -41,6 +42,13 @@ type Config struct {
 	// Start runs a workflow as cogloop run does and returns when the run
 	// ended; nil: runs cannot be started.
 	Start func(ctx context.Context, r StartRequest) error
+	// Answer records a person's answer to the question run runID waits for
+	// and returns how to continue the run, which the server does in the
+	// background (the CLI wires cogloop answer's code); nil: no answers here.
+	Answer func(ctx context.Context, runID string, a human.Answer) (func(context.Context) error, error)
+	// Pause asks run runID to stop at its next pass boundary (cogloop
+	// pause's code); nil: no pauses here.
+	Pause func(ctx context.Context, runID string) error
 	// Poll is how often records of runs started elsewhere are re-read
 	// ([DefaultPoll] when 0).
 	Poll time.Duration

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/agents/human"
 	"github.com/cogloop/cogloop/queue"
 	"github.com/cogloop/cogloop/serve"
 )
@@ -43,9 +45,14 @@ flags:
   --token T         every request needs T (Authorization: Bearer T, or the
                     cookie the /login page sets); default $COGLOOP_TOKEN
 
+With --redis (the store 'cogloop answer' and 'pause' use), a run's page answers
+the question a waiting run asks and pauses a running one.
+
 API: GET /api/runs, GET /api/runs/ID, GET /api/runs/ID/events (Server-Sent
 Events, resumable with Last-Event-ID), POST /api/runs {"workflow", "input"},
-GET /api/workflows, GET /api/queue. See the README, "Watching runs".
+POST /api/runs/ID/answer {"kind", "approved"|"score"|"text"|"choice"|"json",
+"comment", "path"}, POST /api/runs/ID/pause, GET /api/workflows, GET /api/queue.
+See the README, "Watching runs".
 `
 
 type serveFlags struct {
@@ -70,6 +77,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if f.token == "" {
 		f.token = os.Getenv(envToken)
 	}
+	// The runs serve starts never ask on serve's own terminal: their human
+	// steps wait for an answer through the API.
+	stdin = strings.NewReader("")
 	srv, closeQueue, err := newServer(f, stderr)
 	if err != nil {
 		return usageError(stderr, "serve", err)
@@ -119,6 +129,9 @@ func newServer(f serveFlags, stderr io.Writer) (*serve.Server, func(), error) {
 	if f.workflows != "" {
 		cfg.Start = startRun(d.Path, redisURL)
 	}
+	if redisURL != "" {
+		cfg.Answer, cfg.Pause = answerRun(d.Path, redisURL), pauseRun(redisURL)
+	}
 	srv, err := serve.New(cfg)
 	if err != nil {
 		closeQueue()
@@ -149,10 +162,53 @@ func startRun(dir, redisURL string) func(context.Context, serve.StartRequest) er
 		}
 		var out tail
 		code := runCommand(ctx, args, io.Discard, &out, r.Observe)
-		if code != exitOK {
+		if code != exitOK && code != exitWaiting {
 			return fmt.Errorf("exit %d: %s", code, out.last())
 		}
 		return nil
+	}
+}
+
+// answerRun records an answer as cogloop answer does (cogloop.Answer on
+// the run's store) and continues the run as it does (continueRun: run
+// --resume with the workflow, input and script the run started with).
+func answerRun(dir, redisURL string) func(context.Context, string, human.Answer) (func(context.Context) error, error) {
+	sf := storeFlags{redisURL: redisURL}
+	return func(ctx context.Context, runID string, a human.Answer) (func(context.Context) error, error) {
+		store, err := sf.open(ctx, io.Discard)
+		if err != nil {
+			return nil, err
+		}
+		defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
+		if err := cogloop.Answer(ctx, store, runID, a); err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context) error {
+			store, err := sf.open(ctx, io.Discard)
+			if err != nil {
+				return err
+			}
+			defer func() { _ = store.Close() }() // as above
+			var out tail
+			af := answerFlags{store: sf, recordDir: dir, quiet: true}
+			if code := continueRun(ctx, store, runID, af, io.Discard, &out); code != exitOK && code != exitWaiting {
+				return fmt.Errorf("exit %d: %s", code, out.last())
+			}
+			return nil
+		}, nil
+	}
+}
+
+// pauseRun asks for a pause as cogloop pause does.
+func pauseRun(redisURL string) func(context.Context, string) error {
+	sf := storeFlags{redisURL: redisURL}
+	return func(ctx context.Context, runID string) error {
+		store, err := sf.open(ctx, io.Discard)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
+		return cogloop.RequestPause(ctx, store, runID)
 	}
 }
 

@@ -62,33 +62,8 @@ func serveFixture(t *testing.T) *httptest.Server {
 func TestServeInChromium(t *testing.T) {
 	browser := chromium(t)
 	ts := serveFixture(t)
-	artifacts := os.Getenv("COGLOOP_ARTIFACTS")
-	if artifacts == "" {
-		artifacts = t.TempDir()
-	}
-	require.NoError(t, os.MkdirAll(artifacts, 0o755))
-
-	// A guard against a hung browser, not a timing assertion.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox,
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1200, 1500), chromedp.Env("HOME="+t.TempDir()))
-	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
-	defer acancel()
-	bctx, bcancel := chromedp.NewContext(actx)
-	defer bcancel()
-	shot := func(name string) chromedp.Action[chromedp.Void] {
-		return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
-			buf, err := chromedp.FullScreenshot(100)(ctx, tg)
-			if err != nil {
-				return chromedp.Void{}, err
-			}
-			t.Logf("screenshot: %s", filepath.Join(artifacts, name))
-			return chromedp.Void{}, os.WriteFile(filepath.Join(artifacts, name), buf, 0o644)
-		}
-	}
-	// A guard against a hung page, not a timing assertion.
-	guard := chromedp.WithPollingTimeout(90 * time.Second)
+	bctx, shot := browserTab(t, browser)
+	guard := chromedp.WithPollingTimeout(90 * time.Second) // against a hung page, not a timing assertion
 
 	// Start the slow run from the runs page's form.
 	require.NoError(t, chromedp.Do(bctx,
@@ -159,6 +134,71 @@ func TestServeInChromium(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, url, "/compare?runs=")
 	assert.Equal(t, 2, series, "one score curve per run")
+}
+
+// browserTab starts headless Chromium for the test and returns its tab and
+// an action that keeps a screenshot under $COGLOOP_ARTIFACTS.
+func browserTab(t *testing.T, browser string) (context.Context, func(string) chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	artifacts := os.Getenv("COGLOOP_ARTIFACTS")
+	if artifacts == "" {
+		artifacts = t.TempDir()
+	}
+	require.NoError(t, os.MkdirAll(artifacts, 0o755))
+	// A guard against a hung browser, not a timing assertion.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox,
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1200, 1500), chromedp.Env("HOME="+t.TempDir()))
+	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
+	t.Cleanup(acancel)
+	bctx, bcancel := chromedp.NewContext(actx)
+	t.Cleanup(bcancel)
+	shot := func(name string) chromedp.Action[chromedp.Void] {
+		return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+			buf, err := chromedp.FullScreenshot(100)(ctx, tg)
+			if err != nil {
+				return chromedp.Void{}, err
+			}
+			t.Logf("screenshot: %s", filepath.Join(artifacts, name))
+			return chromedp.Void{}, os.WriteFile(filepath.Join(artifacts, name), buf, 0o644)
+		}
+	}
+	return bctx, shot
+}
+
+// A run that waits for a person, started from the runs page, shows the
+// question on its page; clicking Approve continues it to its end.
+func TestServeAnswerByClickingInChromium(t *testing.T) {
+	browser := chromium(t)
+	ts, _ := steerFixture(t)
+	bctx, shot := browserTab(t, browser)
+	guard := chromedp.WithPollingTimeout(90 * time.Second)
+	require.NoError(t, chromedp.Do(bctx,
+		chromedp.Navigate(ts.URL+"/"),
+		chromedp.WaitReady(chromedp.CSS(`#start-workflow option[value="review.yaml"]`)),
+		chromedp.SetValue(chromedp.CSS(`#start-workflow`), "review.yaml"),
+		chromedp.SendKeys(chromedp.CSS(`#start-input`), "loops"),
+		chromedp.Click(chromedp.CSS(`#start-button`)),
+		chromedp.WaitVisible(chromedp.CSS(`#human button[data-answer="Approve"]`)),
+		chromedp.Poll[chromedp.Void](`document.getElementById('live-status').textContent === 'waiting'`, guard),
+		shot("serve-waiting.png"),
+	))
+	question, err := chromedp.Run(bctx, chromedp.Evaluate[string](`document.getElementById('human-question').textContent`))
+	require.NoError(t, err)
+	assert.Equal(t, "Publish this draft? <b>draft</b> about loops", question, "the question, as text")
+	require.NoError(t, chromedp.Do(bctx,
+		chromedp.SendKeys(chromedp.CSS(`#human-comment`), "ship it"),
+		chromedp.Click(chromedp.CSS(`#human button[data-answer="Approve"]`)),
+		chromedp.Poll[chromedp.Void](`document.getElementById('live-status').textContent === 'ok' && document.getElementById('answer') !== null`, guard),
+		shot("serve-answered.png"),
+	))
+	answer, err := chromedp.Run(bctx, chromedp.Evaluate[string](`document.getElementById('answer').textContent`))
+	require.NoError(t, err)
+	assert.Equal(t, "published", answer)
+	hidden, err := chromedp.Run(bctx, chromedp.Evaluate[bool](`document.getElementById('human').hidden`))
+	require.NoError(t, err)
+	assert.True(t, hidden, "no question left on the page")
 }
 
 // startAndWait starts workflow wf through the API and reads its events until

@@ -139,7 +139,7 @@ function runPage() {
     const b = $("live-status");
     b.textContent = s;
     b.className = "badge " + s;
-    $("pause").hidden = s !== "running" || !document.body.dataset.steer;
+    $("pause").hidden = s !== "running" || document.body.dataset.steer !== "yes";
   }
 
   // The report's body is fetched again after events, one fetch at a time.
@@ -168,30 +168,53 @@ function runPage() {
   function showHuman(e) {
     waiting = e;
     const d = e.data || {};
+    const kind = d.kind || "approve";
     $("human").hidden = false;
-    $("human-agent").textContent = e.node || e.agent || "";
+    $("human-agent").textContent = (e.agent || "") + " (" + kind + ") at " + (e.node || "");
     $("human-question").textContent = d.question || e.message || "";
     const opts = $("human-options");
     opts.replaceChildren();
-    for (const o of d.options || []) {
-      const b = el("button", o, "option");
+    const button = (label, answer) => {
+      const b = el("button", label, "option");
       b.type = "button";
-      b.addEventListener("click", () => answer({ choice: String(o) }));
+      b.dataset.answer = label;
+      b.addEventListener("click", () => send(answer));
       opts.append(b);
+    };
+    const field = $("human-text");
+    $("human-form").hidden = kind === "approve" || kind === "choice";
+    field.placeholder = { score: "a score: 0..1, 8/10 or 80%", json: "a JSON value", text: "your answer" }[kind] || "";
+    if (kind === "approve") {
+      button("Approve", { approved: true });
+      button("Reject", { approved: false });
     }
+    if (kind === "choice") for (const o of d.options || []) button(String(o), { choice: String(o) });
   }
-  async function answer(a) {
+  async function send(a) {
     $("human-error").textContent = "";
+    const body = Object.assign({ kind: (waiting.data || {}).kind || "approve", path: waiting.node || "", comment: $("human-comment").value }, a);
     try {
-      await postJSON(base + "/answer", Object.assign({ path: waiting ? waiting.node : "" }, a));
+      await postJSON(base + "/answer", body);
       $("human").hidden = true;
+      $("human-note").textContent = "answered: the run continues";
     } catch (e) {
       $("human-error").textContent = e.message;
     }
   }
   $("human-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
-    answer({ text: $("human-text").value });
+    const kind = (waiting.data || {}).kind, v = $("human-text").value;
+    if (kind === "score") {
+      let n = parseFloat(v);
+      if (/%$/.test(v.trim())) n /= 100;
+      const m = v.match(/^\s*([0-9.]+)\s*\/\s*([0-9.]+)\s*$/);
+      if (m) n = parseFloat(m[1]) / parseFloat(m[2]);
+      send({ score: n });
+    } else if (kind === "json") {
+      try { send({ json: JSON.parse(v) }); } catch (e) { $("human-error").textContent = "not JSON: " + e.message; }
+    } else {
+      send({ text: v });
+    }
   });
   $("pause").addEventListener("click", async () => {
     try {
