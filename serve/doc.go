@@ -48,5 +48,6 @@
 //
 // # Imports
 //
-// agents/event, records, report, queue, and the root package (run ids).
+// agents/event, agents/human, agents/spend, records, report, queue, and the
+// root package (run ids, the steering API's errors).
 package serve
