@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"encoding/json"
 	"embed"
 	"html/template"
 	"net/http"
@@ -97,6 +98,9 @@ func (s *Server) runBody(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Run-Status", sum.Status)
+	if u, err := json.Marshal(sum.Usage); err == nil {
+		w.Header().Set("X-Run-Usage", string(u)) // the run's tokens and cost so far, for the live panel
+	}
 	_, _ = w.Write([]byte(body))
 }
 

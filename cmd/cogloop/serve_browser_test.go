@@ -201,6 +201,9 @@ func TestServeInChromium(t *testing.T) {
 	tokens, err := chromedp.Run(bctx, chromedp.Evaluate[string](`document.getElementById('live-tokens').textContent`))
 	require.NoError(t, err)
 	assert.Equal(t, "135", tokens, "9 calls of 15 tokens, counted live")
+	spent, err := chromedp.Run(bctx, chromedp.Evaluate[string](`document.getElementById('live-cost').textContent`))
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(spent, "$"), "the cost so far (gpt-4o-mini has a price): %q", spent)
 
 	// Replies are text: no script of theirs ran, their markup shows.
 	xss, err := chromedp.Run(bctx, chromedp.Evaluate[bool](`window.__xss !== undefined`))

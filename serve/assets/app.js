@@ -135,6 +135,11 @@ function runPage() {
     reply.textContent = "";
   }
 
+  function showSpent() {
+    $("live-tokens").textContent = spent.tokens ? String(spent.tokens) : "–";
+    $("live-cost").textContent = cost(spent.cost);
+  }
+
   function setStatus(s) {
     const b = $("live-status");
     b.textContent = s;
@@ -154,6 +159,15 @@ function runPage() {
         report.innerHTML = html; // server-rendered by html/template: escaped
         const st = r.headers.get("X-Run-Status");
         if (st && !ended) setStatus(st);
+        try {
+          const u = JSON.parse(r.headers.get("X-Run-Usage") || "null");
+          if (u) {
+            // the record's totals: authoritative (model.call events carry no cost)
+            spent.tokens = Math.max(spent.tokens, (u.prompt_tokens || 0) + (u.completion_tokens || 0));
+            spent.cost = Math.max(spent.cost, u.cost || 0);
+            showSpent();
+          }
+        } catch (_) { /* no usage */ }
       }
     } finally {
       inFlight = false;
@@ -249,8 +263,7 @@ function runPage() {
         if (e.usage) {
           spent.tokens += (e.usage.prompt_tokens || 0) + (e.usage.completion_tokens || 0);
           spent.cost += e.usage.cost || 0;
-          $("live-tokens").textContent = String(spent.tokens);
-          $("live-cost").textContent = cost(spent.cost);
+          showSpent();
         }
         break;
       case "loop.pass.start":
