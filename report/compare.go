@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 	"unicode"
 
 	"github.com/cogloop/cogloop/records"
@@ -73,9 +74,17 @@ const maxDiffWords = 1500
 // wordDiff is b against a, word by word (whitespace kept with the word
 // before it); tooLong when either has more than maxDiffWords words.
 func wordDiff(a, b string) (parts []diffPart, tooLong bool) {
-	x, y := words(a), words(b)
-	if len(x) > maxDiffWords || len(y) > maxDiffWords {
+	xt, yt := words(a), words(b)
+	if len(xt) > maxDiffWords || len(yt) > maxDiffWords {
 		return nil, true
+	}
+	// Words compare without the whitespace after them.
+	x, y := make([]string, len(xt)), make([]string, len(yt))
+	for i, w := range xt {
+		x[i] = strings.TrimRightFunc(w, unicode.IsSpace)
+	}
+	for j, w := range yt {
+		y[j] = strings.TrimRightFunc(w, unicode.IsSpace)
 	}
 	// lcs[i][j]: the longest common subsequence of x[i:] and y[j:].
 	lcs := make([][]uint16, len(x)+1)
@@ -102,21 +111,21 @@ func wordDiff(a, b string) (parts []diffPart, tooLong bool) {
 	for i < len(x) && j < len(y) {
 		switch {
 		case x[i] == y[j]:
-			add("", x[i])
+			add("", yt[j])
 			i, j = i+1, j+1
 		case lcs[i+1][j] >= lcs[i][j+1]:
-			add("del", x[i])
+			add("del", xt[i])
 			i++
 		default:
-			add("ins", y[j])
+			add("ins", yt[j])
 			j++
 		}
 	}
 	for ; i < len(x); i++ {
-		add("del", x[i])
+		add("del", xt[i])
 	}
 	for ; j < len(y); j++ {
-		add("ins", y[j])
+		add("ins", yt[j])
 	}
 	return parts, false
 }

@@ -2,8 +2,8 @@ package serve
 
 import (
 	"bytes"
-	"encoding/json"
 	"embed"
+	"encoding/json"
 	"html/template"
 	"net/http"
 	"path"
