@@ -234,10 +234,10 @@ func TestAnswerRefusesBadInput(t *testing.T) {
 func TestChoiceAndScoreRanges(t *testing.T) {
 	q := human.Question{Agent: "pick", Kind: human.KindChoice, Options: []string{"red", "blue"}}
 	require.NoError(t, human.Check(q, human.Answer{Kind: human.KindChoice, Choice: "red"}))
-	require.ErrorIs(t, human.Check(q, human.Answer{Kind: human.KindChoice, Choice: "green"}), cogloop.ErrBadAnswer)
+	require.ErrorIs(t, human.Check(q, human.Answer{Kind: human.KindChoice, Choice: "green"}), human.ErrBadAnswer)
 	q = human.Question{Agent: "s", Kind: human.KindScore}
 	for _, s := range []float64{-0.1, 1.5} {
-		require.ErrorIs(t, human.Check(q, human.Answer{Kind: human.KindScore, Score: s}), cogloop.ErrBadAnswer)
+		require.ErrorIs(t, human.Check(q, human.Answer{Kind: human.KindScore, Score: s}), human.ErrBadAnswer)
 	}
 	for in, want := range map[string]float64{"0.8": 0.8, "8/10": 0.8, "80%": 0.8} {
 		got, err := human.ParseScore(in)
@@ -246,7 +246,7 @@ func TestChoiceAndScoreRanges(t *testing.T) {
 	}
 	q = human.Question{Agent: "j", Kind: human.KindJSON, Schema: []byte(`{"type":"object","required":["n"],"properties":{"n":{"type":"integer"}}}`)}
 	require.NoError(t, human.Check(q, human.Answer{Kind: human.KindJSON, JSON: map[string]any{"n": 3}}))
-	require.ErrorIs(t, human.Check(q, human.Answer{Kind: human.KindJSON, JSON: map[string]any{"n": "x"}}), cogloop.ErrBadAnswer)
+	require.ErrorIs(t, human.Check(q, human.Answer{Kind: human.KindJSON, JSON: map[string]any{"n": "x"}}), human.ErrBadAnswer)
 }
 
 // Two answers racing for one question: exactly one wins, the other is told.

@@ -63,7 +63,8 @@ func loadRunInfo(ctx context.Context, store memory.Store, runID string) (runInfo
 	if !ok {
 		return info, false, nil
 	}
-	return info, true, json.Unmarshal(raw, &info)
+	err = json.Unmarshal(raw, &info)
+	return info, true, err
 }
 
 // writeStopped says, on stderr, what a run that waits or paused needs: the
@@ -298,7 +299,7 @@ func cmdAnswer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err := cogloop.Answer(ctx, store, runID, a); err != nil {
 		fmt.Fprintf(stderr, "cogloop answer: %v\n", err)
 		switch {
-		case errors.Is(err, cogloop.ErrNotWaiting), errors.Is(err, cogloop.ErrWrongKind), errors.Is(err, cogloop.ErrBadAnswer),
+		case errors.Is(err, cogloop.ErrNotWaiting), errors.Is(err, cogloop.ErrWrongKind), errors.Is(err, human.ErrBadAnswer),
 			errors.Is(err, cogloop.ErrAlreadyAnswered):
 			return exitUsage
 		}
