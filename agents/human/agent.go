@@ -172,7 +172,8 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 			return agents.Output{Prompt: q.Text}, err
 		}
 	}
-	if !q.Expires.IsZero() && !time.Now().Before(q.Expires) {
+	if found && !q.Expires.IsZero() && !time.Now().Before(q.Expires) {
+		// asked before, and nobody answered in time
 		return a.expired(in, q)
 	}
 	if fn := provided(in.Run); fn != nil && cp == nil {
