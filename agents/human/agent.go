@@ -180,7 +180,8 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 		a.emitWait(in, q)
 		ans, err := fn(ctx, q)
 		if err != nil {
-			return agents.Output{Prompt: q.Text}, fmt.Errorf("agent %q: the answer callback failed: %w", a.ID, err)
+			// No answer: the steps after a question must not run as if it had one.
+			return agents.Output{Prompt: q.Text}, fault.Fatal(fmt.Errorf("agent %q: no answer: %w", a.ID, err), "")
 		}
 		if ans.At.IsZero() {
 			ans.At = time.Now()
@@ -283,7 +284,7 @@ func Await(ctx context.Context, run *agents.Run, q Question) (Answer, error) {
 	if fn := provided(run); fn != nil && cp == nil {
 		ans, err := fn(ctx, q)
 		if err != nil {
-			return Answer{}, fmt.Errorf("the answer callback failed: %w", err)
+			return Answer{}, fault.Fatal(fmt.Errorf("agent %q: no answer: %w", q.Agent, err), "")
 		}
 		if ans.At.IsZero() {
 			ans.At = time.Now()

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/human"
 	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/queue"
@@ -532,4 +533,14 @@ func continueQueued(ctx context.Context, runID string, af answerFlags, stdout, s
 	}
 	fmt.Fprintf(stdout, "run %s is back in its queue: a worker continues it (cogloop status %s; cogloop result %s --wait)\n", runID, runID, runID)
 	return exitOK, true
+}
+
+// stopNote is what to print about a run that stopped waiting or paused:
+// nothing for the interrupt itself (the summary says it), the error when
+// something else went wrong on the way (the terminal's answer failed).
+func stopNote(err error) error {
+	if fault.AsInterrupt(err) != nil {
+		return nil
+	}
+	return err
 }

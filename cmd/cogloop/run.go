@@ -261,7 +261,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		code = exitFailure
 	}
 	if stopped(res) {
-		code, runErr = exitWaiting, nil
+		code, runErr = exitWaiting, stopNote(runErr)
 	}
 	// The failure is the last line on stderr, after the summary, where the
 	// eye lands (as go test ends with FAIL).
