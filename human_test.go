@@ -234,10 +234,10 @@ func TestAnswerRefusesBadInput(t *testing.T) {
 func TestChoiceAndScoreRanges(t *testing.T) {
 	q := human.Question{Agent: "pick", Kind: human.KindChoice, Options: []string{"red", "blue"}}
 	require.NoError(t, human.Check(q, human.Answer{Kind: human.KindChoice, Choice: "red"}))
-	require.ErrorIs(t, human.Check(q, human.Answer{Kind: human.KindChoice, Choice: "green"}), cogloop.ErrBadAnswer)
+	require.ErrorIs(t, human.Check(q, human.Answer{Kind: human.KindChoice, Choice: "green"}), human.ErrBadAnswer)
 	q = human.Question{Agent: "s", Kind: human.KindScore}
 	for _, s := range []float64{-0.1, 1.5} {
-		require.ErrorIs(t, human.Check(q, human.Answer{Kind: human.KindScore, Score: s}), cogloop.ErrBadAnswer)
+		require.ErrorIs(t, human.Check(q, human.Answer{Kind: human.KindScore, Score: s}), human.ErrBadAnswer)
 	}
 	for in, want := range map[string]float64{"0.8": 0.8, "8/10": 0.8, "80%": 0.8} {
 		got, err := human.ParseScore(in)
@@ -246,7 +246,7 @@ func TestChoiceAndScoreRanges(t *testing.T) {
 	}
 	q = human.Question{Agent: "j", Kind: human.KindJSON, Schema: []byte(`{"type":"object","required":["n"],"properties":{"n":{"type":"integer"}}}`)}
 	require.NoError(t, human.Check(q, human.Answer{Kind: human.KindJSON, JSON: map[string]any{"n": 3}}))
-	require.ErrorIs(t, human.Check(q, human.Answer{Kind: human.KindJSON, JSON: map[string]any{"n": "x"}}), cogloop.ErrBadAnswer)
+	require.ErrorIs(t, human.Check(q, human.Answer{Kind: human.KindJSON, JSON: map[string]any{"n": "x"}}), human.ErrBadAnswer)
 }
 
 // Two answers racing for one question: exactly one wins, the other is told.
@@ -388,4 +388,51 @@ func TestApproveTools(t *testing.T) {
 	_, err = cogloop.Parse([]byte(strings.Replace(approveToolsWF, "approve_tools: [lookup]", "approve_tools: [lokup]", 1)), "bad.yaml")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `approve_tools names "lokup", which is not one of the tools (lookup) nor all; did you mean "lookup"?`)
+}
+
+// Bad human steps are refused at load with their position and the fix.
+func TestHumanLoadErrors(t *testing.T) {
+	for _, tc := range []struct{ agent, want string }{
+		{`{id: h, type: human, kind: vote, prompt: "q"}`, `kind "vote" is not one of [approve score text choice json]`},
+		{`{id: h, type: human, kind: choice, prompt: "q"}`, "kind choice needs options"},
+		{`{id: h, type: human, options: [a], prompt: "q"}`, "options are for kind choice, not approve"},
+		{`{id: h, type: human, kind: score, default: yes, prompt: "q"}`, "default: yes is not an answer of kind score (--score N)"},
+		{`{id: h, type: human, kind: score, default: 7, prompt: "q"}`, "score 7 is out of range"},
+		{`{id: h, type: human, kind: choice, options: [a, b], default: c, prompt: "q"}`, `"c" is not one of the options "a", "b"`},
+		{`{id: h, type: human, output_schema: {type: object}, prompt: "q"}`, "output_schema is for kind json, not approve"},
+		{`{id: h, type: human}`, "a human step needs a prompt"},
+		{`{id: h, type: human, prompt: "q", kind: text, timeout: soon}`, "timeout"},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			_, err := cogloop.Parse([]byte("orchestrator: {id: o, agents: [h]}\nagents:\n  - "+tc.agent+"\n"), "h.yaml")
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Contains(t, err.Error(), "h.yaml:3:")
+		})
+	}
+}
+
+// A question with a timeout that nobody answered in time takes the
+// step's default when the run continues; an answer after the expiry is
+// refused.
+func TestHumanTimeoutDefault(t *testing.T) {
+	ctx := context.Background()
+	const wfText = `orchestrator: {id: o, agents: [h, after]}
+agents:
+  - {id: h, type: human, kind: choice, options: [a, b], timeout: 1ns, default: b, prompt: "pick"}
+  - {id: after, type: openai-answer, model: m, prompt: "chose {{ previous_outputs.h.choice }} by {{ previous_outputs.h.answered_by }}"}
+`
+	wf, err := cogloop.Parse([]byte(wfText), "t.yaml")
+	require.NoError(t, err)
+	store, err := memory.NewInMemory(memory.Options{})
+	require.NoError(t, err)
+	res, err := wf.Run(ctx, "x", cogloop.WithRunID("t"), cogloop.WithCheckpoints(), cogloop.WithMemory(store), cogloop.WithModels(&calls{}))
+	require.Error(t, err)
+	require.Equal(t, cogloop.StatusWaiting, res.Status)
+	err = cogloop.Answer(ctx, store, "t", human.Answer{Kind: human.KindChoice, Choice: "a"})
+	require.ErrorIs(t, err, cogloop.ErrNotWaiting)
+	assert.Contains(t, err.Error(), "expired")
+	res, err = wf.Run(ctx, "x", cogloop.WithResume("t", false), cogloop.WithMemory(store), cogloop.WithModels(&calls{}))
+	require.NoError(t, err)
+	assert.Equal(t, "reply to chose b by default", res.Text())
 }

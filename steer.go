@@ -32,11 +32,10 @@ var (
 	// ErrAlreadyAnswered: the question was answered already (a racing
 	// answer won).
 	ErrAlreadyAnswered = errors.New("the question was answered already")
-	// ErrWrongKind: the answer is of another kind than the question's.
+	// ErrWrongKind: the answer is of another kind than the question's
+	// (an answer out of range, not an option or refused by the question's
+	// schema is [human.ErrBadAnswer]).
 	ErrWrongKind = human.ErrWrongKind
-	// ErrBadAnswer: the answer is out of range, not an option, or refused
-	// by the question's schema.
-	ErrBadAnswer = human.ErrBadAnswer
 	// ErrNotRunning: a pause named a run that has no checkpoint or ended.
 	ErrNotRunning = errors.New("the run is not running")
 )

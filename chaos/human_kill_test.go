@@ -6,11 +6,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -186,4 +188,84 @@ func modelCalls(t *testing.T, runs records.Dir, id string) map[string]int {
 	}
 	require.NotEmpty(t, calls)
 	return calls
+}
+
+const pausedWorkflow = `orchestrator: {id: long, agents: [l]}
+agents:
+  - id: l
+    type: loop
+    max_loops: 4
+    score_threshold: 0.99
+    persist_across_runs: true
+    internal_workflow:
+      orchestrator: {id: inner, agents: [writer, judge]}
+      agents:
+        - {id: writer, type: openai-answer, model: m, prompt: "pass {{ loop_number }}"}
+        - {id: judge, type: human, kind: score, prompt: "Rate pass {{ loop_number }}"}
+`
+
+// Ctrl-Z (SIGTSTP) on a running cogloop asks its run to pause: the run
+// stops at the next pass boundary with exit 3 and status paused, and
+// --resume finishes it from there, each pass run once. The run is held
+// in pass 1 by its question, so the signal lands there.
+func TestSigtstpPausesARun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	srv := redistest.Start(t)
+	bin := clibin.Path(t)
+	dir := t.TempDir()
+	wf := filepath.Join(dir, "wf.yaml")
+	require.NoError(t, os.WriteFile(wf, []byte(pausedWorkflow), 0o600))
+	script := filepath.Join(dir, "replies.yaml")
+	require.NoError(t, os.WriteFile(script, []byte("writer: {cycle: [\"a draft\"]}\n"), 0o600))
+	runs := records.Dir{Path: filepath.Join(dir, "runs")}
+	t.Setenv("COGLOOP_RECORD_DIR", runs.Path)
+
+	cmd := exec.Command(bin, "run", wf, "x", "--ask", "--redis", srv.URL(), "--namespace", "tstp", "--run-id", "z", "--script", script)
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	r := bufio.NewReader(stderr)
+	var seen strings.Builder
+	readUntil := func(s string) { // byte by byte: the prompts end without a newline
+		for !strings.HasSuffix(seen.String(), s) {
+			b, err := r.ReadByte()
+			require.NoError(t, err, "waiting for %q: %s", s, seen.String())
+			seen.WriteByte(b)
+		}
+	}
+	readUntil("answer (0..1, 8/10 or 80%)>")
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTSTP))
+	readUntil("pausing run z at its next pass boundary")
+	_, err = fmt.Fprint(stdin, "0.5\n\n")
+	require.NoError(t, err)
+	rest, _ := io.ReadAll(r)
+	seen.Write(rest)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, seen.String())
+	require.Equal(t, 3, ee.ExitCode(), seen.String())
+	assert.Contains(t, seen.String(), "cogloop: run z paused; continue it with:")
+	assert.Len(t, history(t, srv.URL(), "tstp"), 1, "paused after pass 1")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	resume := exec.CommandContext(ctx, bin, "run", wf, "x", "--ask", "--redis", srv.URL(), "--namespace", "tstp", "--resume", "z", "--script", script)
+	resume.Stdin = strings.NewReader(strings.Repeat("0.5\n\n", 3))
+	out, err := resume.CombinedOutput()
+	require.NoError(t, err, string(out))
+	past := history(t, srv.URL(), "tstp")
+	require.Len(t, past, 4)
+	for i, e := range past {
+		assert.EqualValues(t, i+1, e["loop_number"])
+		assert.EqualValues(t, 0.5, e["score"])
+	}
+	calls := modelCalls(t, runs, "z")
+	for p, n := range calls {
+		assert.Equal(t, 1, n, "model call %q", p)
+	}
+	assert.Len(t, calls, 4)
 }

@@ -62,7 +62,7 @@ func TestWaitingRunsReleaseTheirWorkers(t *testing.T) {
 	require.Equal(t, queue.Waiting, wait(t, c, "w0").Record.State)
 	err = queue.Continue(ctx, c, "nope")
 	require.ErrorIs(t, err, queue.ErrNotFound)
-	require.ErrorIs(t, cogloop.Answer(ctx, store, "w0", human.Answer{Kind: human.KindChoice, Choice: "up"}), cogloop.ErrBadAnswer)
+	require.ErrorIs(t, cogloop.Answer(ctx, store, "w0", human.Answer{Kind: human.KindChoice, Choice: "up"}), human.ErrBadAnswer)
 
 	choice := map[int]string{}
 	for _, i := range rand.New(rand.NewSource(7)).Perm(n) {

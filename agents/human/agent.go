@@ -163,43 +163,25 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 	if err != nil {
 		return agents.Output{}, err
 	}
-	if found && w.Answer != nil {
-		return a.answered(in, w.Question, *w.Answer), nil
-	}
 	q := w.Question
-	if !found {
+	switch {
+	case found && w.Answer == nil && !q.Expires.IsZero() && !time.Now().Before(q.Expires):
+		// asked before, and nobody answered in time
+		return a.expired(in, q)
+	case !found:
 		if q, err = a.question(in); err != nil {
 			return agents.Output{Prompt: q.Text}, err
 		}
 	}
-	if !q.Expires.IsZero() && !time.Now().Before(q.Expires) {
-		return a.expired(in, q)
+	ans, err := Await(ctx, in.Run, q)
+	if err != nil {
+		return agents.Output{Prompt: q.Text}, err
 	}
-	if fn := provided(in.Run); fn != nil && cp == nil {
-		a.emitWait(in, q)
-		ans, err := fn(ctx, q)
-		if err != nil {
-			return agents.Output{Prompt: q.Text}, fmt.Errorf("agent %q: the answer callback failed: %w", a.ID, err)
-		}
-		if ans.At.IsZero() {
-			ans.At = time.Now()
-		}
-		if err := Check(q, ans); err != nil {
-			return agents.Output{Prompt: q.Text}, fmt.Errorf("agent %q: %w", a.ID, err)
-		}
-		return a.answered(in, q, ans), nil
-	}
-	if cp == nil {
-		return agents.Output{Prompt: q.Text}, fault.Fatal(fmt.Errorf("agent %q asks a person but the run cannot wait: it has no checkpoint", a.ID),
-			"run with a store that keeps checkpoints (cogloop run --redis URL; in Go WithCheckpoints), or answer in the process (on a terminal the CLI asks; in Go WithHuman)")
-	}
-	if !found {
-		if err := cp.Save(context.WithoutCancel(ctx), StatePrefix+in.Path, Wait{Question: q}); err != nil {
-			return agents.Output{Prompt: q.Text}, fault.Fatal(fmt.Errorf("agent %q: save its question: %w", a.ID, err), "")
-		}
-	}
-	a.emitWait(in, q)
-	return agents.Output{Prompt: q.Text}, &fault.Interrupt{Status: fault.Waiting, Path: in.Path, Agent: a.ID, Question: &q}
+	return output(q, ans), nil
+}
+
+func output(q Question, ans Answer) agents.Output {
+	return agents.Output{Response: ans.Response(), Fields: ans.Fields(), Prompt: q.Text}
 }
 
 func (a *Agent) question(in agents.Input) (Question, error) {
@@ -221,11 +203,11 @@ func (a *Agent) expired(in agents.Input, q Question) (agents.Output, error) {
 	}
 	d := *a.Default
 	d.At = time.Now()
-	return a.answered(in, q, d), nil
+	Emit(in.Run, q.Path, a.ID, q, d)
+	return output(q, d), nil
 }
 
-func (a *Agent) emitWait(in agents.Input, q Question) { emitWait(in.Run, q) }
-
+// emitWait reports that q waits for an answer as a human.wait event.
 func emitWait(run *agents.Run, q Question) {
 	data := map[string]any{"kind": q.Kind, "question": q.Text, "options": q.Options, "expires": ""}
 	if !q.Expires.IsZero() {
@@ -235,12 +217,6 @@ func emitWait(run *agents.Run, q Question) {
 		data["tool"] = q.Tool
 	}
 	run.Emit(event.Event{Kind: event.HumanWait, Node: q.Path, Agent: q.Agent, Type: Type, Message: q.Text, Data: data})
-}
-
-// answered is the step's output for answer ans, with its event.
-func (a *Agent) answered(in agents.Input, q Question, ans Answer) agents.Output {
-	Emit(in.Run, in.Path, a.ID, q, ans)
-	return agents.Output{Response: ans.Response(), Fields: ans.Fields(), Prompt: q.Text}
 }
 
 // Emit reports answer ans to question q as a human.answer event.
@@ -282,7 +258,7 @@ func Await(ctx context.Context, run *agents.Run, q Question) (Answer, error) {
 	if fn := provided(run); fn != nil && cp == nil {
 		ans, err := fn(ctx, q)
 		if err != nil {
-			return Answer{}, fmt.Errorf("the answer callback failed: %w", err)
+			return Answer{}, fault.Fatal(fmt.Errorf("agent %q: no answer: %w", q.Agent, err), "")
 		}
 		if ans.At.IsZero() {
 			ans.At = time.Now()

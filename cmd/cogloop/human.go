@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/human"
 	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/queue"
@@ -63,7 +64,8 @@ func loadRunInfo(ctx context.Context, store memory.Store, runID string) (runInfo
 	if !ok {
 		return info, false, nil
 	}
-	return info, true, json.Unmarshal(raw, &info)
+	err = json.Unmarshal(raw, &info)
+	return info, true, err
 }
 
 // writeStopped says, on stderr, what a run that waits or paused needs: the
@@ -298,7 +300,7 @@ func cmdAnswer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err := cogloop.Answer(ctx, store, runID, a); err != nil {
 		fmt.Fprintf(stderr, "cogloop answer: %v\n", err)
 		switch {
-		case errors.Is(err, cogloop.ErrNotWaiting), errors.Is(err, cogloop.ErrWrongKind), errors.Is(err, cogloop.ErrBadAnswer),
+		case errors.Is(err, cogloop.ErrNotWaiting), errors.Is(err, cogloop.ErrWrongKind), errors.Is(err, human.ErrBadAnswer),
 			errors.Is(err, cogloop.ErrAlreadyAnswered):
 			return exitUsage
 		}
@@ -531,4 +533,14 @@ func continueQueued(ctx context.Context, runID string, af answerFlags, stdout, s
 	}
 	fmt.Fprintf(stdout, "run %s is back in its queue: a worker continues it (cogloop status %s; cogloop result %s --wait)\n", runID, runID, runID)
 	return exitOK, true
+}
+
+// stopNote is what to print about a run that stopped waiting or paused:
+// nothing for the interrupt itself (the summary says it), the error when
+// something else went wrong on the way (the terminal's answer failed).
+func stopNote(err error) error {
+	if fault.AsInterrupt(err) != nil {
+		return nil
+	}
+	return err
 }

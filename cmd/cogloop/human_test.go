@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -133,4 +134,26 @@ func TestPauseCommand(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errs, "is not running")
 	_ = filepath.Join
+}
+
+// Without a store, --ask asks on the terminal and waits: a reply that is
+// not an answer is asked again; the answer goes into the run.
+func TestAskInline(t *testing.T) {
+	t.Setenv(envRecordDir, t.TempDir())
+	dir := t.TempDir()
+	wf := writeFile(t, dir, "wf.yaml", humanCLIWF)
+	script := writeFile(t, dir, "replies.yaml", humanCLIScript)
+	old := stdin
+	t.Cleanup(func() { stdin = old })
+	stdin = strings.NewReader("maybe\ny\nlooks good\n")
+	code, out, errs := runCLI(t, "run", wf, "news", "--ask", "--script", script)
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, "published\n", out)
+	assert.Contains(t, errs, "ok asks (ok):\nPublish a draft?")
+	assert.Contains(t, errs, `answer y or n, not "maybe"`)
+
+	stdin = strings.NewReader("")
+	code, out, errs = runCLI(t, "run", wf, "news", "--ask", "--script", script)
+	assert.Equal(t, exitFailure, code, out+errs)
+	assert.Contains(t, errs, "stdin ended before an answer")
 }

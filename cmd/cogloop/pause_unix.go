@@ -15,11 +15,10 @@ import (
 	"github.com/cogloop/cogloop/queue"
 )
 
-// pauseWorkerOnSignal makes SIGUSR1 ask every run the worker runs to pause
-// at its next pass boundary; it returns the func that stops listening.
-func pauseWorkerOnSignal(ctx context.Context, w *queue.Worker, stderr io.Writer) func() {
+// onSignal calls fn on each sig until the returned func is called.
+func onSignal(sig os.Signal, fn func()) func() {
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGUSR1)
+	signal.Notify(sigs, sig)
 	done := make(chan struct{})
 	go func() {
 		for {
@@ -27,11 +26,7 @@ func pauseWorkerOnSignal(ctx context.Context, w *queue.Worker, stderr io.Writer)
 			case <-done:
 				return
 			case <-sigs:
-				asked, err := w.PauseAll(ctx)
-				fmt.Fprintf(stderr, "cogloop worker: SIGUSR1: pausing %d run(s) at their next pass boundary %v\n", len(asked), asked)
-				if err != nil {
-					fmt.Fprintf(stderr, "cogloop worker: pause: %v\n", err)
-				}
+				fn()
 			}
 		}
 	}()
@@ -39,6 +34,18 @@ func pauseWorkerOnSignal(ctx context.Context, w *queue.Worker, stderr io.Writer)
 		signal.Stop(sigs)
 		close(done)
 	}
+}
+
+// pauseWorkerOnSignal makes SIGUSR1 ask every run the worker runs to pause
+// at its next pass boundary; it returns the func that stops listening.
+func pauseWorkerOnSignal(ctx context.Context, w *queue.Worker, stderr io.Writer) func() {
+	return onSignal(syscall.SIGUSR1, func() {
+		asked, err := w.PauseAll(ctx)
+		fmt.Fprintf(stderr, "cogloop worker: SIGUSR1: pausing %d run(s) at their next pass boundary %v\n", len(asked), asked)
+		if err != nil {
+			fmt.Fprintf(stderr, "cogloop worker: pause: %v\n", err)
+		}
+	})
 }
 
 // pauseOnSignal makes Ctrl-Z (SIGTSTP) ask the run to pause at its next
@@ -52,25 +59,11 @@ func pauseOnSignal(ctx context.Context, store memory.Store, runID string, stderr
 		}
 		store = s
 	}
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTSTP)
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-done:
-				return
-			case <-sigs:
-				if err := cogloop.RequestPause(ctx, store, runID); err != nil {
-					fmt.Fprintf(stderr, "\ncogloop: pause: %v\n", err)
-					continue
-				}
-				fmt.Fprintf(stderr, "\ncogloop: pausing run %s at its next pass boundary\n", runID)
-			}
+	return onSignal(syscall.SIGTSTP, func() {
+		if err := cogloop.RequestPause(ctx, store, runID); err != nil {
+			fmt.Fprintf(stderr, "\ncogloop: pause: %v\n", err)
+			return
 		}
-	}()
-	return func() {
-		signal.Stop(sigs)
-		close(done)
-	}
+		fmt.Fprintf(stderr, "\ncogloop: pausing run %s at its next pass boundary\n", runID)
+	})
 }

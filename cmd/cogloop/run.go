@@ -270,7 +270,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, wa
 		code = exitFailure
 	}
 	if stopped(res) {
-		code, runErr = exitWaiting, nil
+		code, runErr = exitWaiting, stopNote(runErr)
 	}
 	// The failure is the last line on stderr, after the summary, where the
 	// eye lands (as go test ends with FAIL).
