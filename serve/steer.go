@@ -25,7 +25,7 @@ func steerError(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, cogloop.ErrNotWaiting), errors.Is(err, cogloop.ErrAlreadyAnswered), errors.Is(err, cogloop.ErrNotRunning):
 		apiError(w, http.StatusConflict, err.Error())
-	case errors.Is(err, cogloop.ErrWrongKind), errors.Is(err, cogloop.ErrBadAnswer):
+	case errors.Is(err, human.ErrWrongKind), errors.Is(err, human.ErrBadAnswer):
 		apiError(w, http.StatusBadRequest, err.Error())
 	default:
 		apiError(w, http.StatusInternalServerError, err.Error())
