@@ -35,6 +35,8 @@ import (
 	"github.com/cogloop/cogloop/agents/brain"
 	"github.com/cogloop/cogloop/agents/checks"
 	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/fault"
+	"github.com/cogloop/cogloop/agents/human"
 	"github.com/cogloop/cogloop/agents/lease"
 	"github.com/cogloop/cogloop/agents/legacy"
 	"github.com/cogloop/cogloop/agents/llm"
@@ -70,6 +72,7 @@ func newRegistry(lo legacy.Options) *agents.Registry {
 	search.Register(r)
 	brain.Register(r)
 	act.Register(r)
+	human.Register(r)
 	return r
 }
 
@@ -225,6 +228,7 @@ type runOptions struct {
 	leaseTTL    time.Duration
 	keep        time.Duration
 	tracing     tracingOptions
+	human       human.Func
 }
 
 // WithMemory keeps loop histories (persist_across_runs), memories and checkpoints
@@ -327,13 +331,18 @@ type Result struct {
 	BudgetExceeded bool
 	// Status is [StatusOK] or [StatusFailed]: failed when the final agent
 	// failed, a loop stopped with stop_reason error, or the run stopped early
-	// (a fatal error, a cancellation).
+	// (a fatal error, a cancellation); [StatusWaiting] when a human step
+	// waits for an answer, [StatusPaused] when a pause stopped it (Run's
+	// error then wraps the *fault.Interrupt).
 	Status string
 	// Errors are every agent failure of the run in the order they happened,
 	// also those a loop survived, one per path.
 	Errors []RunError
 	// Warnings are the run's warning events in order.
 	Warnings []RunWarning
+	// Waiting is the question a run with [StatusWaiting] waits for; answer
+	// it with [Answer] and continue with [WithResume].
+	Waiting *human.Question
 }
 
 // Text is the response as text.
@@ -378,6 +387,9 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 		}
 		o.store = store
 	}
+	if o.human != nil && o.checkpoints {
+		return w.runAnswering(ctx, input, o, opts)
+	}
 	col := &collector{next: o.tracing.observer(ctx, o.observe)}
 	run := &agents.Run{ID: o.runID, Observe: col.observe, Models: o.models, Memory: o.store,
 		MaxTotalIterations: w.wf.MaxTotalIterations, Strict: w.wf.Strict,
@@ -415,7 +427,9 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 				return nil, fmt.Errorf("start run %q: %w", o.runID, err)
 			}
 		}
+		run.Paused = pauser(o.store, o.runID)
 	}
+	human.Provide(run, o.human)
 	// The run's root budget scope limits nothing; a workflow with budget:
 	// opens its limited scope inside it.
 	budget := spend.NewBudget(spend.Limit{}, w.wf.Pricing())
@@ -458,6 +472,16 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 	loopErr := col.loopErr
 	col.mu.Unlock()
 	runErr := res.outcome(err, w.wf.ID, loopErr)
+	if it := fault.AsInterrupt(err); it != nil {
+		runErr, end.Error = res.interrupted(ctx, it, err, o), ""
+		if res.Waiting != nil {
+			end.Data["waiting_for"] = waitingFor(res.Waiting)
+		} else {
+			end.Data["paused_at"] = it.Path
+		}
+	} else if run.Checkpoint != nil && len(run.Checkpoint.Paths(human.StatePrefix)) > 0 {
+		_ = unindex(context.WithoutCancel(ctx), o.store, o.runID) // it waited, and does no more
+	}
 	if res.Status == StatusOK && run.Checkpoint != nil {
 		if err := finishCheckpoint(ctx, run, o.keep); err != nil {
 			res.Status = StatusFailed

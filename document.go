@@ -19,6 +19,10 @@ func (r *Result) Document() map[string]any {
 	if warnings == nil {
 		warnings = []RunWarning{}
 	}
-	return map[string]any{"run_id": r.RunID, "status": r.Status, "errors": errs, "warnings": warnings,
+	doc := map[string]any{"run_id": r.RunID, "status": r.Status, "errors": errs, "warnings": warnings,
 		"output": r.Response, "outputs": outputs}
+	if r.Waiting != nil {
+		doc["waiting"] = r.Waiting
+	}
+	return doc
 }

@@ -31,6 +31,11 @@ var overExported = map[string]string{
 	// its tests) and the run lease, an optional store ability with its two
 	// errors and its holder error, beside the Store interfaces they belong to.
 	"memory": "8 key kinds and the lease ability's 4 names",
+	// The façade: loading and run options and the result, plus the steering
+	// API the CLI and serve share (Answer, RequestPause, ListWaiting,
+	// WithHuman, the waiting and paused statuses and the errors callers act
+	// on), which only the root package can offer (it runs workflows).
+	".": "load/run options and results, plus the 10 names of the steering API (issue 25)",
 }
 
 // TestExportedNamesPerPackage keeps packages small: no package exports more than

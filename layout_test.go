@@ -83,6 +83,7 @@ func TestImportDirections(t *testing.T) {
 		"agents/scripted": {"agents", "agents/fault", "agents/load", "agents/retry", "agents/spend", "internal/"},
 		"scoring":         {"agents/load", "cognition", "cognition/", "configs", "internal/"},
 		"mcp":             {"agents", "agents/load", "agents/fault", "internal/"},
+		"serve":           {"agents/event", "agents/human", "agents/spend", "records", "report", "queue"},
 	}
 	for dir, allowed := range may {
 		t.Run(dir, func(t *testing.T) {

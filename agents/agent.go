@@ -110,6 +110,10 @@ type Run struct {
 	// Deltas asks LLM agents to stream replies where the provider can, and to
 	// emit [event.AgentDelta] events as the text arrives (cogloop run -v).
 	Deltas bool
+	// Paused, when set, reports whether a pause was asked for (cogloop pause,
+	// SIGTSTP); loops ask it at each pass boundary and stop with a
+	// [fault.Interrupt] of status paused when it says yes.
+	Paused func(ctx context.Context) bool
 	// ModelCalls asks LLM agents to emit an [event.ModelCall] event per model
 	// call (the OpenTelemetry spans are built from them).
 	ModelCalls bool

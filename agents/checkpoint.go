@@ -31,8 +31,10 @@ type Checkpoint struct {
 	ttl      time.Duration
 	lease    *lease.Lease // the lease every save is fenced with; nil for none
 
-	mu      sync.Mutex
-	budgets map[string]json.RawMessage // the budget records as last committed (restored ones first)
+	mu        sync.Mutex
+	budgets   map[string]json.RawMessage // the budget records as last committed (restored ones first)
+	stepsOnce sync.Once
+	steps     bool // restored holds step records (stepstate.go)
 }
 
 // NewCheckpoint saves under runID in store; digest identifies the workflow;

@@ -90,8 +90,9 @@ var errNotBuilt = errors.New("agent was not built (see the load problems)")
 // with that path, turns a panic into an error with its stack, and turns a failure
 // into an error record ({status: error, error}) that keeps the output's prompt,
 // usage and children. It returns an error only when ctx is done or the failure
-// is fatal ([fault.IsFatal]): the run must stop, and the step has no record
-// unless its output carries a typed result (a loop's completed passes).
+// is fatal ([fault.IsFatal]) or an interrupt ([fault.AsInterrupt]): the run
+// must stop, and the step has no record unless its output carries a typed
+// result (a loop's completed passes).
 func RunStep(ctx context.Context, s Step, in Input) (Output, error) {
 	out, _, err := runStep(ctx, s, in)
 	return out, err
@@ -114,7 +115,7 @@ func runStep(ctx context.Context, s Step, in Input) (out Output, fail, stop erro
 	out, err := safeRun(ctx, s.Agent, in)
 	if err != nil {
 		err = fault.AtPath(path, err)
-		if ctx.Err() != nil || fault.IsFatal(err) {
+		if ctx.Err() != nil || fault.Stops(err) {
 			stop = err
 		} else {
 			fail = err
@@ -129,6 +130,8 @@ func runStep(ctx context.Context, s Step, in Input) (out Output, fail, stop erro
 		now := time.Now()
 		end := event.Event{Kind: event.AgentEnd, Time: now, Node: path, Agent: s.ID, Type: s.Type, Duration: now.Sub(start), Prompt: out.Prompt}
 		switch {
+		case fault.AsInterrupt(err) != nil:
+			end.Data = map[string]any{"status": fault.AsInterrupt(err).Status}
 		case err != nil:
 			end.Error = err.Error()
 		case out.Failed():
@@ -169,6 +172,14 @@ func (r *Run) Observed() bool { return r != nil && r.Observe != nil }
 // on a nil *Run.
 func (r *Run) Wanted(kind string) bool {
 	return r != nil && r.Observe != nil && (r.Wants == nil || r.Wants(kind))
+}
+
+// checkpoint is r's checkpoint; nil on a nil *Run.
+func (r *Run) checkpoint() *Checkpoint {
+	if r == nil {
+		return nil
+	}
+	return r.Checkpoint
 }
 
 // safeRun runs a, turning a panic into an error with its stack.
@@ -235,6 +246,10 @@ func (q Sequence) Run(ctx context.Context, in Input) (Output, error) {
 	queue := q.Steps
 	var pending []Step // steps inserted by directors, run before queue
 	inserted := 0
+	// A run continued after an interrupt takes the outputs its steps saved.
+	cp := in.Run.checkpoint()
+	restoring := cp.hasSteps()
+	var finished *Outputs // this run's steps, saved when it is interrupted
 	for len(pending) > 0 || len(queue) > 0 {
 		var s Step
 		if len(pending) > 0 {
@@ -247,13 +262,31 @@ func (q Sequence) Run(ctx context.Context, in Input) (Output, error) {
 		}
 		sin := in
 		sin.Previous = prev
-		out, fail, stop := runStep(ctx, s, sin)
+		var out Output
+		var fail, stop error
+		restored := false
+		if restoring {
+			if out, restored, stop = cp.restoreStep(fault.JoinPath(in.Path, s.ID)); restored && out.Failed() {
+				fail = &fault.PathError{Path: fault.JoinPath(in.Path, s.ID), Err: errors.New(out.Err)}
+			}
+		}
+		if !restored && stop == nil {
+			out, fail, stop = runStep(ctx, s, sin)
+		}
 		if stop != nil {
 			if out.Typed != nil {
 				usage = usage.Add(out.Usage)
 				own.record(s.ID, &outVal{out: out})
 			}
+			if fault.AsInterrupt(stop) != nil {
+				if err := cp.SaveSteps(context.WithoutCancel(ctx), in.Path, finished); err != nil {
+					return result(), fault.AtPath(in.Path, err)
+				}
+			}
 			return result(), stop
+		}
+		if cp != nil {
+			finished = finished.With(s.ID, out)
 		}
 		var next []Step
 		if s.director != nil && !out.Failed() {

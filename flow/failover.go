@@ -83,7 +83,7 @@ func (f *Failover) Run(ctx context.Context, in agents.Input) (agents.Output, err
 	for _, ch := range f.children {
 		out, err := agents.RunStep(ctx, ch, in)
 		if err != nil {
-			if ctx.Err() != nil || !fault.IsFatal(err) {
+			if ctx.Err() != nil || !fault.IsFatal(err) || fault.AsInterrupt(err) != nil {
 				return agents.Output{Usage: usage, Children: tried}, err
 			}
 			fatal++

@@ -158,6 +158,9 @@ func (f *Fork) runSequential(ctx context.Context, in agents.Input, res []agents.
 			if ctx.Err() != nil {
 				return fault.AtPath(in.Path, ctx.Err())
 			}
+			if fault.AsInterrupt(err) != nil {
+				return f.saveFinished(ctx, in, res[:i], err)
+			}
 			if f.failFast || fault.IsFatal(err) {
 				return err
 			}
@@ -191,7 +194,9 @@ func (f *Fork) runParallel(ctx context.Context, in agents.Input, res []agents.Ou
 	var first error
 	branch := func(i int) {
 		res[i], errs[i] = f.safeBranch(gctx, i, in)
-		if errs[i] != nil && (f.failFast || fault.IsFatal(errs[i])) {
+		// An interrupt lets the other branches finish: their outputs are
+		// saved, so continuing the run repeats none of them.
+		if errs[i] != nil && fault.AsInterrupt(errs[i]) == nil && (f.failFast || fault.IsFatal(errs[i])) {
 			once.Do(func() {
 				first = errs[i]
 				cancel(errs[i])
@@ -225,7 +230,33 @@ func (f *Fork) runParallel(ctx context.Context, in agents.Input, res []agents.Ou
 	if first != nil {
 		return first
 	}
+	for i, err := range errs {
+		if fault.AsInterrupt(err) != nil {
+			var done []agents.Output
+			for j := range res {
+				if errs[j] == nil {
+					done = append(done, res[j])
+				}
+			}
+			return f.saveFinished(ctx, in, done, errs[i])
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// saveFinished saves the outputs of the branches that finished before the
+// run was interrupted by stop (the interrupted branch saved its own), and
+// returns stop.
+func (f *Fork) saveFinished(ctx context.Context, in agents.Input, done []agents.Output, stop error) error {
+	if in.Run == nil || in.Run.Checkpoint == nil {
+		return stop
+	}
+	for _, o := range done {
+		if err := in.Run.Checkpoint.SaveSteps(context.WithoutCancel(ctx), in.Path, o.Children); err != nil {
+			return fault.AtPath(in.Path, err)
+		}
+	}
+	return stop
 }
 
 // safeBranch runs branch i, turning a panic outside the branch's agents (which

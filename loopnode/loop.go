@@ -225,6 +225,7 @@ type state struct {
 	reason     string
 	errText    string
 	fatal      error // a fatal error that cut a pass short: the loop returns it
+	interrupt  error // a human step waits, or a pause: the loop returns it (pause.go)
 	start      time.Time
 	input      any // the next iteration's input (feedback)
 
@@ -304,7 +305,14 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 			Data: map[string]any{"max_loops": n.maxLoops, "threshold": n.threshold, "resumed_after": loops, "history": len(st.past)}})
 	}
 
+	ran := 0 // passes this call ran: a continued run runs one before it pauses again
 	for st.reason == "" && loops < n.maxLoops {
+		if ran > 0 {
+			if err := n.pauseAsked(ctx, in, loops); err != nil {
+				return n.output(in, st, completedPasses(st.iterations)), err
+			}
+		}
+		ran++
 		if loops > 0 {
 			if err := sleep(ctx, n.pause(st)); err != nil {
 				st.reason = n.ctxReason(ctx)
@@ -330,6 +338,12 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 		// only if it is not the last pass's).
 		st.last.DropMaps()
 		done, cut := n.iterate(ctx, in, parent, loops, st)
+		if st.interrupt != nil {
+			// The pass's finished steps were saved by its workflow; the
+			// checkpoint stays at the pass before, so continuing runs this
+			// pass again, taking those steps' outputs.
+			return n.output(in, st, completedPasses(st.iterations)), st.interrupt
+		}
 		if !cut {
 			// A checkpoint holds completed passes only: a resume runs a cut pass again.
 			n.save(context.WithoutCancel(ctx), in, st, loops)
@@ -518,6 +532,10 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	st.usage = st.usage.Add(out.Usage)
 	if ctx.Err() == nil && errors.Is(context.Cause(passCtx), errPassTimeout) {
 		return n.passTimedOut(in, st, iteration{LoopNumber: loop, Duration: time.Since(start), Usage: out.Usage}, path)
+	}
+	if fault.AsInterrupt(err) != nil {
+		st.interrupt = err
+		return true, true
 	}
 	if err != nil {
 		reason := StopError

@@ -302,3 +302,49 @@ func (s *InMemory) Recall(ctx context.Context, namespace string, q Query) ([]Mat
 	}
 	return Rank(q, s.opts.Clock(), slices.Collect(maps.Values(sp.byID))), nil
 }
+
+var _ States = (*InMemory)(nil)
+
+// LoadState implements [States].
+func (s *InMemory) LoadState(ctx context.Context, runID, path string) ([]byte, bool, error) {
+	op := fmt.Sprintf("load state %q of run %q", path, runID)
+	key, err := s.begin(ctx, op, KindCheckpoint, runID, nil)
+	if err != nil {
+		return nil, false, err
+	}
+	defer s.mu.Unlock()
+	c := s.checkpoints[key]
+	if c == nil || !live(c.expires, s.opts.Clock()) {
+		return nil, false, nil
+	}
+	v, ok := c.cp.State[path]
+	return bytes.Clone(v), ok, nil
+}
+
+// SwapState implements [States].
+func (s *InMemory) SwapState(ctx context.Context, runID, path string, old, new []byte) (bool, error) {
+	op := fmt.Sprintf("swap state %q of run %q", path, runID)
+	key, err := s.begin(ctx, op, KindCheckpoint, runID, nil)
+	if err != nil {
+		return false, err
+	}
+	defer s.mu.Unlock()
+	c := s.checkpoints[key]
+	if c == nil || !live(c.expires, s.opts.Clock()) {
+		return false, nil
+	}
+	cur, ok := c.cp.State[path]
+	switch {
+	case new == nil && !ok, new != nil && ok && bytes.Equal(cur, new):
+		return true, nil // done already
+	case old == nil && ok, old != nil && (!ok || !bytes.Equal(cur, old)):
+		return false, nil
+	}
+	if new == nil {
+		delete(c.cp.State, path)
+	} else {
+		c.cp.State[path] = bytes.Clone(new)
+	}
+	c.cp.UpdatedAt = s.opts.Clock()
+	return true, nil
+}

@@ -250,3 +250,20 @@ func cloneMemory(m Memory) Memory {
 func (m Memory) Expired(now time.Time) bool {
 	return !m.ExpiresAt.IsZero() && !now.Before(m.ExpiresAt)
 }
+
+// States are single-path operations on a run's checkpoint, for the answers
+// to waiting runs and for pause requests: an answer must win exactly once
+// when two race (two terminals, two workers). Both built-in stores implement
+// it; a store without it answers with a load and a save, which is atomic
+// within one process only.
+type States interface {
+	// LoadState returns the state at path of runID's checkpoint; ok is
+	// false when the checkpoint or the path is absent.
+	LoadState(ctx context.Context, runID, path string) (data []byte, ok bool, err error)
+	// SwapState sets the state at path to new when it holds old (nil old:
+	// the path is absent), in one atomic step; a nil new deletes the path.
+	// It reports whether the state now holds new by this call or an
+	// identical earlier one (so a retry after a lost reply is safe), and
+	// false when the checkpoint does not exist or the state is neither.
+	SwapState(ctx context.Context, runID, path string, old, new []byte) (bool, error)
+}

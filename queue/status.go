@@ -22,6 +22,8 @@ const (
 	Archived  = "archived" // failed for good: not retried
 	Failed    = "failed"   // record: the run finished failed, or cannot run
 	Drained   = "drained"  // record: the worker drained the run back to its queue
+	Waiting   = "waiting"  // record: the run waits for an answer; it released its worker ([Continue])
+	Paused    = "paused"   // record: the run paused at a pass boundary; it released its worker ([Continue])
 )
 
 func stateName(s asynq.TaskState) string {

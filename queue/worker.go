@@ -71,8 +71,9 @@ type Worker struct {
 	draining atomic.Bool
 	log      *slog.Logger
 
-	mu     sync.Mutex
-	stores map[string]memory.Store
+	mu      sync.Mutex
+	stores  map[string]memory.Store
+	running map[string]string // run id → its namespace, while it runs here
 }
 
 // NewWorker builds a worker; it connects when [Worker.Run] starts.
@@ -101,7 +102,7 @@ func NewWorker(o Options) (*Worker, error) {
 		host = "unknown-host"
 	}
 	w := &Worker{o: o, name: host + ":" + strconv.Itoa(os.Getpid()), insp: asynq.NewInspector(opt),
-		log: o.Logger, stores: map[string]memory.Store{}}
+		log: o.Logger, stores: map[string]memory.Store{}, running: map[string]string{}}
 	if w.o.OpenStore == nil {
 		w.o.OpenStore = func(ctx context.Context, ns string) (memory.Store, error) {
 			return redis.New(ctx, o.Redis, redis.Options{Options: memory.Options{Namespace: ns}})
@@ -278,6 +279,8 @@ func (w *Worker) run(ctx context.Context, p payload, rec *recorder) (string, err
 			cancel(errDrain) // after this pass's checkpoint, the loop stops
 		}
 	}
+	w.started(p.RunID, p.Namespace)
+	defer w.ended(p.RunID)
 	var res *cogloop.Result
 	for {
 		_, resume, lerr := store.LoadCheckpoint(ctx, p.RunID)
@@ -324,6 +327,13 @@ func (w *Worker) run(ctx context.Context, p payload, rec *recorder) (string, err
 		return fail(permanent(err))
 	case res == nil:
 		return fail(err)
+	case res.Status == cogloop.StatusWaiting || res.Status == cogloop.StatusPaused:
+		// The run releases its worker; an answer (or cogloop answer, or
+		// Continue) puts it back in its queue for any worker.
+		if werr := rec.finish(res.Status, "", res); werr != nil {
+			return "", fmt.Errorf("run %s is %s, but its record could not be written: %w", p.RunID, res.Status, werr)
+		}
+		return res.Status, nil
 	case err != nil && storeFailed(res):
 		return fail(fmt.Errorf("%w (the store failed: the run is retried and resumes from its checkpoint)", err))
 	case err != nil:

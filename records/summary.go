@@ -21,7 +21,7 @@ const StatusIncomplete = "incomplete"
 type Summary struct {
 	RunID    string `json:"run_id"`
 	Workflow string `json:"workflow"`
-	// Status is ok, failed, or incomplete (see Problem).
+	// Status is ok, failed, waiting, paused, or incomplete (see Problem).
 	Status   string `json:"status"`
 	Complete bool   `json:"complete"`
 	Problem  string `json:"problem,omitempty"`
@@ -43,6 +43,9 @@ type Summary struct {
 	Agents []Call `json:"agents"`
 	// Tools are the tool calls made outside any loop, in the order they ended.
 	Tools []ToolCall `json:"tools,omitempty"`
+	// Humans are the questions the run asked people and their answers, in
+	// the order asked (humans.go).
+	Humans []Human `json:"humans,omitempty"`
 	// ForkedFrom is the run this one was forked from (cogloop fork), and
 	// the pass it runs from; nil for a run that is not a fork.
 	ForkedFrom *Fork `json:"forked_from,omitempty"`
@@ -266,6 +269,8 @@ func Summarize(events []event.Event) Summary {
 			if i, ok := open[e.Node]; ok {
 				s.Loops[i].end(e)
 			}
+		case event.HumanWait, event.HumanAnswer:
+			s.noteHuman(e)
 		case event.ToolResult:
 			var d struct {
 				Round int    `json:"round"`

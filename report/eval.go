@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"strings"
 	"sync"
 	"time"
 )
@@ -45,16 +44,9 @@ var evalPage = sync.OnceValue(func() *template.Template {
 		"duration": duration,
 		"usd":      func(v float64) string { return fmt.Sprintf("$%.4f", v) },
 		// The run report's stylesheet: one look for both pages.
-		"style": func() template.CSS { return template.CSS(runStyle()) },
+		"style": func() template.CSS { return template.CSS(pageCSS) },
 	}).Parse(evalSource))
 })
-
-// runStyle is the CSS of the run report's page.
-func runStyle() string {
-	_, s, _ := strings.Cut(pageSource, "<style>")
-	s, _, _ = strings.Cut(s, "</style>")
-	return s
-}
 
 // WriteEval renders e as an HTML page to w; every value is escaped.
 func WriteEval(w io.Writer, e Eval) error {

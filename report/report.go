@@ -18,6 +18,16 @@ import (
 //go:embed page.html.tmpl
 var pageSource string
 
+//go:embed compare.html.tmpl
+var compareSource string
+
+//go:embed page.css
+var pageCSS string
+
+// Style is the stylesheet of the report's page, for a page that shows
+// [WriteBody] or [WriteCompare] inside its own frame (cogloop serve).
+func Style() string { return pageCSS }
+
 // page is parsed on first use, not at every start of the cogloop binary
 // (0.3 ms, 2 M instructions of each command's start-up).
 var page = sync.OnceValue(func() *template.Template {
@@ -29,8 +39,13 @@ var page = sync.OnceValue(func() *template.Template {
 		"clip":     clip,
 		"time":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
 		"pathsep":  func() string { return fault.PathSep },
-	}).Parse(pageSource))
+	}).Parse(pageSource + compareSource))
 })
+
+// StatusRunning is the status a caller gives a summary of a run that is
+// still running (cogloop serve): its last pass shows as running, not cut
+// short, and is left off the chart until it ends.
+const StatusRunning = "running"
 
 // Write renders s as an HTML page to w.
 func Write(w io.Writer, s records.Summary) error {
@@ -40,8 +55,19 @@ func Write(w io.Writer, s records.Summary) error {
 	return nil
 }
 
+// WriteBody renders the content of s's page (no <html>, <head> or styles):
+// the live run page of cogloop serve shows the page it will be when the run
+// ends, rendered by the same template.
+func WriteBody(w io.Writer, s records.Summary) error {
+	if err := page().ExecuteTemplate(w, "body", newView(s)); err != nil {
+		return fmt.Errorf("render report: %w", err)
+	}
+	return nil
+}
+
 // view is what the template sees.
 type view struct {
+	CSS    template.CSS
 	S      records.Summary
 	Charts []chart
 	Loops  []loopView
@@ -68,11 +94,23 @@ func clip(s string) string {
 }
 
 func newView(s records.Summary) view {
-	v := view{S: s}
+	v := view{S: s, CSS: template.CSS(pageCSS)} // #nosec G203 -- our own embedded stylesheet
 	for i, l := range s.Loops {
 		v.Loops = append(v.Loops, loopView{Loop: l, Anchor: fmt.Sprintf("loop-%d", i+1)})
 	}
-	v.Charts = charts(s.Loops)
+	loops := s.Loops
+	if s.Status == StatusRunning {
+		// A live run's chart gains a point as each pass ends: the pass
+		// under way is not drawn (its row says it is running).
+		loops = make([]records.Loop, len(s.Loops))
+		for i, l := range s.Loops {
+			if n := len(l.Passes); n > 0 && !l.Passes[n-1].Completed {
+				l.Passes = l.Passes[:n-1]
+			}
+			loops[i] = l
+		}
+	}
+	v.Charts = charts(loops)
 	return v
 }
 

@@ -140,6 +140,12 @@ func (t *tracer) observe(e event.Event) {
 		t.modelCall(e)
 	case event.ToolResult:
 		t.toolCall(e)
+	case event.HumanWait:
+		t.humanWait(e)
+	case event.HumanAnswer:
+		t.humanAnswer(e)
+	case event.RunPause:
+		t.runSpan(e.Time).AddEvent("run.pause", trace.WithTimestamp(e.Time), trace.WithAttributes(KeyNode.String(e.Node)))
 	}
 }
 
@@ -272,6 +278,9 @@ func (t *tracer) endRun(e event.Event) {
 	}
 	if t.o.Content && e.Response != "" {
 		s.SetAttributes(KeyResponse.String(e.Response))
+	}
+	if st, ok := e.Data["status"].(string); ok {
+		s.SetAttributes(KeyRunStatus.String(st))
 	}
 	fail(s, e.Error)
 	s.End(trace.WithTimestamp(e.Time))

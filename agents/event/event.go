@@ -36,6 +36,17 @@ const (
 	// back to the model (scrubbed), Data["round"] (1, 2…),
 	// Data["max_repairs"] and Data["path"] (the violation's JSON path).
 	OutputRepair = "output.repair"
+	// HumanWait comes when a human step starts waiting: Node is its path,
+	// Agent its id, Data["kind"], Data["question"], Data["options"] and
+	// Data["expires"] (RFC 3339, empty for never).
+	HumanWait = "human.wait"
+	// HumanAnswer comes when a human step takes its answer: Data["kind"],
+	// the answer's fields (approved, score, text, choice, json, comment),
+	// Data["answered_by"] and Data["waited_ms"].
+	HumanAnswer = "human.answer"
+	// RunPause comes when a run stops at a pass boundary because a pause was
+	// asked for: Node is the loop's path, Data["after_pass"].
+	RunPause = "run.pause"
 )
 
 // Event is one thing that happened in a run. Fields that do not apply are zero and

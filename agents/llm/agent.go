@@ -88,7 +88,11 @@ type Agent struct {
 	// to the first round.
 	Tools         []*agents.Tool
 	MaxToolRounds int
-	ToolChoice    string
+	// ApproveTools are the tools whose every call waits for a person's
+	// approve (approve_tools:; "all" for every tool); a rejection goes back
+	// to the model as the tool's result, with the comment.
+	ApproveTools []string
+	ToolChoice   string
 	// Retry runs the calls; its Policy says when to retry. A nil Retry.Logger
 	// means slog.Default() at call time.
 	Retry retry.Retrier
@@ -176,9 +180,22 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 	}
 	var reply agents.Reply
 	var records []toolRecord
-	for round := 1; ; round++ {
+	saved, err := a.restoreRound(in)
+	if err != nil {
+		return out, err
+	}
+	first := 1
+	if saved != nil {
+		first = saved.Round
+	}
+	for round := first; ; round++ {
 		req.Tools, req.ToolChoice = a.specs(tools, round)
-		if reply, err = a.ask(callCtx, in, model, r, req, &out); err != nil {
+		if saved != nil {
+			// A run continued after an approval: the model's reply of this
+			// round is the one it gave before, not asked again.
+			reply, req.Messages, records, out.Usage = saved.Reply, saved.Messages, saved.records(), saved.Usage
+			saved = nil
+		} else if reply, err = a.ask(callCtx, in, model, r, req, &out); err != nil {
 			break
 		}
 		if len(reply.ToolCalls) == 0 {
@@ -189,7 +206,12 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 			break
 		}
 		calls := callIDs(round, reply.ToolCalls)
-		recs, stop := a.runRound(callCtx, in, tools, round, calls, r.Secrets)
+		rejected, stop := a.approve(callCtx, in, savedRound{Round: round, Messages: req.Messages, Reply: reply, Records: records, Usage: out.Usage}, calls)
+		if stop != nil {
+			err = stop
+			break
+		}
+		recs, stop := a.runRound(callCtx, in, tools, round, calls, r.Secrets, rejected)
 		records = append(records, recs...)
 		for _, rec := range recs {
 			out.Usage = out.Usage.Add(rec.usage)

@@ -122,6 +122,7 @@ func readTools(b *agents.Builder, c *load.Config, a *Agent) {
 	a.Tools = b.Tools(c, "tools")
 	a.MaxToolRounds = c.Int("max_tool_rounds", defaultMaxToolRounds, 1, 1000)
 	a.ToolChoice = strings.TrimSpace(c.String("tool_choice", toolChoiceAuto))
+	readApprove(c, a)
 	if c.Recording() || !c.Has("tool_choice") {
 		return
 	}
@@ -141,6 +142,30 @@ func readTools(b *agents.Builder, c *load.Config, a *Agent) {
 			hint = fmt.Sprintf("; did you mean %q?", m)
 		}
 		c.Errorf("tool_choice", "tool_choice %q is not auto, required, none or one of the tools (%s)%s", ch, strings.Join(c.Strings("tools"), ", "), hint)
+	}
+}
+
+// readApprove reads approve_tools: tool names (of tools:, or MCP
+// server.tool names) or all.
+func readApprove(c *load.Config, a *Agent) {
+	a.ApproveTools = c.Strings("approve_tools")
+	if c.Recording() || len(a.ApproveTools) == 0 {
+		return
+	}
+	names := c.Strings("tools")
+	if len(names) == 0 {
+		c.Errorf("approve_tools", "approve_tools without tools: list the tools the model may call (tools: [ids])")
+		return
+	}
+	for _, n := range a.ApproveTools {
+		if n == "all" || slices.Contains(names, n) || strings.Contains(n, ".") {
+			continue
+		}
+		hint := ""
+		if m := load.Closest(n, names); m != "" {
+			hint = fmt.Sprintf("; did you mean %q?", m)
+		}
+		c.Errorf("approve_tools", "approve_tools names %q, which is not one of the tools (%s) nor all%s", n, strings.Join(names, ", "), hint)
 	}
 }
 

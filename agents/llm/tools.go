@@ -111,11 +111,11 @@ func (a *Agent) specs(tools []*agents.Tool, round int) ([]agents.ToolSpec, strin
 // runRound runs the calls of one round, at most maxParallelTools at once, and
 // returns their records in the order the model asked for them. A fatal
 // failure of a tool (or the end of ctx) stops the whole agent call.
-func (a *Agent) runRound(ctx context.Context, in agents.Input, tools []*agents.Tool, round int, calls []agents.ToolCall, keys []secrets.Secret) ([]toolRecord, error) {
+func (a *Agent) runRound(ctx context.Context, in agents.Input, tools []*agents.Tool, round int, calls []agents.ToolCall, keys []secrets.Secret, rejected map[string]string) ([]toolRecord, error) {
 	recs := make([]toolRecord, len(calls))
 	errs := make([]error, len(calls))
 	if len(calls) == 1 {
-		recs[0], errs[0] = a.runTool(ctx, in, tools, round, calls[0], keys)
+		recs[0], errs[0] = a.runTool(ctx, in, tools, round, calls[0], keys, rejected)
 		return recs, errs[0]
 	}
 	sem := make(chan struct{}, maxParallelTools)
@@ -125,7 +125,7 @@ func (a *Agent) runRound(ctx context.Context, in agents.Input, tools []*agents.T
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			recs[i], errs[i] = a.runTool(ctx, in, tools, round, c, keys)
+			recs[i], errs[i] = a.runTool(ctx, in, tools, round, c, keys, rejected)
 		}()
 	}
 	wg.Wait()
@@ -137,7 +137,7 @@ func (a *Agent) runRound(ctx context.Context, in agents.Input, tools []*agents.T
 // as args. What goes wrong on the model's side (an unknown tool, bad
 // arguments, a failing tool) is the record's Error, which the model is told;
 // only a fatal failure or the end of ctx is returned.
-func (a *Agent) runTool(ctx context.Context, in agents.Input, tools []*agents.Tool, round int, c agents.ToolCall, keys []secrets.Secret) (toolRecord, error) {
+func (a *Agent) runTool(ctx context.Context, in agents.Input, tools []*agents.Tool, round int, c agents.ToolCall, keys []secrets.Secret, rejected map[string]string) (toolRecord, error) {
 	args, _ := a.clip(in.Run.Scrub(c.Args, keys...), "arguments of tool call "+strconv.Quote(c.Name))
 	rec := toolRecord{Round: round, ID: c.ID, Tool: c.Name, Args: args}
 	data := func() map[string]any {
@@ -148,7 +148,9 @@ func (a *Agent) runTool(ctx context.Context, in agents.Input, tools []*agents.To
 	}
 	began := time.Now()
 	var stop error
-	if t := toolIn(tools, c.Name); t == nil {
+	if why, ok := rejected[c.ID]; ok {
+		rec.Error = why
+	} else if t := toolIn(tools, c.Name); t == nil {
 		rec.Error = fmt.Sprintf("there is no tool %q (%s)", c.Name, toolNames(tools))
 	} else {
 		stop = a.call(ctx, in, t, c, round, keys, &rec)

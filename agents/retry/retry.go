@@ -210,7 +210,7 @@ func (p Policy) RetriesErr(err error) bool {
 	if p.Retries(Classify(err)) {
 		return true
 	}
-	if p.Type == None || p.Count <= 0 || len(p.OnStatus) == 0 || fault.IsFatal(err) || errors.Is(err, context.Canceled) {
+	if p.Type == None || p.Count <= 0 || len(p.OnStatus) == 0 || fault.Stops(err) || errors.Is(err, context.Canceled) {
 		return false
 	}
 	var ce *CallError
@@ -413,7 +413,7 @@ func Classify(err error) Class {
 	if err == nil {
 		return ""
 	}
-	if fault.IsFatal(err) {
+	if fault.Stops(err) { // a fatal error or an interrupt: never retried
 		return ClassPermanent
 	}
 	var ce *CallError

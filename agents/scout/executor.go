@@ -134,7 +134,7 @@ func (p *PathExecutor) Run(ctx context.Context, in agents.Input) (agents.Output,
 		}
 	}
 	out, err := agents.Sequence{Steps: steps, StopOnError: p.abort}.Run(ctx, sin)
-	if err != nil && (ctx.Err() != nil || fault.IsFatal(err)) {
+	if err != nil && (ctx.Err() != nil || fault.Stops(err)) {
 		return out, err
 	}
 	return p.result(steps, out, err)

@@ -19,6 +19,7 @@ const (
 	exitOK      = 0
 	exitFailure = 1 // the run failed
 	exitUsage   = 2 // bad usage or an invalid workflow
+	// exitWaiting (3, human.go): the run waits for an answer or paused.
 	exitSIGINT  = 130
 	exitSIGTERM = 143
 )
@@ -38,24 +39,30 @@ commands:
   submit WORKFLOW.yaml [INPUT]  queue a run (--dataset F.jsonl: one per line)
   status [RUN...]               where queued runs are
   result RUN                    a queued run's result (--wait)
+  answer RUN --approve|...      answer the question a waiting run asks, and continue it
+  pause RUN                     ask a run to stop at its next pass boundary
   schema                        print the JSON Schema of workflow files
   init [DIR]                    write a runnable starter workflow
   eval WORKFLOW --dataset F     run a workflow over a JSONL dataset and score it
   script RUN                    turn a recorded run into a --script file
   mcp tools WORKFLOW            list the tools of the workflow's MCP servers
   mcp serve WORKFLOW...         offer workflows as MCP tools (stdio, --http)
+  serve                         a web UI and JSON API to watch, start and compare runs
   version                       print the version
   help [COMMAND]                print a command's help
 
 Run 'cogloop help <command>' (or 'cogloop <command> --help') for its flags.
-Exit codes: 0 ok, 1 failed run, 2 bad usage or invalid workflow,
-130 after SIGINT (a second Ctrl-C exits at once), 143 after SIGTERM.
+Exit codes: 0 ok, 1 failed run, 2 bad usage or invalid workflow, 3 the run
+waits for an answer or paused, 130 after SIGINT (a second Ctrl-C exits at
+once), 143 after SIGTERM.
 `
 
 // helps are each command's help text.
 var helps = map[string]string{
 	"schema": schemaHelp, "init": initHelp, "eval": evalHelp, "script": scriptHelp, // schema.go, init.go, evalhelp.go, scriptcmd.go
-	"mcp": mcpHelp + "\n" + mcpServeHelp, // mcp.go, mcpserve.go
+	"mcp":    mcpHelp + "\n" + mcpServeHelp,  // mcp.go, mcpserve.go
+	"answer": answerHelp, "pause": pauseHelp, // human.go
+	"serve": serveHelp, // serve.go
 	"run": `usage: cogloop run WORKFLOW.yaml [INPUT|-] [flags]
 
 Runs the workflow on INPUT. INPUT '-', or no INPUT while stdin is not a
@@ -63,7 +70,9 @@ terminal, reads the input from stdin (at most 1 MiB, as --input-file). The
 answer goes to stdout; a run summary (per loop: passes, scores, why it
 stopped, agent errors, tokens, cost) and warnings go to stderr.
 Exit codes: 0 ok, 1 failed (the first error is printed), 2 bad usage or
-invalid workflow, 130 after SIGINT, 143 after SIGTERM.
+invalid workflow, 3 the run waits for an answer (a human step: the question,
+the run id and the 'cogloop answer' command are printed) or paused, 130
+after SIGINT, 143 after SIGTERM.
 
 flags (before or after the arguments):
   --json            print {"run_id", "status", "errors", "warnings", "output", "outputs"} on stdout
@@ -101,6 +110,9 @@ flags (before or after the arguments):
                     pruned past 200 MB in all, $COGLOOP_RECORD_MAX_BYTES to change it)
   --no-record       write no run record
   --report F.html   write the run's HTML report to F.html
+  --ask             ask human steps' questions on this terminal and wait (the default on a
+                    terminal without --redis); with --redis the run still waits durably, so
+                    'cogloop answer' from elsewhere can answer it too
 
 OpenTelemetry: with OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
 or OTEL_TRACES_EXPORTER=otlp) set, the run is exported as spans over OTLP HTTP/protobuf
@@ -221,6 +233,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runSchemaCommands(ctx, cmd, args[1:], stdout, stderr)
 	case "mcp":
 		return cmdMCP(ctx, args[1:], stdout, stderr)
+	case "serve":
+		return cmdServe(ctx, args[1:], stdout, stderr)
+	case "answer":
+		return cmdAnswer(ctx, args[1:], stdout, stderr)
+	case "pause":
+		return cmdPause(ctx, args[1:], stdout, stderr)
 	case "version":
 		if len(args) > 1 {
 			return usageError(stderr, "version", fmt.Errorf("version takes no arguments, got %q", args[1]))

@@ -89,7 +89,7 @@ func cmdFork(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		run = append(run, text)
 	}
-	return runParsed(ctx, f, run, stdout, stderr)
+	return runParsed(ctx, f, run, stdout, stderr, nil)
 }
 
 // parentID is the run id RUN names: a record's id (a unique prefix, 'latest'

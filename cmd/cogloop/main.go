@@ -9,8 +9,12 @@
 //	cogloop history | presets | version | help [COMMAND]
 //	cogloop worker | submit WORKFLOW.yaml [INPUT] | status [RUN...] | result RUN   (Redis queue, package queue)
 //
-// Exit codes: 0 ok, 1 failed run, 2 bad usage or invalid workflow, 130 after
-// SIGINT (a second SIGINT exits at once), 143 after SIGTERM.
+//	cogloop answer RUN --approve|--reject|--score N|... | pause RUN   (human steps, pauses)
+//	cogloop serve [--addr A] [--workflows DIR] [--redis URL] [--token T]   (web UI and JSON API, package serve)
+//
+// Exit codes: 0 ok, 1 failed run, 2 bad usage or invalid workflow, 3 the run
+// waits for an answer or paused, 130 after SIGINT (a second SIGINT exits at
+// once), 143 after SIGTERM.
 package main
 
 import (

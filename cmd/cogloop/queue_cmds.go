@@ -87,6 +87,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	ready := func() {
 		fmt.Fprintf(stderr, "cogloop worker: ready %s queues=%s concurrency=%d\n", w.Name(), *queues, *conc)
 	}
+	defer pauseWorkerOnSignal(ctx, w, stderr)()
 	if err := w.Run(ctx, ready); err != nil {
 		fmt.Fprintf(stderr, "cogloop worker: %v\n", err)
 		return exitFailure

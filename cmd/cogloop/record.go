@@ -132,11 +132,12 @@ func writeReport(path string, s records.Summary) error {
 func cmdRuns(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("runs", stderr)
 	var dirFlag string
-	var asJSON, prune bool
+	var asJSON, prune, waiting bool
 	var limit int
 	var sf storeFlags
 	fs.StringVar(&dirFlag, "record-dir", "", "")
 	fs.BoolVar(&prune, "prune", false, "")
+	fs.BoolVar(&waiting, "waiting", false, "")
 	fs.StringVar(&sf.redisURL, "redis", "", "")
 	fs.StringVar(&sf.namespace, "namespace", "", "")
 	fs.BoolVar(&asJSON, "json", false, "")
@@ -149,6 +150,9 @@ func cmdRuns(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "runs", fmt.Errorf("runs takes no arguments, got %q", pos[0]))
 	case limit < 0:
 		return usageError(stderr, "runs", fmt.Errorf("--limit must be 0 (all) or more, got %d", limit))
+	}
+	if waiting {
+		return listWaiting(ctx, sf, asJSON, stdout, stderr)
 	}
 	d, err := recordDir(dirFlag)
 	if err != nil {
@@ -325,6 +329,7 @@ func writeShow(w io.Writer, s records.Summary) {
 		fmt.Fprintf(w, "error: %s\n", s.Error)
 	}
 	writeSummaryLines(w, recordLoops(s.Loops), s.Errors, s.Warnings)
+	writeHumans(w, s)
 	if len(s.Tools) > 0 {
 		fmt.Fprintf(w, "\ntool calls outside loops\n")
 		writeToolCalls(w, s.Tools)
@@ -477,8 +482,10 @@ flags:
   --prune           delete now the checkpoints of the recorded runs that ended ok
                     (they expire by themselves after 'run --keep-finished', 24h), and
                     the expired checkpoint files
-  --redis URL       the store of --prune (default $REDIS_URL, else the checkpoint files
-                    in <record dir>/checkpoints)
+  --waiting         list the runs that wait for an answer (human steps) in the store:
+                    agent, kind, how long, when the wait expires, the question
+  --redis URL       the store of --prune and --waiting (default $REDIS_URL, else the
+                    checkpoint files in <record dir>/checkpoints)
   --namespace N     key namespace (default "default")
 `
 

@@ -34,6 +34,7 @@ type runFlags struct {
 	recordDir, report string
 	noRecord          bool
 	fork, pass        string // cogloop fork RUN --pass K (fork.go)
+	ask               bool
 }
 
 // define defines run's flags on fs (fork takes them too).
@@ -59,9 +60,16 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.recordDir, "record-dir", "", "")
 	fs.BoolVar(&f.noRecord, "no-record", false, "")
 	fs.StringVar(&f.report, "report", "", "")
+	fs.BoolVar(&f.ask, "ask", false, "")
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runCommand(ctx, args, stdout, stderr, nil)
+}
+
+// runCommand is cogloop run; watch (nil: none) hears every event of the run
+// right after its record does (cogloop serve's runs).
+func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, watch event.Observer) int {
 	var f runFlags
 	fs := newFlagSet("run", stderr)
 	f.define(fs)
@@ -89,12 +97,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case f.script != "" && f.replay != "":
 		return usageErr(errors.New("--script and --replay both answer the model calls: give one"))
 	}
-	return runParsed(ctx, f, pos, stdout, stderr)
+	return runParsed(ctx, f, pos, stdout, stderr, watch)
 }
 
 // runParsed runs a workflow with run's flags parsed: pos are the workflow
-// file and the input, if given.
-func runParsed(ctx context.Context, f runFlags, pos []string, stdout, stderr io.Writer) int {
+// file and the input, if given; watch (nil: none) hears every event of the
+// run right after its record does.
+func runParsed(ctx context.Context, f runFlags, pos []string, stdout, stderr io.Writer, watch event.Observer) int {
 	cmd := "run"
 	if f.fork != "" {
 		cmd = "fork"
@@ -188,6 +197,12 @@ func runParsed(ctx context.Context, f runFlags, pos []string, stdout, stderr io.
 	default:
 		opts = append(opts, cogloop.WithRunID(runID))
 	}
+	stopPause, err := prepareHuman(ctx, &f, pos, input, wf, store, runID, &opts, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "cogloop: %v\n", err)
+		return exitFailure
+	}
+	defer stopPause()
 	rec, recObservers, err := startRecording(f, runID, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "cogloop: %v\n", err)
@@ -255,6 +270,9 @@ func runParsed(ctx context.Context, f runFlags, pos []string, stdout, stderr io.
 			others(e)
 		}
 		records(e)
+		if watch != nil {
+			watch(e)
+		}
 	}))
 
 	res, runErr := wf.Run(ctx, input, opts...)
@@ -284,6 +302,9 @@ func runParsed(ctx context.Context, f runFlags, pos []string, stdout, stderr io.
 	if runErr != nil {
 		code = exitFailure
 	}
+	if stopped(res) {
+		code, runErr = exitWaiting, stopNote(runErr)
+	}
 	// The failure is the last line on stderr, after the summary, where the
 	// eye lands (as go test ends with FAIL).
 	fail := func() {
@@ -311,6 +332,9 @@ func runParsed(ctx context.Context, f runFlags, pos []string, stdout, stderr io.
 	}
 	if !f.quiet {
 		writeSummary(stderr, res, limits, events.Events())
+	}
+	if stopped(res) {
+		writeStopped(stderr, res, f, pos[0])
 	}
 	fail()
 	return exitCode(ctx, code)

@@ -689,3 +689,51 @@ func Patient(ns string) Options {
 	return Options{Options: memory.Options{Namespace: ns}, DialTimeout: 10 * time.Second,
 		IOTimeout: 30 * time.Second, OpTimeout: time.Minute}
 }
+
+var _ memory.States = (*Store)(nil)
+
+// LoadState implements [memory.States] with one HGET.
+func (s *Store) LoadState(ctx context.Context, runID, path string) ([]byte, bool, error) {
+	op := fmt.Sprintf("load state %q of run %q", path, runID)
+	key, err := s.keys.Key(memory.KindCheckpoint, runID)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", op, err)
+	}
+	var v []byte
+	found := true
+	err = s.do(ctx, op, func(ctx context.Context) error {
+		var err error
+		v, err = s.client.HGet(ctx, key, statePrefix+path).Bytes()
+		if errors.Is(err, goredis.Nil) {
+			found, err = false, nil
+		}
+		return err
+	})
+	if err != nil || !found {
+		return nil, false, err
+	}
+	return v, true, nil
+}
+
+// SwapState implements [memory.States] with one script call.
+func (s *Store) SwapState(ctx context.Context, runID, path string, old, new []byte) (bool, error) {
+	op := fmt.Sprintf("swap state %q of run %q", path, runID)
+	key, err := s.keys.Key(memory.KindCheckpoint, runID)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", op, err)
+	}
+	flag := func(b []byte) string {
+		if b == nil {
+			return "0"
+		}
+		return "1"
+	}
+	args := []any{statePrefix + path, flag(old), string(old), flag(new), string(new), s.opts.Clock().Format(time.RFC3339Nano)}
+	var res int64
+	err = s.do(ctx, op, func(ctx context.Context) error {
+		var err error
+		res, err = swapStateScript.Run(ctx, s.client, []string{key}, args...).Int64()
+		return err
+	})
+	return res == 1, err
+}

@@ -132,3 +132,36 @@ for i = 1, 3 do
 end
 return 1
 `)
+
+// swapStateScript sets one state field of a run's checkpoint hash when it
+// holds the expected value, in one step (an answer to a waiting run wins
+// exactly once).
+//
+//	KEYS[1] checkpoint
+//	ARGV[1] field  ARGV[2] old present (1/0)  ARGV[3] old  ARGV[4] new present (1/0)  ARGV[5] new  ARGV[6] updated_at
+//
+// Returns 1 when the field holds the new value (now or already), 0 otherwise
+// (also when the checkpoint does not exist).
+var swapStateScript = goredis.NewScript(`
+if redis.call('HEXISTS', KEYS[1], 'digest') == 0 then
+  return 0
+end
+local cur = redis.call('HGET', KEYS[1], ARGV[1])
+if ARGV[4] == '1' then
+  if cur == ARGV[5] then return 1 end
+else
+  if not cur then return 1 end
+end
+if ARGV[2] == '1' then
+  if cur ~= ARGV[3] then return 0 end
+else
+  if cur then return 0 end
+end
+if ARGV[4] == '1' then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[5], 'updated_at', ARGV[6])
+else
+  redis.call('HDEL', KEYS[1], ARGV[1])
+  redis.call('HSET', KEYS[1], 'updated_at', ARGV[6])
+end
+return 1
+`)

@@ -47,6 +47,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"checkpoint/delete", testCheckpointDelete},
 		{"checkpoint/resume_from_last_iteration", testCheckpointResume},
 		{"checkpoint/key_isolation", testCheckpointIsolation},
+		{"checkpoint/states", testStates},
 		{"lease/one_holder", testLease},
 		{"lease/expiry", testLeaseExpiry},
 		{"memory/keywords_threshold_limit", testRecallKeywords},
