@@ -129,7 +129,7 @@ func runStep(ctx context.Context, s Step, in Input) (out Output, fail, stop erro
 		end := event.Event{Kind: event.AgentEnd, Time: now, Node: path, Agent: s.ID, Type: s.Type, Duration: now.Sub(start), Prompt: out.Prompt}
 		switch {
 		case err != nil:
-			end.Error = err.Error()
+			end.Error, end.Err = err.Error(), err
 		case out.Failed():
 			end.Error = out.Err
 			fallthrough
