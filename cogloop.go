@@ -287,9 +287,10 @@ func WithModels(src agents.ModelSource) RunOption {
 	return func(o *runOptions) { o.models = src }
 }
 
-// WithObserver sends every event of the run to fn.
+// WithObserver sends every event of the run to fn. Observers compose: each
+// WithObserver adds one, and every event goes to each in the order given.
 func WithObserver(fn event.Observer) RunOption {
-	return func(o *runOptions) { o.observe = fn }
+	return func(o *runOptions) { o.observe = chain(o.observe, fn) }
 }
 
 // WithRunID names the run (default: a random id).
