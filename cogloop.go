@@ -90,6 +90,8 @@ type Workflow struct {
 	// files it covers each referenced file too, so a resume notices a change
 	// in any of them.
 	Digest string
+
+	mem workflowMemory // the default store of runs given no WithMemory
 }
 
 // LoadOption adjusts loading.
@@ -214,8 +216,9 @@ type runOptions struct {
 }
 
 // WithMemory keeps loop histories (persist_across_runs), memories and checkpoints
-// in store, e.g. a Redis store from memory/redis. The default is one in-memory
-// store shared by every workflow of the process.
+// in store, e.g. a Redis store from memory/redis. The default is an in-memory
+// store of the Workflow's own, shared by its runs and no other workflow's
+// (give [DefaultMemory] to share the process-wide one).
 func WithMemory(store memory.Store) RunOption {
 	return func(o *runOptions) { o.store = store }
 }
@@ -267,7 +270,9 @@ var (
 	defaultMemoryErr  error
 )
 
-// DefaultMemory is the process-wide in-memory store runs use when no store is given.
+// DefaultMemory is a process-wide in-memory store, for runs of several
+// workflows that mean to share one ([WithMemory]); a run given no store uses
+// its Workflow's own.
 func DefaultMemory() (memory.Store, error) {
 	defaultMemoryOnce.Do(func() {
 		defaultMemory, defaultMemoryErr = memory.NewInMemory(memory.Options{})
@@ -353,14 +358,14 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 		o.runID = NewRunID()
 	}
 	if o.store == nil {
-		store, err := DefaultMemory()
+		store, err := w.mem.get()
 		if err != nil {
 			return nil, err
 		}
 		o.store = store
 	}
 	col := &collector{next: o.tracing.observer(ctx, o.observe)}
-	run := &agents.Run{ID: o.runID, Observe: col.observe, Models: o.models, Memory: o.store,
+	run := &agents.Run{ID: o.runID, Observe: col.observe, Models: o.models, Memory: o.store, Workflow: w.wf.ID,
 		MaxTotalIterations: w.wf.MaxTotalIterations, Strict: w.wf.Strict,
 		Deltas: o.tracing.deltas, ModelCalls: o.tracing.tp != nil || o.tracing.calls}
 	if col.next == nil {

@@ -97,6 +97,10 @@ type Run struct {
 	// ModelCalls asks LLM agents to emit an [event.ModelCall] event per model
 	// call (the OpenTelemetry spans are built from them).
 	ModelCalls bool
+	// Workflow is the id of the workflow (its orchestrator id) the run runs:
+	// loops keep their persisted history per workflow under
+	// memory.HistoryID(Workflow, loop id). Empty keys by the loop id alone.
+	Workflow string
 
 	locals  sync.Map
 	secrets atomic.Pointer[secrets.Set] // what Scrub replaces; nil: none yet

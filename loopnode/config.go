@@ -84,6 +84,7 @@ func New(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	c.Ignore("prompt", "queue", "fallback_score", "timeout_score")
 	n.persistent = c.Bool("persist_across_runs", false)
 	n.historyTTL = c.Duration("history_ttl", 0)
+	n.historyKey = readHistoryKey(c, n.persistent)
 	if n.historyTTL > 0 && !n.persistent {
 		c.Warnf("history_ttl", "history_ttl has no effect without persist_across_runs: true")
 	}
