@@ -58,16 +58,23 @@ func NewRegistry() *agents.Registry { return newRegistry(legacy.Options{}) }
 // newRegistry is NewRegistry with the legacy types' dependencies (tests give
 // the failing type a fake sleep).
 func newRegistry(lo legacy.Options) *agents.Registry {
+	return newRegistryWith(lo, injected{})
+}
+
+// newRegistryWith is newRegistry with what the load options inject: the
+// HTTP client and environment of the agents that call models or the web,
+// and the Go providers.
+func newRegistryWith(lo legacy.Options, in injected) *agents.Registry {
 	r := agents.NewRegistry()
-	llm.Register(r)
+	llm.RegisterWith(r, llm.Options{Getenv: in.getenv, HTTPClient: in.client, Providers: in.providers})
 	loopnode.Register(r)
-	memories.Register(r)
-	validate.Register(r)
+	memories.RegisterWith(r, memories.Options{Getenv: in.getenv, HTTPClient: in.client})
+	validate.RegisterWith(r, validate.Options{Options: llm.Options{Getenv: in.getenv, HTTPClient: in.client, Providers: in.providers}})
 	flow.Register(r)
 	legacy.RegisterWith(r, lo)
 	checks.Register(r)
-	scout.Register(r)
-	search.Register(r)
+	scout.RegisterWith(r, scout.Options{Getenv: in.getenv, HTTPClient: in.client})
+	search.RegisterWith(r, search.Options{HTTPClient: in.client})
 	brain.Register(r)
 	act.Register(r)
 	return r
@@ -102,6 +109,7 @@ type loadOptions struct {
 	presetsDir string
 	pricing    spend.Pricing
 	strict     bool
+	inject     injected
 }
 
 // WithStrict loads in strict mode, as strict: true on the orchestrator does
@@ -144,8 +152,11 @@ func Parse(data []byte, name string, opts ...LoadOption) (*Workflow, error) {
 	for _, fn := range opts {
 		fn(&o)
 	}
+	if err := o.inject.check(o.reg != nil); err != nil {
+		return nil, err
+	}
 	if o.reg == nil {
-		o.reg = NewRegistry()
+		o.reg = newRegistryWith(legacy.Options{}, o.inject)
 	}
 	var popts []orchestrator.Option
 	if o.presetsDir != "" {
@@ -286,8 +297,12 @@ var ErrNoCheckpoint = errors.New("no checkpoint for this run")
 // ErrWorkflowChanged: a resume named a run of a different workflow source.
 var ErrWorkflowChanged = errors.New("the workflow changed since the run was checkpointed")
 
-// WithModels answers every LLM call of the run from src instead of the configured
-// providers (the scripted model, a test fake).
+// WithModels answers the run's LLM calls from src instead of the configured
+// providers (the scripted model, a test fake): each agent src has a model for
+// (src.ModelFor(id) returns one) is answered by it; an agent src returns a
+// nil model and no error for keeps its configured provider, so src may
+// replace some agents only; an error fails that agent's call. To give YAML a
+// model of your own by name, use [WithProvider] instead.
 func WithModels(src agents.ModelSource) RunOption {
 	return func(o *runOptions) { o.models = src }
 }
