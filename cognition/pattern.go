@@ -356,7 +356,7 @@ func (p *Pattern) find(t *Text, pos int, lc *litCursor, sc *Scan) (h hit, found 
 			return hit{}, false, nil
 		}
 	}
-	now := time.Now()
+	now := sc.now()
 	if !sc.allowAt(now) {
 		return hit{}, false, errBudget
 	}
@@ -369,7 +369,7 @@ func (p *Pattern) find(t *Text, pos int, lc *litCursor, sc *Scan) (h hit, found 
 			if c = lc.next(&p.pre, t, pos); c < 0 {
 				return hit{}, false, nil
 			}
-			now = time.Now()
+			now = sc.now()
 			if now.After(deadline) {
 				return hit{}, false, p.matchError(t, p.timeout())
 			}
@@ -462,7 +462,27 @@ func (p *Pattern) span(m *regexp2.Match) (start, end int, ok bool) {
 // the engine into an error. Its MatchTimeout is clamped to what is left of
 // the call's regex budget ([Pattern.within]).
 func (p *Pattern) run(re *regexp2.Regexp, t *Text, pos int, sc *Scan) (m *regexp2.Match, err error) {
-	re = p.within(re, sc.left(time.Now()))
+	for try := 0; ; try++ {
+		start := sc.now()
+		r := p.within(re, sc.left(start))
+		m, err = p.runOnce(r, t, pos)
+		// regexp2's timeout is wall time: on a CPU budget, a run that timed
+		// out having used less CPU than its timeout lost its time waiting for
+		// a CPU, and runs again.
+		if err == nil || !errors.Is(err, ErrMatchTimeout) || !sc.cpuClock() || try == maxLoadRetries {
+			return m, err
+		}
+		if used := sc.now().Sub(start); used >= r.MatchTimeout/2 {
+			return m, err
+		}
+		if !sc.allowAt(sc.now()) {
+			return nil, errBudget
+		}
+	}
+}
+
+// runOnce is one run of re on t from rune pos.
+func (p *Pattern) runOnce(re *regexp2.Regexp, t *Text, pos int) (m *regexp2.Match, err error) {
 	defer func() {
 		if x := recover(); x != nil {
 			m, err = nil, p.matchError(t, fmt.Errorf("regex engine failure: %s", modeltext.Excerpt(fmt.Sprint(x))))
