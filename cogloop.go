@@ -99,6 +99,10 @@ type Workflow struct {
 	Digest string
 
 	mem workflowMemory // the default store of runs given no WithMemory
+	// src and name are the YAML the workflow was parsed from (queue
+	// submits them); nil for a workflow not built from YAML.
+	src  []byte
+	name string
 }
 
 // LoadOption adjusts loading.
@@ -185,7 +189,8 @@ func Parse(data []byte, name string, opts ...LoadOption) (*Workflow, error) {
 		}
 		return nil, err
 	}
-	return &Workflow{wf: wf, Warnings: warnings, Notes: wf.Notes, Hints: wf.Hints, Digest: digest(data, wf.Sources)}, nil
+	return &Workflow{wf: wf, Warnings: warnings, Notes: wf.Notes, Hints: wf.Hints, Digest: digest(data, wf.Sources),
+		src: data, name: name}, nil
 }
 
 // digest is the SHA-256 of the workflow source; a workflow without

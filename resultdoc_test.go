@@ -1,0 +1,48 @@
+package cogloop_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/agents/agenttest"
+)
+
+// ParseDocument reads back what Document wrote: status, errors, the answer,
+// each output with its usage, prompt and error record.
+func TestParseDocumentReadsDocument(t *testing.T) {
+	wf, err := cogloop.Parse([]byte(budgetWorkflow), "budget.yaml")
+	require.NoError(t, err)
+	script := agenttest.Script(t, `
+draft: [{text: D, usage: {prompt_tokens: 60, completion_tokens: 50}}]
+polish: [{text: P, usage: {prompt_tokens: 60, completion_tokens: 50}}]
+final: [F]
+`)
+	res, err := wf.Run(context.Background(), "topic", cogloop.WithModels(script))
+	require.Error(t, err)
+	data, err := json.Marshal(res.Document())
+	require.NoError(t, err)
+
+	got, err := cogloop.ParseDocument(data)
+	require.NoError(t, err)
+	assert.Equal(t, res.RunID, got.RunID)
+	assert.Equal(t, cogloop.StatusFailed, got.Status)
+	assert.Equal(t, "P", got.Text())
+	require.Len(t, got.Errors, len(res.Errors))
+	assert.Equal(t, res.Errors[0].Error(), got.Errors[0].Error())
+	assert.Equal(t, res.Failed(), got.Failed())
+	assert.Equal(t, res.Usage.Total(), got.Usage.Total())
+	polish := agenttest.Output(t, got.Outputs, "polish")
+	assert.Equal(t, "P", polish.Response)
+	assert.Equal(t, 110, polish.Usage.Total())
+	assert.Equal(t, "Polish", polish.Prompt)
+
+	_, err = cogloop.ParseDocument([]byte(`{"outputs": {}}`))
+	assert.ErrorContains(t, err, "not a run document")
+	_, err = cogloop.ParseDocument([]byte(`[1]`))
+	assert.ErrorContains(t, err, "read run document")
+}
