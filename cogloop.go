@@ -384,10 +384,11 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 		}
 		o.store = store
 	}
-	col := &collector{next: o.tracing.observer(ctx, o.observe)}
+	next, spanContext := o.tracing.observer(ctx, o.observe)
+	col := &collector{next: next}
 	run := &agents.Run{ID: o.runID, Observe: col.observe, Models: o.models, Memory: o.store, Workflow: w.wf.ID,
 		MaxTotalIterations: w.wf.MaxTotalIterations, Strict: w.wf.Strict,
-		Deltas: o.tracing.deltas, ModelCalls: o.tracing.tp != nil || o.tracing.calls}
+		Deltas: o.tracing.deltas, ModelCalls: o.tracing.tp != nil || o.tracing.calls, SpanContext: spanContext}
 	if col.next == nil {
 		// Only the collector reads the events: the others need not be built.
 		run.Wants = collects

@@ -109,6 +109,9 @@ func runStep(ctx context.Context, s Step, in Input) (out Output, fail, stop erro
 	}
 	if observed && in.Run.Wanted(event.AgentStart) {
 		in.Run.Emit(event.Event{Kind: event.AgentStart, Time: start, Node: path, Agent: s.ID, Type: s.Type})
+		if in.Run.SpanContext != nil {
+			ctx = in.Run.SpanContext(ctx, path)
+		}
 	}
 	out, err := safeRun(ctx, s.Agent, in)
 	if err != nil {
