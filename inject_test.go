@@ -95,7 +95,7 @@ agents:
 	_, err = cogloop.Parse([]byte(src), "prov.yaml")
 	require.ErrorContains(t, err, "prov.yaml:3:", "without the provider the name is unknown")
 	_, err = cogloop.Parse([]byte(src), "prov.yaml", cogloop.WithProvider("openai", house))
-	require.ErrorContains(t, err, `Go provider "openai" has the name of a built-in provider`)
+	require.ErrorContains(t, err, `the Go provider "openai" has the name of a built-in provider`)
 	_, err = cogloop.Parse([]byte(src), "prov.yaml", cogloop.WithProvider("house", house), cogloop.WithRegistry(cogloop.NewRegistry()))
 	require.ErrorContains(t, err, "with WithRegistry")
 }

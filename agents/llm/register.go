@@ -58,9 +58,9 @@ func CheckProviders(ps map[string]agents.Model) error {
 		case strings.TrimSpace(name) == "":
 			return errors.New("a Go provider has an empty name")
 		case err == nil:
-			return fmt.Errorf("Go provider %q has the name of a built-in provider: choose another name", name)
+			return fmt.Errorf("the Go provider %q has the name of a built-in provider: choose another name", name)
 		case m == nil:
-			return fmt.Errorf("Go provider %q is nil", name)
+			return fmt.Errorf("the Go provider %q is nil", name)
 		}
 	}
 	return nil
