@@ -76,7 +76,7 @@ func newRegistryWith(lo legacy.Options, in injected) *agents.Registry {
 	scout.RegisterWith(r, scout.Options{Getenv: in.getenv, HTTPClient: in.client})
 	search.RegisterWith(r, search.Options{HTTPClient: in.client})
 	brain.Register(r)
-	act.Register(r)
+	act.RegisterWith(r, act.Options{LookupEnv: in.lookup})
 	return r
 }
 

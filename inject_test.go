@@ -103,3 +103,22 @@ agents:
 type modelSourceFunc func(id string) (agents.Model, error)
 
 func (f modelSourceFunc) ModelFor(id string) (agents.Model, error) { return f(id) }
+
+// A command tool's env: names are read through WithEnv too.
+func TestWithEnvReachesCommandTools(t *testing.T) {
+	t.Setenv("COGLOOP_INJECT_VAR", "from-process")
+	wf, err := cogloop.Parse([]byte(`orchestrator: {id: cmd, agents: [show]}
+agents:
+  - {id: show, type: command, command: [env], env: [COGLOOP_INJECT_VAR]}
+`), "cmd.yaml", cogloop.WithEnv(func(name string) (string, bool) {
+		if name == "COGLOOP_INJECT_VAR" {
+			return "from-lookup", true
+		}
+		return "", false
+	}))
+	require.NoError(t, err)
+	res, err := wf.Run(context.Background(), "x")
+	require.NoError(t, err)
+	assert.Contains(t, res.Text(), "COGLOOP_INJECT_VAR=from-lookup")
+	assert.NotContains(t, res.Text(), "from-process")
+}
