@@ -44,16 +44,6 @@ func WithEnv(lookup func(name string) (string, bool)) LoadOption {
 	}
 }
 
-// WithAPIKeys is [WithEnv] over a fixed set of variables: keys maps a
-// variable name (OPENAI_API_KEY, an api_key_env name, ...) to its value; every
-// other variable is unset.
-func WithAPIKeys(keys map[string]string) LoadOption {
-	return WithEnv(func(name string) (string, bool) {
-		v, ok := keys[name]
-		return v, ok
-	})
-}
-
 // WithProvider makes a model written in Go available to the workflow under
 // name: an LLM agent with provider: NAME is answered by m (the agent's
 // model key arrives as agents.Request.Model). A name of a built-in provider
@@ -71,7 +61,7 @@ func WithProvider(name string, m agents.Model) LoadOption {
 // of the caller's ([WithRegistry]) they would silently do nothing.
 func (in injected) check(ownRegistry bool) error {
 	if ownRegistry && (in.client != nil || in.getenv != nil || in.providers != nil) {
-		return errors.New("WithHTTPClient, WithEnv, WithAPIKeys and WithProvider configure the built-in registry; with WithRegistry, register the types with their options yourself (llm.RegisterWith)")
+		return errors.New("WithHTTPClient, WithEnv and WithProvider configure the built-in registry; with WithRegistry, register the types with their options yourself (llm.RegisterWith)")
 	}
 	if err := llm.CheckProviders(in.providers); err != nil {
 		return fmt.Errorf("load option WithProvider: %w", err)

@@ -41,7 +41,14 @@ func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// The key and base URL come from WithAPIKeys, not the process environment,
+func mapEnv(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		v, ok := m[k]
+		return v, ok
+	}
+}
+
+// The key and base URL come from WithEnv, not the process environment,
 // and the call goes through WithHTTPClient's client.
 func TestLoadOptionsInjectEnvAndHTTPClient(t *testing.T) {
 	srv := openAIServer(t)
@@ -52,7 +59,7 @@ func TestLoadOptionsInjectEnvAndHTTPClient(t *testing.T) {
 agents:
   - {id: a, type: openai-answer, model: gpt-x, prompt: hi}
 `), "inj.yaml",
-		cogloop.WithAPIKeys(map[string]string{"OPENAI_API_KEY": "injected-key", "OPENAI_BASE_URL": srv.URL + "/v1"}),
+		cogloop.WithEnv(mapEnv(map[string]string{"OPENAI_API_KEY": "injected-key", "OPENAI_BASE_URL": srv.URL + "/v1"})),
 		cogloop.WithHTTPClient(&http.Client{Transport: tr}))
 	require.NoError(t, err)
 	res, err := wf.Run(context.Background(), "x")

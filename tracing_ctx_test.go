@@ -79,7 +79,7 @@ func TestNoTraceparentWithoutTracing(t *testing.T) {
 	wf, err := cogloop.Parse([]byte(`orchestrator: {id: plain, agents: [writer]}
 agents:
   - {id: writer, type: openai-answer, model: gpt-x, model_url: `+srv.URL+`/v1, api_key_env: TEST_KEY, prompt: hi}
-`), "plain.yaml", cogloop.WithAPIKeys(map[string]string{"TEST_KEY": "k"}))
+`), "plain.yaml", cogloop.WithEnv(mapEnv(map[string]string{"TEST_KEY": "k"})))
 	require.NoError(t, err)
 	_, err = wf.Run(context.Background(), "x")
 	require.NoError(t, err)

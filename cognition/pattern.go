@@ -462,23 +462,16 @@ func (p *Pattern) span(m *regexp2.Match) (start, end int, ok bool) {
 // the engine into an error. Its MatchTimeout is clamped to what is left of
 // the call's regex budget ([Pattern.within]).
 func (p *Pattern) run(re *regexp2.Regexp, t *Text, pos int, sc *Scan) (m *regexp2.Match, err error) {
-	for try := 0; ; try++ {
-		start := sc.now()
-		r := p.within(re, sc.left(start))
-		m, err = p.runOnce(r, t, pos)
-		// regexp2's timeout is wall time: on a CPU budget, a run that timed
-		// out having used less CPU than its timeout lost its time waiting for
-		// a CPU, and runs again.
-		if err == nil || !errors.Is(err, ErrMatchTimeout) || !sc.cpuClock() || try == maxLoadRetries {
-			return m, err
-		}
-		if used := sc.now().Sub(start); used >= r.MatchTimeout/2 {
-			return m, err
-		}
-		if !sc.allowAt(sc.now()) {
-			return nil, errBudget
-		}
+	start := sc.now()
+	r := p.within(re, sc.left(start))
+	m, err = p.runOnce(r, t, pos)
+	if err != nil && sc.cpuClock() && errors.Is(err, ErrMatchTimeout) {
+		// regexp2's timeout is wall time: a run it stopped costs the budget
+		// its whole timeout, as on a wall-time budget, however little CPU it
+		// got meanwhile.
+		sc.Budget.charge(r.MatchTimeout - sc.now().Sub(start))
 	}
+	return m, err
 }
 
 // runOnce is one run of re on t from rune pos.

@@ -400,9 +400,10 @@ func NewBudget(d time.Duration) *Budget {
 // depend on how busy the machine is: a goroutine waiting for a CPU spends
 // none of it. Its user must keep to one OS thread while the budget is in use
 // (runtime.LockOSThread), or the time of other goroutines on the thread
-// counts too. A regex run that stops on its wall-clock MatchTimeout having
-// used less CPU than that is run again (at most [maxLoadRetries] times). On
-// a system whose thread CPU time cannot be read it is a wall-time budget.
+// counts too. A single run's MatchTimeout stays wall time (regexp2 keeps
+// that clock), and a run it stopped costs the budget that whole timeout. On
+// a system whose thread CPU time cannot be read it is a
+// wall-time budget.
 func NewCPUBudget(d time.Duration) *Budget {
 	b := NewBudget(d)
 	_, b.cpu = threadCPU()
@@ -412,10 +413,13 @@ func NewCPUBudget(d time.Duration) *Budget {
 // threadCPU reads the calling thread's CPU time (tests replace it).
 var threadCPU = osThreadCPU
 
-// maxLoadRetries bounds the runs of one search again after a wall-clock
-// timeout that the CPU clock shows was the machine's load, not the
-// pattern's work.
-const maxLoadRetries = 8
+// charge spends d more of the budget (nothing for d ≤ 0, or before its
+// clock started).
+func (b *Budget) charge(d time.Duration) {
+	if d > 0 && !b.deadline.IsZero() {
+		b.deadline = b.deadline.Add(-d)
+	}
+}
 
 // now is the time on the budget's clock: the thread's CPU time (as a time
 // after the zero time) for a CPU budget, else the wall clock.

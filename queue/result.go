@@ -8,8 +8,10 @@ import (
 )
 
 // Result returns the result of run runID as a *cogloop.Result, read from the
-// JSON document its worker recorded (see cogloop.ParseDocument for what
-// such a result carries). A run that has not finished, or ended without a
+// JSON document its worker recorded: run id, status, errors, warnings, the
+// answer and each top-level agent's output (by id), with their usage; not
+// the budget flag, the causes behind Errors, or typed loop results (read a
+// loop's fields). A run that has not finished, or ended without a
 // result, gives an error wrapping [ErrNoResult] that says where it is; a
 // run that finished failed gives its result (Status failed, Errors).
 func (c *Client) Result(ctx context.Context, runID string) (*cogloop.Result, error) {
@@ -26,7 +28,7 @@ func (c *Client) Result(ctx context.Context, runID string) (*cogloop.Result, err
 		}
 		return nil, fmt.Errorf("run %s: %w (%s)", runID, ErrNoResult, why)
 	}
-	res, err := cogloop.ParseDocument(st.Record.Result)
+	res, err := parseDocument(st.Record.Result)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", runID, err)
 	}

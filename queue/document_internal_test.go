@@ -1,4 +1,4 @@
-package cogloop_test
+package queue
 
 import (
 	"context"
@@ -12,8 +12,19 @@ import (
 	"github.com/cogloop/cogloop/agents/agenttest"
 )
 
-// ParseDocument reads back what Document wrote: status, errors, the answer,
-// each output with its usage, prompt and error record.
+const budgetWorkflow = `orchestrator:
+  id: budgeted
+  agents: [draft, polish, final]
+  budget: {max_tokens: 250, max_cost: 1}
+  pricing: {house-model: {prompt: 1, completion: 3}}
+agents:
+  - {id: draft, type: openai-answer, model: house-model, max_tokens: 50, prompt: "Draft {{ input }}"}
+  - {id: polish, type: openai-answer, model: house-model, max_tokens: 50, prompt: "Polish"}
+  - {id: final, type: openai-answer, model: house-model, max_tokens: 50, prompt: "Final"}
+`
+
+// parseDocument reads back what Result.Document wrote: status, errors, the
+// answer, each output with its usage, prompt and error record.
 func TestParseDocumentReadsDocument(t *testing.T) {
 	wf, err := cogloop.Parse([]byte(budgetWorkflow), "budget.yaml")
 	require.NoError(t, err)
@@ -23,11 +34,11 @@ polish: [{text: P, usage: {prompt_tokens: 60, completion_tokens: 50}}]
 final: [F]
 `)
 	res, err := wf.Run(context.Background(), "topic", cogloop.WithModels(script))
-	require.Error(t, err)
+	require.Error(t, err, "final is refused by the budget")
 	data, err := json.Marshal(res.Document())
 	require.NoError(t, err)
 
-	got, err := cogloop.ParseDocument(data)
+	got, err := parseDocument(data)
 	require.NoError(t, err)
 	assert.Equal(t, res.RunID, got.RunID)
 	assert.Equal(t, cogloop.StatusFailed, got.Status)
@@ -41,8 +52,8 @@ final: [F]
 	assert.Equal(t, 110, polish.Usage.Total())
 	assert.Equal(t, "Polish", polish.Prompt)
 
-	_, err = cogloop.ParseDocument([]byte(`{"outputs": {}}`))
+	_, err = parseDocument([]byte(`{"outputs": {}}`))
 	assert.ErrorContains(t, err, "not a run document")
-	_, err = cogloop.ParseDocument([]byte(`[1]`))
+	_, err = parseDocument([]byte(`[1]`))
 	assert.ErrorContains(t, err, "read run document")
 }

@@ -1,36 +1,30 @@
-package cogloop
+package queue
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 
+	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/spend"
 )
 
-// Source returns the YAML the workflow was built from and the name it was
-// given (its path for [Load]): what a queue submits for a worker to load.
-// ok is false for a workflow that was not built from YAML.
-func (w *Workflow) Source() (name string, data []byte, ok bool) {
-	return w.name, w.src, w.src != nil
-}
-
-// ParseDocument reads a run's JSON document ([Result.Document], what `cogloop
+// parseDocument reads a run's JSON document (cogloop.Result.Document, what `cogloop
 // run --json` prints and a queued run's record keeps) back into a Result:
 // run id, status, errors, warnings, the answer and every top-level agent's
 // output (response, prompt, usage, extra fields; error records) in the
-// document's key order, which for [Result.Document] is by id, not run order; Usage is the sum of those outputs' usage. What the
+// document's key order, which for Result.Document is by id, not run order; Usage is the sum of those outputs' usage. What the
 // document does not carry stays empty: the budget flag, the causes behind Errors, and typed values
 // such as a loop's (Loops reports none; read the loop's fields instead).
-func ParseDocument(data []byte) (*Result, error) {
+func parseDocument(data []byte) (*cogloop.Result, error) {
 	var doc struct {
-		RunID    string          `json:"run_id"`
-		Status   string          `json:"status"`
-		Errors   []RunError      `json:"errors"`
-		Warnings []RunWarning    `json:"warnings"`
-		Output   any             `json:"output"`
-		Outputs  json.RawMessage `json:"outputs"`
+		RunID    string               `json:"run_id"`
+		Status   string               `json:"status"`
+		Errors   []cogloop.RunError   `json:"errors"`
+		Warnings []cogloop.RunWarning `json:"warnings"`
+		Output   any                  `json:"output"`
+		Outputs  json.RawMessage      `json:"outputs"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("read run document: %w", err)
@@ -38,7 +32,7 @@ func ParseDocument(data []byte) (*Result, error) {
 	if doc.Status == "" {
 		return nil, fmt.Errorf("read run document: it has no status: not a run document")
 	}
-	r := &Result{RunID: doc.RunID, Status: doc.Status, Errors: doc.Errors, Warnings: doc.Warnings, Response: doc.Output}
+	r := &cogloop.Result{RunID: doc.RunID, Status: doc.Status, Errors: doc.Errors, Warnings: doc.Warnings, Response: doc.Output}
 	outs, err := parseOutputs(doc.Outputs)
 	if err != nil {
 		return nil, fmt.Errorf("read run document %s: %w", doc.RunID, err)
