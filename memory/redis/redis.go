@@ -85,14 +85,9 @@ var _ memory.Store = (*Store)(nil)
 // Timeouts, retries and the pool come from opts; such parameters in the
 // URL's query are overridden.
 func New(ctx context.Context, rawURL string, opts Options) (*Store, error) {
-	mopts, err := opts.Options.Resolve()
+	opts, keys, err := resolve(opts)
 	if err != nil {
-		return nil, fmt.Errorf("new redis store: %w", err)
-	}
-	opts.Options = mopts
-	keys, err := memory.NewKeyspace(mopts.Prefix, mopts.Namespace)
-	if err != nil {
-		return nil, fmt.Errorf("new redis store: %w", err)
+		return nil, err
 	}
 	ro, err := parseURL(rawURL)
 	if err != nil {
@@ -141,14 +136,9 @@ func NewWithClient(ctx context.Context, client *goredis.Client, opts Options) (*
 	if client == nil {
 		return nil, errors.New("new redis store: the client is nil")
 	}
-	mopts, err := opts.Options.Resolve()
+	opts, keys, err := resolve(opts)
 	if err != nil {
-		return nil, fmt.Errorf("new redis store: %w", err)
-	}
-	opts.Options = mopts
-	keys, err := memory.NewKeyspace(mopts.Prefix, mopts.Namespace)
-	if err != nil {
-		return nil, fmt.Errorf("new redis store: %w", err)
+		return nil, err
 	}
 	opts = withDefaults(opts)
 	s := &Store{client: client, addr: client.Options().Addr, opts: opts, keys: keys, borrowed: true}
@@ -159,6 +149,20 @@ func NewWithClient(ctx context.Context, client *goredis.Client, opts Options) (*
 		return nil, s.fail("connect", 1, err, unavailable)
 	}
 	return s, nil
+}
+
+// resolve checks the store semantics of opts and builds its keyspace.
+func resolve(opts Options) (Options, memory.Keyspace, error) {
+	mopts, err := opts.Options.Resolve()
+	if err != nil {
+		return opts, memory.Keyspace{}, fmt.Errorf("new redis store: %w", err)
+	}
+	opts.Options = mopts
+	keys, err := memory.NewKeyspace(mopts.Prefix, mopts.Namespace)
+	if err != nil {
+		return opts, memory.Keyspace{}, fmt.Errorf("new redis store: %w", err)
+	}
+	return opts, keys, nil
 }
 
 func withDefaults(o Options) Options {
