@@ -60,18 +60,25 @@ func NewRegistry() *agents.Registry { return newRegistry(legacy.Options{}) }
 // newRegistry is NewRegistry with the legacy types' dependencies (tests give
 // the failing type a fake sleep).
 func newRegistry(lo legacy.Options) *agents.Registry {
+	return newRegistryWith(lo, injected{})
+}
+
+// newRegistryWith is newRegistry with what the load options inject: the
+// HTTP client and environment of the agents that call models or the web,
+// and the Go providers.
+func newRegistryWith(lo legacy.Options, in injected) *agents.Registry {
 	r := agents.NewRegistry()
-	llm.Register(r)
+	llm.RegisterWith(r, llm.Options{Getenv: in.getenv, HTTPClient: in.client, Providers: in.providers})
 	loopnode.Register(r)
-	memories.Register(r)
-	validate.Register(r)
+	memories.RegisterWith(r, memories.Options{Getenv: in.getenv, HTTPClient: in.client})
+	validate.RegisterWith(r, validate.Options{Options: llm.Options{Getenv: in.getenv, HTTPClient: in.client, Providers: in.providers}})
 	flow.Register(r)
 	legacy.RegisterWith(r, lo)
 	checks.Register(r)
-	scout.Register(r)
-	search.Register(r)
+	scout.RegisterWith(r, scout.Options{Getenv: in.getenv, HTTPClient: in.client})
+	search.RegisterWith(r, search.Options{HTTPClient: in.client})
 	brain.Register(r)
-	act.Register(r)
+	act.RegisterWith(r, act.Options{LookupEnv: in.lookup})
 	human.Register(r)
 	return r
 }
@@ -95,6 +102,12 @@ type Workflow struct {
 	Digest string
 	// file is the workflow file Load read, absolute; "" after Parse.
 	file string
+
+	mem workflowMemory // the default store of runs given no WithMemory
+	// src and name are the YAML the workflow was parsed from (queue
+	// submits them); nil for a workflow not built from YAML.
+	src  []byte
+	name string
 }
 
 // LoadOption adjusts loading.
@@ -105,6 +118,7 @@ type loadOptions struct {
 	presetsDir string
 	pricing    spend.Pricing
 	strict     bool
+	inject     injected
 }
 
 // WithStrict loads in strict mode, as strict: true on the orchestrator does
@@ -152,8 +166,11 @@ func Parse(data []byte, name string, opts ...LoadOption) (*Workflow, error) {
 	for _, fn := range opts {
 		fn(&o)
 	}
+	if err := o.inject.check(o.reg != nil); err != nil {
+		return nil, err
+	}
 	if o.reg == nil {
-		o.reg = NewRegistry()
+		o.reg = newRegistryWith(legacy.Options{}, o.inject)
 	}
 	var popts []orchestrator.Option
 	if o.presetsDir != "" {
@@ -182,7 +199,8 @@ func Parse(data []byte, name string, opts ...LoadOption) (*Workflow, error) {
 		}
 		return nil, err
 	}
-	return &Workflow{wf: wf, Warnings: warnings, Notes: wf.Notes, Hints: wf.Hints, Digest: digest(data, wf.Sources)}, nil
+	return &Workflow{wf: wf, Warnings: warnings, Notes: wf.Notes, Hints: wf.Hints, Digest: digest(data, wf.Sources),
+		src: data, name: name}, nil
 }
 
 // digest is the SHA-256 of the workflow source; a workflow without
@@ -232,8 +250,9 @@ type runOptions struct {
 }
 
 // WithMemory keeps loop histories (persist_across_runs), memories and checkpoints
-// in store, e.g. a Redis store from memory/redis. The default is one in-memory
-// store shared by every workflow of the process.
+// in store, e.g. a Redis store from memory/redis. The default is an in-memory
+// store of the Workflow's own, shared by its runs and no other workflow's
+// (give [DefaultMemory] to share the process-wide one).
 func WithMemory(store memory.Store) RunOption {
 	return func(o *runOptions) { o.store = store }
 }
@@ -285,7 +304,9 @@ var (
 	defaultMemoryErr  error
 )
 
-// DefaultMemory is the process-wide in-memory store runs use when no store is given.
+// DefaultMemory is a process-wide in-memory store, for runs of several
+// workflows that mean to share one ([WithMemory]); a run given no store uses
+// its Workflow's own.
 func DefaultMemory() (memory.Store, error) {
 	defaultMemoryOnce.Do(func() {
 		defaultMemory, defaultMemoryErr = memory.NewInMemory(memory.Options{})
@@ -299,15 +320,20 @@ var ErrNoCheckpoint = errors.New("no checkpoint for this run")
 // ErrWorkflowChanged: a resume named a run of a different workflow source.
 var ErrWorkflowChanged = errors.New("the workflow changed since the run was checkpointed")
 
-// WithModels answers every LLM call of the run from src instead of the configured
-// providers (the scripted model, a test fake).
+// WithModels answers the run's LLM calls from src instead of the configured
+// providers (the scripted model, a test fake): each agent src has a model for
+// (src.ModelFor(id) returns one) is answered by it; an agent src returns a
+// nil model and no error for keeps its configured provider, so src may
+// replace some agents only; an error fails that agent's call. To give YAML a
+// model of your own by name, use [WithProvider] instead.
 func WithModels(src agents.ModelSource) RunOption {
 	return func(o *runOptions) { o.models = src }
 }
 
-// WithObserver sends every event of the run to fn.
+// WithObserver sends every event of the run to fn. Observers compose: each
+// WithObserver adds one, and every event goes to each in the order given.
 func WithObserver(fn event.Observer) RunOption {
-	return func(o *runOptions) { o.observe = fn }
+	return func(o *runOptions) { o.observe = chain(o.observe, fn) }
 }
 
 // WithRunID names the run (default: a random id).
@@ -381,7 +407,7 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 		o.runID = NewRunID()
 	}
 	if o.store == nil {
-		store, err := DefaultMemory()
+		store, err := w.mem.get()
 		if err != nil {
 			return nil, err
 		}
@@ -390,10 +416,11 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 	if o.human != nil && o.checkpoints {
 		return w.runAnswering(ctx, input, o, opts)
 	}
-	col := &collector{next: o.tracing.observer(ctx, o.observe)}
-	run := &agents.Run{ID: o.runID, Observe: col.observe, Models: o.models, Memory: o.store,
+	next, spanContext := o.tracing.observer(ctx, o.observe)
+	col := &collector{next: next}
+	run := &agents.Run{ID: o.runID, Observe: col.observe, Models: o.models, Memory: o.store, Workflow: w.wf.ID,
 		MaxTotalIterations: w.wf.MaxTotalIterations, Strict: w.wf.Strict,
-		Deltas: o.tracing.deltas, ModelCalls: o.tracing.tp != nil || o.tracing.calls}
+		Deltas: o.tracing.deltas, ModelCalls: o.tracing.tp != nil || o.tracing.calls, SpanContext: spanContext}
 	if col.next == nil {
 		// Only the collector reads the events: the others need not be built.
 		run.Wants = collects

@@ -95,10 +95,19 @@ func TestHistoryAndCheckpointsStoredByMainStillLoad(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, fx.ResumedPrompts, m.prompts)
 	})
-	t.Run("a fresh run loads the history", func(t *testing.T) {
+	t.Run("a fresh run loads the history once it is migrated", func(t *testing.T) {
 		load(t)
 		m := &criticPrompts{}
 		_, err := wf.Run(ctx, "Explain recursion", cogloop.WithMemory(store), cogloop.WithModels(m), cogloop.WithRunID("fixture-3"))
+		require.NoError(t, err)
+		require.Equal(t, "Review Explain recursion: ", m.prompts[0], "histories are kept per workflow: the old one is not read")
+
+		load(t)
+		n, err := memory.MigrateHistory(ctx, store, wf.ID(), "l")
+		require.NoError(t, err)
+		require.Equal(t, 4, n)
+		m = &criticPrompts{}
+		_, err = wf.Run(ctx, "Explain recursion", cogloop.WithMemory(store), cogloop.WithModels(m), cogloop.WithRunID("fixture-3"))
 		require.NoError(t, err)
 		require.Equal(t, fx.FreshPrompts, m.prompts)
 	})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/memory/redis"
 	"github.com/cogloop/cogloop/memory/redis/redistest"
 	"github.com/stretchr/testify/assert"
@@ -73,7 +74,7 @@ func TestRedisOutageBetweenIterations(t *testing.T) {
 				assert.Len(t, loop.Fields["past_loops"], 1, "the unpersisted iteration is not reported as history")
 				srv.Restart()
 			}
-			entries, err := store.History(context.Background(), "l", 0)
+			entries, err := store.History(context.Background(), memory.HistoryID("outage", "l"), 0)
 			require.NoError(t, err)
 			seen := map[int]bool{}
 			for _, e := range entries {

@@ -1,7 +1,6 @@
 package cogloop
 
 import (
-	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -19,11 +18,6 @@ const (
 	StatusFailed = "failed"
 )
 
-// ErrRunFailed: the run finished but failed (its final agent failed, a loop
-// stopped with stop_reason error, or the run was stopped by a fatal error or a
-// cancellation). [Workflow.Run] wraps it together with the first error.
-var ErrRunFailed = errors.New("run failed")
-
 // RunError is one agent failure of a run, also one a loop survived.
 type RunError struct {
 	// Path is where it happened ("improve › iteration 2 › critic").
@@ -32,9 +26,19 @@ type RunError struct {
 	Agent string `json:"agent"`
 	// Message is the error without its path.
 	Message string `json:"message"`
+
+	// err is the failure as a value, when the run saw one (not for errors
+	// read back from a run record).
+	err error
 }
 
 func (e RunError) Error() string { return fault.JoinPath(e.Path) + ": " + e.Message }
+
+// Unwrap returns the failure behind e (the agent's error with its path), so
+// [errors.Is] and [errors.As] reach its sentinels and typed errors
+// ([spend.ErrBudgetExceeded], [agents.ErrEmptyReply], a *retry.CallError,
+// ...); see errors.go. It is nil for errors replayed from a run record.
+func (e RunError) Unwrap() error { return e.err }
 
 // RunWarning is one warning event of a run (a pass without a score, an
 // undefined template name, ...).
@@ -173,7 +177,7 @@ func collects(kind string) bool {
 func (c *collector) observe(e event.Event) {
 	switch {
 	case e.Kind == event.AgentEnd && e.Error != "":
-		c.addError(e.Node, e.Agent, e.Error)
+		c.addError(e.Node, e.Agent, e.Error, e.Err)
 	case e.Kind == event.LoopEnd && (e.Data["stop_reason"] == "error" || e.Data["failed"] == true):
 		c.mu.Lock()
 		c.loopErr = true
@@ -182,7 +186,7 @@ func (c *collector) observe(e event.Event) {
 		if msg == "" {
 			msg = "the loop stopped with stop_reason error"
 		}
-		c.addError(e.Node, e.Agent, msg)
+		c.addError(e.Node, e.Agent, msg, e.Err)
 	case e.Kind == event.Warning:
 		code, _ := e.Data["code"].(string)
 		c.mu.Lock()
@@ -196,7 +200,7 @@ func (c *collector) observe(e event.Event) {
 
 // addError records a failure once per path; the same error reported again by
 // an enclosing step (a fatal error passing up through its loop) is skipped.
-func (c *collector) addError(path, agent, text string) {
+func (c *collector) addError(path, agent, text string, cause error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.seen == nil {
@@ -213,7 +217,7 @@ func (c *collector) addError(path, agent, text string) {
 			agent = last
 		}
 	}
-	c.errors = append(c.errors, RunError{Path: errPath, Agent: agent, Message: msg})
+	c.errors = append(c.errors, RunError{Path: errPath, Agent: agent, Message: msg, err: cause})
 }
 
 // isPathPrefix reports whether p is path or a path below it.

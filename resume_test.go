@@ -307,7 +307,7 @@ func persistedOnFlaky(t *testing.T, failAppend, dieAfter int) (*cogloop.Workflow
 
 func assertHistory(t *testing.T, store memory.Store, scores []string) {
 	t.Helper()
-	hist, err := store.History(context.Background(), "l", 0)
+	hist, err := store.History(context.Background(), memory.HistoryID("persisted", "l"), 0)
 	require.NoError(t, err)
 	var got []string
 	for i, e := range hist {

@@ -2,6 +2,9 @@ package cogloop
 
 import (
 	"context"
+	"net/http"
+
+	"github.com/cogloop/cogloop/agents"
 
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/telemetry"
@@ -46,17 +49,17 @@ func WithModelCalls() RunOption {
 	return func(o *runOptions) { o.tracing.calls = true }
 }
 
-// observer is next, preceded by the span recorder when tracing is on.
-func (t tracingOptions) observer(ctx context.Context, next event.Observer) event.Observer {
+// observer is next, preceded by the span recorder when tracing is on; then
+// spanContext puts an agent's span in the context it runs in, with the
+// trace context its provider calls send (traceparent).
+func (t tracingOptions) observer(ctx context.Context, next event.Observer) (observe event.Observer, spanContext func(context.Context, string) context.Context) {
 	if t.tp == nil {
-		return next
+		return next, nil
 	}
-	spans := telemetry.Observer(ctx, t.tp, telemetry.Options{Content: t.content})
-	if next == nil {
-		return spans
+	spans, inSpan := telemetry.Tracer(ctx, t.tp, telemetry.Options{Content: t.content})
+	spanContext = func(ctx context.Context, node string) context.Context {
+		ctx = inSpan(ctx, node)
+		return agents.WithRequestHeaders(ctx, func(h http.Header) { telemetry.InjectTraceContext(ctx, h) })
 	}
-	return func(e event.Event) {
-		spans(e)
-		next(e)
-	}
+	return chain(spans, next), spanContext
 }

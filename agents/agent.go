@@ -117,6 +117,15 @@ type Run struct {
 	// ModelCalls asks LLM agents to emit an [event.ModelCall] event per model
 	// call (the OpenTelemetry spans are built from them).
 	ModelCalls bool
+	// Workflow is the id of the workflow (its orchestrator id) the run runs:
+	// loops keep their persisted history per workflow under
+	// memory.HistoryID(Workflow, loop id). Empty keys by the loop id alone.
+	Workflow string
+	// SpanContext, when set (tracing), returns ctx carrying the span of the
+	// agent at node, so the agent, its model calls and the caller's own
+	// instrumentation run under it; the step runner calls it after the
+	// agent's agent.start event.
+	SpanContext func(ctx context.Context, node string) context.Context
 
 	locals  sync.Map
 	secrets atomic.Pointer[secrets.Set] // what Scrub replaces; nil: none yet

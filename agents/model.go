@@ -131,7 +131,9 @@ type Reply struct {
 }
 
 // ModelSource picks the model that answers a given agent's calls. It overrides the
-// agent's configured provider for a run (see [Run.Models]).
+// agent's configured provider for a run (see [Run.Models]): an agent it
+// returns a Model for is answered by that model, an agent it returns nil and
+// no error for keeps its configured provider, and an error fails the call.
 type ModelSource interface {
 	ModelFor(agentID string) (Model, error)
 }

@@ -111,6 +111,9 @@ func runStep(ctx context.Context, s Step, in Input) (out Output, fail, stop erro
 	}
 	if observed && in.Run.Wanted(event.AgentStart) {
 		in.Run.Emit(event.Event{Kind: event.AgentStart, Time: start, Node: path, Agent: s.ID, Type: s.Type})
+		if in.Run.SpanContext != nil {
+			ctx = in.Run.SpanContext(ctx, path)
+		}
 	}
 	out, err := safeRun(ctx, s.Agent, in)
 	if err != nil {
@@ -133,7 +136,7 @@ func runStep(ctx context.Context, s Step, in Input) (out Output, fail, stop erro
 		case fault.AsInterrupt(err) != nil:
 			end.Data = map[string]any{"status": fault.AsInterrupt(err).Status}
 		case err != nil:
-			end.Error = err.Error()
+			end.Error, end.Err = err.Error(), err
 		case out.Failed():
 			end.Error = out.Err
 			fallthrough

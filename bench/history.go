@@ -19,6 +19,10 @@ import (
 // historyLoopID is the loop of historyWorkflow.
 const historyLoopID = "improvement_loop"
 
+// historyID is the id the loop's history is kept under: the loop of
+// workflow bench (loopWorkflow's and historyWorkflow's id).
+var historyID = memory.HistoryID("bench", historyLoopID)
+
 // historyWorkflow is loopWorkflow's loop with persist_across_runs, one pass,
 // a history of up to maxPast entries and prompts that do not read it.
 func historyWorkflow(maxPast int) []byte {
@@ -51,18 +55,18 @@ func historyStore(store memory.Store, entries int) error {
 	if err := runLoop(seed, 10, cogloop.WithMemory(store), cogloop.WithModels(newModels(0))); err != nil {
 		return fmt.Errorf("seed the history: %w", err)
 	}
-	written, err := store.History(ctx, historyLoopID, 0)
+	written, err := store.History(ctx, historyID, 0)
 	if err != nil {
 		return err
 	}
 	for i := len(written); i < entries; i++ {
 		e := written[i%len(written)]
 		e.RunID, e.At = fmt.Sprintf("seed-%d", i/len(written)), time.Time{}
-		if err := store.Append(ctx, historyLoopID, e); err != nil {
+		if err := store.Append(ctx, historyID, e); err != nil {
 			return fmt.Errorf("seed the history: %w", err)
 		}
 	}
-	got, err := store.History(ctx, historyLoopID, 0)
+	got, err := store.History(ctx, historyID, 0)
 	if err != nil {
 		return err
 	}
@@ -97,7 +101,7 @@ func historyRun(entries int, onRedis bool) func() (func() (int, error), error) {
 			if store, err = redis.New(ctx, url, redis.Options{Options: opts}); err != nil {
 				return nil, err
 			}
-			if err := store.ClearHistory(ctx, historyLoopID); err != nil {
+			if err := store.ClearHistory(ctx, historyID); err != nil {
 				return nil, err
 			}
 		} else if store, err = memory.NewInMemory(opts); err != nil {

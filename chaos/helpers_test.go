@@ -73,7 +73,7 @@ func checkHistory(t *testing.T, store memory.History, runID string, reported []a
 // entries after the reported ones (see TestKillNineInPass3).
 func checkHistoryBeyond(t *testing.T, store memory.History, runID string, reported []any, beyond int) {
 	t.Helper()
-	hist, err := store.History(context.Background(), "l", 0)
+	hist, err := store.History(context.Background(), memory.HistoryID("chaos", "l"), 0)
 	require.NoError(t, err)
 	var mine []memory.Entry
 	for _, e := range hist {

@@ -356,7 +356,7 @@ func (p *Pattern) find(t *Text, pos int, lc *litCursor, sc *Scan) (h hit, found 
 			return hit{}, false, nil
 		}
 	}
-	now := time.Now()
+	now := sc.now()
 	if !sc.allowAt(now) {
 		return hit{}, false, errBudget
 	}
@@ -369,7 +369,7 @@ func (p *Pattern) find(t *Text, pos int, lc *litCursor, sc *Scan) (h hit, found 
 			if c = lc.next(&p.pre, t, pos); c < 0 {
 				return hit{}, false, nil
 			}
-			now = time.Now()
+			now = sc.now()
 			if now.After(deadline) {
 				return hit{}, false, p.matchError(t, p.timeout())
 			}
@@ -462,7 +462,20 @@ func (p *Pattern) span(m *regexp2.Match) (start, end int, ok bool) {
 // the engine into an error. Its MatchTimeout is clamped to what is left of
 // the call's regex budget ([Pattern.within]).
 func (p *Pattern) run(re *regexp2.Regexp, t *Text, pos int, sc *Scan) (m *regexp2.Match, err error) {
-	re = p.within(re, sc.left(time.Now()))
+	start := sc.now()
+	r := p.within(re, sc.left(start))
+	m, err = p.runOnce(r, t, pos)
+	if err != nil && sc.cpuClock() && errors.Is(err, ErrMatchTimeout) {
+		// regexp2's timeout is wall time: a run it stopped costs the budget
+		// its whole timeout, as on a wall-time budget, however little CPU it
+		// got meanwhile.
+		sc.Budget.charge(r.MatchTimeout - sc.now().Sub(start))
+	}
+	return m, err
+}
+
+// runOnce is one run of re on t from rune pos.
+func (p *Pattern) runOnce(re *regexp2.Regexp, t *Text, pos int) (m *regexp2.Match, err error) {
 	defer func() {
 		if x := recover(); x != nil {
 			m, err = nil, p.matchError(t, fmt.Errorf("regex engine failure: %s", modeltext.Excerpt(fmt.Sprint(x))))

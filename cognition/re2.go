@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
-	"time"
 )
 
 // The RE2 path: an expression that Go's regexp package runs with the same
@@ -222,7 +221,7 @@ func (p *Pattern) gate(t *Text, sc *Scan) (bool, error) {
 			return false, nil
 		}
 	}
-	if !sc.allowAt(time.Now()) {
+	if !sc.allowAt(sc.now()) {
 		return false, errBudget
 	}
 	return true, nil

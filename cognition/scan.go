@@ -381,14 +381,55 @@ type Budget struct {
 	deadline time.Time
 	spent    bool
 	warned   bool
+	// cpu measures the budget in the CPU time of the calling OS thread
+	// ([NewCPUBudget]) instead of wall time.
+	cpu bool
 }
 
-// NewBudget returns a budget of d; d ≤ 0 means [DefaultPassBudget].
+// NewBudget returns a budget of d of wall time; d ≤ 0 means
+// [DefaultPassBudget].
 func NewBudget(d time.Duration) *Budget {
 	if d <= 0 {
 		d = DefaultPassBudget
 	}
 	return &Budget{limit: d}
+}
+
+// NewCPUBudget returns a budget of d (≤ 0: [DefaultPassBudget]) measured in
+// the CPU time the calling OS thread spends, so that the outcome does not
+// depend on how busy the machine is: a goroutine waiting for a CPU spends
+// none of it. Its user must keep to one OS thread while the budget is in use
+// (runtime.LockOSThread), or the time of other goroutines on the thread
+// counts too. A single run's MatchTimeout stays wall time (regexp2 keeps
+// that clock), and a run it stopped costs the budget that whole timeout. On
+// a system whose thread CPU time cannot be read it is a
+// wall-time budget.
+func NewCPUBudget(d time.Duration) *Budget {
+	b := NewBudget(d)
+	_, b.cpu = threadCPU()
+	return b
+}
+
+// threadCPU reads the calling thread's CPU time (tests replace it).
+var threadCPU = osThreadCPU
+
+// charge spends d more of the budget (nothing for d ≤ 0, or before its
+// clock started).
+func (b *Budget) charge(d time.Duration) {
+	if d > 0 && !b.deadline.IsZero() {
+		b.deadline = b.deadline.Add(-d)
+	}
+}
+
+// now is the time on the budget's clock: the thread's CPU time (as a time
+// after the zero time) for a CPU budget, else the wall clock.
+func (b *Budget) now() time.Time {
+	if b != nil && b.cpu {
+		if d, ok := threadCPU(); ok {
+			return time.Unix(0, 0).Add(d)
+		}
+	}
+	return time.Now()
 }
 
 // Spent reports whether the budget ran out.
@@ -414,6 +455,18 @@ func (b *Budget) allowAt(now time.Time) (ok bool, warning string) {
 	}
 	return true, ""
 }
+
+// now is the time on the clock of the call's budget (see [Budget]); the
+// checks below compare times of that clock only.
+func (sc *Scan) now() time.Time {
+	if sc == nil {
+		return time.Now()
+	}
+	return sc.Budget.now()
+}
+
+// cpuClock reports whether the call's budget runs on CPU time.
+func (sc *Scan) cpuClock() bool { return sc != nil && sc.Budget != nil && sc.Budget.cpu }
 
 // allowAt reports whether, at time now, the call's regex budget still allows
 // running the regex engine. A nil scan has no budget.

@@ -70,6 +70,9 @@ type Config struct {
 	// default in-memory store, or Redis), expiring after HistoryTTL (0: never).
 	Persist    bool
 	HistoryTTL time.Duration
+	// HistoryKey names the persisted history to share it on purpose between
+	// workflows (YAML history_key); "" scopes it by the workflow's id.
+	HistoryKey string
 	// StopOnError ends the loop at the first pass with a failed agent;
 	// otherwise MaxFailedPasses failed passes in a row do (default
 	// [DefaultMaxFailedPasses]).
@@ -195,7 +198,7 @@ func NewLoop(cfg Config) (*Node, error) {
 		maxPastLoops: orDefault(cfg.MaxPastLoops, 20), historyBudget: y.historyBudget,
 		timeout: cfg.Timeout, iterTimeout: cfg.IterationTimeout, delay: cfg.Delay,
 		outputAgent: cfg.OutputAgent, scoringCtx: y.scoringCtx,
-		persistent: cfg.Persist, historyTTL: cfg.HistoryTTL,
+		persistent: cfg.Persist, historyTTL: cfg.HistoryTTL, historyKey: cfg.HistoryKey,
 		feedback: cfg.Feedback, inputs: y.inputs, outputs: y.outputs,
 		best: cfg.Return == ReturnBest, lastSuccessful: cfg.Return == ReturnLastSuccessful,
 		stop: y.stop, regexBudget: cfg.RegexBudget, scoreMatters: y.scoreMatters,

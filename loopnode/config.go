@@ -110,6 +110,7 @@ func readConfig(b *agents.Builder, c *load.Config) Config {
 	c.Ignore("prompt", "queue", "fallback_score", "timeout_score")
 	cfg.Persist = c.Bool("persist_across_runs", false)
 	cfg.HistoryTTL = c.Duration("history_ttl", 0)
+	cfg.HistoryKey = readHistoryKey(c, cfg.Persist)
 	if cfg.HistoryTTL > 0 && !cfg.Persist {
 		c.Warnf("history_ttl", "history_ttl has no effect without persist_across_runs: true")
 	}

@@ -19,7 +19,8 @@
 //
 // The score comes from score_extraction_config (cognition's strategies), or
 // from the agents named by score_from, read on score_scale; the regexes of
-// one pass's score and lesson patterns share regex_budget of time. The loop
+// one pass's score and lesson patterns share regex_budget of CPU time (the
+// thread's, not the wall clock's, so load does not change outcomes). The loop
 // stops when the score reaches score_threshold, after max_loops passes, on its
 // timeout, on cancellation, or when an entry of stop_when fires: a list (any
 // of it) or {any: [...]}/{all: [...]} of score, evaluator, stable_output,

@@ -47,6 +47,7 @@ type Node struct {
 	scoringCtx    any
 	persistent    bool
 	historyTTL    time.Duration // history_ttl: expiry of the persisted history; 0 never
+	historyKey    string        // history_key: the persisted history's id, shared on purpose; "" scopes it by workflow
 
 	stop *condition // stop_when; nil means the score threshold alone
 	// sameAnswer: stop_when compares answers (stagnation's repeats), so each

@@ -360,7 +360,7 @@ func (n *Node) loadHistory(ctx context.Context, in agents.Input) ([]map[string]a
 	if in.Run == nil || in.Run.Memory == nil {
 		return nil, nil, nil
 	}
-	entries, err := in.Run.Memory.History(ctx, n.id, n.maxPastLoops)
+	entries, err := in.Run.Memory.History(ctx, n.historyID(in), n.maxPastLoops)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load persisted history of loop %q: %w", n.id, err)
 	}
@@ -381,6 +381,34 @@ func (n *Node) loadHistory(ctx context.Context, in agents.Input) ([]map[string]a
 	return out, raw, nil
 }
 
+// historyID is the id the loop's persisted history is kept under: its
+// history_key, else the workflow's id and the loop's (memory.HistoryID).
+func (n *Node) historyID(in agents.Input) string {
+	if n.historyKey != "" {
+		return n.historyKey
+	}
+	return memory.HistoryID(in.Run.Workflow, n.id)
+}
+
+// historyCommand is the cogloop history command line that names the loop's
+// persisted history.
+func (n *Node) historyCommand(in agents.Input) string {
+	if n.historyKey != "" || in.Run.Workflow == "" {
+		return "cogloop history --key " + shellWord(n.historyID(in))
+	}
+	return "cogloop history --workflow " + shellWord(in.Run.Workflow) + " --loop " + shellWord(n.id)
+}
+
+// shellWord quotes s for a shell when it needs it.
+func shellWord(s string) string {
+	for _, c := range s {
+		if !(c == '-' || c == '_' || c == '.' || c == '/' || c == ':' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
+}
+
 // appendHistory writes one iteration's entry to the loop's persisted history;
 // a resumed run's redo of the iteration replaces the entry of the attempt it
 // discards.
@@ -393,7 +421,7 @@ func (n *Node) appendHistory(ctx context.Context, in agents.Input, loop int, ent
 		return fmt.Errorf("encode past_loops entry: %w", err)
 	}
 	e := memory.Entry{RunID: in.Run.ID, LoopPath: checkpointKey(in, n.id), Iteration: loop, Data: data, TTL: n.historyTTL}
-	if err := in.Run.Memory.Append(ctx, n.id, e); err != nil {
+	if err := in.Run.Memory.Append(ctx, n.historyID(in), e); err != nil {
 		return fmt.Errorf("iteration %d was not persisted: %w", loop, err)
 	}
 	return nil
@@ -428,8 +456,8 @@ func (n *Node) orkaHistory(ctx context.Context, in agents.Input, oh memory.OrKaH
 	for i, r := range raw {
 		out[i], _ = plainjson.Object(r) // ParseOrKaPastLoops checked each is an object
 	}
-	if err := warn(fmt.Sprintf("loop %q has no cogloop history: read %d past_loops entries from OrKa's key %s (run 'cogloop history --loop %s --import-orka' to copy them into cogloop's history for good)",
-		n.id, len(out), key, n.id), "orka_history_read"); err != nil {
+	if err := warn(fmt.Sprintf("loop %q has no cogloop history: read %d past_loops entries from OrKa's key %s (run '%s' to copy them into cogloop's history for good)",
+		n.id, len(out), key, n.historyCommand(in)+" --import-orka"), "orka_history_read"); err != nil {
 		return nil, nil, err
 	}
 	return out, raw, nil

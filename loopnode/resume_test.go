@@ -132,9 +132,9 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 			assert.Equal(t, comparableOutput(t, want), comparableOutput(t, got))
 			assert.Equal(t, plainModels.calls, models.calls, "no completed pass calls the model again (cancel in pass %d)", k)
 
-			hist, err := store.History(context.Background(), "l", 0)
+			hist, err := store.History(context.Background(), memory.HistoryID("resume", "l"), 0)
 			require.NoError(t, err)
-			wantHist, err := plainStore.History(context.Background(), "l", 0)
+			wantHist, err := plainStore.History(context.Background(), memory.HistoryID("resume", "l"), 0)
 			require.NoError(t, err)
 			require.Len(t, hist, len(wantHist))
 			for i := range hist {
@@ -165,7 +165,7 @@ func TestHistoryTTL(t *testing.T) {
 	}
 	now = now.Add(time.Hour)
 	for loop, left := range map[string]int{"expiring": 0, "lasting": 2} {
-		hist, err := store.History(context.Background(), loop, 0)
+		hist, err := store.History(context.Background(), memory.HistoryID("p", loop), 0)
 		require.NoError(t, err)
 		assert.Len(t, hist, left, loop)
 	}

@@ -3,6 +3,7 @@ package loopnode
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/cogloop/cogloop/agents"
@@ -21,10 +22,14 @@ const (
 )
 
 // judge reads the pass's score and lessons; all their regexes share one budget
-// of regex_budget. The warnings name the source and pattern; no score and a
-// rescaled bare number are warnings too.
+// of regex_budget, measured in the CPU time of the goroutine's thread (it
+// keeps to one thread meanwhile), so how busy the machine is does not change
+// what is found. The warnings name the source and pattern; no score, a
+// rescaled bare number and a spent budget are warnings too.
 func (n *Node) judge(ctx context.Context, results []cognition.Result) (scorer.Score, cognition.Extraction, []cognition.Warning) {
-	b := cognition.NewBudget(n.regexBudget)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	b := cognition.NewCPUBudget(n.regexBudget)
 	sc := n.scorer.ScoreWithin(ctx, results, nil, b)
 	lessons := n.extractor.ExtractWithin(results, b)
 	warns := append(append([]cognition.Warning(nil), sc.Warnings...), lessons.Warnings...)

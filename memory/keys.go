@@ -94,6 +94,20 @@ func (k Keyspace) LoopKeys(loopID string) ([]string, error) {
 	return []string{entries, ids}, nil
 }
 
+// HistoryID is the id a loop's persisted history is kept under
+// (persist_across_runs): the workflow (orchestrator) id, escaped as keys
+// escape ids, a '/', and the loop id, so two workflows whose loops share an
+// id never share a history. The escaped workflow id holds no '/', so two
+// different (workflow, loop) pairs never share an id. An empty workflow
+// gives the loop id alone: the id histories had before they were scoped by
+// workflow (and the id a loop's history_key names verbatim).
+func HistoryID(workflow, loop string) string {
+	if workflow == "" {
+		return loop
+	}
+	return escapeID(workflow) + "/" + loop
+}
+
 // MemoryKeys returns the keys of a memory namespace: memories, created,
 // expires.
 func (k Keyspace) MemoryKeys(namespace string) ([]string, error) {

@@ -89,11 +89,9 @@ func LoadOptions(opts ...cogloop.LoadOption) Option {
 	return func(o *submitOptions) { o.load = append(o.load, opts...) }
 }
 
-// Enqueue checks the workflow (a workflow with problems is not submitted:
-// the error lists them with file:line:col) and submits one run of it on
-// input (text, or any JSON value). It returns the run id. A run id that was
-// submitted already, in any queue, gives an error wrapping [ErrDuplicate].
-func Enqueue(ctx context.Context, c *Client, wf Workflow, input any, opts ...Option) (string, error) {
+// newSubmitOptions applies opts to the defaults, with a fresh run id when
+// none is given.
+func newSubmitOptions(opts []Option) submitOptions {
 	o := submitOptions{queue: DefaultQueue, maxRetry: DefaultMaxRetry, retention: DefaultRetention, timeout: DefaultTimeout}
 	for _, fn := range opts {
 		fn(&o)
@@ -101,6 +99,15 @@ func Enqueue(ctx context.Context, c *Client, wf Workflow, input any, opts ...Opt
 	if o.runID == "" {
 		o.runID = cogloop.NewRunID()
 	}
+	return o
+}
+
+// Enqueue checks the workflow (a workflow with problems is not submitted:
+// the error lists them with file:line:col) and submits one run of it on
+// input (text, or any JSON value). It returns the run id. A run id that was
+// submitted already, in any queue, gives an error wrapping [ErrDuplicate].
+func Enqueue(ctx context.Context, c *Client, wf Workflow, input any, opts ...Option) (string, error) {
+	o := newSubmitOptions(opts)
 	if err := checkRunID(o.runID); err != nil {
 		return "", err
 	}
@@ -111,6 +118,30 @@ func Enqueue(ctx context.Context, c *Client, wf Workflow, input any, opts ...Opt
 	if err != nil {
 		return "", err
 	}
+	return submit(ctx, c, wf, loaded, input, o)
+}
+
+// EnqueueWorkflow submits one run of wf, a workflow loaded with
+// cogloop.Load or cogloop.Parse: its YAML travels in the task payload (as
+// with [Source]) and a worker loads it again. Give the worker the same load
+// options (its registry, providers, HTTP client): they are not part of the
+// YAML. A workflow not built from YAML cannot be queued: a worker could not
+// build it. Options are [Enqueue]'s ([LoadOptions] and [Strict] aside, which
+// were the caller's to give when loading wf).
+func EnqueueWorkflow(ctx context.Context, c *Client, wf *cogloop.Workflow, input any, opts ...Option) (string, error) {
+	name, data, ok := wf.Source()
+	if !ok {
+		return "", fmt.Errorf("workflow %q was not built from YAML: a worker could not build it; queue a workflow file (queue.Source, queue.File)", wf.ID())
+	}
+	o := newSubmitOptions(opts)
+	if err := checkRunID(o.runID); err != nil {
+		return "", err
+	}
+	return submit(ctx, c, Source(name, data), wf, input, o)
+}
+
+// submit enqueues a run of wf (loaded as loaded) with options o.
+func submit(ctx context.Context, c *Client, wf Workflow, loaded *cogloop.Workflow, input any, o submitOptions) (string, error) {
 	if !wf.shared {
 		if p, ok := plainKey(loaded); ok {
 			return "", fmt.Errorf("%s: the workflow has an API key written in it, and its bytes would be stored in Redis; use api_key_env or the environment, or submit it as a shared file (--shared) so only its path is stored", p.Pos)

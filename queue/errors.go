@@ -14,6 +14,10 @@ var (
 	// ErrNotFound: no queue holds a run with this id (never submitted, or
 	// its retention time passed).
 	ErrNotFound = errors.New("no such run in the queues")
+
+	// ErrNoResult: the run has no result (yet): it is queued, running or
+	// retrying, or it ended without one (archived before it could run).
+	ErrNoResult = errors.New("the run has no result")
 )
 
 // permanentError is a failure repetition cannot fix: asynq archives the

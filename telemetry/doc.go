@@ -1,6 +1,6 @@
 // Package telemetry turns a cogloop run's event stream into OpenTelemetry
-// spans, and sets up the OTLP exporter the CLI uses. It is the only package
-// that imports OpenTelemetry.
+// spans, through the OpenTelemetry API only; with telemetry/otlp (the OTLP
+// exporter) it is the only code that imports OpenTelemetry.
 //
 // # Spans
 //
@@ -24,12 +24,9 @@
 //
 // # Exporter
 //
-// [FromEnv] reads the standard OTEL_* variables: tracing is on when
-// OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set, or
-// OTEL_TRACES_EXPORTER is otlp (OTEL_TRACES_EXPORTER=none and OTEL_SDK_DISABLED
-// turn it off). Spans go over OTLP HTTP/protobuf (the SDK's otlptracehttp
-// exporter, which reads the endpoint, headers, timeout and compression
-// variables itself) through a batching processor; [Tracing.Shutdown] flushes.
+// The OTLP exporter lives in package telemetry/otlp, which only the CLI (and
+// programs that want it) import: this package needs the OpenTelemetry API
+// alone, so embedding cogloop does not link the SDK, protobuf or gRPC types.
 //
 // # Concurrency
 //

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/fault"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/cogloop/cogloop/internal/values"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -65,8 +67,33 @@ type Options struct {
 // Observer returns an event observer that records one run as spans of tp,
 // under the span in ctx if there is one.
 func Observer(ctx context.Context, tp TracerProvider, o Options) event.Observer {
+	observe, _ := Tracer(ctx, tp, o)
+	return observe
+}
+
+// Tracer is [Observer] that also returns spanContext: given a context and
+// an agent's node path, it returns the context carrying the agent's open
+// span (ctx itself when there is none), for the agent to run in, so that
+// its model calls and the caller's own spans nest under it.
+func Tracer(ctx context.Context, tp TracerProvider, o Options) (observe event.Observer, spanContext func(ctx context.Context, node string) context.Context) {
 	t := &tracer{ctx: ctx, tr: tp.Tracer(ScopeName), o: o, open: map[string][]*span{}}
-	return t.observe
+	return t.observe, t.spanContext
+}
+
+func (t *tracer) spanContext(ctx context.Context, node string) context.Context {
+	t.mu.Lock()
+	s := t.top(node)
+	t.mu.Unlock()
+	if s == nil {
+		return ctx
+	}
+	return trace.ContextWithSpan(ctx, s.Span)
+}
+
+// InjectTraceContext sets the W3C trace context headers (traceparent,
+// tracestate) of the span in ctx on h; nothing without a valid span.
+func InjectTraceContext(ctx context.Context, h http.Header) {
+	propagation.TraceContext{}.Inject(ctx, propagation.HeaderCarrier(h))
 }
 
 type span struct {

@@ -41,6 +41,9 @@ type Command struct {
 	// variable is set unless InheritEnv.
 	Env        []string
 	InheritEnv bool
+	// LookupEnv reads the variables Env names; nil means os.LookupEnv.
+	// (InheritEnv passes the process's whole environment regardless.)
+	LookupEnv func(string) (string, bool)
 	// Timeout bounds the run; at the timeout the whole process group is killed.
 	Timeout time.Duration
 	// MaxOutput caps stdout and stderr each; the rest is dropped with a note.
@@ -50,8 +53,8 @@ type Command struct {
 
 var _ agents.Agent = (*Command)(nil)
 
-func commandFactory(b *agents.Builder, c *load.Config) (agents.Agent, error) {
-	a := &Command{ID: c.String("id", "")}
+func (o Options) commandFactory(b *agents.Builder, c *load.Config) (agents.Agent, error) {
+	a := &Command{ID: c.String("id", ""), LookupEnv: o.LookupEnv}
 	n := c.Node("command")
 	switch {
 	case c.Recording():
@@ -158,9 +161,13 @@ func (a *Command) environ() []string {
 	if a.InheritEnv {
 		return os.Environ()
 	}
+	lookup := a.LookupEnv
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
 	env := []string{}
 	for _, name := range a.Env {
-		if v, ok := os.LookupEnv(name); ok {
+		if v, ok := lookup(name); ok {
 			env = append(env, name+"="+v)
 		}
 	}

@@ -7,10 +7,20 @@ import (
 	"github.com/cogloop/cogloop/agents/load"
 )
 
+// Options are the act types' dependencies.
+type Options struct {
+	// LookupEnv reads the variables a command tool's env: names; nil means
+	// os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+}
+
 // Register adds the http, command, read_file and write_file agent types to r.
-func Register(r *agents.Registry) {
+func Register(r *agents.Registry) { RegisterWith(r, Options{}) }
+
+// RegisterWith is [Register] with explicit dependencies.
+func RegisterWith(r *agents.Registry, o Options) {
 	r.MustRegister("http", httpFactory)
-	r.MustRegister("command", commandFactory)
+	r.MustRegister("command", o.commandFactory)
 	r.MustRegister("read_file", readFileFactory)
 	r.MustRegister("write_file", writeFileFactory)
 }

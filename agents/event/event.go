@@ -69,6 +69,12 @@ type Event struct {
 	Message  string         `json:"message,omitempty"`
 	Attempt  int            `json:"attempt,omitempty"`
 	Data     map[string]any `json:"data,omitempty"`
+
+	// Err is the error behind Error as a value, for observers in the same
+	// process (a run's RunError unwraps to it, so errors.Is and errors.As
+	// reach sentinels such as spend.ErrBudgetExceeded). It is never
+	// serialised: records and traces keep the Error text.
+	Err error `json:"-"`
 }
 
 // Observer receives events. It is called synchronously from the goroutine that

@@ -141,10 +141,15 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 		model, isOwn = a.perRun.model(in.Run), false
 	}
 	if a.UseRunModels && in.Run != nil && in.Run.Models != nil {
-		if model, err = in.Run.Models.ModelFor(a.ID); err != nil {
+		// A source that has no model for this agent (nil, nil) leaves it
+		// on its configured provider.
+		m, err := in.Run.Models.ModelFor(a.ID)
+		if err != nil {
 			return out, err
 		}
-		isOwn = false
+		if m != nil {
+			model, isOwn = m, false
+		}
 	}
 	if model == nil {
 		return out, errors.New("agent has no model")

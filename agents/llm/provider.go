@@ -658,6 +658,14 @@ func recording(c *http.Client) *http.Client {
 }
 
 func (r recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	// The trace context of the calling agent's span (traceparent), when
+	// the run is traced; a RoundTripper must not change the caller's request.
+	if h := make(http.Header); agents.AddRequestHeaders(req.Context(), h) {
+		req = req.Clone(req.Context())
+		for k, v := range h {
+			req.Header[k] = v
+		}
+	}
 	resp, err := r.base.RoundTrip(req)
 	if ex, ok := req.Context().Value(exchangeKey{}).(*exchange); ok {
 		ex.mu.Lock()

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -42,6 +43,27 @@ type Options struct {
 	// Logger receives a debug record per retry (errors scrubbed of keys); nil
 	// means slog.Default() at call time.
 	Logger *slog.Logger
+	// Providers are models written in Go that a workflow names with
+	// provider: NAME on any LLM agent type; the agent's model key reaches
+	// them as [agents.Request].Model. A name of a built-in provider is
+	// refused ([CheckProviders]).
+	Providers map[string]agents.Model
+}
+
+// CheckProviders reports a Go provider named like a built-in one (openai,
+// ollama, ...) or with an empty name or a nil model.
+func CheckProviders(ps map[string]agents.Model) error {
+	for name, m := range ps {
+		switch _, err := ParseProvider(name); {
+		case strings.TrimSpace(name) == "":
+			return errors.New("a Go provider has an empty name")
+		case err == nil:
+			return fmt.Errorf("the Go provider %q has the name of a built-in provider: choose another name", name)
+		case m == nil:
+			return fmt.Errorf("the Go provider %q is nil", name)
+		}
+	}
+	return nil
 }
 
 // WithDefaults fills what o leaves empty: os.Getenv and one
@@ -200,7 +222,10 @@ func (o Options) readModel(c *load.Config, a *Agent, t typeSpec) {
 	}
 
 	var prov Provider
-	if pc := from("provider"); pc.Has("provider") {
+	goModel := o.Providers[strings.TrimSpace(from("provider").String("provider", ""))]
+	if pc := from("provider"); goModel != nil {
+		pc.Accept("provider")
+	} else if pc.Has("provider") {
 		p, err := ParseProvider(pc.String("provider", ""))
 		switch {
 		case err != nil:
@@ -270,6 +295,10 @@ func (o Options) readModel(c *load.Config, a *Agent, t typeSpec) {
 		params.DoneLenient("(OrKa passes params on to the model call and drops the ones it does not know)")
 	}
 
+	if goModel != nil {
+		a.Model = goModel
+		return
+	}
 	if prov == "" {
 		return
 	}

@@ -76,7 +76,9 @@ func TestWriteThenReadInOneRun(t *testing.T) {
 	assert.True(t, strings.HasSuffix(a.Prompt, "'num_results': 1, 'query': 'What is the capital of France?', 'search_type': 'keyword'} | first: The capital of France is Paris. | n=1"), a.Prompt)
 }
 
-func TestTwoRunsShareTheDefaultStore(t *testing.T) {
+// Two workflows share memories through a store given to both (DefaultMemory,
+// or Redis); each workflow's own default store is its alone.
+func TestTwoWorkflowsShareAGivenStore(t *testing.T) {
 	ns := uniqueNS(t)
 	writer, err := cogloop.Parse([]byte(fmt.Sprintf(`
 orchestrator: {id: w, agents: [remember]}
@@ -98,15 +100,24 @@ agents:
 	require.NoError(t, err)
 	require.Empty(t, reader.Warnings)
 
-	res, err := reader.Run(context.Background(), "penguins")
+	shared, err := cogloop.DefaultMemory()
+	require.NoError(t, err)
+	res, err := reader.Run(context.Background(), "penguins", cogloop.WithMemory(shared))
 	require.NoError(t, err)
 	assert.Equal(t, 0, agenttest.Output(t, res.Outputs, "recall").Fields["num_results"], "nothing written yet")
 
-	res, err = writer.Run(context.Background(), "Penguins cannot fly but swim well")
+	res, err = writer.Run(context.Background(), "Penguins cannot fly but swim well", cogloop.WithMemory(shared))
 	require.NoError(t, err)
 	require.Empty(t, res.Failed())
+	_, err = writer.Run(context.Background(), "Penguins cannot fly but swim well")
+	require.NoError(t, err)
 
 	res, err = reader.Run(context.Background(), "Can penguins swim?")
+	require.NoError(t, err)
+	assert.Equal(t, 0, agenttest.Output(t, res.Outputs, "recall").Fields["num_results"],
+		"without WithMemory each workflow has its own store: the writer's own default store is not the reader's")
+
+	res, err = reader.Run(context.Background(), "Can penguins swim?", cogloop.WithMemory(shared))
 	require.NoError(t, err)
 	require.Empty(t, res.Failed())
 	r := agenttest.Output(t, res.Outputs, "recall")

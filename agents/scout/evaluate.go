@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,7 +37,7 @@ var evalTemplate = sync.OnceValues(func() (*prompt.Template, error) {
 // readEvaluator reads the model keys of params (OrKa's provider, model_url,
 // evaluation_model_name); without provider and model name only the run's
 // models (--script) can answer.
-func readEvaluator(id string, pc *load.Config) *evaluator {
+func readEvaluator(id string, pc *load.Config, o Options) *evaluator {
 	t, err := evalTemplate()
 	if err != nil {
 		pc.Errorf("", "graph-scout evaluation template: %v", err)
@@ -61,7 +60,7 @@ func readEvaluator(id string, pc *load.Config) *evaluator {
 		pc.Errorf("provider", "%v", err)
 		return e
 	}
-	m, err := llm.NewModel(llm.Config{Provider: p, Model: name, URL: url, Getenv: os.Getenv, HTTPClient: llm.DefaultHTTPClient()})
+	m, err := llm.NewModel(llm.Config{Provider: p, Model: name, URL: url, Getenv: o.Getenv, HTTPClient: o.HTTPClient})
 	if err != nil {
 		pc.Errorf("model_url", "%v", err)
 		return e

@@ -91,8 +91,13 @@ var (
 	memoryTypes      = set([]string{"memory", "memory-reader", "memory-writer"})
 )
 
-// NewGraphScout builds a graph-scout from its definition.
+// NewGraphScout builds a graph-scout from its definition, with the process
+// environment and the shared HTTP client ([Options] zero value).
 func NewGraphScout(b *agents.Builder, c *load.Config) (agents.Agent, error) {
+	return Options{}.newGraphScout(b, c)
+}
+
+func (o Options) newGraphScout(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	g := &GraphScout{id: c.String("id", ""), p: params{
 		kBeam: DefaultKBeam, maxDepth: DefaultMaxDepth, commitMargin: DefaultCommitMargin, maxCandidates: DefaultMaxCandidates,
 		requireTerminal: true, weights: DefaultWeights(), tokenBudget: DefaultTokenBudget, latencyBudget: DefaultLatencyBudget,
@@ -107,7 +112,7 @@ func NewGraphScout(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	c.IgnoreBecause("at the top level: OrKa reads graph-scout settings only under params:, so move it there", scoutParamKeys...)
 	g.prompt = b.Template(c, "prompt")
 	if pc := c.Map("params"); pc != nil {
-		g.readParams(pc)
+		g.readParams(pc, o)
 	}
 	for i, a := range b.Visible() {
 		if n := candidateNode(g.id, a, i); n != nil {
@@ -120,7 +125,7 @@ func NewGraphScout(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	return g, nil
 }
 
-func (g *GraphScout) readParams(pc *load.Config) {
+func (g *GraphScout) readParams(pc *load.Config, o Options) {
 	defer pc.Done()
 	g.p.kBeam = pc.Int("k_beam", g.p.kBeam, 1, 100)
 	g.p.maxDepth = pc.Int("max_depth", g.p.maxDepth, 1, 10)
@@ -145,7 +150,7 @@ func (g *GraphScout) readParams(pc *load.Config) {
 		}
 	}
 	if pc.Bool("llm_evaluation_enabled", false) {
-		g.eval = readEvaluator(g.id, pc)
+		g.eval = readEvaluator(g.id, pc, o)
 	}
 	pc.IgnoreUnread("", orkaScoutKeys...)
 }

@@ -1,6 +1,10 @@
 package scout
 
-import "github.com/cogloop/cogloop/agents"
+import (
+	"net/http"
+
+	"github.com/cogloop/cogloop/agents"
+)
 
 // Type names under which [Register] adds the agents.
 const (
@@ -8,9 +12,21 @@ const (
 	TypePathExecutor = "path_executor"
 )
 
+// Options are the dependencies of graph-scout's model (its
+// llm_evaluation_enabled evaluator), the same an LLM agent's are.
+type Options struct {
+	// Getenv reads API keys and OPENAI_BASE_URL; nil means os.Getenv.
+	Getenv func(string) string
+	// HTTPClient makes the model calls; nil means llm.DefaultHTTPClient().
+	HTTPClient *http.Client
+}
+
 // Register adds graph-scout and path_executor to r.
-func Register(r *agents.Registry) {
-	r.MustRegister(TypeGraphScout, NewGraphScout)
+func Register(r *agents.Registry) { RegisterWith(r, Options{}) }
+
+// RegisterWith is [Register] with explicit dependencies.
+func RegisterWith(r *agents.Registry, o Options) {
+	r.MustRegister(TypeGraphScout, o.newGraphScout)
 	r.MustRegister(TypePathExecutor, NewPathExecutor)
 }
 

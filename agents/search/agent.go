@@ -61,11 +61,14 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 		max = DefaultMaxResults
 	}
 	var search func(ctx context.Context) ([]Result, error)
+	var model agents.Model
 	if in.Run != nil && in.Run.Models != nil {
-		model, err := in.Run.Models.ModelFor(a.ID)
-		if err != nil {
+		// A source with no model for this agent (nil, nil) leaves it on DuckDuckGo.
+		if model, err = in.Run.Models.ModelFor(a.ID); err != nil {
 			return out, err
 		}
+	}
+	if model != nil {
 		search = func(ctx context.Context) ([]Result, error) {
 			rep, err := model.Generate(ctx, agents.Request{Agent: a.ID, Prompt: query})
 			if err != nil {

@@ -132,19 +132,30 @@ flags:
                     check the server tools the agents name; without it
                     validate stays offline
 `,
-	"history": `usage: cogloop history --loop ID [flags]
+	"history": `usage: cogloop history --workflow ID --loop ID [flags]
+       cogloop history --key KEY [flags]
+       cogloop history --migrate --workflow ID --loop ID [flags]
 
-Prints a loop's persisted past_loops (persist_across_runs).
+Prints a loop's persisted past_loops (persist_across_runs). A loop's history
+is kept per workflow: --workflow is the orchestrator id, --loop the loop id. A
+loop with history_key: KEY keeps it under KEY instead (--key KEY).
 
 flags:
-  --loop ID         the loop id (required)
+  --workflow ID     the workflow (orchestrator) id
+  --loop ID         the loop id
+  --key KEY         the history_key of the loop; histories written before
+                    histories were kept per workflow are at --key LOOP_ID
   --redis URL       the store (default $REDIS_URL)
   --namespace N     key namespace (default "default")
   --limit N         the last N entries only
   --json            print the entries as JSON
   --clear --yes     delete the loop's history
-  --import-orka     copy OrKa's history of the loop (key past_loops:ID in the
-                    same Redis) into cogloop's, for good
+  --migrate         copy the loop's history from before histories were kept
+                    per workflow (--key LOOP_ID) into the workflow's; entries
+                    already there are not doubled; the old history stays for
+                    other workflows to migrate (then: --key LOOP_ID --clear --yes)
+  --import-orka     copy OrKa's history of the loop (key past_loops:LOOP_ID in
+                    the same Redis) into cogloop's, for good
 `,
 	"presets": `usage: cogloop presets [NAME] [flags]
 

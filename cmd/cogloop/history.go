@@ -15,31 +15,36 @@ import (
 	"github.com/cogloop/cogloop/memory"
 )
 
-// cmdHistory prints (or clears) a loop's persisted past_loops.
+// cmdHistory prints (or clears, migrates, imports) a loop's persisted past_loops.
 func cmdHistory(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var sf storeFlags
-	var loopID string
-	var asJSON, clear, yes, importOrKa bool
+	var hf historyFlags
+	var asJSON, clear, yes, importOrKa, migrate bool
 	var limit int
 	fs := newFlagSet("history", stderr)
 	fs.StringVar(&sf.redisURL, "redis", "", "")
 	fs.StringVar(&sf.namespace, "namespace", "", "")
-	fs.StringVar(&loopID, "loop", "", "")
+	fs.StringVar(&hf.loop, "loop", "", "")
+	fs.StringVar(&hf.workflow, "workflow", "", "")
+	fs.StringVar(&hf.key, "key", "", "")
 	fs.BoolVar(&asJSON, "json", false, "")
 	fs.BoolVar(&clear, "clear", false, "")
 	fs.BoolVar(&yes, "yes", false, "")
 	fs.BoolVar(&importOrKa, "import-orka", false, "")
+	fs.BoolVar(&migrate, "migrate", false, "")
 	fs.IntVar(&limit, "limit", 0, "")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return usageError(stderr, "history", err)
 	}
-	switch {
-	case len(pos) > 0:
+	if len(pos) > 0 {
 		return usageError(stderr, "history", fmt.Errorf("history takes no arguments, got %q", pos[0]))
-	case loopID == "":
-		return usageError(stderr, "history", errors.New("history needs --loop ID"))
-	case sf.url() == "":
+	}
+	loopID, err := hf.id(migrate, importOrKa)
+	if err != nil {
+		return usageError(stderr, "history", err)
+	}
+	if sf.url() == "" {
 		return usageError(stderr, "history", fmt.Errorf("history %w", errNeedsRedis))
 	}
 	store, err := sf.open(ctx, stderr)
@@ -49,8 +54,11 @@ func cmdHistory(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
 
+	if migrate {
+		return migrateHistory(ctx, store, hf, stdout, stderr)
+	}
 	if importOrKa {
-		return importOrKaHistory(ctx, store, loopID, stdout, stderr)
+		return importOrKaHistory(ctx, store, hf.loop, loopID, stdout, stderr)
 	}
 	if clear {
 		if !yes {
@@ -132,25 +140,25 @@ func printHistoryTable(w io.Writer, rows []map[string]any) {
 // orkaImportRun is the run id of entries copied from OrKa's history.
 const orkaImportRun = "orka-import"
 
-// importOrKaHistory copies OrKa's history of loopID (its key
-// past_loops:<loop id> in the same Redis) into cogloop's, one entry per
-// element, as iterations 1..n of run orka-import: importing again rewrites
-// the same entries. A loop that already has history of its own is left
-// alone.
-func importOrKaHistory(ctx context.Context, store memory.Store, loopID string, stdout, stderr io.Writer) int {
+// importOrKaHistory copies OrKa's history of loop (its key
+// past_loops:<loop id> in the same Redis) into cogloop's history id, one
+// entry per element, as iterations 1..n of run orka-import: importing again
+// rewrites the same entries. A loop that already has history of its own is
+// left alone.
+func importOrKaHistory(ctx context.Context, store memory.Store, loop, id string, stdout, stderr io.Writer) int {
 	oh, ok := store.(memory.OrKaHistory)
 	if !ok {
 		fmt.Fprintln(stderr, "cogloop: this store cannot read OrKa's history (it lives in Redis: use --redis)")
 		return exitUsage
 	}
-	key := memory.OrKaPastLoopsKey(loopID)
-	data, found, err := oh.OrKaPastLoops(ctx, loopID)
+	key := memory.OrKaPastLoopsKey(loop)
+	data, found, err := oh.OrKaPastLoops(ctx, loop)
 	if err != nil {
 		fmt.Fprintf(stderr, "cogloop: %v\n", err)
 		return exitFailure
 	}
 	if !found {
-		fmt.Fprintf(stderr, "cogloop: there is no OrKa history of loop %q (key %s does not exist)\n", loopID, key)
+		fmt.Fprintf(stderr, "cogloop: there is no OrKa history of loop %q (key %s does not exist)\n", loop, key)
 		return exitFailure
 	}
 	raw, err := memory.ParseOrKaPastLoops(data)
@@ -158,23 +166,23 @@ func importOrKaHistory(ctx context.Context, store memory.Store, loopID string, s
 		fmt.Fprintf(stderr, "cogloop: key %s: %v\n", key, err)
 		return exitFailure
 	}
-	have, err := store.History(ctx, loopID, 0)
+	have, err := store.History(ctx, id, 0)
 	if err != nil {
 		fmt.Fprintf(stderr, "cogloop: %v\n", err)
 		return exitFailure
 	}
 	for _, e := range have {
 		if e.RunID != orkaImportRun {
-			fmt.Fprintf(stderr, "cogloop: loop %q already has cogloop history (run %q); import OrKa's only into an empty history (clear it first with --clear --yes)\n", loopID, e.RunID)
+			fmt.Fprintf(stderr, "cogloop: loop %q already has cogloop history (run %q); import OrKa's only into an empty history (clear it first with --clear --yes)\n", loop, e.RunID)
 			return exitFailure
 		}
 	}
 	for i, r := range raw {
-		if err := store.Append(ctx, loopID, memory.Entry{RunID: orkaImportRun, Iteration: i + 1, Data: r}); err != nil {
+		if err := store.Append(ctx, id, memory.Entry{RunID: orkaImportRun, Iteration: i + 1, Data: r}); err != nil {
 			fmt.Fprintf(stderr, "cogloop: %v\n", err)
 			return exitFailure
 		}
 	}
-	fmt.Fprintf(stdout, "imported %d past_loops entries of loop %q from OrKa's key %s\n", len(raw), loopID, key)
+	fmt.Fprintf(stdout, "imported %d past_loops entries of loop %q from OrKa's key %s\n", len(raw), loop, key)
 	return exitOK
 }

@@ -66,23 +66,23 @@ func TestPersistAcrossRuns(t *testing.T) {
 		first := loop["result"].(map[string]any)["worker"].(map[string]any)["formatted_prompt"]
 		assert.Equal(t, fmt.Sprintf("pass 3 knows %d", min(3*(run-1)+2, 20)), first, "run %d", run)
 	}
-	code, out, errs := runCLI(t, "history", "--redis", srv.URL(), "--loop", "learner", "--json")
+	code, out, errs := runCLI(t, "history", "--redis", srv.URL(), "--workflow", "learn", "--loop", "learner", "--json")
 	require.Equal(t, 0, code, errs)
 	var rows []map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &rows))
 	assert.Len(t, rows, 24, "the store keeps more than a run loads")
 
-	code, out, _ = runCLI(t, "history", "--redis", srv.URL(), "--loop", "learner")
+	code, out, _ = runCLI(t, "history", "--redis", srv.URL(), "--workflow", "learn", "--loop", "learner")
 	require.Equal(t, 0, code)
 	assert.Contains(t, out, "RUN")
 	assert.Contains(t, out, "LOOP_NUMBER")
 
-	code, _, errs = runCLI(t, "history", "--redis", srv.URL(), "--loop", "learner", "--clear")
+	code, _, errs = runCLI(t, "history", "--redis", srv.URL(), "--workflow", "learn", "--loop", "learner", "--clear")
 	assert.Equal(t, 2, code, "clear asks for --yes")
 	assert.Contains(t, errs, "--yes")
-	code, _, _ = runCLI(t, "history", "--redis", srv.URL(), "--loop", "learner", "--clear", "--yes")
+	code, _, _ = runCLI(t, "history", "--redis", srv.URL(), "--workflow", "learn", "--loop", "learner", "--clear", "--yes")
 	require.Equal(t, 0, code)
-	code, out, _ = runCLI(t, "history", "--redis", srv.URL(), "--loop", "learner")
+	code, out, _ = runCLI(t, "history", "--redis", srv.URL(), "--workflow", "learn", "--loop", "learner")
 	require.Equal(t, 0, code)
 	assert.Contains(t, out, "no persisted history")
 }
@@ -186,7 +186,7 @@ func TestKillAndResume(t *testing.T) {
 	assert.Equal(t, "pass 5 after 4", loop["result"].(map[string]any)["worker"].(map[string]any)["formatted_prompt"])
 	assert.Equal(t, "done", doc.Outputs["summary"]["response"])
 
-	code, hist, _ := runCLI(t, "history", "--redis", srv.URL(), "--loop", "long_loop", "--json")
+	code, hist, _ := runCLI(t, "history", "--redis", srv.URL(), "--workflow", "long", "--loop", "long_loop", "--json")
 	require.Equal(t, 0, code)
 	var rows []map[string]any
 	require.NoError(t, json.Unmarshal([]byte(hist), &rows))
@@ -260,7 +260,7 @@ func TestHistoryRefusesANonObjectEntry(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = store.Close() })
 	require.NoError(t, store.Append(context.Background(), "odd", memory.Entry{RunID: "r1", Iteration: 2, Data: []byte("null")}))
-	code, _, errs := runCLI(t, "history", "--redis", srv.URL(), "--loop", "odd")
+	code, _, errs := runCLI(t, "history", "--redis", srv.URL(), "--key", "odd")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errs, `entry of run "r1" iteration 2 is not a JSON object: it is null`)
 }

@@ -9,15 +9,15 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/telemetry"
+	"github.com/cogloop/cogloop/telemetry/otlp"
 )
 
 // flushTimeout bounds the wait for the last spans to be exported at exit.
 const flushTimeout = 10 * time.Second
 
 // tracing is the run's OpenTelemetry export, nil when the environment does not
-// turn it on (see package telemetry).
-type tracing struct{ t *telemetry.Tracing }
+// turn it on (see package telemetry/otlp).
+type tracing struct{ t *otlp.Tracing }
 
 // startTracing sets up the export; its failures are warnings on stderr.
 func startTracing(ctx context.Context, stderr io.Writer) (*tracing, error) {
@@ -25,7 +25,7 @@ func startTracing(ctx context.Context, stderr io.Writer) (*tracing, error) {
 	if info, ok := debug.ReadBuildInfo(); ok {
 		version = info.Main.Version
 	}
-	t, err := telemetry.FromEnv(ctx, os.Getenv, version, func(err error) {
+	t, err := otlp.FromEnv(ctx, os.Getenv, version, func(err error) {
 		fmt.Fprintf(stderr, "cogloop: warning: %v\n", err)
 	})
 	if err != nil || t == nil {

@@ -71,6 +71,9 @@ type Store struct {
 	keys   memory.Keyspace
 	trips  atomic.Uint64
 	closed atomic.Bool
+	// borrowed is true for a caller's client ([NewWithClient]): Close
+	// leaves it open.
+	borrowed bool
 }
 
 var _ memory.Store = (*Store)(nil)
@@ -82,14 +85,9 @@ var _ memory.Store = (*Store)(nil)
 // Timeouts, retries and the pool come from opts; such parameters in the
 // URL's query are overridden.
 func New(ctx context.Context, rawURL string, opts Options) (*Store, error) {
-	mopts, err := opts.Options.Resolve()
+	opts, keys, err := resolve(opts)
 	if err != nil {
-		return nil, fmt.Errorf("new redis store: %w", err)
-	}
-	opts.Options = mopts
-	keys, err := memory.NewKeyspace(mopts.Prefix, mopts.Namespace)
-	if err != nil {
-		return nil, fmt.Errorf("new redis store: %w", err)
+		return nil, err
 	}
 	ro, err := parseURL(rawURL)
 	if err != nil {
@@ -122,6 +120,49 @@ func New(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		return nil, s.fail("connect", 1, err, unavailable)
 	}
 	return s, nil
+}
+
+// NewWithClient is a store on a client the caller owns and configured
+// (its pool, TLS, timeouts, hooks): the store adds no hook to it and [Store.Close]
+// leaves it open. It checks the server with one PING, bounded by
+// opts.DialTimeout+opts.IOTimeout. Of opts, the store semantics (prefix,
+// namespace, caps, TTLs) and the store's retry loop (Retries, OpTimeout,
+// backoff) apply; the connection fields (DialTimeout for the check aside,
+// IOTimeout, PoolSize) are the client's business. go-redis's own retries
+// (MaxRetries) run inside each of the store's tries: set them to -1 on the
+// client to leave the retrying to the store. [Store.RoundTrips] counts
+// nothing for such a store.
+func NewWithClient(ctx context.Context, client *goredis.Client, opts Options) (*Store, error) {
+	if client == nil {
+		return nil, errors.New("new redis store: the client is nil")
+	}
+	opts, keys, err := resolve(opts)
+	if err != nil {
+		return nil, err
+	}
+	opts = withDefaults(opts)
+	s := &Store{client: client, addr: client.Options().Addr, opts: opts, keys: keys, borrowed: true}
+	pingCtx, cancel := context.WithTimeout(ctx, opts.DialTimeout+opts.IOTimeout)
+	defer cancel()
+	if err := client.Ping(pingCtx).Err(); err != nil {
+		unavailable := ctx.Err() == nil && (transient(err) || errors.Is(err, context.DeadlineExceeded))
+		return nil, s.fail("connect", 1, err, unavailable)
+	}
+	return s, nil
+}
+
+// resolve checks the store semantics of opts and builds its keyspace.
+func resolve(opts Options) (Options, memory.Keyspace, error) {
+	mopts, err := opts.Options.Resolve()
+	if err != nil {
+		return opts, memory.Keyspace{}, fmt.Errorf("new redis store: %w", err)
+	}
+	opts.Options = mopts
+	keys, err := memory.NewKeyspace(mopts.Prefix, mopts.Namespace)
+	if err != nil {
+		return opts, memory.Keyspace{}, fmt.Errorf("new redis store: %w", err)
+	}
+	return opts, keys, nil
 }
 
 func withDefaults(o Options) Options {
@@ -203,10 +244,11 @@ func (s *Store) Addr() string { return s.addr }
 // tests; it is safe to read concurrently.
 func (s *Store) RoundTrips() uint64 { return s.trips.Load() }
 
-// Close closes the connections. Later operations fail with
+// Close closes the connections (a client given to [NewWithClient] stays
+// open: its owner closes it). Later operations fail with
 // [memory.ErrClosed]; closing again does nothing.
 func (s *Store) Close() error {
-	if !s.closed.CompareAndSwap(false, true) {
+	if !s.closed.CompareAndSwap(false, true) || s.borrowed {
 		return nil
 	}
 	if err := s.client.Close(); err != nil {

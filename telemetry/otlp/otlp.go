@@ -1,4 +1,4 @@
-package telemetry
+package otlp
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
+
+	"github.com/cogloop/cogloop/telemetry"
 )
 
 // Environment variables read by [FromEnv] (the OTLP exporter reads the other
@@ -32,7 +34,7 @@ type Tracing struct {
 	// Provider makes the spans; give it to cogloop.WithTracerProvider.
 	Provider *sdktrace.TracerProvider
 	// Options are the observer options the environment asks for.
-	Options Options
+	Options telemetry.Options
 
 	warn     func(error)
 	mu       sync.Mutex
@@ -85,7 +87,7 @@ func FromEnv(ctx context.Context, getenv func(string) string, version string, wa
 		return nil, fmt.Errorf("read the OpenTelemetry resource: %w", err)
 	}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
-	t := &Tracing{Provider: tp, Options: Options{Content: strings.TrimSpace(getenv(EnvContent)) == "1"},
+	t := &Tracing{Provider: tp, Options: telemetry.Options{Content: strings.TrimSpace(getenv(EnvContent)) == "1"},
 		warn: warn, reported: map[string]bool{}}
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(t.report))
 	return t, nil

@@ -1,4 +1,4 @@
-package telemetry_test
+package otlp_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cogloop/cogloop/telemetry"
+	"github.com/cogloop/cogloop/telemetry/otlp"
 )
 
 func TestEnabledByTheStandardVariables(t *testing.T) {
@@ -26,8 +26,8 @@ func TestEnabledByTheStandardVariables(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			getenv := func(k string) string { return tc.env[k] }
-			assert.Equal(t, tc.want, telemetry.Enabled(getenv))
-			tr, err := telemetry.FromEnv(context.Background(), getenv, "v0", nil)
+			assert.Equal(t, tc.want, otlp.Enabled(getenv))
+			tr, err := otlp.FromEnv(context.Background(), getenv, "v0", nil)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, tr != nil)
 			require.NoError(t, tr.Shutdown(context.Background()))
@@ -37,6 +37,6 @@ func TestEnabledByTheStandardVariables(t *testing.T) {
 
 func TestUnsupportedExporterIsAnError(t *testing.T) {
 	getenv := func(k string) string { return map[string]string{"OTEL_TRACES_EXPORTER": "zipkin"}[k] }
-	_, err := telemetry.FromEnv(context.Background(), getenv, "v0", nil)
+	_, err := otlp.FromEnv(context.Background(), getenv, "v0", nil)
 	assert.ErrorContains(t, err, "OTEL_TRACES_EXPORTER=zipkin is not supported")
 }

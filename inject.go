@@ -1,0 +1,70 @@
+package cogloop
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/llm"
+)
+
+// injected are the dependencies load options give the built-in agent types
+// instead of the process's globals.
+type injected struct {
+	client    *http.Client
+	getenv    func(string) string
+	lookup    func(string) (string, bool)
+	providers map[string]agents.Model
+}
+
+// WithHTTPClient makes every model call (LLM agents, validators, rag,
+// graph-scout's evaluator) and web search of the workflow with client
+// instead of the shared default (llm.DefaultHTTPClient): your transport,
+// proxy, TLS and otelhttp instrumentation. An agent's timeout stays its
+// context's deadline.
+func WithHTTPClient(client *http.Client) LoadOption {
+	return func(o *loadOptions) { o.inject.client = client }
+}
+
+// WithEnv reads the variables the built-in agent types read (API keys such
+// as OPENAI_API_KEY, OPENAI_BASE_URL, BASE_OPENAI_MODEL, an agent's
+// api_key_env, the variables a command tool's env: passes on) through lookup
+// instead of the process environment, when the model is built and at each
+// call. A variable lookup reports unset is unset. MCP servers' env: and
+// header ${VAR}s, and a command tool's inherit_env, still read the process
+// environment.
+func WithEnv(lookup func(name string) (string, bool)) LoadOption {
+	return func(o *loadOptions) {
+		o.inject.lookup = lookup
+		o.inject.getenv = func(name string) string {
+			v, _ := lookup(name)
+			return v
+		}
+	}
+}
+
+// WithProvider makes a model written in Go available to the workflow under
+// name: an LLM agent with provider: NAME is answered by m (the agent's
+// model key arrives as agents.Request.Model). A name of a built-in provider
+// (openai, ollama, ...) is refused by Parse.
+func WithProvider(name string, m agents.Model) LoadOption {
+	return func(o *loadOptions) {
+		if o.inject.providers == nil {
+			o.inject.providers = map[string]agents.Model{}
+		}
+		o.inject.providers[name] = m
+	}
+}
+
+// check refuses injected dependencies that cannot be used: with a registry
+// of the caller's ([WithRegistry]) they would silently do nothing.
+func (in injected) check(ownRegistry bool) error {
+	if ownRegistry && (in.client != nil || in.getenv != nil || in.providers != nil) {
+		return errors.New("WithHTTPClient, WithEnv and WithProvider configure the built-in registry; with WithRegistry, register the types with their options yourself (llm.RegisterWith)")
+	}
+	if err := llm.CheckProviders(in.providers); err != nil {
+		return fmt.Errorf("load option WithProvider: %w", err)
+	}
+	return nil
+}

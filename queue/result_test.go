@@ -1,0 +1,47 @@
+package queue_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/memory/redis/redistest"
+	"github.com/cogloop/cogloop/queue"
+)
+
+// A loaded *cogloop.Workflow is queued as it is, and the run's result comes
+// back as a *cogloop.Result.
+func TestEnqueueWorkflowAndFetchResult(t *testing.T) {
+	srv := redistest.Start(t)
+	c := client(t, srv.URL())
+	wf, err := cogloop.Parse([]byte(loopWF), "refine.yaml", cogloop.WithRegistry(registry()))
+	require.NoError(t, err)
+
+	// Not run yet (a queue no worker serves): no result, and it says why.
+	id, err := queue.EnqueueWorkflow(context.Background(), c, wf, "essay", queue.RunID("idle-1"), queue.Queue("idle"))
+	require.NoError(t, err)
+	_, err = c.Result(context.Background(), id)
+	require.ErrorIs(t, err, queue.ErrNoResult)
+	assert.ErrorContains(t, err, "state queued")
+
+	startWorker(t, srv.URL(), newModels(), 1)
+	id, err = queue.EnqueueWorkflow(context.Background(), c, wf, "essay", queue.RunID("wf-1"))
+	require.NoError(t, err)
+	assert.Equal(t, queue.Done, wait(t, c, id).State)
+	res, err := c.Result(context.Background(), id)
+	require.NoError(t, err)
+	assert.Equal(t, "wf-1", res.RunID)
+	assert.Equal(t, cogloop.StatusOK, res.Status)
+	assert.Equal(t, "DONE", res.Text())
+	assert.ElementsMatch(t, []string{"improve", "final"}, res.Outputs.IDs())
+	loop, ok := res.Outputs.Get("improve")
+	require.True(t, ok)
+	assert.Len(t, loop.Fields["past_loops"], 3)
+	assert.Equal(t, 3.0, loop.Fields["loops_completed"])
+
+	_, err = c.Result(context.Background(), "nope")
+	assert.ErrorIs(t, err, queue.ErrNotFound)
+}
