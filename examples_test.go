@@ -10,6 +10,7 @@ import (
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/agents/human"
 	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -35,7 +36,11 @@ func TestExamplesLoadAndRunOffline(t *testing.T) {
 			script, err := scripted.Parse(data, replies)
 			require.NoError(t, err)
 			rec := &agenttest.Recorder{}
-			res, err := wf.Run(context.Background(), "an example topic", cogloop.WithModels(script), cogloop.WithObserver(rec.Observe))
+			// A person answers the human steps: approves, or scores 0.9.
+			person := cogloop.WithHuman(func(_ context.Context, q human.Question) (human.Answer, error) {
+				return human.Answer{Kind: q.Kind, Approved: true, Score: 0.9, By: "example test"}, nil
+			})
+			res, err := wf.Run(context.Background(), "an example topic", cogloop.WithModels(script), cogloop.WithObserver(rec.Observe), person)
 			require.NoError(t, err)
 			for _, e := range rec.Events() {
 				if e.Kind == event.Warning {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/internal/clibin"
+	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/memory/redis"
 	"github.com/cogloop/cogloop/memory/redis/redistest"
 	"github.com/cogloop/cogloop/records"
@@ -91,7 +92,7 @@ func TestKillNineWhileWaiting(t *testing.T) {
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	require.NoError(t, cmd.Run(), errb.String())
 	require.Equal(t, "the final article\n", out.String())
-	refHistory := history(t, srv.URL(), "ref")
+	refHistory := history(t, srv.URL(), "ref", "judged")
 	require.Len(t, refHistory, 3)
 	assert.Equal(t, "make the opening paragraph shorter and plainer", refHistory[0]["improvements"])
 	refCalls := modelCalls(t, runs, "ref")
@@ -116,7 +117,7 @@ func TestKillNineWhileWaiting(t *testing.T) {
 				require.NoError(t, err, errb.String())
 				assert.Equal(t, "the final article\n", out.String())
 			}
-			assert.Equal(t, refHistory, history(t, srv.URL(), ns), "the history of a killed and answered run")
+			assert.Equal(t, refHistory, history(t, srv.URL(), ns, "judged"), "the history of a killed and answered run")
 			assert.Equal(t, refCalls, modelCalls(t, runs, id), "model calls of the killed and continued run")
 		})
 	}
@@ -157,12 +158,13 @@ func killWhileAsking(t *testing.T, bin, wf, script, url, ns, id string, answers 
 
 // history is loop l's persisted history in namespace ns, without the
 // entries' timestamps.
-func history(t *testing.T, url, ns string) []map[string]any {
+// history reads loop "l"'s persisted past_loops in workflow wf.
+func history(t *testing.T, url, ns, wf string) []map[string]any {
 	t.Helper()
 	store, err := redis.New(context.Background(), url, redis.Patient(ns))
 	require.NoError(t, err)
 	defer func() { _ = store.Close() }() // reads only
-	entries, err := store.History(context.Background(), "l", 0)
+	entries, err := store.History(context.Background(), memory.HistoryID(wf, "l"), 0)
 	require.NoError(t, err)
 	var out []map[string]any
 	for _, e := range entries {
@@ -249,7 +251,7 @@ func TestSigtstpPausesARun(t *testing.T) {
 	require.ErrorAs(t, err, &ee, seen.String())
 	require.Equal(t, 3, ee.ExitCode(), seen.String())
 	assert.Contains(t, seen.String(), "cogloop: run z paused; continue it with:")
-	assert.Len(t, history(t, srv.URL(), "tstp"), 1, "paused after pass 1")
+	assert.Len(t, history(t, srv.URL(), "tstp", "long"), 1, "paused after pass 1")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -257,7 +259,7 @@ func TestSigtstpPausesARun(t *testing.T) {
 	resume.Stdin = strings.NewReader(strings.Repeat("0.5\n\n", 3))
 	out, err := resume.CombinedOutput()
 	require.NoError(t, err, string(out))
-	past := history(t, srv.URL(), "tstp")
+	past := history(t, srv.URL(), "tstp", "long")
 	require.Len(t, past, 4)
 	for i, e := range past {
 		assert.EqualValues(t, i+1, e["loop_number"])

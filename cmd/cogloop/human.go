@@ -288,13 +288,14 @@ func cmdAnswer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		return usageErr(err)
 	}
-	if af.store.url() == "" {
-		return usageErr(fmt.Errorf("answer %w", errNeedsRedis))
-	}
+	af.store.recordDir = af.recordDir
 	store, err := af.store.open(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "cogloop answer: %v\n", err)
 		return exitFailure
+	}
+	if store == nil {
+		return usageErr(fmt.Errorf("answer %w", errNeedsRedis))
 	}
 	defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
 	if err := cogloop.Answer(ctx, store, runID, a); err != nil {
@@ -370,17 +371,18 @@ func cmdPause(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs := newFlagSet("pause", stderr)
 	fs.StringVar(&sf.redisURL, "redis", "", "")
 	fs.StringVar(&sf.namespace, "namespace", "", "")
+	fs.StringVar(&sf.recordDir, "record-dir", "", "")
 	runID, err := parseOneArg(fs, args, "one run id")
 	if err != nil {
 		return usageError(stderr, "pause", err)
-	}
-	if sf.url() == "" {
-		return usageError(stderr, "pause", fmt.Errorf("pause %w", errNeedsRedis))
 	}
 	store, err := sf.open(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "cogloop pause: %v\n", err)
 		return exitFailure
+	}
+	if store == nil {
+		return usageError(stderr, "pause", fmt.Errorf("pause %w", errNeedsRedis))
 	}
 	defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
 	if err := cogloop.RequestPause(ctx, store, runID); err != nil {
@@ -397,13 +399,13 @@ func cmdPause(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 // listWaiting is `cogloop runs --waiting`: the runs that wait, with their
 // questions and when they expire.
 func listWaiting(ctx context.Context, sf storeFlags, asJSON bool, stdout, stderr io.Writer) int {
-	if sf.url() == "" {
-		return usageError(stderr, "runs", fmt.Errorf("--waiting %w", errNeedsRedis))
-	}
 	store, err := sf.open(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "cogloop runs: %v\n", err)
 		return exitFailure
+	}
+	if store == nil {
+		return usageError(stderr, "runs", fmt.Errorf("--waiting %w", errNeedsRedis))
 	}
 	defer func() { _ = store.Close() }() // reads only
 	qs, err := cogloop.ListWaiting(ctx, store)

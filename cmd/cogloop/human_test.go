@@ -157,3 +157,46 @@ func TestAskInline(t *testing.T) {
 	assert.Equal(t, exitFailure, code, out+errs)
 	assert.Contains(t, errs, "stdin ended before an answer")
 }
+
+// Without Redis a run's checkpoint is a file under the record directory, so
+// the examples/approve walk-through works as its header says: the run waits
+// (exit 3), runs --waiting lists it, each answer continues it from another
+// process's view of the files, and a second answer is refused.
+func TestAnswerWithoutRedis(t *testing.T) {
+	t.Setenv(envRecordDir, t.TempDir())
+	t.Setenv("REDIS_URL", "")
+	const wf, script = "../../examples/approve/workflow.yaml", "../../examples/approve/replies.yaml"
+
+	code, _, errs := runCLI(t, "run", wf, "a release note for v2", "--script", script, "--run-id", "ap")
+	require.Equal(t, exitWaiting, code, errs)
+	assert.Contains(t, errs, "waiting for: judge (draft_loop › iteration 1 › judge, score)")
+	assert.Contains(t, errs, "cogloop answer ap --score N [--comment C]")
+	assert.NotContains(t, errs, "--redis", "no Redis is needed to answer")
+
+	code, out, errs := runCLI(t, "runs", "--waiting")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "Score this draft")
+
+	code, _, errs = runCLI(t, "answer", "ap", "--score", "0.6", "--comment", "FIX: name the breaking change")
+	require.Equal(t, exitWaiting, code, errs)
+	assert.Contains(t, errs, "waiting for: judge (draft_loop › iteration 2 › judge, score)")
+
+	code, _, errs = runCLI(t, "answer", "ap", "--score", "0.9")
+	require.Equal(t, exitWaiting, code, errs)
+	assert.Contains(t, errs, "waiting for: publish (publish, approve): Publish this draft (score 0.9)?")
+
+	code, out, errs = runCLI(t, "answer", "ap", "--approve")
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, "APPROVED\n", out)
+
+	code, _, errs = runCLI(t, "answer", "ap", "--approve")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errs, "answered already")
+	code, out, _ = runCLI(t, "runs", "--waiting")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "no run waits")
+
+	code, out, errs = runCLI(t, "show", "ap", "--json")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "Apply these fixes: name the breaking change", "the person's comment is the next pass's lesson")
+}

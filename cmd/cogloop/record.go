@@ -152,6 +152,7 @@ func cmdRuns(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "runs", fmt.Errorf("--limit must be 0 (all) or more, got %d", limit))
 	}
 	if waiting {
+		sf.recordDir = dirFlag
 		return listWaiting(ctx, sf, asJSON, stdout, stderr)
 	}
 	d, err := recordDir(dirFlag)

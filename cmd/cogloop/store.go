@@ -76,4 +76,4 @@ func (f storeFlags) openFiles(stderr io.Writer) (memory.Store, error) {
 	return files.Over(base), nil
 }
 
-var errNeedsRedis = errors.New("needs a store that outlives the process: pass --redis URL or set REDIS_URL")
+var errNeedsRedis = errors.New("needs a store that outlives the process, and the checkpoint files could not be opened (see the warning above): pass a writable --record-dir DIR, or --redis URL")

@@ -21,7 +21,16 @@ type layered struct {
 var (
 	_ memory.Store  = (*layered)(nil)
 	_ memory.Leases = (*layered)(nil)
+	_ memory.States = (*layered)(nil)
 )
+
+func (l *layered) LoadState(ctx context.Context, runID, path string) ([]byte, bool, error) {
+	return l.files.LoadState(ctx, runID, path)
+}
+
+func (l *layered) SwapState(ctx context.Context, runID, path string, old, new []byte) (bool, error) {
+	return l.files.SwapState(ctx, runID, path, old, new)
+}
 
 func (l *layered) SaveCheckpoint(ctx context.Context, runID string, cp memory.Checkpoint) error {
 	return l.files.SaveCheckpoint(ctx, runID, cp)

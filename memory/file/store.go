@@ -1,7 +1,6 @@
 package file
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -32,6 +31,7 @@ type Store struct {
 var (
 	_ memory.Checkpoints = (*Store)(nil)
 	_ memory.Leases      = (*Store)(nil)
+	_ memory.States      = (*Store)(nil)
 )
 
 // maxName bounds a file name built from an id; longer ones are hashed.
@@ -195,19 +195,7 @@ func (s *Store) SaveCheckpoint(ctx context.Context, runID string, cp memory.Chec
 		return fmt.Errorf("%s: stored digest %q, saving %q: %w", op, f.Digest, cp.Digest, memory.ErrDigestMismatch)
 	}
 	for p, v := range cp.State {
-		delete(f.State, p)
-		delete(f.Bytes, p)
-		if json.Valid(v) {
-			if f.State == nil {
-				f.State = map[string]json.RawMessage{}
-			}
-			f.State[p] = bytes.Clone(v)
-		} else {
-			if f.Bytes == nil {
-				f.Bytes = map[string][]byte{}
-			}
-			f.Bytes[p] = bytes.Clone(v)
-		}
+		f.set(p, v)
 	}
 	now := s.opts.Clock()
 	f.UpdatedAt, f.Expires = now, time.Time{}
