@@ -18,6 +18,13 @@
 // package wires the built-in agent types into one registry and gives them a
 // small API: [Load]/[Parse], [Workflow.Run] with [RunOption]s and [Result]
 // (queue.Enqueue queues a run for a worker).
+//
+// # Imports
+//
+// It imports agents, agents/act, agents/brain, agents/checks, agents/event,
+// agents/fault, agents/lease, agents/legacy, agents/llm, agents/load,
+// agents/memories, agents/scout, agents/search, agents/spend, agents/validate,
+// flow, loopnode, mcp, memory, orchestrator, scoring and telemetry.
 package cogloop
 
 import (

@@ -54,4 +54,8 @@
 // per-call state (warnings, the regex budget, prepared texts) lives in the
 // call's [Scan]. Nothing in the package panics on any input: a panic inside
 // the regex engine becomes an error.
+//
+// # Imports
+//
+// It imports cognition/internal/modeltext, internal/ascii and internal/values.
 package cognition

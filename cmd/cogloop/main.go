@@ -10,6 +10,13 @@
 //
 // Exit codes: 0 ok, 1 failed run, 2 bad usage or invalid workflow, 130 after
 // SIGINT (a second SIGINT exits at once), 143 after SIGTERM.
+//
+// # Imports
+//
+// It imports agents, agents/event, agents/fault, agents/lease, agents/llm,
+// agents/load, agents/retry, agents/scripted, agents/secrets, agents/spend,
+// cogloop, cognition, cognition/metrics, examples, internal/plainjson, mcp,
+// memory, memory/redis, queue, records, report, schema, scoring and telemetry.
 package main
 
 import (

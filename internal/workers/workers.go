@@ -3,6 +3,10 @@
 // once through the render path, is not grown (and copied, frame by frame)
 // again on every pass. The loop that made a pool closes it before its Run
 // returns, so no goroutine outlives the run.
+//
+// # Imports
+//
+// It imports no project package.
 package workers
 
 import (

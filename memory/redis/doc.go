@@ -37,4 +37,8 @@
 // A [Store] is safe for concurrent use and holds a connection pool; create
 // one per process with [New] and Close it at exit. Any number of processes
 // may share a server: concurrent appends to one loop all land.
+//
+// # Imports
+//
+// It imports internal/plainjson and memory.
 package redis
