@@ -59,8 +59,8 @@
 //
 // # Imports
 //
-// It imports agents, agents/event, agents/load, cogloop, internal/values,
-// memory, memory/redis and orchestrator.
+// It imports agents, agents/event, agents/load, cogloop, internal/backoff,
+// internal/values, memory, memory/redis and orchestrator.
 //
 // [asynq]: https://github.com/hibiken/asynq
 package queue

@@ -12,8 +12,8 @@
 //
 // # Imports
 //
-// It imports agents, agents/event, agents/fault, agents/load, agents/secrets
-// and agents/spend.
+// It imports agents, agents/event, agents/fault, agents/load, agents/secrets,
+// agents/spend and internal/backoff.
 //
 // It must not import scripted, the provider agents, the orchestrator or the
 // loop node.

@@ -18,7 +18,8 @@
 // # Failures
 //
 // go-redis's own retries are off; [Store] retries network errors, timeouts
-// and LOADING/BUSY/TRYAGAIN replies itself, with doubling backoff, at most
+// and LOADING/BUSY/TRYAGAIN replies itself, with doubling backoff (the
+// project's one retry schedule, internal/backoff, as agents/retry's), at most
 // [Options.Retries] times and within [Options.OpTimeout] (2 s by default).
 // This is safe because every operation is idempotent: a replayed append
 // whose first reply was lost finds its id and rewrites the same entry in place. When the tries
@@ -40,5 +41,5 @@
 //
 // # Imports
 //
-// It imports internal/plainjson and memory.
+// It imports internal/backoff, internal/plainjson and memory.
 package redis
