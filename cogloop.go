@@ -282,10 +282,10 @@ func DefaultMemory() (memory.Store, error) {
 	return defaultMemory, defaultMemoryErr
 }
 
-// ErrNoCheckpoint: a resume named a run that has no checkpoint in the store.
+// ErrNoCheckpoint means a resume named a run that has no checkpoint in the store.
 var ErrNoCheckpoint = errors.New("no checkpoint for this run")
 
-// ErrWorkflowChanged: a resume named a run of a different workflow source.
+// ErrWorkflowChanged means a resume named a run of a different workflow source.
 var ErrWorkflowChanged = errors.New("the workflow changed since the run was checkpointed")
 
 // WithModels answers every LLM call of the run from src instead of the configured

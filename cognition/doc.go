@@ -57,5 +57,6 @@
 //
 // # Imports
 //
-// It imports cognition/internal/modeltext, internal/ascii and internal/values.
+// It imports cognition/internal/modeltext, internal/ascii, internal/perf and
+// internal/values.
 package cognition

@@ -91,5 +91,6 @@
 //
 // # Imports
 //
-// It imports internal/ascii, internal/pyvalue and internal/textdist.
+// It imports internal/ascii, internal/perf, internal/pyvalue and
+// internal/textdist.
 package prompt

@@ -635,7 +635,11 @@ func intArg(conv byte, arg any) (int64, error) {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return rv.Int(), nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return int64(rv.Uint()), nil
+		u := rv.Uint()
+		if u > math.MaxInt64 {
+			return 0, fmt.Errorf("%%%c format: %d is too large", conv, u)
+		}
+		return int64(u), nil
 	}
 	return 0, fmt.Errorf("%%%c format: a number is required, not %s", conv, typeName(exec.AsValue(arg)))
 }

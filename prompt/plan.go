@@ -351,9 +351,9 @@ func (n *planFor) run(p *planRun) error {
 		if !f.shadowsLoop() {
 			p.vars = append(p.vars, planVar{"loop", loop})
 		}
-		switch err := runNodes(p, n.body); err {
-		case nil, errContinue:
-		case errBreak:
+		switch err := runNodes(p, n.body); {
+		case err == nil || errors.Is(err, errContinue):
+		case errors.Is(err, errBreak):
 			return nil
 		default:
 			return err

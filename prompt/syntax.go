@@ -393,7 +393,7 @@ func (ps *parseState) annotate(err error, name string, start int, p *parser.Pars
 		return ps.errAt(start, fmt.Sprintf("{%% %s %%} is not closed: expected %s before the end of the template", name, want))
 	}
 	if ge != nil && ge.Line > 0 {
-		if m := reUnknownTag.FindStringSubmatch(ge.Message); m != nil && strings.HasPrefix(m[1], "end") && m[1] != "end"+name {
+		if m := reUnknownTag.FindStringSubmatch(ge.Message); len(m) > 1 && strings.HasPrefix(m[1], "end") && m[1] != "end"+name {
 			// an end tag of another block while this one is open
 			line, col := ps.lineCol(start)
 			return &SyntaxError{Name: ps.name, Line: ge.Line, Col: ps.runeCol(ge.Line, ge.Column),

@@ -189,6 +189,7 @@ func (w *Worker) process(ctx context.Context, t *asynq.Task) error {
 	var p payload
 	dec := json.NewDecoder(bytes.NewReader(t.Payload()))
 	if err := dec.Decode(&p); err != nil || p.Version != payloadVersion {
+		//nolint:errorlint // err is nil when only the version differs
 		return permanent(fmt.Errorf("task %s: not a cogloop run payload of version %d (%v); submit it with cogloop submit", t.ResultWriter().TaskID(), payloadVersion, err))
 	}
 	prev := w.previous(ctx, p.RunID)

@@ -154,6 +154,6 @@
 // # Imports
 //
 // It imports agents, agents/event, agents/fault, agents/load, agents/retry,
-// agents/scripted, agents/secrets, agents/spend, internal/jsonschemax, memory
-// and prompt.
+// agents/scripted, agents/secrets, agents/spend, internal/jsonschemax,
+// internal/perf, memory and prompt.
 package llm

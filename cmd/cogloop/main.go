@@ -15,8 +15,9 @@
 //
 // It imports agents, agents/event, agents/fault, agents/lease, agents/llm,
 // agents/load, agents/retry, agents/scripted, agents/secrets, agents/spend,
-// cogloop, cognition, cognition/metrics, examples, internal/plainjson, mcp,
-// memory, memory/redis, queue, records, report, schema, scoring and telemetry.
+// cogloop, cognition, cognition/metrics, examples, internal/perf,
+// internal/plainjson, mcp, memory, memory/redis, queue, records, report,
+// schema, scoring and telemetry.
 package main
 
 import (
@@ -25,7 +26,10 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
+
+	"github.com/cogloop/cogloop/internal/perf"
 )
 
 // shortCommands end within milliseconds of starting (they read a file or a
@@ -56,6 +60,10 @@ func main() {
 		// memory limit still brings the collector in should one grow large.
 		debug.SetMemoryLimit(shortMemoryLimit)
 		debug.SetGCPercent(-1)
+	}
+	if u := perf.Unknown(); len(u) > 0 {
+		fmt.Fprintf(os.Stderr, "cogloop: warning: %s names no switch: %s (the switches: %s, or all)\n",
+			perf.EnvVar, strings.Join(u, ", "), strings.Join(perf.Names, ", "))
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)

@@ -14,5 +14,5 @@
 //
 // # Imports
 //
-// It imports no project package.
+// It imports internal/perf only.
 package plainjson

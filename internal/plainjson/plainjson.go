@@ -1,12 +1,17 @@
 package plainjson
 
 import (
+	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/cogloop/cogloop/internal/perf"
 )
 
 // maxDepth bounds nesting, as encoding/json does.
@@ -24,6 +29,9 @@ func (e *SyntaxError) Error() string {
 
 // Decode decodes data, one JSON value with optional white space around it.
 func Decode(data []byte) (any, error) {
+	if perf.Off(perf.PlainJSON) {
+		return slowDecode(data)
+	}
 	d := decoder{data: data}
 	d.space()
 	v, err := d.value(0)
@@ -574,4 +582,39 @@ func (d *decoder) skipStr() error {
 		}
 	}
 	return d.errorf("unexpected end of input in a string")
+}
+
+// slowDecode is Decode through encoding/json (UseNumber, then whole numbers
+// that fit to int64 and the rest to float64), under COGLOOP_PERF_OFF=plainjson.
+func slowDecode(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, &SyntaxError{Msg: "more than one value", Offset: int(dec.InputOffset())}
+	}
+	return plainNumbers(v), nil
+}
+
+func plainNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return int(i)
+		}
+		f, _ := x.Float64()
+		return f
+	case map[string]any:
+		for k, e := range x {
+			x[k] = plainNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = plainNumbers(e)
+		}
+	}
+	return v
 }

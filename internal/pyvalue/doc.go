@@ -16,5 +16,5 @@
 //
 // # Imports
 //
-// It imports no project package.
+// It imports internal/perf only.
 package pyvalue

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cogloop/cogloop/internal/perf"
 )
 
 // maxDepth bounds recursion when formatting nested (or cyclic) data.
@@ -84,8 +86,10 @@ func Float(f float64) string {
 
 // AppendFloat appends Float(f) for a finite f.
 func AppendFloat(b []byte, f float64) []byte {
-	if out, ok := appendShortDecimal(b, f); ok {
-		return out
+	if !perf.Off(perf.ShortFloat) {
+		if out, ok := appendShortDecimal(b, f); ok {
+			return out
+		}
 	}
 	abs := math.Abs(f)
 	if abs != 0 && (abs >= 1e16 || abs < 1e-4) {

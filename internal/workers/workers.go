@@ -6,7 +6,7 @@
 //
 // # Imports
 //
-// It imports no project package.
+// It imports internal/perf only.
 package workers
 
 import (
@@ -14,6 +14,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/cogloop/cogloop/internal/perf"
 )
 
 // Pool runs functions on goroutines it keeps after they finish. The zero
@@ -31,6 +33,10 @@ type Pool struct {
 // Go runs fn on an idle worker, or on a new one. After Close it starts a
 // plain goroutine.
 func (p *Pool) Go(fn func()) {
+	if perf.Off(perf.Pool) {
+		go fn()
+		return
+	}
 	if p == nil {
 		goGrown(fn)
 		return

@@ -244,7 +244,7 @@ func (s *Store) do(ctx context.Context, op string, fn func(context.Context) erro
 		case errors.Is(err, goredis.ErrClosed) || s.closed.Load():
 			return fmt.Errorf("redis %s: %s: %w: %w", s.addr, op, memory.ErrClosed, err)
 		case ctx.Err() != nil:
-			return fmt.Errorf("redis %s: %s: %w (after %d attempts, last: %v)", s.addr, op, ctx.Err(), attempt, err)
+			return fmt.Errorf("redis %s: %s: %w (after %d attempts, last: %w)", s.addr, op, ctx.Err(), attempt, err)
 		case opCtx.Err() != nil:
 			return s.fail(op, attempt, fmt.Errorf("no answer within %v: %w", s.opts.OpTimeout, err), true)
 		case !transient(err):
@@ -257,7 +257,7 @@ func (s *Store) do(ctx context.Context, op string, fn func(context.Context) erro
 		}
 		if backoff.Sleep(opCtx, pol.Wait(attempt, nil)) != nil {
 			if ctx.Err() != nil {
-				return fmt.Errorf("redis %s: %s: %w (after %d attempts, last: %v)", s.addr, op, ctx.Err(), attempt, err)
+				return fmt.Errorf("redis %s: %s: %w (after %d attempts, last: %w)", s.addr, op, ctx.Err(), attempt, err)
 			}
 			return s.fail(op, attempt, fmt.Errorf("no answer within %v: %w", s.opts.OpTimeout, err), true)
 		}
