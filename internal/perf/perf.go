@@ -14,14 +14,13 @@ const (
 	FastRender   = "fastrender"   // prompt: templates rendered by their plan, not gonja's renderer
 	LazyDeadline = "lazydeadline" // agents/llm: a call's deadline context made only when needed
 	Pool         = "pool"         // internal/workers: fork branches on kept, pre-grown goroutines
-	ShortFloat   = "shortfloat"   // internal/pyvalue: short decimals printed without strconv's search
 	PlainJSON    = "plainjson"    // internal/plainjson: one-pass JSON decoder instead of encoding/json
 	Prefilter    = "prefilter"    // cognition: literal prefilters that skip the regex engine
 	VisitedSet   = "visitedset"   // prompt: open-addressing set of walked nodes instead of a map
 )
 
 // Names lists every switch.
-var Names = []string{FastRender, LazyDeadline, Pool, ShortFloat, PlainJSON, Prefilter, VisitedSet}
+var Names = []string{FastRender, LazyDeadline, Pool, PlainJSON, Prefilter, VisitedSet}
 
 var off = parse(os.Getenv(EnvVar))
 

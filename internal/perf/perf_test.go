@@ -10,7 +10,7 @@ func TestParse(t *testing.T) {
 	assert.Empty(t, parse(""))
 	m := parse(" fastrender, pool ,")
 	assert.True(t, m[FastRender] && m[Pool])
-	assert.False(t, m[ShortFloat])
+	assert.False(t, m[PlainJSON])
 	all := parse("all")
 	for _, n := range Names {
 		assert.True(t, all[n], n)

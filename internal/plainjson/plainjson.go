@@ -596,10 +596,13 @@ func slowDecode(data []byte) (any, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, &SyntaxError{Msg: "more than one value", Offset: int(dec.InputOffset())}
 	}
-	return plainNumbers(v), nil
+	return Plain(v), nil
 }
 
-func plainNumbers(v any) any {
+// Plain turns values decoded with json.Decoder.UseNumber into plain Go values:
+// whole numbers that fit become int, other numbers float64, recursively
+// through maps and lists (in place), as Decode makes them.
+func Plain(v any) any {
 	switch x := v.(type) {
 	case json.Number:
 		if i, err := x.Int64(); err == nil {
@@ -609,11 +612,11 @@ func plainNumbers(v any) any {
 		return f
 	case map[string]any:
 		for k, e := range x {
-			x[k] = plainNumbers(e)
+			x[k] = Plain(e)
 		}
 	case []any:
 		for i, e := range x {
-			x[i] = plainNumbers(e)
+			x[i] = Plain(e)
 		}
 	}
 	return v

@@ -16,5 +16,5 @@
 //
 // # Imports
 //
-// It imports internal/perf only.
+// It imports no project package.
 package pyvalue
