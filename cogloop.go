@@ -18,6 +18,14 @@
 // package wires the built-in agent types into one registry and gives them a
 // small API: [Load]/[Parse], [Workflow.Run] with [RunOption]s and [Result]
 // (queue.Enqueue queues a run for a worker).
+//
+// # Imports
+//
+// It imports agents, agents/act, agents/brain, agents/checks, agents/event,
+// agents/fault, agents/human, agents/lease, agents/legacy, agents/llm,
+// agents/load, agents/memories, agents/scout, agents/search, agents/spend,
+// agents/validate, flow, loopnode, mcp, memory, orchestrator, scoring and
+// telemetry.
 package cogloop
 
 import (
@@ -314,10 +322,10 @@ func DefaultMemory() (memory.Store, error) {
 	return defaultMemory, defaultMemoryErr
 }
 
-// ErrNoCheckpoint: a resume named a run that has no checkpoint in the store.
+// ErrNoCheckpoint means a resume named a run that has no checkpoint in the store.
 var ErrNoCheckpoint = errors.New("no checkpoint for this run")
 
-// ErrWorkflowChanged: a resume named a run of a different workflow source.
+// ErrWorkflowChanged means a resume named a run of a different workflow source.
 var ErrWorkflowChanged = errors.New("the workflow changed since the run was checkpointed")
 
 // WithModels answers the run's LLM calls from src instead of the configured

@@ -1,8 +1,6 @@
 package cogloop_test
 
 import (
-	"go/parser"
-	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -65,64 +63,6 @@ func sourceFiles(t *testing.T) map[string][]string {
 	return files
 }
 
-// TestImportDirections: the packages split out of agents import only what
-// their doc.go says, so imports keep pointing down (load, fault, secrets at
-// the bottom; spend and event above them; agents above those; retry and
-// scripted above agents).
-func TestImportDirections(t *testing.T) {
-	const mod = "github.com/cogloop/cogloop/"
-	may := map[string][]string{ // package dir → the project packages it may import ("x/" = anything under x)
-		"agents/load":     {"internal/"},
-		"agents/fault":    nil,
-		"agents/secrets":  nil,
-		"agents/spend":    {"agents/load", "agents/fault", "configs"},
-		"agents/event":    {"agents/spend"},
-		"agents/lease":    {"agents/fault", "memory"},
-		"agents":          {"agents/load", "agents/fault", "agents/lease", "agents/spend", "agents/event", "agents/secrets", "prompt", "memory", "scoring", "internal/"},
-		"agents/retry":    {"agents", "agents/event", "agents/fault", "agents/load", "agents/secrets", "agents/spend"},
-		"agents/scripted": {"agents", "agents/fault", "agents/load", "agents/retry", "agents/spend", "internal/"},
-		"scoring":         {"agents/load", "cognition", "cognition/", "configs", "internal/"},
-		"mcp":             {"agents", "agents/load", "agents/fault", "internal/"},
-		"serve":           {"agents/event", "agents/human", "agents/spend", "records", "report", "queue"},
-	}
-	for dir, allowed := range may {
-		t.Run(dir, func(t *testing.T) {
-			files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-			require.NoError(t, err)
-			require.NotEmpty(t, files)
-			for _, file := range files {
-				if strings.HasSuffix(file, "_test.go") {
-					continue
-				}
-				f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.ImportsOnly)
-				require.NoError(t, err)
-				for _, im := range f.Imports {
-					path, ok := strings.CutPrefix(strings.Trim(im.Path.Value, `"`), mod)
-					if !ok {
-						continue
-					}
-					ok = false
-					for _, a := range allowed {
-						ok = ok || path == a || strings.HasSuffix(a, "/") && strings.HasPrefix(path, a)
-					}
-					assert.True(t, ok, "%s imports %s; its doc.go allows only %v", file, path, allowed)
-				}
-			}
-		})
-	}
-}
-
-// TestOnlyMCPImportsTheSDK: the MCP go-sdk is imported by package mcp alone.
-func TestOnlyMCPImportsTheSDK(t *testing.T) {
-	for dir, files := range sourceFiles(t) {
-		for _, file := range files {
-			f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.ImportsOnly)
-			require.NoError(t, err)
-			for _, im := range f.Imports {
-				if strings.HasPrefix(strings.Trim(im.Path.Value, `"`), "github.com/modelcontextprotocol/go-sdk") {
-					assert.Equal(t, "mcp", dir, "%s imports the MCP go-sdk; only package mcp may", file)
-				}
-			}
-		}
-	}
-}
+// The import direction (TestImportDirections, TestOnlyMCPImportsTheSDK) is
+// checked for every package by TestLayering, from the declaration in
+// layering_test.go.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cogloop/cogloop/agents/lease"
 	"github.com/cogloop/cogloop/agents/spend"
+	"github.com/cogloop/cogloop/internal/plainjson"
 	"github.com/cogloop/cogloop/memory"
 )
 
@@ -139,25 +140,7 @@ func (c *Checkpoint) SaveAll(ctx context.Context, states map[string]any) error {
 // Plain turns values decoded with json.Decoder.UseNumber into plain Go values:
 // whole numbers become int, other numbers float64, recursively through maps and
 // lists, so restored values look like the ones a run made.
-func Plain(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return int(i)
-		}
-		f, _ := x.Float64()
-		return f
-	case map[string]any:
-		for k, e := range x {
-			x[k] = Plain(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = Plain(e)
-		}
-	}
-	return v
-}
+func Plain(v any) any { return plainjson.Plain(v) }
 
 // budgetPrefix names budget records among a checkpoint's paths.
 const budgetPrefix = "budget:"

@@ -16,9 +16,11 @@
 //
 // # Imports
 //
-// agents imports load, fault, lease, spend, event, secrets, prompt, memory, scoring
-// and internal packages. It
-// must not import retry, scripted, the agent types (agents/llm, ...), flow,
+// It imports agents/event, agents/fault, agents/lease, agents/load,
+// agents/secrets, agents/spend, internal/plainjson, internal/values, memory,
+// prompt and scoring.
+//
+// It must not import retry, scripted, the agent types (agents/llm, ...), flow,
 // loopnode or the orchestrator: those import it.
 //
 // # Concurrency

@@ -8,4 +8,8 @@
 // persisted history, the history equal to what the run reports, budgets never
 // exceeded across resumes, every run ending or failing with a clear error
 // within its deadline, and goroutines back to their baseline.
+//
+// # Imports
+//
+// It imports no project package.
 package chaos

@@ -54,4 +54,9 @@
 // per-call state (warnings, the regex budget, prepared texts) lives in the
 // call's [Scan]. Nothing in the package panics on any input: a panic inside
 // the regex engine becomes an error.
+//
+// # Imports
+//
+// It imports cognition/internal/modeltext, internal/ascii, internal/perf and
+// internal/values.
 package cognition

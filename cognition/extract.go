@@ -112,8 +112,20 @@ func NewExtractor(cfg ExtractConfig) (*Extractor, error) {
 	if e.maxLen == 0 {
 		e.maxLen = DefaultMaxLengthPerCategory
 	}
+	errs = append(errs, e.compile(cfg.Patterns)...)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	e.indexLiterals()
+	return e, nil
+}
+
+// compile compiles the patterns of every category (OrKa's flags: DOTALL and
+// IGNORECASE) and lints the three built-in categories' ones.
+func (e *Extractor) compile(pats ExtractPatterns) []error {
+	var errs []error
 	opts := PatternOptions{IgnoreCase: true, DotAll: true, Limits: e.limits}
-	for c, exprs := range [3][]string{cfg.Patterns.Insights, cfg.Patterns.Improvements, cfg.Patterns.Mistakes} {
+	for c, exprs := range [3][]string{pats.Insights, pats.Improvements, pats.Mistakes} {
 		for i, expr := range exprs {
 			field := fmt.Sprintf("cognitive_extraction.extract_patterns.%s[%d]", categories[c], i)
 			p, err := CompileOptions(expr, opts)
@@ -127,7 +139,7 @@ func NewExtractor(cfg ExtractConfig) (*Extractor, error) {
 			e.patterns[c] = append(e.patterns[c], p)
 		}
 	}
-	for _, cat := range cfg.Patterns.Other {
+	for _, cat := range pats.Other {
 		oc := otherCategory{name: cat.Name}
 		for i, expr := range cat.Patterns {
 			p, err := CompileOptions(expr, opts)
@@ -142,9 +154,12 @@ func NewExtractor(cfg ExtractConfig) (*Extractor, error) {
 		}
 		e.others = append(e.others, oc)
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
+	return errs
+}
+
+// indexLiterals shares one literal index among the prefilters of all the
+// patterns (one per case folding) when they have enough literals together.
+func (e *Extractor) indexLiterals() {
 	var pres [2][]*prefilter
 	for _, ps := range e.all() {
 		for _, p := range ps {
@@ -165,7 +180,6 @@ func NewExtractor(cfg ExtractConfig) (*Extractor, error) {
 			}
 		}
 	}
-	return e, nil
 }
 
 // Lints returns doubtful but valid patterns (nested quantifiers), each placed
@@ -235,24 +249,8 @@ func (e *Extractor) ExtractWithin(results []Result, b *Budget) Extraction {
 	}
 	for _, res := range Dedupe(results) {
 		for _, t := range extractTexts(&sc, res) {
-			if !t.cut && !atLeastRunes(t.s, minTextLen) {
-				continue
-			}
-			for fold, ix := range e.index {
-				if ix != nil {
-					t.indexLiterals(fold == 1, ix)
-				}
-			}
-			for c, ps := range all {
-				for _, p := range ps {
-					if cats[c].full() {
-						break
-					}
-					sc.each(p, t, func(start, end int) bool {
-						cats[c].add(t.s[t.byteOffset(false, start):t.byteOffset(false, end)])
-						return !cats[c].full()
-					})
-				}
+			if t.cut || atLeastRunes(t.s, minTextLen) {
+				e.scanText(&sc, t, all, cats)
 			}
 		}
 	}
@@ -267,6 +265,26 @@ func (e *Extractor) ExtractWithin(results []Result, b *Budget) Extraction {
 	}
 	out.Warnings = sc.warnings
 	return out
+}
+
+// scanText adds what each category's patterns find in t to its collector.
+func (e *Extractor) scanText(sc *Scan, t *Text, all [][]*Pattern, cats []collector) {
+	for fold, ix := range e.index {
+		if ix != nil {
+			t.indexLiterals(fold == 1, ix)
+		}
+	}
+	for c, ps := range all {
+		for _, p := range ps {
+			if cats[c].full() {
+				break
+			}
+			sc.each(p, t, func(start, end int) bool {
+				cats[c].add(t.s[t.byteOffset(false, start):t.byteOffset(false, end)])
+				return !cats[c].full()
+			})
+		}
+	}
 }
 
 func extractTexts(sc *Scan, res Result) []*Text {

@@ -105,7 +105,7 @@ func (seg headSeg) startsOutside(run headSeg) bool {
 }
 
 func (seg headSeg) takes(r rune) bool {
-	if r < utf8.RuneSelf && strings.IndexByte(seg.chars, byte(r)) >= 0 {
+	if r < utf8.RuneSelf && strings.ContainsRune(seg.chars, r) {
 		return true
 	}
 	return seg.space && unicode.IsSpace(r)

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/dlclark/regexp2/syntax"
+
+	"github.com/cogloop/cogloop/internal/perf"
 )
 
 // A prefilter is a necessary condition for a match, found by reading the
@@ -164,6 +166,9 @@ func analyze(src string, ignoreCase bool) (a analysis) {
 
 // prefilter turns the analysis of the whole expression into a prefilter.
 func (p *litParser) prefilter(info litInfo) (prefilter, bool) {
+	if perf.Off(perf.Prefilter) {
+		return prefilter{}, false
+	}
 	info = info.normal()
 	lower := func(set []string) []string {
 		if set == nil || !p.anyCI {

@@ -73,7 +73,7 @@ func (ix *litIndex) occurrences(s string) []litOcc {
 			k := bits.TrailingZeros64(m)
 			m &= m - 1
 			if strings.HasPrefix(s[i:], ix.lits[k]) {
-				occ = append(occ, litOcc{pos: int32(i), lit: uint8(k)})
+				occ = append(occ, litOcc{pos: int32(i), lit: uint8(k)}) //nolint:gosec // k < 64, a bit of m
 			}
 		}
 	}

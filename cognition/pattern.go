@@ -18,6 +18,9 @@ const (
 	// DefaultMaxInput is how many bytes of a text are scanned; the rest is ignored
 	// with a warning.
 	DefaultMaxInput = 64 << 10
+	// maxMaxInput is the largest MaxInput: rune offsets in a scanned text are
+	// int32.
+	maxMaxInput = 1 << 30
 	// DefaultBudget bounds all the regex work of one Score or Extract call
 	// that is given no [Budget].
 	DefaultBudget = time.Second
@@ -49,6 +52,8 @@ type Limits struct {
 	Budget time.Duration
 }
 
+// WithDefaults fills the zero or negative fields of l with the defaults and
+// caps MaxInput at 1 GiB.
 func (l Limits) WithDefaults() Limits {
 	if l.MatchTimeout <= 0 {
 		l.MatchTimeout = DefaultMatchTimeout
@@ -56,6 +61,7 @@ func (l Limits) WithDefaults() Limits {
 	if l.MaxInput <= 0 {
 		l.MaxInput = DefaultMaxInput
 	}
+	l.MaxInput = min(l.MaxInput, maxMaxInput)
 	if l.Budget <= 0 {
 		l.Budget = DefaultBudget
 	}

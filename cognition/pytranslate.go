@@ -27,11 +27,6 @@ func translatePython(expr string) (string, firstGroup) {
 		classStart int // index where a leading "]" is still a literal
 	)
 	b.Grow(len(expr))
-	note := func(named bool, name string) {
-		if !first.found {
-			first = firstGroup{found: true, named: named, name: name}
-		}
-	}
 	for i := 0; i < len(expr); {
 		c := expr[i]
 		switch {
@@ -56,33 +51,8 @@ func translatePython(expr string) (string, firstGroup) {
 				classStart++
 			}
 		case c == '(':
-			rest := expr[i+1:]
-			switch {
-			case !strings.HasPrefix(rest, "?"):
-				note(false, "")
-			case strings.HasPrefix(rest, "?P<"):
-				name := groupName(rest[3:], '>')
-				note(true, name)
-				b.WriteString("(?<")
-				i += 4
-				continue
-			case strings.HasPrefix(rest, "?P="):
-				if end := strings.IndexByte(rest, ')'); end > 3 {
-					b.WriteString(`\k<` + rest[3:end] + ">")
-					i += 1 + end + 1
-					continue
-				}
-			case strings.HasPrefix(rest, "?<") && len(rest) > 2 && rest[2] != '=' && rest[2] != '!':
-				note(true, groupName(rest[2:], '>'))
-			case strings.HasPrefix(rest, "?'"):
-				note(true, groupName(rest[2:], '\''))
-			case strings.HasPrefix(rest, "?#"):
-				end := strings.IndexByte(rest, ')')
-				if end < 0 {
-					end = len(rest) - 1
-				}
-				b.WriteString(expr[i : i+1+end+1])
-				i += 1 + end + 1
+			if n := translateGroup(expr, i, &b, &first); n > 0 {
+				i += n
 				continue
 			}
 		}
@@ -90,6 +60,45 @@ func translatePython(expr string) (string, firstGroup) {
 		i++
 	}
 	return b.String(), first
+}
+
+// note records the first group, if none is recorded yet.
+func (f *firstGroup) note(named bool, name string) {
+	if !f.found {
+		*f = firstGroup{found: true, named: named, name: name}
+	}
+}
+
+// translateGroup handles the "(" at expr[i]: it notes the first capturing
+// group and writes Python-only group syntax in regexp2's form. It returns how
+// many bytes of expr it wrote, or 0 when the "(" is to be copied as it is.
+func translateGroup(expr string, i int, b *strings.Builder, first *firstGroup) int {
+	rest := expr[i+1:]
+	switch {
+	case !strings.HasPrefix(rest, "?"):
+		first.note(false, "")
+	case strings.HasPrefix(rest, "?P<"):
+		first.note(true, groupName(rest[3:], '>'))
+		b.WriteString("(?<")
+		return 4
+	case strings.HasPrefix(rest, "?P="):
+		if end := strings.IndexByte(rest, ')'); end > 3 {
+			b.WriteString(`\k<` + rest[3:end] + ">")
+			return 1 + end + 1
+		}
+	case strings.HasPrefix(rest, "?<") && len(rest) > 2 && rest[2] != '=' && rest[2] != '!':
+		first.note(true, groupName(rest[2:], '>'))
+	case strings.HasPrefix(rest, "?'"):
+		first.note(true, groupName(rest[2:], '\''))
+	case strings.HasPrefix(rest, "?#"):
+		end := strings.IndexByte(rest, ')')
+		if end < 0 {
+			end = len(rest) - 1
+		}
+		b.WriteString(expr[i : i+1+end+1])
+		return 1 + end + 1
+	}
+	return 0
 }
 
 // groupName reads a group name up to the closing delimiter.

@@ -203,14 +203,14 @@ func newRuneMap(s string) runeMap {
 	for i := 0; i < len(s); {
 		k := ascii.Prefix(s[i:])
 		i += k
-		n += int32(k)
+		n += int32(k) //nolint:gosec // texts are cut to Limits.MaxInput ≤ maxMaxInput (1 GiB) before a scan
 		if i == len(s) {
 			break
 		}
 		_, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 		m.idx = append(m.idx, n)
-		m.end = append(m.end, int32(i))
+		m.end = append(m.end, int32(i)) //nolint:gosec // as above
 		n++
 	}
 	return m
@@ -516,7 +516,7 @@ func (sc *Scan) First(p *Pattern, t *Text) (start, end int, ok bool) {
 	sc.note(t)
 	start, end, ok, err := p.first(t, sc)
 	if err != nil {
-		if err != errBudget {
+		if !errors.Is(err, errBudget) {
 			sc.matchWarn(t, err)
 		}
 		return 0, 0, false
@@ -541,7 +541,7 @@ func (sc *Scan) each(p *Pattern, t *Text, fn func(start, end int) bool) {
 	sc.note(t)
 	truncated, err := p.each(t, sc, fn)
 	switch {
-	case err == errBudget:
+	case errors.Is(err, errBudget):
 	case err != nil:
 		sc.matchWarn(t, err)
 	case truncated:

@@ -19,4 +19,8 @@
 // The package exists because go:embed cannot reach files in parent
 // directories: the files live here and the Go code that reads them lives in
 // scoring.
+//
+// # Imports
+//
+// It imports no project package.
 package configs

@@ -3,4 +3,8 @@
 // The cogloop CLI's init command writes three of them (quality, society,
 // validator) from the embedded [FS], so the starter files are these files
 // and cannot drift from them.
+//
+// # Imports
+//
+// It imports no project package.
 package examples

@@ -7,7 +7,7 @@
 // shared/reference/orka-loop-spec.md §4) with the decisions of DESIGN.md.
 //
 // Every type here is an ordinary [agents.Agent] built from its YAML definition by
-// the factory [Register] adds to a registry; the package imports agents only.
+// the factory [Register] adds to a registry.
 // Branch agents and routes are agents of the same workflow, found through
 // [agents.Builder.Ref] at load time, so an undefined id is a load problem with its
 // file:line:col. What the workflow does with their outputs goes through two
@@ -26,7 +26,8 @@
 //
 // A fork runs its branches to completion before it returns: a branch is a list
 // of agents run in order as an [agents.Sequence]; in parallel mode (the default)
-// branches run concurrently under an errgroup bounded by max_concurrency, in
+// branches run concurrently on the run's worker pool (internal/workers), at most
+// max_concurrency at a time, in
 // sequential mode one after the other in declaration order. Each branch writes its
 // results into its own slot, so the fork's Children (and previous_outputs) are in
 // declaration order whatever the finishing order. A failing branch agent becomes
@@ -45,4 +46,9 @@
 // fork id and the 1-based branch number, and every branch agent's start and end)
 // reach the run's observer from the branch goroutines, which is why an
 // [event.Observer] must be safe for concurrent use.
+//
+// # Imports
+//
+// It imports agents, agents/event, agents/fault, agents/load, agents/spend and
+// internal/workers.
 package flow

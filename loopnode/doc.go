@@ -85,4 +85,11 @@
 //
 // A built loop is immutable and safe for concurrent Run calls: every run keeps its
 // history, counters and best score in locals.
+//
+// # Imports
+//
+// It imports agents, agents/event, agents/fault, agents/load, agents/retry,
+// agents/spend, cognition, cognition/metrics, cognition/scorer,
+// internal/plainjson, internal/pyvalue, internal/workers, memory, prompt and
+// scoring.
 package loopnode

@@ -28,7 +28,7 @@ type metaTemplate struct {
 // newMeta is the metaTemplate of key rendered by t.
 func newMeta(key string, t *prompt.Template) metaTemplate {
 	m := metaTemplate{key: key, tmpl: t, lesson: lessonKeys[key], none: "No " + key + " available"}
-	if sub := bareVar.FindStringSubmatch(t.Source()); sub != nil && entryVars[sub[1]] {
+	if sub := bareVar.FindStringSubmatch(t.Source()); len(sub) > 1 && entryVars[sub[1]] {
 		m.bare = sub[1]
 	}
 	return m

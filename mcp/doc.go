@@ -17,4 +17,8 @@
 //
 // It is the only importer of the official MCP Go SDK
 // (github.com/modelcontextprotocol/go-sdk).
+//
+// # Imports
+//
+// It imports agents, agents/fault, agents/load and internal/jsonschemax.
 package mcp

@@ -56,4 +56,8 @@
 // ([NewInMemory], memory/redis.New), shared by all runs of a process, and
 // closed once with Close; operations after Close fail with [ErrClosed].
 // [InMemory] keeps its data until Close or the end of the process.
+//
+// # Imports
+//
+// It imports internal/embedding and internal/plainjson.
 package memory

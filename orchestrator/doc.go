@@ -47,4 +47,9 @@
 //
 // A built Workflow is immutable and safe for concurrent Run calls; each run keeps
 // its state (the queue position, routes inserted, outputs recorded) in locals.
+//
+// # Imports
+//
+// It imports agents, agents/fault, agents/load, agents/retry, agents/spend,
+// internal/jsonschemax, internal/yamlbound, mcp, prompt and scoring.
 package orchestrator

@@ -56,7 +56,7 @@ func parseYAML(data []byte, file string, lim Limits) (*yaml.Node, error) {
 	if err := yamlbound.Check(data, lim.MaxNodes); err != nil {
 		var over *yamlbound.Over
 		if errors.As(err, &over) {
-			return nil, fmt.Errorf("%s:%d:1: workflow has %v", file, over.Line, err)
+			return nil, fmt.Errorf("%s:%d:1: workflow has %w", file, over.Line, err)
 		}
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}

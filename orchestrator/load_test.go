@@ -108,7 +108,9 @@ agents:
 	_, _, err := parse(t, src)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `unknown key "defaults"`)
-	assert.Equal(t, 1, len(err.(*load.Error).Problems), err.Error())
+	var le *load.Error
+	require.ErrorAs(t, err, &le)
+	assert.Equal(t, 1, len(le.Problems), err.Error())
 }
 
 func TestFileSizeCap(t *testing.T) {

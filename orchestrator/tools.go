@@ -150,7 +150,7 @@ func (t *toolDef) check(args string) (map[string]any, error) {
 	}
 	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(args))
 	if err != nil {
-		return nil, fmt.Errorf("the arguments are not JSON: %v; send one JSON object", err)
+		return nil, fmt.Errorf("the arguments are not JSON: %w; send one JSON object", err)
 	}
 	if _, ok := inst.(map[string]any); !ok {
 		return nil, fmt.Errorf("the arguments must be one JSON object, not %s", strings.TrimSpace(args[:min(len(args), 40)]))
@@ -163,7 +163,7 @@ func (t *toolDef) check(args string) (map[string]any, error) {
 	d := json.NewDecoder(strings.NewReader(args))
 	var out map[string]any
 	if err := d.Decode(&out); err != nil {
-		return nil, fmt.Errorf("the arguments are not JSON: %v", err)
+		return nil, fmt.Errorf("the arguments are not JSON: %w", err)
 	}
 	return out, nil
 }

@@ -106,55 +106,26 @@ func Check(names []Name, s *Scope) []Finding {
 	}
 	var reported map[Name]bool
 	for _, n := range names {
-		f := Finding{Name: n}
+		var f Finding
+		var bad bool
 		switch n.Kind {
 		case NameFunc, NameFilter, NameTest:
-			set, list := k.funcs, k.funcList
-			switch n.Kind {
-			case NameFilter:
-				set, list = k.filters, k.filterList
-			case NameTest:
-				set, list = k.tests, k.testList
-			}
-			if set[n.Name] || n.Kind == NameFunc && vars.has(n.Name) {
-				continue
-			}
-			switch n.Kind {
-			case NameFunc:
-				f.Msg = fmt.Sprintf("undefined function %s()", n.Name)
-			case NameFilter:
-				f.Msg = fmt.Sprintf("undefined filter %q", n.Name)
-			case NameTest:
-				f.Msg = fmt.Sprintf("undefined test %q", n.Name)
-			}
-			f.Error = true
-			f.Suggestion = closest(n.Name, list)
+			f, bad = k.callable(n, &vars)
 		case NameVar:
-			if s == nil || n.Guarded || vars.has(n.Name) || k.funcs[n.Name] {
-				continue
+			bad = s != nil && !n.Guarded && !vars.has(n.Name) && !k.funcs[n.Name]
+			if bad {
+				f = Finding{Name: n, Suggestion: closest(n.Name, vars.sorted()),
+					Msg: fmt.Sprintf("undefined variable %q renders empty", n.Name)}
 			}
-			f.Suggestion = closest(n.Name, vars.sorted())
-			f.Msg = fmt.Sprintf("undefined variable %q renders empty", n.Name)
 		case NameOutput:
-			if s == nil || !s.CheckOutputs || n.Guarded || agents.has(n.Name) {
-				continue
-			}
-			f.Suggestion = closest(n.Name, s.Agents)
-			f.Msg = fmt.Sprintf("previous_outputs has no %q here: no agent %q can have run before this one", n.Name, n.Name)
-			if s.Absent != nil {
-				if why := s.Absent(n.Name); why != "" {
-					f.Msg += " (" + why + ")"
-				}
-			}
-		default:
-			continue
+			f, bad = s.output(n, &agents)
+		}
+		key := Name{Kind: n.Kind, Name: n.Name}
+		if !bad || reported[key] {
+			continue // once per name and kind
 		}
 		if reported == nil {
 			reported = map[Name]bool{}
-		}
-		key := Name{Kind: n.Kind, Name: n.Name}
-		if reported[key] {
-			continue // once per name and kind
 		}
 		reported[key] = true
 		if fix := f.Fix(); fix != "" {
@@ -163,6 +134,47 @@ func Check(names []Name, s *Scope) []Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// callable checks a function, filter or test name: bad when it is none that
+// templates have (a function may also be a variable the scope binds).
+func (k *knownNames) callable(n Name, vars *nameSet) (f Finding, bad bool) {
+	set, list := k.funcs, k.funcList
+	switch n.Kind {
+	case NameFilter:
+		set, list = k.filters, k.filterList
+	case NameTest:
+		set, list = k.tests, k.testList
+	}
+	if set[n.Name] || n.Kind == NameFunc && vars.has(n.Name) {
+		return Finding{}, false
+	}
+	f = Finding{Name: n, Error: true, Suggestion: closest(n.Name, list)}
+	switch n.Kind {
+	case NameFunc:
+		f.Msg = fmt.Sprintf("undefined function %s()", n.Name)
+	case NameFilter:
+		f.Msg = fmt.Sprintf("undefined filter %q", n.Name)
+	case NameTest:
+		f.Msg = fmt.Sprintf("undefined test %q", n.Name)
+	}
+	return f, true
+}
+
+// output checks previous_outputs.<agent>: bad when the scope checks outputs
+// and no agent of that id can have run before.
+func (s *Scope) output(n Name, agents *nameSet) (f Finding, bad bool) {
+	if s == nil || !s.CheckOutputs || n.Guarded || agents.has(n.Name) {
+		return Finding{}, false
+	}
+	f = Finding{Name: n, Suggestion: closest(n.Name, s.Agents),
+		Msg: fmt.Sprintf("previous_outputs has no %q here: no agent %q can have run before this one", n.Name, n.Name)}
+	if s.Absent != nil {
+		if why := s.Absent(n.Name); why != "" {
+			f.Msg += " (" + why + ")"
+		}
+	}
+	return f, true
 }
 
 // Undefined returns the undefined function, filter or test that made a

@@ -88,4 +88,9 @@
 // buffer-size hint changes (atomically); every Render or Eval builds its own
 // small context and shares nothing mutable with other calls. The filter, test and function tables are
 // built once per process and never change. Nothing needs closing.
+//
+// # Imports
+//
+// It imports internal/ascii, internal/perf, internal/pyvalue and
+// internal/textdist.
 package prompt

@@ -61,6 +61,9 @@ func (e *lineError) Unwrap() error { return e.err }
 
 // renderError turns the error chain gonja builds (every level wraps with the
 // node's text) into one RenderError with the innermost line and the root cause.
+// It walks the chain one link at a time (unwrapOnce), so it compares links.
+//
+//nolint:errorlint // each link is looked at by itself, on purpose
 func renderError(name string, err error) error {
 	line := 0
 	root := err
@@ -93,6 +96,8 @@ func (e *limitError) Error() string { return e.msg }
 func (e *limitError) Unwrap() error { return ErrLimit }
 
 // unwrapOnce is errors.Unwrap that also looks inside gonja values holding errors.
+//
+//nolint:errorlint // one link of the chain, by definition
 func unwrapOnce(e error) error {
 	if v, ok := e.(*exec.Value); ok {
 		if inner, ok := v.Interface().(error); ok && inner != error(v) {

@@ -118,51 +118,54 @@ func (f *fastExpr) eval(r *exec.Renderer) (v any, ok bool) {
 func (f *fastExpr) evalIn(sc nameScope, strict bool) (v any, ok bool) {
 	v, found := sc.lookup(f.name)
 	if f.kind == fastCall {
-		h, isHelper := v.(helperFunc)
-		st := sc.state()
-		if !isHelper || st == nil {
-			return nil, false
-		}
-		he, _ := h(nil, whoAreYou).Interface().(*helperEntry)
-		if he == nil {
-			return nil, false
-		}
-		out, err := he.call(st, f.va)
-		if err != nil {
-			return nil, false // let gonja produce the error with its context
-		}
-		return out, true
+		return f.callHelper(sc, v)
 	}
 	if !found {
-		if strict {
-			return nil, false
-		}
-		return nil, true
+		return nil, !strict
 	}
 	for _, attr := range f.attrs {
-		switch m := unval(v).(type) {
-		case map[string]any:
-			if v, found = m[attr]; !found {
-				if strict {
-					return nil, false
-				}
-				v = nil
-			}
-		case namespace:
-			if v, found = m[attr]; !found {
-				if strict {
-					return nil, false
-				}
-				v = nil
-			}
-		case nil:
-			if strict {
-				return nil, false
-			}
-			v = nil
-		default:
+		if v, ok = attrOf(v, attr, strict); !ok {
 			return nil, false
 		}
+	}
+	return v, true
+}
+
+// callHelper calls the OrKa helper v (f names it) with f's arguments; ok is
+// false when v is no helper or the call fails (gonja then says why, in context).
+func (f *fastExpr) callHelper(sc nameScope, v any) (any, bool) {
+	h, isHelper := v.(helperFunc)
+	st := sc.state()
+	if !isHelper || st == nil {
+		return nil, false
+	}
+	he, _ := h(nil, whoAreYou).Interface().(*helperEntry)
+	if he == nil {
+		return nil, false
+	}
+	out, err := he.call(st, f.va)
+	if err != nil {
+		return nil, false
+	}
+	return out, true
+}
+
+// attrOf is v.attr for a map, a namespace or none: a missing attribute is
+// none, or not ok when strict; any other v is not ok (gonja's renderer
+// handles it).
+func attrOf(v any, attr string, strict bool) (any, bool) {
+	var found bool
+	switch m := unval(v).(type) {
+	case map[string]any:
+		v, found = m[attr]
+	case namespace:
+		v, found = m[attr]
+	case nil:
+	default:
+		return nil, false
+	}
+	if !found {
+		return nil, !strict
 	}
 	return v, true
 }

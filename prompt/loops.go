@@ -113,21 +113,9 @@ func (f *forNode) Execute(r *exec.Renderer, _ *nodes.ControlStructureBlock) erro
 	if err != nil {
 		return err
 	}
-	items := f.items(obj)
-	if f.cond != nil && len(items) > 0 {
-		scratch := inherit(r)
-		kept := items[:0:0]
-		for _, it := range items {
-			f.bind(scratch.Environment.Context, it)
-			c := scratch.Eval(f.cond)
-			if c.IsError() {
-				return c
-			}
-			if truthy(c) {
-				kept = append(kept, it)
-			}
-		}
-		items = kept
+	items, err := f.filter(r, f.items(obj))
+	if err != nil {
+		return err
 	}
 	if len(items) == 0 {
 		if f.empty != nil {
@@ -135,14 +123,8 @@ func (f *forNode) Execute(r *exec.Renderer, _ *nodes.ControlStructureBlock) erro
 		}
 		return nil
 	}
-	depth := 1
-	if parent, ok := r.Environment.Context.Get("loop"); ok {
-		if p, ok := parent.(*loopInfo); ok {
-			depth = p.depth + 1
-		}
-	}
 	st := rendererState(r)
-	loop := &loopInfo{items: items, depth: depth}
+	loop := &loopInfo{items: items, depth: loopDepth(r)}
 	var sub *exec.Renderer
 	for i, it := range items {
 		if st != nil {
@@ -159,19 +141,57 @@ func (f *forNode) Execute(r *exec.Renderer, _ *nodes.ControlStructureBlock) erro
 		if !f.shadowsLoop() {
 			ctx.Set("loop", loop)
 		}
-		if err := walkWrapper(sub, f.body); err != nil {
-			var brk *controlStructures.LoopBreakError
-			var cont *controlStructures.LoopContinueError
-			switch {
-			case errors.As(err, &brk):
-				return nil
-			case errors.As(err, &cont):
-				continue
-			}
+		if stop, err := loopBody(sub, f.body); stop || err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// filter keeps the items for which the loop's if condition holds.
+func (f *forNode) filter(r *exec.Renderer, items []loopItem) ([]loopItem, error) {
+	if f.cond == nil || len(items) == 0 {
+		return items, nil
+	}
+	scratch := inherit(r)
+	kept := items[:0:0]
+	for _, it := range items {
+		f.bind(scratch.Environment.Context, it)
+		c := scratch.Eval(f.cond)
+		if c.IsError() {
+			return nil, c
+		}
+		if truthy(c) {
+			kept = append(kept, it)
+		}
+	}
+	return kept, nil
+}
+
+// loopDepth is the depth of a loop started in r: 1, or one more than the
+// enclosing loop's.
+func loopDepth(r *exec.Renderer) int {
+	if parent, ok := r.Environment.Context.Get("loop"); ok {
+		if p, ok := parent.(*loopInfo); ok {
+			return p.depth + 1
+		}
+	}
+	return 1
+}
+
+// loopBody renders one pass of a loop's body; stop is true after a
+// {% break %}, and a {% continue %} is no error.
+func loopBody(sub *exec.Renderer, body *nodes.Wrapper) (stop bool, err error) {
+	err = walkWrapper(sub, body)
+	var brk *controlStructures.LoopBreakError
+	var cont *controlStructures.LoopContinueError
+	switch {
+	case err == nil || errors.As(err, &cont):
+		return false, nil
+	case errors.As(err, &brk):
+		return true, nil
+	}
+	return true, err
 }
 
 // shadowsLoop reports whether a target is named loop: {% for loop in

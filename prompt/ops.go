@@ -262,59 +262,77 @@ func itemOp(_ *exec.Evaluator, va *exec.VarArgs, strict bool) *exec.Value {
 	}
 	switch {
 	case isInt(key):
-		i := key.Integer()
-		switch {
-		case obj.IsString():
-			s := obj.String()
-			if !ascii.Is(s) {
-				rs := []rune(s)
-				if i < 0 {
-					i += len(rs)
-				}
-				if i < 0 || i >= len(rs) {
-					return missing("string index %d out of range", key.Integer())
-				}
-				return exec.AsValue(string(rs[i]))
-			}
-			if i < 0 {
-				i += len(s)
-			}
-			if i < 0 || i >= len(s) {
-				return missing("string index %d out of range", key.Integer())
-			}
-			return exec.AsValue(s[i : i+1])
-		case obj.IsList():
-			v, ok := listAt(obj, i)
-			if !ok {
-				return missing("list index %d out of range", key.Integer())
-			}
-			return toValue(v)
-		}
-		rv := reflect.ValueOf(unval(obj))
-		if rv.Kind() == reflect.Map && rv.Type().Key().Kind() >= reflect.Int && rv.Type().Key().Kind() <= reflect.Int64 {
-			if v := rv.MapIndex(reflect.ValueOf(i).Convert(rv.Type().Key())); v.IsValid() {
-				return toValue(v.Interface())
-			}
-		}
-		return missing("no item %d in %s", i, typeName(obj))
+		return intItem(obj, key.Integer(), missing)
 	case key.IsString():
-		k := key.String()
-		if v, ok := mapGet(obj, k); ok {
-			return toValue(v)
-		}
-		if isMapping(obj) {
-			return missing("undefined item %q", k)
-		}
-		if v, ok := obj.GetItem(k); ok {
-			return v
-		}
-		if v, ok := obj.GetAttribute(k); ok {
-			return v
-		}
-		return missing("undefined item %q in %s", k, typeName(obj))
+		return nameItem(obj, key.String(), missing)
 	default:
 		return missing("cannot use %s as an index", typeName(key))
 	}
+}
+
+// missingItem is what itemOp gives for an item that is not there.
+type missingItem func(format string, args ...any) *exec.Value
+
+// intItem is obj[i]: a character of a string, an element of a list, or the
+// value of an int-keyed map; a negative i counts from the end.
+func intItem(obj *exec.Value, i int, missing missingItem) *exec.Value {
+	switch {
+	case obj.IsString():
+		return charAt(obj.String(), i, missing)
+	case obj.IsList():
+		v, ok := listAt(obj, i)
+		if !ok {
+			return missing("list index %d out of range", i)
+		}
+		return toValue(v)
+	}
+	rv := reflect.ValueOf(unval(obj))
+	if rv.Kind() == reflect.Map && rv.Type().Key().Kind() >= reflect.Int && rv.Type().Key().Kind() <= reflect.Int64 {
+		if v := rv.MapIndex(reflect.ValueOf(i).Convert(rv.Type().Key())); v.IsValid() {
+			return toValue(v.Interface())
+		}
+	}
+	return missing("no item %d in %s", i, typeName(obj))
+}
+
+// charAt is s[i], by character (Python's str indexing).
+func charAt(s string, i int, missing missingItem) *exec.Value {
+	at := i
+	if !ascii.Is(s) {
+		rs := []rune(s)
+		if at < 0 {
+			at += len(rs)
+		}
+		if at < 0 || at >= len(rs) {
+			return missing("string index %d out of range", i)
+		}
+		return exec.AsValue(string(rs[at]))
+	}
+	if at < 0 {
+		at += len(s)
+	}
+	if at < 0 || at >= len(s) {
+		return missing("string index %d out of range", i)
+	}
+	return exec.AsValue(s[at : at+1])
+}
+
+// nameItem is obj[k]: a mapping's item, or an item or attribute of another
+// value.
+func nameItem(obj *exec.Value, k string, missing missingItem) *exec.Value {
+	if v, ok := mapGet(obj, k); ok {
+		return toValue(v)
+	}
+	if isMapping(obj) {
+		return missing("undefined item %q", k)
+	}
+	if v, ok := obj.GetItem(k); ok {
+		return v
+	}
+	if v, ok := obj.GetAttribute(k); ok {
+		return v
+	}
+	return missing("undefined item %q in %s", k, typeName(obj))
 }
 
 func typeName(v *exec.Value) string {
@@ -578,44 +596,54 @@ func formatOne(conv byte, flags string, width, precision int, arg any) (string, 
 		}
 		return fmt.Sprintf(spec+verb, n), nil
 	case 'e', 'E', 'f', 'F', 'g', 'G':
-		f, err := floatArg(conv, arg)
-		if err != nil {
-			return "", err
-		}
-		if precision < 0 {
-			spec += ".6"
-		}
-		verb := string(conv)
-		if conv == 'F' {
-			verb = "f"
-		}
-		s := fmt.Sprintf(spec+verb, f)
-		if math.IsInf(f, 0) || math.IsNaN(f) {
-			s = strings.NewReplacer("+Inf", "inf", "-Inf", "-inf", "Inf", "inf", "NaN", "nan").Replace(s)
-			if conv >= 'A' && conv <= 'Z' {
-				s = strings.ToUpper(s)
-			}
-		}
-		return s, nil
+		return formatFloat(conv, spec, precision, arg)
 	case 'c':
-		switch x := arg.(type) {
-		case string:
-			if utf8.RuneCountInString(x) != 1 {
-				return "", errors.New("%c requires an int or a single character")
-			}
-			return fmt.Sprintf(spec+"s", x), nil
-		default:
-			n, err := intArg(conv, arg)
-			if err != nil {
-				return "", err
-			}
-			if n < 0 || n > unicode.MaxRune {
-				return "", errors.New("%c arg not in range(0x110000)")
-			}
-			return fmt.Sprintf(spec+"c", rune(n)), nil
-		}
+		return formatChar(conv, spec, arg)
 	}
 	return "", fmt.Errorf("unsupported format character %q", conv)
+}
+
+// formatFloat is one %e, %f or %g conversion (Python's: precision 6 by
+// default, inf and nan in Python's spelling).
+func formatFloat(conv byte, spec string, precision int, arg any) (string, error) {
+	f, err := floatArg(conv, arg)
+	if err != nil {
+		return "", err
+	}
+	if precision < 0 {
+		spec += ".6"
+	}
+	verb := string(conv)
+	if conv == 'F' {
+		verb = "f"
+	}
+	s := fmt.Sprintf(spec+verb, f)
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		s = strings.NewReplacer("+Inf", "inf", "-Inf", "-inf", "Inf", "inf", "NaN", "nan").Replace(s)
+		if conv >= 'A' && conv <= 'Z' {
+			s = strings.ToUpper(s)
+		}
+	}
+	return s, nil
+}
+
+// formatChar is one %c conversion: a one-character string, or a code point
+// (out of range is an error, as in Python).
+func formatChar(conv byte, spec string, arg any) (string, error) {
+	if x, ok := arg.(string); ok {
+		if utf8.RuneCountInString(x) != 1 {
+			return "", errors.New("%c requires an int or a single character")
+		}
+		return fmt.Sprintf(spec+"s", x), nil
+	}
+	n, err := intArg(conv, arg)
+	if err != nil {
+		return "", err
+	}
+	if n < 0 || n > unicode.MaxRune {
+		return "", errors.New("%c arg not in range(0x110000)")
+	}
+	return fmt.Sprintf(spec+"c", rune(n)), nil
 }
 
 func intArg(conv byte, arg any) (int64, error) {
@@ -635,7 +663,11 @@ func intArg(conv byte, arg any) (int64, error) {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return rv.Int(), nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return int64(rv.Uint()), nil
+		u := rv.Uint()
+		if u > math.MaxInt64 {
+			return 0, fmt.Errorf("%%%c format: %d is too large", conv, u)
+		}
+		return int64(u), nil
 	}
 	return 0, fmt.Errorf("%%%c format: a number is required, not %s", conv, typeName(exec.AsValue(arg)))
 }

@@ -189,58 +189,72 @@ func compilePlan(ns []nodes.Node) ([]planNode, bool) {
 		if l, ok := cs.(*located); ok {
 			cs = l.inner
 		}
-		var pn planNode
-		switch c := cs.(type) {
-		case *dataNode:
-			if c.text == "" {
-				continue
-			}
-			pn = planData(c.text)
-		case *outputNode:
-			if c.n.Condition != nil {
-				return nil, false
-			}
-			pn = &planOutput{x: compileExpr(c.n.Expression)}
-		case *ifNode:
-			x := &planIf{}
-			for _, cond := range c.conds {
-				x.conds = append(x.conds, compileExpr(cond))
-			}
-			for _, w := range c.wrappers {
-				body, ok := compilePlan(w.Nodes)
-				if !ok {
-					return nil, false
-				}
-				x.bodies = append(x.bodies, body)
-			}
-			pn = x
-		case *forNode:
-			if c.cond != nil {
-				return nil, false
-			}
-			x := &planFor{f: c, iter: compileExpr(c.iter)}
-			body, ok := compilePlan(c.body.Nodes)
-			if !ok {
-				return nil, false
-			}
-			x.body = body
-			if c.empty != nil {
-				if x.empty, ok = compilePlan(c.empty.Nodes); !ok {
-					return nil, false
-				}
-				x.hasEmpty = true
-			}
-			pn = x
-		case *controlStructures.BreakControlStructure:
-			pn = planJump{errBreak}
-		case *controlStructures.ContinueControlStructure:
-			pn = planJump{errContinue}
-		default:
+		if d, ok := cs.(*dataNode); ok && d.text == "" {
+			continue
+		}
+		pn, ok := planOf(cs)
+		if !ok {
 			return nil, false
 		}
 		out = append(out, pn)
 	}
 	return out, true
+}
+
+// planOf is the planned form of one control structure; not ok when it has none.
+func planOf(cs nodes.ControlStructure) (planNode, bool) {
+	switch c := cs.(type) {
+	case *dataNode:
+		return planData(c.text), true
+	case *outputNode:
+		if c.n.Condition != nil {
+			return nil, false
+		}
+		return &planOutput{x: compileExpr(c.n.Expression)}, true
+	case *ifNode:
+		return planIfOf(c)
+	case *forNode:
+		return planForOf(c)
+	case *controlStructures.BreakControlStructure:
+		return planJump{errBreak}, true
+	case *controlStructures.ContinueControlStructure:
+		return planJump{errContinue}, true
+	}
+	return nil, false
+}
+
+func planIfOf(c *ifNode) (planNode, bool) {
+	x := &planIf{}
+	for _, cond := range c.conds {
+		x.conds = append(x.conds, compileExpr(cond))
+	}
+	for _, w := range c.wrappers {
+		body, ok := compilePlan(w.Nodes)
+		if !ok {
+			return nil, false
+		}
+		x.bodies = append(x.bodies, body)
+	}
+	return x, true
+}
+
+func planForOf(c *forNode) (planNode, bool) {
+	if c.cond != nil {
+		return nil, false
+	}
+	x := &planFor{f: c, iter: compileExpr(c.iter)}
+	body, ok := compilePlan(c.body.Nodes)
+	if !ok {
+		return nil, false
+	}
+	x.body = body
+	if c.empty != nil {
+		if x.empty, ok = compilePlan(c.empty.Nodes); !ok {
+			return nil, false
+		}
+		x.hasEmpty = true
+	}
+	return x, true
 }
 
 // planData writes literal text.
@@ -351,9 +365,9 @@ func (n *planFor) run(p *planRun) error {
 		if !f.shadowsLoop() {
 			p.vars = append(p.vars, planVar{"loop", loop})
 		}
-		switch err := runNodes(p, n.body); err {
-		case nil, errContinue:
-		case errBreak:
+		switch err := runNodes(p, n.body); {
+		case err == nil || errors.Is(err, errContinue):
+		case errors.Is(err, errBreak):
 			return nil
 		default:
 			return err

@@ -9,6 +9,8 @@ import (
 	controlStructures "github.com/nikolalohinski/gonja/v2/builtins/control_structures"
 	"github.com/nikolalohinski/gonja/v2/nodes"
 	"github.com/nikolalohinski/gonja/v2/tokens"
+
+	"github.com/cogloop/cogloop/internal/perf"
 )
 
 // The parsed tree is rewritten once, after parsing, so that rendering it is safe
@@ -79,6 +81,7 @@ type rewriter struct {
 type visited struct {
 	keys []seenKey
 	n    int
+	m    map[seenKey]bool // instead, under COGLOOP_PERF_OFF=visitedset
 }
 
 type seenKey struct {
@@ -88,6 +91,17 @@ type seenKey struct {
 
 // add records (t, p), p not 0; it reports false when it was recorded already.
 func (s *visited) add(t *typeInfo, p uintptr) bool {
+	if perf.Off(perf.VisitedSet) {
+		if s.m == nil {
+			s.m = map[seenKey]bool{}
+		}
+		k := seenKey{t, p}
+		if s.m[k] {
+			return false
+		}
+		s.m[k] = true
+		return true
+	}
 	if 2*(s.n+1) > len(s.keys) {
 		old := s.keys
 		s.keys, s.n = make([]seenKey, max(64, 2*len(old))), 0

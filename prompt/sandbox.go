@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -106,7 +107,7 @@ func (l *located) String() string          { return l.inner.String() }
 
 func (l *located) Execute(r *exec.Renderer, tag *nodes.ControlStructureBlock) error {
 	if err := l.inner.Execute(r, tag); err != nil {
-		if _, ok := err.(*lineError); ok {
+		if _, ok := errors.AsType[*lineError](err); ok {
 			return err
 		}
 		return &lineError{line: l.line, err: err}

@@ -166,35 +166,10 @@ func lexerTrap(src string, cfg *config.Config) int {
 		if relex == 64 {
 			return sites[0] // not worth more passes: refuse the template
 		}
-		masked := []byte(src)
-		for _, s := range sites {
-			_, w := utf8.DecodeRuneInString(src[s+1:])
-			for j := s + 1; j <= s+w; j++ {
-				masked[j] = 'a'
-			}
-		}
-		toks := lexAllTokens(string(masked), cfg)
-		var before *tokens.Token
-		k, parted := 0, false
-		for _, t := range toks {
-			if k == len(sites) {
-				break
-			}
-			for k < len(sites) && sites[k] < t.Pos {
-				k++ // inside text, a string, a comment or a name: not a number
-			}
-			if k < len(sites) && t.Type == tokens.Dot && t.Pos == sites[k] {
-				if before != nil && (before.Type == tokens.Integer || before.Type == tokens.Float) &&
-					before.Pos+len(before.Val) == t.Pos {
-					return before.Pos
-				}
-				if r, _ := utf8.DecodeRuneInString(src[t.Pos+1:]); r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-					parted = true // the lexings may part here: lex the rest again
-					break
-				}
-				k++
-			}
-			before = t
+		toks := lexAllTokens(maskSites(src, sites), cfg)
+		trap, k, parted := judgeSites(src, toks, sites)
+		if trap >= 0 {
+			return trap
 		}
 		if !parted {
 			return -1 // every candidate judged, or the lexer stopped before the rest
@@ -202,6 +177,47 @@ func lexerTrap(src string, cfg *config.Config) int {
 		sites = sites[k+1:]
 	}
 	return -1
+}
+
+// maskSites is src with the character after each candidate dot replaced by
+// as many "a" as it has bytes.
+func maskSites(src string, sites []int) string {
+	masked := []byte(src)
+	for _, s := range sites {
+		_, w := utf8.DecodeRuneInString(src[s+1:])
+		for j := s + 1; j <= s+w; j++ {
+			masked[j] = 'a'
+		}
+	}
+	return string(masked)
+}
+
+// judgeSites walks the tokens of the masked source: trap is the offset of
+// the number before a candidate dot (-1: none found); otherwise k is the
+// index of the candidate where the two lexings may part (parted), or
+// len(sites) when all were judged.
+func judgeSites(src string, toks []*tokens.Token, sites []int) (trap, k int, parted bool) {
+	var before *tokens.Token
+	for _, t := range toks {
+		if k == len(sites) {
+			break
+		}
+		for k < len(sites) && sites[k] < t.Pos {
+			k++ // inside text, a string, a comment or a name: not a number
+		}
+		if k < len(sites) && t.Type == tokens.Dot && t.Pos == sites[k] {
+			if before != nil && (before.Type == tokens.Integer || before.Type == tokens.Float) &&
+				before.Pos+len(before.Val) == t.Pos {
+				return before.Pos, k, false
+			}
+			if r, _ := utf8.DecodeRuneInString(src[t.Pos+1:]); r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				return -1, k, true // the lexings may part here: lex the rest again
+			}
+			k++
+		}
+		before = t
+	}
+	return -1, k, false
 }
 
 // trapCandidates returns the offsets of the dots in src that follow a digit
@@ -393,7 +409,7 @@ func (ps *parseState) annotate(err error, name string, start int, p *parser.Pars
 		return ps.errAt(start, fmt.Sprintf("{%% %s %%} is not closed: expected %s before the end of the template", name, want))
 	}
 	if ge != nil && ge.Line > 0 {
-		if m := reUnknownTag.FindStringSubmatch(ge.Message); m != nil && strings.HasPrefix(m[1], "end") && m[1] != "end"+name {
+		if m := reUnknownTag.FindStringSubmatch(ge.Message); len(m) > 1 && strings.HasPrefix(m[1], "end") && m[1] != "end"+name {
 			// an end tag of another block while this one is open
 			line, col := ps.lineCol(start)
 			return &SyntaxError{Name: ps.name, Line: ge.Line, Col: ps.runeCol(ge.Line, ge.Column),

@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -12,6 +13,8 @@ import (
 	"github.com/nikolalohinski/gonja/v2/nodes"
 	"github.com/nikolalohinski/gonja/v2/parser"
 	"github.com/nikolalohinski/gonja/v2/tokens"
+
+	"github.com/cogloop/cogloop/internal/perf"
 )
 
 // Options tune how templates parse and render.
@@ -175,7 +178,7 @@ func (t *Template) Render(d Data) (string, error) {
 }
 
 func (t *Template) render(d Data) (out string, err error) {
-	if t.plan != nil {
+	if t.plan != nil && !perf.Off(perf.FastRender) {
 		if out, ok := t.runPlan(d); ok {
 			t.noteSize(len(out))
 			return out, nil
@@ -210,7 +213,7 @@ func (t *Template) Eval(d Data) (v any, err error) {
 	if t.single == nil {
 		return t.Render(d)
 	}
-	if t.planSingle != nil {
+	if t.planSingle != nil && !perf.Off(perf.FastRender) {
 		if v, ok := t.evalPlan(d); ok {
 			return v, nil
 		}
@@ -267,7 +270,7 @@ func ParseExpr(name, src string, opts Options) (*Expr, error) {
 	const open = "{{ "
 	t, err := Parse(name, open+src+" }}", opts)
 	if err != nil {
-		if se, ok := err.(*SyntaxError); ok {
+		if se, ok := errors.AsType[*SyntaxError](err); ok {
 			if se.Line == 1 {
 				se.Col -= len(open)
 			}

@@ -57,5 +57,10 @@
 // and runs still going after the shutdown timeout are handed back by asynq
 // as they are (they resume from their last checkpoint).
 //
+// # Imports
+//
+// It imports agents, agents/event, agents/load, agents/spend, cogloop,
+// internal/backoff, internal/values, memory, memory/redis and orchestrator.
+//
 // [asynq]: https://github.com/hibiken/asynq
 package queue

@@ -7,11 +7,11 @@ import (
 )
 
 var (
-	// ErrDuplicate: a run with this id was submitted already (it may be
+	// ErrDuplicate means a run with this id was submitted already (it may be
 	// queued, running, done or archived).
 	ErrDuplicate = errors.New("run id already submitted")
 
-	// ErrNotFound: no queue holds a run with this id (never submitted, or
+	// ErrNotFound means no queue holds a run with this id (never submitted, or
 	// its retention time passed).
 	ErrNotFound = errors.New("no such run in the queues")
 

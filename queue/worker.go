@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/internal/backoff"
 	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/memory/redis"
 )
@@ -190,6 +190,7 @@ func (w *Worker) process(ctx context.Context, t *asynq.Task) error {
 	var p payload
 	dec := json.NewDecoder(bytes.NewReader(t.Payload()))
 	if err := dec.Decode(&p); err != nil || p.Version != payloadVersion {
+		//nolint:errorlint // err is nil when only the version differs
 		return permanent(fmt.Errorf("task %s: not a cogloop run payload of version %d (%v); submit it with cogloop submit", t.ResultWriter().TaskID(), payloadVersion, err))
 	}
 	prev := w.previous(ctx, p.RunID)
@@ -359,15 +360,20 @@ func storeFailed(res *cogloop.Result) bool {
 	return false
 }
 
+// runRetries is the wait between asynq's retries of a run: exponential from
+// 1 s to 5 min with ±20 % jitter, on the project's one retry schedule
+// (internal/backoff, which agent retries and the Redis store use too).
+var runRetries = backoff.Policy{Exponential: true, Interval: time.Second, MaxInterval: 5 * time.Minute,
+	Jitter: backoff.JitterFraction, Fraction: 0.2}
+
 // retryDelay is 0 for a run handed back (drained, or its worker died) and
-// otherwise backs off exponentially from 1 s to 5 min, with ±20 % jitter.
+// otherwise runRetries' wait before retry n+1 (asynq's n counts the retries
+// so far).
 func retryDelay(n int, err error, _ *asynq.Task) time.Duration {
 	if errors.As(err, new(drainedError)) || errors.Is(err, asynq.ErrLeaseExpired) {
 		return 0
 	}
-	d := time.Second << min(n, 9)
-	d = min(d, 5*time.Minute)
-	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
+	return runRetries.Wait(n+1, nil)
 }
 
 // slogAdapter routes asynq's log lines to a slog.Logger.

@@ -25,7 +25,7 @@ const DefaultMaxBytes int64 = 200 << 20
 // Ext is a record file's extension.
 const Ext = ".jsonl"
 
-// ErrNotFound: no record matches the name given.
+// ErrNotFound means no record matches the name given.
 var ErrNotFound = errors.New("no such run record")
 
 // Dir is a directory of run records, one file <run id>.jsonl each.

@@ -25,4 +25,8 @@
 //
 // A Writer is safe for concurrent use (fork branches emit from several
 // goroutines). Dir is a value; reading and pruning touch only files.
+//
+// # Imports
+//
+// It imports agents/event, agents/fault, agents/spend, cogloop and loopnode.
 package records

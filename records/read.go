@@ -58,7 +58,7 @@ func Read(r io.Reader) (*Record, error) {
 	for n := 1; ; n++ {
 		line, err := readLine(br)
 		if len(line) > 0 {
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				rec.Problem = fmt.Sprintf("line %d is cut short (the process writing it was killed)", n)
 				break
 			}
@@ -69,7 +69,7 @@ func Read(r io.Reader) (*Record, error) {
 			}
 			rec.Events = append(rec.Events, e)
 		}
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
@@ -98,7 +98,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 		if len(buf) > maxLine {
 			return nil, errLongLine
 		}
-		if err == bufio.ErrBufferFull {
+		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
 		if err != nil {

@@ -13,4 +13,8 @@
 // [Write] renders from a [records.Summary], so the CLI's report command (from
 // a record file) and run --report (from the run's events in memory) share it.
 // Rendering is a pure function of its input and safe for concurrent use.
+//
+// # Imports
+//
+// It imports agents/fault, agents/spend and records.
 package report

@@ -12,6 +12,10 @@
 // from a first line such as
 //
 //	# yaml-language-server: $schema=https://raw.githubusercontent.com/cogloop/cogloop/main/schema/workflow.schema.json
+//
+// # Imports
+//
+// It imports agents, agents/load and orchestrator.
 package schema
 
 //go:generate go run github.com/cogloop/cogloop/cmd/cogloop schema --out workflow.schema.json

@@ -634,7 +634,24 @@ func (r *reader) merge(byName map[string]*Context, def *contextDef) {
 			x.Aliases = append(x.Aliases, a)
 		}
 	}
-	for _, cr := range def.criteria {
+	x.mergeCriteria(def.criteria)
+	for _, pd := range def.presets {
+		if r.weightsKnown(x, pd) {
+			x.mergePreset(pd.p)
+		}
+	}
+	if len(x.Presets) == 0 {
+		if !def.failed {
+			r.errorf(def.nameNode, "context %s has no usable preset", x.Name)
+		}
+		return
+	}
+	byName[x.Name] = x
+}
+
+// mergeCriteria adds criteria to x; one x has already gets the new description.
+func (x *Context) mergeCriteria(criteria []Criterion) {
+	for _, cr := range criteria {
 		replaced := false
 		for i := range x.Criteria {
 			if x.Criteria[i].Key == cr.Key {
@@ -646,41 +663,39 @@ func (r *reader) merge(byName map[string]*Context, def *contextDef) {
 			x.Criteria = append(x.Criteria, cr)
 		}
 	}
-	for _, pd := range def.presets {
-		if len(x.Criteria) > 0 {
-			bad := false
-			for _, cr := range pd.p.Criteria {
-				if _, known := x.description(cr.Key); !known {
-					r.errorf(pd.weightNodes[cr.Key], "preset %s: %q is not a criterion of context %s (criteria: %s)",
-						pd.p.Name(), cr.Key, x.Name, strings.Join(keysOf(x.Criteria), ", "))
-					bad = true
-				}
-			}
-			if bad {
-				continue
-			}
-		}
-		for i := range pd.p.Criteria {
-			pd.p.Criteria[i].Description, _ = x.description(pd.p.Criteria[i].Key)
-		}
-		replaced := false
-		for i, old := range x.Presets {
-			if old.Level == pd.p.Level {
-				x.Presets[i] = pd.p
-				replaced = true
-			}
-		}
-		if !replaced {
-			x.Presets = append(x.Presets, pd.p)
+}
+
+// weightsKnown reports whether every weight of pd names a criterion of x (a
+// context without criteria takes any), recording a problem for each that
+// does not.
+func (r *reader) weightsKnown(x *Context, pd presetDef) bool {
+	if len(x.Criteria) == 0 {
+		return true
+	}
+	good := true
+	for _, cr := range pd.p.Criteria {
+		if _, known := x.description(cr.Key); !known {
+			r.errorf(pd.weightNodes[cr.Key], "preset %s: %q is not a criterion of context %s (criteria: %s)",
+				pd.p.Name(), cr.Key, x.Name, strings.Join(keysOf(x.Criteria), ", "))
+			good = false
 		}
 	}
-	if len(x.Presets) == 0 {
-		if !def.failed {
-			r.errorf(def.nameNode, "context %s has no usable preset", x.Name)
-		}
-		return
+	return good
+}
+
+// mergePreset puts p, its criteria described by x's, in place of x's preset
+// of the same level, or adds it.
+func (x *Context) mergePreset(p *Preset) {
+	for i := range p.Criteria {
+		p.Criteria[i].Description, _ = x.description(p.Criteria[i].Key)
 	}
-	byName[x.Name] = x
+	for i, old := range x.Presets {
+		if old.Level == p.Level {
+			x.Presets[i] = p
+			return
+		}
+	}
+	x.Presets = append(x.Presets, p)
 }
 
 func keysOf(cs []Criterion) []string {

@@ -58,4 +58,9 @@
 //
 // Catalogs, presets handed out by a catalog, and calculators are immutable and
 // safe for concurrent use. Methods that return presets return copies.
+//
+// # Imports
+//
+// It imports agents/load, cognition/metrics, configs, internal/values and
+// internal/yamlnode.
 package scoring

@@ -48,6 +48,6 @@
 //
 // # Imports
 //
-// agents/event, agents/human, agents/spend, records, report, queue, and the
-// root package (run ids, the steering API's errors).
+// It imports agents/event, agents/human, agents/spend, cogloop, queue,
+// records and report.
 package serve

@@ -32,4 +32,8 @@
 //
 // An [Observer] is safe for concurrent use, as event observers must be; it
 // serves one run.
+//
+// # Imports
+//
+// It imports agents/event, agents/fault and internal/values.
 package telemetry

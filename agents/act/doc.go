@@ -26,4 +26,8 @@
 // Text that reaches an output is scrubbed of the run's secrets.
 //
 // The agents are immutable after construction and safe for concurrent Run.
+//
+// # Imports
+//
+// It imports agents, agents/load and prompt.
 package act

@@ -74,7 +74,7 @@ func allowed(rules []hostRule, u *url.URL) bool {
 func checkURL(rules []hostRule, raw string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
-		return nil, fmt.Errorf("url %q is not a URL: %v", clip(raw, 200), err)
+		return nil, fmt.Errorf("url %q is not a URL: %w", clip(raw, 200), err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return nil, fmt.Errorf("url %q must start with http:// or https://", clip(u.Redacted(), 200))

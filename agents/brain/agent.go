@@ -17,7 +17,7 @@ import (
 	"github.com/cogloop/cogloop/prompt"
 )
 
-// Operations, OrKa's operation values.
+// Operations lists OrKa's operation values.
 var Operations = []string{"learn", "recall", "feedback", "learn_recipe", "learn_anti", "learn_path", "record_episode", "recall_episodes"}
 
 // ErrNoStore is the failure of a brain agent in a run without a memory store.

@@ -24,4 +24,9 @@
 //
 // An [Agent] is immutable and safe for concurrent use; concurrent updates of
 // one skill are last-write-wins, as in OrKa.
+//
+// # Imports
+//
+// It imports agents, agents/load, agents/retry, internal/values, memory and
+// prompt.
 package brain

@@ -182,7 +182,7 @@ func (p *pyParser) str() (any, error) {
 					return nil, errLiteral
 				}
 				r, err := strconv.ParseUint(p.s[p.i:p.i+n], 16, 32)
-				if err != nil || !utf8.ValidRune(rune(r)) {
+				if err != nil || r > utf8.MaxRune || !utf8.ValidRune(rune(r)) {
 					return nil, errLiteral
 				}
 				b.WriteRune(rune(r))

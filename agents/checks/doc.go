@@ -13,4 +13,8 @@
 // adds loop_integrity (a loop that stopped on an error).
 //
 // The agent is immutable and safe for concurrent Run calls.
+//
+// # Imports
+//
+// It imports agents, agents/event, agents/load, internal/values and prompt.
 package checks

@@ -6,6 +6,8 @@
 //
 // # Imports
 //
-// event imports spend only (an event carries a [spend.Usage]). The agents
-// package imports it, so it must not import agents or anything that does.
+// It imports agents/spend only.
+//
+// An event carries a [spend.Usage]. The agents package imports it, so it must
+// not import agents or anything that does.
 package event

@@ -9,6 +9,7 @@
 //
 // # Imports
 //
-// fault imports no cogloop package; every package that runs or loads
-// agents imports it.
+// It imports no project package.
+//
+// Every package that runs or loads agents imports it.
 package fault

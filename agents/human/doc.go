@@ -18,4 +18,9 @@
 // # Lifecycle
 //
 // Built agents are immutable and safe for concurrent Run calls.
+//
+// # Imports
+//
+// It imports agents, agents/event, agents/fault, agents/load,
+// internal/jsonschemax and prompt.
 package human

@@ -13,6 +13,7 @@
 //
 // # Imports
 //
-// lease imports fault and memory only; the agents package imports it
-// (agents.Run.Lease, agents.Checkpoint.FencedBy).
+// It imports agents/fault and memory.
+//
+// The agents package imports it (agents.Run.Lease, agents.Checkpoint.FencedBy).
 package lease

@@ -12,4 +12,8 @@
 //
 // The agents are immutable and safe for concurrent Run calls. [Register] adds
 // the types to a registry that already holds memory (for the aliases).
+//
+// # Imports
+//
+// It imports agents, agents/load, agents/retry and prompt.
 package legacy

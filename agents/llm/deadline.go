@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/cogloop/cogloop/internal/perf"
 )
 
 // withDeadline is context.WithDeadline(parent, d) made lazily: the timer and
@@ -30,7 +32,7 @@ func withDeadline(parent context.Context, now, d time.Time) (context.Context, *l
 		return parent, nil
 	}
 	c := &lazyDeadline{parent: parent, deadline: d}
-	if !d.After(now) || parent.Err() != nil { // ended already: as eager as context.WithDeadline
+	if !d.After(now) || parent.Err() != nil || perf.Off(perf.LazyDeadline) { // ended already (or switched off): as eager as context.WithDeadline
 		c.materialize()
 	}
 	return c, c

@@ -150,4 +150,10 @@
 //
 // Agents and models are immutable after building, apart from the lazily built
 // client (guarded by a mutex), and safe for concurrent use.
+//
+// # Imports
+//
+// It imports agents, agents/event, agents/fault, agents/human, agents/load,
+// agents/retry, agents/scripted, agents/secrets, agents/spend,
+// internal/jsonschemax, internal/perf, memory and prompt.
 package llm

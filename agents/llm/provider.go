@@ -207,7 +207,7 @@ func NewModel(c Config) (*Model, error) {
 func checkURL(what, raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("%s %q is not a URL: %v", what, redactURL(raw), err)
+		return nil, fmt.Errorf("%s %q is not a URL: %w", what, redactURL(raw), err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return nil, fmt.Errorf("%s %q must start with http:// or https://", what, u.Redacted())

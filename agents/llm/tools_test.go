@@ -41,7 +41,7 @@ func (l *lookupTool) tool() *agents.Tool {
 		Check: func(args string) (map[string]any, error) {
 			var m map[string]any
 			if err := json.Unmarshal([]byte(args), &m); err != nil {
-				return nil, fmt.Errorf("the arguments are not JSON: %v", err)
+				return nil, fmt.Errorf("the arguments are not JSON: %w", err)
 			}
 			if _, ok := m["query"].(string); !ok {
 				return nil, fmt.Errorf("missing property 'query'")

@@ -9,9 +9,10 @@
 //
 // # Imports
 //
-// load imports no cogloop package but internal/ ones: agents, scoring and
-// every loader import it, so it must not import them (nor anything under
-// agents/).
+// It imports internal/loaderr, internal/textdist and internal/yamlnode.
+//
+// Agents, scoring and every loader import it, so it must not import them (nor
+// anything under agents/).
 //
 // # Concurrency
 //

@@ -90,4 +90,9 @@
 // # Concurrency
 //
 // Built agents are immutable and safe for concurrent Run calls.
+//
+// # Imports
+//
+// It imports agents, agents/llm, agents/load, agents/retry, agents/secrets,
+// memory and prompt.
 package memories

@@ -12,8 +12,11 @@
 //
 // # Imports
 //
-// retry imports agents, event, fault, load, secrets and spend; it must not
-// import scripted, the provider agents, the orchestrator or the loop node.
+// It imports agents, agents/event, agents/fault, agents/load, agents/secrets,
+// agents/spend and internal/backoff.
+//
+// It must not import scripted, the provider agents, the orchestrator or the
+// loop node.
 //
 // # Concurrency
 //

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"math/rand/v2"
 	"net"
 	"os"
 	"strconv"
@@ -23,6 +22,7 @@ import (
 	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/agents/secrets"
 	"github.com/cogloop/cogloop/agents/spend"
+	"github.com/cogloop/cogloop/internal/backoff"
 )
 
 // Type is how the wait between attempts grows.
@@ -35,16 +35,17 @@ const (
 	Exponential Type = "exponential" // Interval, 2×, 4×, … capped by MaxInterval
 )
 
-// Jitter is how the wait is randomised.
-type Jitter string
+// Jitter is how the wait is randomised (the schedule's arithmetic is
+// internal/backoff's, shared with the Redis store and the queue).
+type Jitter = backoff.Jitter
 
 // Jitter kinds (retry: {jitter: ...}).
 const (
-	JitterNone Jitter = "none" // wait exactly the computed interval
-	JitterFull Jitter = "full" // wait a uniform random time in [0, interval) ("full jitter")
+	JitterNone = backoff.JitterNone // wait exactly the computed interval
+	JitterFull = backoff.JitterFull // wait a uniform random time in [0, interval) ("full jitter")
 	// JitterFraction: wait the interval ± Policy.JitterFraction of it
 	// (YAML jitter: 0.1 is ±10 %).
-	JitterFraction Jitter = "fraction"
+	JitterFraction = backoff.JitterFraction
 )
 
 // Class is what kind of failure an error is, for deciding whether to retry.
@@ -225,23 +226,12 @@ func (p Policy) RetriesErr(err error) bool {
 }
 
 // Backoff is the wait before retry n (1-based), before jitter and Retry-After.
-func (p Policy) Backoff(n int) time.Duration {
-	if n < 1 || p.Interval <= 0 {
-		return 0
-	}
-	d := p.Interval
-	if p.Type == Exponential {
-		f := float64(p.Interval) * math.Pow(2, float64(n-1))
-		if f >= float64(math.MaxInt64) {
-			d = time.Duration(math.MaxInt64)
-		} else {
-			d = time.Duration(f)
-		}
-	}
-	if p.MaxInterval > 0 && d > p.MaxInterval {
-		d = p.MaxInterval
-	}
-	return d
+func (p Policy) Backoff(n int) time.Duration { return p.Schedule().Delay(n) }
+
+// Schedule is p's waits as the project's one retry schedule.
+func (p Policy) Schedule() backoff.Policy {
+	return backoff.Policy{Count: p.Count, Exponential: p.Type == Exponential, Interval: p.Interval,
+		MaxInterval: p.MaxInterval, MinInterval: p.MinInterval, Jitter: p.Jitter, Fraction: p.JitterFraction}
 }
 
 // ReadPolicy reads key of c as a retry policy, starting from def; absent
@@ -520,19 +510,7 @@ type Retrier struct {
 }
 
 // Sleep waits d, or until ctx ends (returning ctx.Err()).
-func Sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+func Sleep(ctx context.Context, d time.Duration) error { return backoff.Sleep(ctx, d) }
 
 // Do calls fn (attempt 1, 2, …) until it succeeds, fails with an error the
 // policy does not retry, runs out of retries, or ctx ends. Before each retry it
@@ -586,27 +564,7 @@ func (r *Retrier) Do(ctx context.Context, in agents.Input, agent string, fn func
 }
 
 func (r *Retrier) wait(n int, err error) time.Duration {
-	d := r.Policy.Backoff(n)
-	if (r.Policy.Jitter == JitterFull || r.Policy.Jitter == JitterFraction) && d > 0 {
-		rnd := rand.Float64
-		if r.Rand != nil {
-			rnd = r.Rand
-		}
-		f := rnd()
-		if f < 0 || f >= 1 {
-			f = 0
-		}
-		if r.Policy.Jitter == JitterFull {
-			d = time.Duration(f * float64(d))
-		} else {
-			// ±JitterFraction: f in [0,1) maps to [-fraction, +fraction).
-			d = time.Duration(float64(d) * (1 + r.Policy.JitterFraction*(2*f-1)))
-			if r.Policy.MaxInterval > 0 && d > r.Policy.MaxInterval {
-				d = r.Policy.MaxInterval
-			}
-		}
-	}
-	d = max(d, r.Policy.MinInterval)
+	d := r.Policy.Schedule().Wait(n, r.Rand)
 	if ra := After(err); ra > 0 {
 		limit := r.Policy.MaxInterval
 		if limit <= 0 {

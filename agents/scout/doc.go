@@ -16,4 +16,9 @@
 // candidates' agent ids in the order the workflow defines them (nearest
 // workflow first, then file order), position by position, a shorter path
 // before its extensions.
+//
+// # Imports
+//
+// It imports agents, agents/event, agents/fault, agents/llm, agents/load,
+// agents/retry, agents/spend and prompt.
 package scout

@@ -117,7 +117,7 @@ func parseRatings(text string, n int) (map[int]float64, error) {
 	}
 	var raw map[string]any
 	if err := json.Unmarshal([]byte(text[start:end+1]), &raw); err != nil {
-		return nil, fmt.Errorf("the evaluation reply's ratings are not JSON (%v): %q", err, fault.Truncate(text, 120))
+		return nil, fmt.Errorf("the evaluation reply's ratings are not JSON (%w): %q", err, fault.Truncate(text, 120))
 	}
 	out := map[int]float64{}
 	for k, v := range raw {

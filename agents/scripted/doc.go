@@ -8,8 +8,11 @@
 //
 // # Imports
 //
-// scripted imports agents, load, spend, fault and retry; it must not import
-// the orchestrator, the loop node or the provider agents (agents/llm).
+// It imports agents, agents/fault, agents/load, agents/retry, agents/spend and
+// internal/yamlbound.
+//
+// It must not import the orchestrator, the loop node or the provider agents
+// (agents/llm).
 //
 // # Concurrency
 //

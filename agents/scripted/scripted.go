@@ -20,7 +20,7 @@ import (
 	"github.com/cogloop/cogloop/internal/yamlbound"
 )
 
-// ErrExhausted: a scripted agent was called more times than it has replies.
+// ErrExhausted means a scripted agent was called more times than it has replies.
 // It is a permanent [retry.CallError], so no retry policy retries it.
 var ErrExhausted = retry.Permanent(errors.New("scripted replies exhausted"))
 

@@ -20,4 +20,8 @@
 //
 // A [DuckDuckGo] and an [Agent] are immutable after construction and safe for
 // concurrent use.
+//
+// # Imports
+//
+// It imports agents, agents/load, agents/retry, internal/htmlnode and prompt.
 package search

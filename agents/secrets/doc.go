@@ -8,7 +8,7 @@
 //
 // # Imports
 //
-// secrets imports no cogloop package.
+// It imports no project package.
 //
 // # Concurrency
 //

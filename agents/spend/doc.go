@@ -20,9 +20,10 @@
 //
 // # Imports
 //
-// spend imports load, fault and configs only. The agents package imports it
-// (Input carries a Budget, Output a Usage), so it must not import agents or
-// anything that does.
+// It imports agents/fault, agents/load and configs.
+//
+// The agents package imports it (Input carries a Budget, Output a Usage), so
+// it must not import agents or anything that does.
 //
 // # Concurrency
 //

@@ -64,6 +64,7 @@ func foldsOf(p Pricing) *folds {
 		copy(ts, ts[1:])
 		ts = ts[:len(ts)-1]
 	}
-	foldCache.tables = append(ts, f)
+	ts = append(ts, f)
+	foldCache.tables = ts
 	return f
 }

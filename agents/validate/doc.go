@@ -19,4 +19,10 @@
 //
 // It imports agents, agents/llm and scoring; nothing below cogloop's root
 // package imports it.
+//
+// # Imports
+//
+// It imports agents, agents/event, agents/fault, agents/llm, agents/load,
+// agents/retry, agents/secrets, agents/spend, internal/values, prompt and
+// scoring.
 package validate

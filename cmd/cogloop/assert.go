@@ -100,7 +100,7 @@ func parseAssertion(raw json.RawMessage, where string) (*assertion, error) {
 	case "regex":
 		if err = needText(); err == nil {
 			if a.re, err = cognition.Compile(a.text); err != nil {
-				err = fmt.Errorf("%s: %v", field, err)
+				err = fmt.Errorf("%s: %w", field, err)
 			}
 		}
 	case "is-json":
@@ -111,7 +111,7 @@ func parseAssertion(raw json.RawMessage, where string) (*assertion, error) {
 		if !hasVal || jsonKind(val) != "an object" {
 			err = fmt.Errorf("%s: json-schema needs a JSON Schema object, got %s", field, jsonKind(val))
 		} else if a.schema, err = compileSchema(val); err != nil {
-			err = fmt.Errorf("%s: %v", field, err)
+			err = fmt.Errorf("%s: %w", field, err)
 		}
 	case "similar":
 		err = needText()

@@ -89,7 +89,7 @@ func readInput(pos []string, f runFlags) (any, error) {
 	}
 	v, err := decodeInput(text)
 	if err != nil {
-		return nil, fmt.Errorf("--json-input: the input is not valid JSON: %v", err)
+		return nil, fmt.Errorf("--json-input: the input is not valid JSON: %w", err)
 	}
 	return v, nil
 }

@@ -15,6 +15,14 @@
 // Exit codes: 0 ok, 1 failed run, 2 bad usage or invalid workflow, 3 the run
 // waits for an answer or paused, 130 after SIGINT (a second SIGINT exits at
 // once), 143 after SIGTERM.
+//
+// # Imports
+//
+// It imports agents, agents/event, agents/fault, agents/human, agents/lease,
+// agents/llm, agents/load, agents/retry, agents/scripted, agents/secrets,
+// agents/spend, cogloop, cognition, cognition/metrics, examples,
+// internal/perf, internal/plainjson, mcp, memory, memory/file, memory/redis,
+// queue, records, report, schema, scoring, serve and telemetry/otlp.
 package main
 
 import (
@@ -23,8 +31,10 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
+	"github.com/cogloop/cogloop/internal/perf"
 	"github.com/cogloop/cogloop/mcp"
 )
 
@@ -56,6 +66,10 @@ func main() {
 		// memory limit still brings the collector in should one grow large.
 		debug.SetMemoryLimit(shortMemoryLimit)
 		debug.SetGCPercent(-1)
+	}
+	if u := perf.Unknown(); len(u) > 0 {
+		fmt.Fprintf(os.Stderr, "cogloop: warning: %s names no switch: %s (the switches: %s, or all)\n",
+			perf.EnvVar, strings.Join(u, ", "), strings.Join(perf.Names, ", "))
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)

@@ -262,7 +262,7 @@ func readDataset(path string) ([]any, []int, error) {
 		}
 		v, err := decodeInput(line)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--dataset %s:%d: the line is not a JSON value (each line is one run's input, e.g. \"text\" or {\"k\": 1}): %v", path, n, err)
+			return nil, nil, fmt.Errorf("--dataset %s:%d: the line is not a JSON value (each line is one run's input, e.g. \"text\" or {\"k\": 1}): %w", path, n, err)
 		}
 		inputs = append(inputs, v)
 		lines = append(lines, n)

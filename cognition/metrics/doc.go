@@ -10,4 +10,9 @@
 // internal/values, internal/textdist, internal/embedding); in particular not
 // cognition/scorer, which imports it. It does no I/O of its own (an embedder
 // the caller passes may). Everything in it is safe for concurrent use.
+//
+// # Imports
+//
+// It imports cognition, cognition/internal/modeltext, internal/embedding,
+// internal/pyvalue, internal/textdist and internal/values.
 package metrics

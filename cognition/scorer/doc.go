@@ -47,4 +47,9 @@
 //
 // A built [Scorer] is immutable and safe for concurrent use; regex timeouts
 // and the like become the [Score]'s Warnings, never errors or panics.
+//
+// # Imports
+//
+// It imports cognition, cognition/internal/modeltext, cognition/metrics,
+// internal/embedding and internal/values.
 package scorer

@@ -41,36 +41,10 @@ func (r *scoreRun) nestedPath(path string) (Score, bool) {
 // span of one of those texts or of a bare-string result.
 func (r *scoreRun) jsonPath(st strategy) (Score, bool) {
 	parts := splitJSONPath(st.key)
-	try := func(i int) (Score, bool) {
-		res := r.results[i]
-		if s, ok := res.Value.(string); ok {
-			if v, ok := r.walk(s, parts); ok {
-				return r.pathScore(res.ID, "", st.key, StrategyJSON, v)
-			}
-			return Score{}, false
-		}
-		m, ok := values.AsMap(res.Value)
-		if !ok {
-			return Score{}, false
-		}
-		for _, f := range modeltext.Fields {
-			if x, ok := m[f]; ok && x != nil {
-				if v, ok := r.walk(x, parts); ok {
-					if sc, ok := r.pathScore(res.ID, f, st.key, StrategyJSON, v); ok {
-						return sc, true
-					}
-				}
-			}
-		}
-		if v, ok := r.walk(m, parts); ok {
-			return r.pathScore(res.ID, "", st.key, StrategyJSON, v)
-		}
-		return Score{}, false
-	}
 	if len(st.agents) > 0 {
 		for _, id := range st.agents {
 			if i := find(r.results, id); i >= 0 {
-				if sc, ok := try(i); ok {
+				if sc, ok := r.jsonPathIn(i, st.key, parts); ok {
 					return sc, true
 				}
 			}
@@ -78,9 +52,38 @@ func (r *scoreRun) jsonPath(st strategy) (Score, bool) {
 		return Score{}, false
 	}
 	for i := range r.results {
-		if sc, ok := try(i); ok {
+		if sc, ok := r.jsonPathIn(i, st.key, parts); ok {
 			return sc, true
 		}
+	}
+	return Score{}, false
+}
+
+// jsonPathIn reads the score at parts (path, as written) in result i: a bare
+// text, one of its model-text fields, or the mapping itself.
+func (r *scoreRun) jsonPathIn(i int, path string, parts []string) (Score, bool) {
+	res := r.results[i]
+	if s, ok := res.Value.(string); ok {
+		if v, ok := r.walk(s, parts); ok {
+			return r.pathScore(res.ID, "", path, StrategyJSON, v)
+		}
+		return Score{}, false
+	}
+	m, ok := values.AsMap(res.Value)
+	if !ok {
+		return Score{}, false
+	}
+	for _, f := range modeltext.Fields {
+		if x, ok := m[f]; ok && x != nil {
+			if v, ok := r.walk(x, parts); ok {
+				if sc, ok := r.pathScore(res.ID, f, path, StrategyJSON, v); ok {
+					return sc, true
+				}
+			}
+		}
+	}
+	if v, ok := r.walk(m, parts); ok {
+		return r.pathScore(res.ID, "", path, StrategyJSON, v)
 	}
 	return Score{}, false
 }

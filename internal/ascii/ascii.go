@@ -1,6 +1,10 @@
 // Package ascii owns the fast ASCII test that the template renderer (prompt)
 // and the score scanner (cognition) use to take their byte-wise fast paths.
 // It imports no project package.
+//
+// # Imports
+//
+// It imports no project package.
 package ascii
 
 import "unicode/utf8"

@@ -1,6 +1,10 @@
 // Package clibin builds the cogloop command once per test process, for the
 // tests that need a real process (kill -9, signals, a fleet of workers):
 // cmd/cogloop's and the chaos suite's. Only tests import it.
+//
+// # Imports
+//
+// It imports no project package.
 package clibin
 
 import (

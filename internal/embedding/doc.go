@@ -2,4 +2,8 @@
 // vector out. memory (vector search of memories) and cognition (the
 // agreement fallback of loop scoring) name it by alias, so one embedder, such
 // as agents/llm's, serves both. It imports no project package.
+//
+// # Imports
+//
+// It imports no project package.
 package embedding

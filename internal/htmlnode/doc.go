@@ -3,4 +3,8 @@
 // The report's tests use it to check the elements a page has as a browser
 // builds them, not its text; the duckduckgo agent (agents/search) reads
 // result pages with it. It has no state and is safe for concurrent use.
+//
+// # Imports
+//
+// It imports no project package.
 package htmlnode

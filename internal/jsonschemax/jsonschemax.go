@@ -1,6 +1,10 @@
 // Package jsonschemax compiles the JSON Schemas a workflow declares (tool
 // parameters, output_schema) with santhosh-tekuri/jsonschema, and says where
 // in the schema a compile error is, for the load error's file:line:col.
+//
+// # Imports
+//
+// It imports no project package.
 package jsonschemax
 
 import (

@@ -3,4 +3,8 @@
 // there is more than one, and each one visible to errors.Is/As. The workflow
 // reader (agents) and the scoring preset reader share it; it imports no
 // project package.
+//
+// # Imports
+//
+// It imports no project package.
 package loaderr

@@ -2,6 +2,10 @@
 // need: a loopback address nothing listens on, for the tests of refused
 // connections (models, web search, Redis, the CLI). Only tests import it;
 // it imports no project package.
+//
+// # Imports
+//
+// It imports no project package.
 package nettest
 
 import (

@@ -11,4 +11,8 @@
 // the rest as raw JSON.
 //
 // It imports only the standard library.
+//
+// # Imports
+//
+// It imports internal/perf only.
 package plainjson

@@ -1,12 +1,17 @@
 package plainjson
 
 import (
+	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/cogloop/cogloop/internal/perf"
 )
 
 // maxDepth bounds nesting, as encoding/json does.
@@ -24,6 +29,9 @@ func (e *SyntaxError) Error() string {
 
 // Decode decodes data, one JSON value with optional white space around it.
 func Decode(data []byte) (any, error) {
+	if perf.Off(perf.PlainJSON) {
+		return slowDecode(data)
+	}
 	d := decoder{data: data}
 	d.space()
 	v, err := d.value(0)
@@ -421,47 +429,47 @@ func (d *decoder) slowStr(start int) (string, error) {
 		case c < 0x20:
 			return "", d.errorf("control character %q in a string", c)
 		default: // '\\'
-			if d.i+1 >= len(d.data) {
-				return "", d.errorf("unexpected end of input in a string")
+			var err error
+			if b, err = d.escape(b); err != nil {
+				return "", err
 			}
-			switch e := d.data[d.i+1]; e {
-			case '"', '\\', '/':
-				b = append(b, e)
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
-			case 'u':
-				r, ok := hex4(d.data[d.i+2:])
-				if !ok {
-					return "", d.errorf("bad \\u escape")
-				}
-				d.i += 6
-				if utf16.IsSurrogate(r) {
-					if r2, ok := lowSurrogate(d.data[d.i:]); ok {
-						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-							b = utf8.AppendRune(b, dec)
-							d.i += 6
-							continue
-						}
-					}
-					r = utf8.RuneError
-				}
-				b = utf8.AppendRune(b, r)
-				continue
-			default:
-				return "", d.errorf("bad escape \\%c", e)
-			}
-			d.i += 2
 		}
 	}
 	return "", d.errorf("unexpected end of input in a string")
+}
+
+// escapes are the one-letter JSON escapes and what they stand for.
+var escapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// escape appends what the escape at d.i stands for to b and moves past it;
+// a \u escape of a lone surrogate is U+FFFD, as encoding/json makes it.
+func (d *decoder) escape(b []byte) ([]byte, error) {
+	if d.i+1 >= len(d.data) {
+		return nil, d.errorf("unexpected end of input in a string")
+	}
+	e := d.data[d.i+1]
+	if c := escapes[e]; c != 0 {
+		d.i += 2
+		return append(b, c), nil
+	}
+	if e != 'u' {
+		return nil, d.errorf("bad escape \\%c", e)
+	}
+	r, ok := hex4(d.data[d.i+2:])
+	if !ok {
+		return nil, d.errorf("bad \\u escape")
+	}
+	d.i += 6
+	if utf16.IsSurrogate(r) {
+		if r2, ok := lowSurrogate(d.data[d.i:]); ok {
+			if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+				d.i += 6
+				return utf8.AppendRune(b, dec), nil
+			}
+		}
+		r = utf8.RuneError
+	}
+	return utf8.AppendRune(b, r), nil
 }
 
 // lowSurrogate reads a \uXXXX escape at the start of s.
@@ -574,4 +582,42 @@ func (d *decoder) skipStr() error {
 		}
 	}
 	return d.errorf("unexpected end of input in a string")
+}
+
+// slowDecode is Decode through encoding/json (UseNumber, then whole numbers
+// that fit to int64 and the rest to float64), under COGLOOP_PERF_OFF=plainjson.
+func slowDecode(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, &SyntaxError{Msg: "more than one value", Offset: int(dec.InputOffset())}
+	}
+	return Plain(v), nil
+}
+
+// Plain turns values decoded with json.Decoder.UseNumber into plain Go values:
+// whole numbers that fit become int, other numbers float64, recursively
+// through maps and lists (in place), as Decode makes them.
+func Plain(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return int(i)
+		}
+		f, _ := x.Float64()
+		return f
+	case map[string]any:
+		for k, e := range x {
+			x[k] = Plain(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = Plain(e)
+		}
+	}
+	return v
 }

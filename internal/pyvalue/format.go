@@ -84,9 +84,6 @@ func Float(f float64) string {
 
 // AppendFloat appends Float(f) for a finite f.
 func AppendFloat(b []byte, f float64) []byte {
-	if out, ok := appendShortDecimal(b, f); ok {
-		return out
-	}
 	abs := math.Abs(f)
 	if abs != 0 && (abs >= 1e16 || abs < 1e-4) {
 		return strconv.AppendFloat(b, f, 'e', -1, 64)
@@ -99,45 +96,6 @@ func AppendFloat(b []byte, f float64) []byte {
 		}
 	}
 	return append(b, '.', '0')
-}
-
-// pow10 are the scales appendShortDecimal tries.
-var pow10 = [...]float64{1, 10, 100, 1000, 10000}
-
-// appendShortDecimal appends f as Python's repr writes it when f is a decimal
-// of at most four places below 1e9 in magnitude (scores, durations): the
-// fewest places k whose integer n = f·10^k gives f back as n / 10^k. The
-// division is correctly rounded, so that is the float the k-place decimal
-// parses to, and at these magnitudes no other k-place decimal is that close
-// to f: it is the digits strconv's shortest form gives, without its search.
-// ok is false for anything else (and for zero, whose sign strconv keeps).
-func appendShortDecimal(b []byte, f float64) ([]byte, bool) {
-	if f == 0 || !(f > -1e9 && f < 1e9) {
-		return b, false
-	}
-	for k, p := range pow10 {
-		n := math.Round(f * p)
-		if n/p != f {
-			continue
-		}
-		i := int64(n)
-		if i < 0 {
-			b = append(b, '-')
-			i = -i
-		}
-		scale := int64(p)
-		b = strconv.AppendInt(b, i/scale, 10)
-		b = append(b, '.')
-		if k == 0 {
-			return append(b, '0'), true
-		}
-		frac := i % scale
-		for d := scale / 10; d > 0; d /= 10 {
-			b = append(b, byte('0'+frac/d%10))
-		}
-		return b, true
-	}
-	return b, false
 }
 
 func (p Printer) write(b *strings.Builder, v any, quote bool, depth int) {

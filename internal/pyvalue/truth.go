@@ -2,6 +2,7 @@ package pyvalue
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"reflect"
 	"strconv"
@@ -82,7 +83,7 @@ func ParseFloat(s string) (float64, bool) {
 	}
 	f, err := strconv.ParseFloat(strings.ReplaceAll(s, "_", ""), 64)
 	if err != nil {
-		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+		if errors.Is(err, strconv.ErrRange) {
 			return f, true // Python gives inf (or 0.0) where the value is out of range
 		}
 		return 0, false

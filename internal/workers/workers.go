@@ -3,6 +3,10 @@
 // once through the render path, is not grown (and copied, frame by frame)
 // again on every pass. The loop that made a pool closes it before its Run
 // returns, so no goroutine outlives the run.
+//
+// # Imports
+//
+// It imports internal/perf only.
 package workers
 
 import (
@@ -10,6 +14,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/cogloop/cogloop/internal/perf"
 )
 
 // Pool runs functions on goroutines it keeps after they finish. The zero
@@ -27,6 +33,10 @@ type Pool struct {
 // Go runs fn on an idle worker, or on a new one. After Close it starts a
 // plain goroutine.
 func (p *Pool) Go(fn func()) {
+	if perf.Off(perf.Pool) {
+		go fn()
+		return
+	}
 	if p == nil {
 		goGrown(fn)
 		return

@@ -6,4 +6,8 @@
 // workflow loader and the scripted-reply parser share them.
 //
 // Both functions are pure and safe for concurrent use.
+//
+// # Imports
+//
+// It imports no project package.
 package yamlbound

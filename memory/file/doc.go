@@ -30,5 +30,5 @@
 //
 // # Imports
 //
-// file imports only memory and the standard library.
+// It imports memory only.
 package file

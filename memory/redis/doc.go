@@ -18,7 +18,8 @@
 // # Failures
 //
 // go-redis's own retries are off; [Store] retries network errors, timeouts
-// and LOADING/BUSY/TRYAGAIN replies itself, with doubling backoff, at most
+// and LOADING/BUSY/TRYAGAIN replies itself, with doubling backoff (the
+// project's one retry schedule, internal/backoff, as agents/retry's), at most
 // [Options.Retries] times and within [Options.OpTimeout] (2 s by default).
 // This is safe because every operation is idempotent: a replayed append
 // whose first reply was lost finds its id and rewrites the same entry in place. When the tries
@@ -37,4 +38,8 @@
 // A [Store] is safe for concurrent use and holds a connection pool; create
 // one per process with [New] and Close it at exit. Any number of processes
 // may share a server: concurrent appends to one loop all land.
+//
+// # Imports
+//
+// It imports internal/backoff, internal/plainjson and memory.
 package redis

@@ -16,6 +16,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 
+	"github.com/cogloop/cogloop/internal/backoff"
 	"github.com/cogloop/cogloop/internal/plainjson"
 	"github.com/cogloop/cogloop/memory"
 )
@@ -273,7 +274,10 @@ func (s *Store) do(ctx context.Context, op string, fn func(context.Context) erro
 		opCtx, cancel = context.WithTimeout(ctx, s.opts.OpTimeout)
 	}
 	defer cancel()
-	delay := s.opts.MinBackoff
+	// The project's one retry schedule (internal/backoff, as agents/retry's):
+	// exponential from MinBackoff to MaxBackoff, no jitter, so the default
+	// waits add up to 1.5 s, past go-redis's one-second dial pause.
+	pol := backoff.Policy{Count: s.opts.Retries, Exponential: true, Interval: s.opts.MinBackoff, MaxInterval: s.opts.MaxBackoff}
 	for attempt := 1; ; attempt++ {
 		err := s.try(ctx, opCtx, fn)
 		switch {
@@ -282,28 +286,23 @@ func (s *Store) do(ctx context.Context, op string, fn func(context.Context) erro
 		case errors.Is(err, goredis.ErrClosed) || s.closed.Load():
 			return fmt.Errorf("redis %s: %s: %w: %w", s.addr, op, memory.ErrClosed, err)
 		case ctx.Err() != nil:
-			return fmt.Errorf("redis %s: %s: %w (after %d attempts, last: %v)", s.addr, op, ctx.Err(), attempt, err)
+			return fmt.Errorf("redis %s: %s: %w (after %d attempts, last: %w)", s.addr, op, ctx.Err(), attempt, err)
 		case opCtx.Err() != nil:
 			return s.fail(op, attempt, fmt.Errorf("no answer within %v: %w", s.opts.OpTimeout, err), true)
 		case !transient(err):
 			return s.fail(op, attempt, err, false)
-		case attempt > s.opts.Retries:
+		case attempt > pol.Count:
 			return s.fail(op, attempt, err, true)
 		}
 		if s.opts.OnRetry != nil {
 			s.opts.OnRetry(op, attempt, err)
 		}
-		t := time.NewTimer(delay)
-		select {
-		case <-opCtx.Done():
-			t.Stop()
+		if backoff.Sleep(opCtx, pol.Wait(attempt, nil)) != nil {
 			if ctx.Err() != nil {
-				return fmt.Errorf("redis %s: %s: %w (after %d attempts, last: %v)", s.addr, op, ctx.Err(), attempt, err)
+				return fmt.Errorf("redis %s: %s: %w (after %d attempts, last: %w)", s.addr, op, ctx.Err(), attempt, err)
 			}
 			return s.fail(op, attempt, fmt.Errorf("no answer within %v: %w", s.opts.OpTimeout, err), true)
-		case <-t.C:
 		}
-		delay = min(2*delay, s.opts.MaxBackoff)
 	}
 }
 

@@ -18,4 +18,8 @@
 // Two pieces serve a store's own tests too: [ConcurrentAppends] (several
 // clients of one server appending at once) and [Clock], a fake clock for a
 // store and the agents that share it.
+//
+// # Imports
+//
+// It imports memory only.
 package storetest

@@ -16,6 +16,8 @@
 //
 // # Imports
 //
-// The OpenTelemetry SDK and its OTLP HTTP exporter, and package telemetry for
-// its observer options. Only cmd/cogloop imports it in this module.
+// It imports telemetry only.
+//
+// Outside the module it imports the OpenTelemetry SDK and its OTLP HTTP
+// exporter; only cmd/cogloop imports it in this module.
 package otlp

@@ -6,4 +6,8 @@
 //
 // It imports no cogloop package; cognition, cognition/scorer and
 // cognition/metrics import it.
+//
+// # Imports
+//
+// It imports no project package.
 package modeltext

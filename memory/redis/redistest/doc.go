@@ -18,4 +18,8 @@
 // (losing data not yet saved), and [Server.Restart] starts it again on the
 // same port and directory, with whatever data was last saved. A Server's
 // methods must be called from the test goroutine or one synchronised with it.
+//
+// # Imports
+//
+// It imports no project package.
 package redistest

@@ -164,6 +164,7 @@ func (s *Server) start() error {
 		}
 		if time.Now().After(deadline) {
 			s.Kill()
+			//nolint:errorlint // err may be nil (a reply that is not PONG)
 			return fmt.Errorf("redis-server on port %d: no PONG within %v (last: %q, %v)%s", s.port, startTimeout, reply, err, s.logTail())
 		}
 	}
