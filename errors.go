@@ -2,7 +2,7 @@ package cogloop
 
 import "errors"
 
-// ErrRunFailed: the run finished but failed (its final agent failed, a loop
+// ErrRunFailed means the run finished but failed (its final agent failed, a loop
 // stopped with stop_reason error, or the run was stopped by a fatal error or a
 // cancellation). [Workflow.Run] wraps it together with the first error.
 //

@@ -179,7 +179,7 @@ func instructions(dir string, gc bool, args ...string) (int64, error) {
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		return 0, fmt.Errorf("valgrind %s: %v: %s", strings.Join(args, " "), err, lastLines(stderr.String(), 5))
+		return 0, fmt.Errorf("valgrind %s: %w: %s", strings.Join(args, " "), err, lastLines(stderr.String(), 5))
 	}
 	return callgrindTotal(out)
 }

@@ -40,7 +40,7 @@ type bigReplies struct{ size, calls int }
 func (m *bigReplies) ModelFor(string) (agents.Model, error) {
 	return agents.ModelFunc(func(_ context.Context, _ agents.Request) (agents.Reply, error) {
 		m.calls++
-		rng := rand.New(rand.NewPCG(uint64(m.calls), 1))
+		rng := rand.New(rand.NewPCG(uint64(m.calls), 1)) //nolint:gosec // a call counter, never negative
 		var b strings.Builder
 		for b.Len() < m.size-20 {
 			b.WriteString(strconv.Itoa(rng.IntN(100_000)))

@@ -62,7 +62,7 @@ func scenarioStream(rep *report, cfg config) error {
 			d := cpuTime() - c0
 			if err != nil || len(rep.Text) != size || n != size {
 				srv.Close()
-				return fmt.Errorf("streamed reply of %d bytes (%d as deltas): %v", len(rep.Text), n, err)
+				return fmt.Errorf("streamed reply of %d bytes (%d as deltas): %w", len(rep.Text), n, err)
 			}
 			if i > 0 { // the first call opens the connection
 				r.samples = append(r.samples, float64(d)/float64(time.Millisecond))

@@ -52,7 +52,7 @@ func scenarioQueue(rep *report, cfg config) error {
 	build := exec.Command("go", "build", "-o", bin, "./cmd/cogloop")
 	build.Dir = ".." // the cogloop module (bench is its own module)
 	if out, err := build.CombinedOutput(); err != nil {
-		return fmt.Errorf("build cogloop: %v\n%s", err, out)
+		return fmt.Errorf("build cogloop: %w\n%s", err, out)
 	}
 	source, err := os.ReadFile(queueWF)
 	if err != nil {

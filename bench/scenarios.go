@@ -531,7 +531,7 @@ func scenarioValidate(rep *report, cfg config) error {
 		cmd.Stdout, cmd.Stderr = &out, &out
 		d, err := wallOf(cmd.Run)
 		if err != nil {
-			return 0, fmt.Errorf("cogloop validate %s: %v: %s", filepath.Base(file), err, out.String())
+			return 0, fmt.Errorf("cogloop validate %s: %w: %s", filepath.Base(file), err, out.String())
 		}
 		return d, nil
 	}
@@ -571,7 +571,7 @@ func buildCLI(dir string) (string, error) {
 	cmd := exec.Command("go", "build", "-o", bin, "./cmd/cogloop")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("%v: %s", err, out)
+		return "", fmt.Errorf("%w: %s", err, out)
 	}
 	return bin, nil
 }

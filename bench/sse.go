@@ -120,7 +120,7 @@ func sseRun(client *http.Client, base string, recs records.Dir, n int) (time.Dur
 	_, err = fmt.Fscanf(res.Body, `{"run_id":%q}`, &id)
 	_ = res.Body.Close()
 	if err != nil || res.StatusCode != http.StatusCreated {
-		return 0, 0, fmt.Errorf("start a run: %d %v", res.StatusCode, err)
+		return 0, 0, fmt.Errorf("start a run: %d %w", res.StatusCode, err)
 	}
 	var wg sync.WaitGroup
 	var failed atomic.Value

@@ -15,7 +15,7 @@ var (
 	// its retention time passed).
 	ErrNotFound = errors.New("no such run in the queues")
 
-	// ErrNoResult: the run has no result (yet): it is queued, running or
+	// ErrNoResult means the run has no result (yet): it is queued, running or
 	// retrying, or it ended without one (archived before it could run).
 	ErrNoResult = errors.New("the run has no result")
 )

@@ -11,7 +11,7 @@ import (
 	"github.com/cogloop/cogloop"
 )
 
-// ErrNotStopped: [Continue] named a run that neither waits nor paused.
+// ErrNotStopped means [Continue] named a run that neither waits nor paused.
 var ErrNotStopped = errors.New("the run neither waits nor paused")
 
 // Continue puts run runID, which waits (and was answered) or paused, back

@@ -115,11 +115,11 @@ func checkJSON(q Question, v any) error {
 	}
 	var inst any
 	if err := json.Unmarshal(raw, &inst); err != nil {
-		return fmt.Errorf("%w: %v", ErrBadAnswer, err)
+		return fmt.Errorf("%w: %w", ErrBadAnswer, err)
 	}
 	if err := s.Validate(inst); err != nil {
 		return fmt.Errorf("%w: the JSON value does not match the output_schema at /%s: %v", ErrBadAnswer,
-			strings.Join(jsonschemax.ErrorLocation(err), "/"), err)
+			strings.Join(jsonschemax.ErrorLocation(err), "/"), err) //nolint:errorlint // one sentinel is enough: the validation error is text for the person
 	}
 	return nil
 }

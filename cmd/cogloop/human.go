@@ -252,7 +252,7 @@ func (af *answerFlags) answer(set map[string]bool) (human.Answer, error) {
 			return a, errors.New("--json: the value is larger than 64 KiB")
 		}
 		if e := json.Unmarshal([]byte(af.value), &a.JSON); e != nil {
-			err = fmt.Errorf("--json: not valid JSON: %v", e)
+			err = fmt.Errorf("--json: not valid JSON: %w", e)
 		}
 	}
 	return a, err

@@ -147,7 +147,7 @@ func cmdMCPServe(ctx context.Context, args []string, stdout, stderr io.Writer) i
 func checkServeAddr(addr, token string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("--http %q: %v (give HOST:PORT, e.g. 127.0.0.1:8931)", addr, err)
+		return fmt.Errorf("--http %q: %w (give HOST:PORT, e.g. 127.0.0.1:8931)", addr, err)
 	}
 	ip := net.ParseIP(host)
 	loopback := host == "localhost" || ip != nil && ip.IsLoopback()

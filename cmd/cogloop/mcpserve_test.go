@@ -216,7 +216,7 @@ func jsonOf(t *testing.T, v any) string {
 // The records of served calls are run records like cogloop run's.
 func TestMCPServeWritesRecords(t *testing.T) {
 	dir := t.TempDir()
-	args := append(serveArgs(t)[:7], "--record-dir", dir)
+	args := append(slices.Clone(serveArgs(t)[:7]), "--record-dir", dir)
 	cmd := exec.Command(clibin.Path(t), args...)
 	cs, err := newClient(nil).Connect(context.Background(), &sdk.CommandTransport{Command: cmd}, nil)
 	require.NoError(t, err)

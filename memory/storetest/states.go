@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"strconv"
 	"sync"
 
 	"github.com/stretchr/testify/assert"
@@ -40,7 +41,7 @@ func testStates(h *harness) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w, err := ss.SwapState(ctx, "r", "p", []byte(`"asked"`), []byte(`"answer `+string(rune('a'+i))+`"`))
+			w, err := ss.SwapState(ctx, "r", "p", []byte(`"asked"`), []byte(`"answer `+strconv.Itoa(i)+`"`))
 			assert.NoError(t, err)
 			wins[i] = w
 		}()
