@@ -40,15 +40,13 @@ func (l *loopLimits) Observe(e event.Event) {
 	l.tools[e.Node]++
 }
 
-// toolCalls counts the tool calls made under prefix (every one for "").
-func (l *loopLimits) toolCalls(prefix string) int {
+// toolCalls counts the tool calls of the run.
+func (l *loopLimits) toolCalls() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n := 0
-	for path, c := range l.tools {
-		if prefix == "" || strings.HasPrefix(path+fault.PathSep, prefix+fault.PathSep) {
-			n += c
-		}
+	for _, c := range l.tools {
+		n += c
 	}
 	return n
 }
@@ -60,16 +58,9 @@ const maxScores = 8
 // per run of them, as show prints them, from the run's events), the first
 // error of each failed agent, and the warnings counted by kind.
 func writeSummary(w io.Writer, res *cogloop.Result, limits *loopLimits, events []event.Event) {
-	loops := recordLoops(records.Summarize(events).Loops)
-	for i, l := range loops {
-		if limits.toolCalls(l.res.Path) > 0 {
-			for _, it := range l.res.Iterations {
-				loops[i].tools = append(loops[i].tools, limits.toolCalls(fault.JoinPath(l.res.Path, fmt.Sprintf("iteration %d", it.Number))))
-			}
-		}
-	}
+	loops := recordLoops(records.Summarize(events).Loops) // tool calls per pass come from the record, as show's do
 	writeSummaryLines(w, loops, res.Errors, res.Warnings)
-	if n := limits.toolCalls(""); n > 0 && len(loops) == 0 {
+	if n := limits.toolCalls(); n > 0 && len(loops) == 0 {
 		fmt.Fprintf(w, "tools: %s\n", plural(n, "call"))
 	}
 }
@@ -143,8 +134,10 @@ func loopLine(ls loopSummary, errs []cogloop.RunError) string {
 	}
 	parts = append(parts, stopped)
 	switch {
-	case l.LoopsCompleted > 0 && !anyScore(l.Iterations):
-		parts = append(parts, "no score") // not "best pass 1" of scores that are 0 for want of one
+	case l.LoopsCompleted > 0 && len(l.Iterations) > 0 && !anyScore(l.Iterations):
+		// not "best pass 1" of scores that are 0 for want of one; a loop
+		// restored whole from its checkpoint has no passes in these events
+		parts = append(parts, "no score")
 	case l.BestIteration > 0:
 		parts = append(parts, fmt.Sprintf("best pass %d", l.BestIteration))
 	}
