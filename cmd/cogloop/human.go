@@ -460,12 +460,13 @@ flags:
   --namespace N     key namespace (default "default")
 `
 
-const pauseHelp = `usage: cogloop pause RUN [--redis URL] [--namespace N]
+const pauseHelp = `usage: cogloop pause RUN [--redis URL] [--namespace N] [--record-dir D]
 
 Asks run RUN to stop at its next pass boundary with status paused (exit 3);
 continue it with 'cogloop run WORKFLOW --resume RUN'. Ctrl-Z (SIGTSTP) on an
 interactive run and SIGUSR1 to a worker ask the same. Exit 2 when the run has
-no checkpoint or ended.
+no checkpoint or ended. Without --redis the run's checkpoint is a file under
+the record directory (--record-dir, default .cogloop/runs).
 `
 
 // stopped reports whether res waits for an answer or paused (exit 3).
@@ -482,11 +483,14 @@ func prepareHuman(ctx context.Context, f *runFlags, pos []string, input any, wf 
 	opts *[]cogloop.RunOption, stderr io.Writer) (func(), error) {
 	if store != nil && f.resume == "" {
 		info := runInfo{Workflow: pos[0], Input: input, Script: f.script, Presets: f.presets, Strict: f.strict}
-		if err := saveRunInfo(ctx, store, runID, wf.Digest, info); err != nil {
+		// A run canceled before it started reports its cancellation itself.
+		if err := saveRunInfo(ctx, store, runID, wf.Digest, info); err != nil && ctx.Err() == nil {
 			return func() {}, fmt.Errorf("run %s: keep how it started, for cogloop answer: %w", runID, err)
 		}
 	}
-	if f.ask || (store == nil && stdinIsTerminal()) {
+	// On a terminal without Redis the CLI asks inline (the run still waits
+	// durably in its checkpoint file while it asks).
+	if f.ask || (f.store.url() == "" && stdinIsTerminal()) {
 		*opts = append(*opts, cogloop.WithHuman(terminalAsker(stdin, stderr)))
 	}
 	if store == nil && f.runID == "" && f.resume == "" {

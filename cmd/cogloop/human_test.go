@@ -136,8 +136,9 @@ func TestPauseCommand(t *testing.T) {
 	_ = filepath.Join
 }
 
-// Without a store, --ask asks on the terminal and waits: a reply that is
-// not an answer is asked again; the answer goes into the run.
+// --ask asks on the terminal and waits: a reply that is not an answer is
+// asked again; the answer goes into the run. When stdin ends first, the run
+// waits in its checkpoint file (exit 3) for cogloop answer.
 func TestAskInline(t *testing.T) {
 	t.Setenv(envRecordDir, t.TempDir())
 	dir := t.TempDir()
@@ -153,9 +154,12 @@ func TestAskInline(t *testing.T) {
 	assert.Contains(t, errs, `answer y or n, not "maybe"`)
 
 	stdin = strings.NewReader("")
-	code, out, errs = runCLI(t, "run", wf, "news", "--ask", "--script", script)
-	assert.Equal(t, exitFailure, code, out+errs)
-	assert.Contains(t, errs, "stdin ended before an answer")
+	code, out, errs = runCLI(t, "run", wf, "news", "--ask", "--script", script, "--run-id", "eof")
+	assert.Equal(t, exitWaiting, code, out+errs)
+	assert.Contains(t, errs, "cogloop answer eof --approve or --reject")
+	code, out, errs = runCLI(t, "answer", "eof", "--approve")
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, "published\n", out)
 }
 
 // Without Redis a run's checkpoint is a file under the record directory, so

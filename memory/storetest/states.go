@@ -54,7 +54,7 @@ func testStates(h *harness) {
 		}
 	}
 	require.Equal(t, 1, n, "exactly one racing swap wins: %v", wins)
-	now := []byte(`"answer ` + string(rune('a'+winner)) + `"`)
+	now := []byte(`"answer ` + strconv.Itoa(winner) + `"`)
 	won, err = ss.SwapState(ctx, "r", "p", []byte(`"asked"`), now)
 	require.NoError(t, err)
 	assert.True(t, won, "the winner's retry reports its state")
