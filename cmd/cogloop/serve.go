@@ -15,6 +15,7 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents/human"
+	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/queue"
 	"github.com/cogloop/cogloop/serve"
 )
@@ -37,7 +38,8 @@ flags:
                     loopback needs --token
   --record-dir DIR  the run records (default $COGLOOP_RECORD_DIR, else .cogloop/runs)
   --redis URL       show the queue of this Redis (default $REDIS_URL); runs
-                    started here keep their checkpoints in it
+                    started here keep their checkpoints in it (without it,
+                    in files under the record directory, as cogloop run does)
   --workflows DIR   allow starting runs of the workflow files under DIR (and
                     nothing else); scripted replies beside a workflow answer
                     its model calls: X.replies.yaml next to X.yaml, or
@@ -45,8 +47,9 @@ flags:
   --token T         every request needs T (Authorization: Bearer T, or the
                     cookie the /login page sets); default $COGLOOP_TOKEN
 
-With --redis (the store 'cogloop answer' and 'pause' use), a run's page answers
-the question a waiting run asks and pauses a running one.
+A run's page answers the question a waiting run asks and pauses a running
+one, through the store 'cogloop answer' and 'pause' use (Redis with --redis,
+else the checkpoint files under the record directory).
 
 API: GET /api/runs, GET /api/runs/ID, GET /api/runs/ID/events (Server-Sent
 Events, resumable with Last-Event-ID), POST /api/runs {"workflow", "input"},
@@ -129,9 +132,10 @@ func newServer(f serveFlags, stderr io.Writer) (*serve.Server, func(), error) {
 	if f.workflows != "" {
 		cfg.Start = startRun(d.Path, redisURL)
 	}
-	if redisURL != "" {
-		cfg.Answer, cfg.Pause = answerRun(d.Path, redisURL), pauseRun(redisURL)
-	}
+	// The checkpoints of serve's runs: Redis with --redis, else the files
+	// under the record directory (as cogloop run, answer and pause keep them).
+	sf := storeFlags{redisURL: redisURL, recordDir: d.Path}
+	cfg.Answer, cfg.Pause = answerRun(d.Path, sf), pauseRun(sf)
 	srv, err := serve.New(cfg)
 	if err != nil {
 		closeQueue()
@@ -172,10 +176,9 @@ func startRun(dir, redisURL string) func(context.Context, serve.StartRequest) er
 // answerRun records an answer as cogloop answer does (cogloop.Answer on
 // the run's store) and continues the run as it does (continueRun: run
 // --resume with the workflow, input and script the run started with).
-func answerRun(dir, redisURL string) func(context.Context, string, human.Answer) (func(context.Context) error, error) {
-	sf := storeFlags{redisURL: redisURL}
+func answerRun(dir string, sf storeFlags) func(context.Context, string, human.Answer) (func(context.Context) error, error) {
 	return func(ctx context.Context, runID string, a human.Answer) (func(context.Context) error, error) {
-		store, err := sf.open(ctx, io.Discard)
+		store, err := openSteerStore(ctx, sf)
 		if err != nil {
 			return nil, err
 		}
@@ -184,7 +187,7 @@ func answerRun(dir, redisURL string) func(context.Context, string, human.Answer)
 			return nil, err
 		}
 		return func(ctx context.Context) error {
-			store, err := sf.open(ctx, io.Discard)
+			store, err := openSteerStore(ctx, sf)
 			if err != nil {
 				return err
 			}
@@ -200,16 +203,29 @@ func answerRun(dir, redisURL string) func(context.Context, string, human.Answer)
 }
 
 // pauseRun asks for a pause as cogloop pause does.
-func pauseRun(redisURL string) func(context.Context, string) error {
-	sf := storeFlags{redisURL: redisURL}
+func pauseRun(sf storeFlags) func(context.Context, string) error {
 	return func(ctx context.Context, runID string) error {
-		store, err := sf.open(ctx, io.Discard)
+		store, err := openSteerStore(ctx, sf)
 		if err != nil {
 			return err
 		}
 		defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
 		return cogloop.RequestPause(ctx, store, runID)
 	}
+}
+
+// openSteerStore opens the store of serve's runs: Redis, or the checkpoint
+// files under the record directory.
+func openSteerStore(ctx context.Context, sf storeFlags) (memory.Store, error) {
+	var warn tail
+	store, err := sf.open(ctx, &warn)
+	switch {
+	case err != nil:
+		return nil, err
+	case store == nil:
+		return nil, fmt.Errorf("the checkpoints of %s cannot be opened: %s", sf.checkpointDir(), warn.last())
+	}
+	return store, nil
 }
 
 // tail keeps the last 8 KiB written to it (a run's stderr).

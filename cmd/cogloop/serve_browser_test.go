@@ -273,7 +273,7 @@ func browserTab(t *testing.T, browser string) (context.Context, func(string) chr
 // question on its page; clicking Approve continues it to its end.
 func TestServeAnswerByClickingInChromium(t *testing.T) {
 	browser := chromium(t)
-	ts, _ := steerFixture(t)
+	ts, _ := steerFixture(t, true)
 	bctx, shot := browserTab(t, browser)
 	guard := chromedp.WithPollingTimeout(90 * time.Second)
 	require.NoError(t, chromedp.Do(bctx,

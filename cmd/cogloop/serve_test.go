@@ -33,11 +33,17 @@ agents:
 	reviewReplies = "writer: [\"<b>draft</b> about loops\"]\nfinal: [\"published\"]\n"
 )
 
-// steerFixture serves workflows review.yaml and live.yaml with a real Redis
-// (the store answers and pauses go through).
-func steerFixture(t *testing.T) (*httptest.Server, string) {
+// steerFixture serves workflows review.yaml and live.yaml; answers and
+// pauses go through a real Redis with withRedis, else through the checkpoint
+// files under the record directory.
+func steerFixture(t *testing.T, withRedis bool) (*httptest.Server, string) {
 	t.Helper()
-	rs := redistest.Start(t)
+	redisURL := ""
+	if withRedis {
+		redisURL = redistest.Start(t).URL()
+	} else {
+		t.Setenv("REDIS_URL", "") // no Redis from the environment either
+	}
 	wfs := t.TempDir()
 	data, err := os.ReadFile(qualityWF)
 	require.NoError(t, err)
@@ -46,7 +52,7 @@ func steerFixture(t *testing.T) (*httptest.Server, string) {
 		require.NoError(t, os.WriteFile(filepath.Join(wfs, name), []byte(body), 0o600))
 	}
 	recs := t.TempDir()
-	srv, closeQueue, err := newServer(serveFlags{addr: "127.0.0.1:0", recordDir: recs, workflows: wfs, redisURL: rs.URL()}, io.Discard)
+	srv, closeQueue, err := newServer(serveFlags{addr: "127.0.0.1:0", recordDir: recs, workflows: wfs, redisURL: redisURL}, io.Discard)
 	require.NoError(t, err)
 	ts := httptest.NewServer(srv)
 	t.Cleanup(func() {
@@ -106,9 +112,15 @@ func followTo(t *testing.T, ts *httptest.Server, id string, last int, kind, want
 // A run with a human step, started through the API, ends waiting; the
 // answer through the API continues it (cogloop answer's code) to ok; a
 // second answer, and a wrong kind, are refused. A pause stops a loop at a
-// pass boundary with status paused.
+// pass boundary with status paused. Both with Redis and without it (the
+// checkpoint files under the record directory, as cogloop answer uses).
 func TestServeAnswersAndPausesThroughTheSteeringAPI(t *testing.T) {
-	ts, recs := steerFixture(t)
+	t.Run("redis", func(t *testing.T) { testServeSteering(t, true) })
+	t.Run("files", func(t *testing.T) { testServeSteering(t, false) })
+}
+
+func testServeSteering(t *testing.T, withRedis bool) {
+	ts, recs := steerFixture(t, withRedis)
 	code, out := apiPost(t, ts, "/api/runs", `{"workflow":"review.yaml","input":"loops"}`)
 	require.Equal(t, http.StatusCreated, code, out)
 	id := out["run_id"]
@@ -132,6 +144,10 @@ func TestServeAnswersAndPausesThroughTheSteeringAPI(t *testing.T) {
 	require.Len(t, s.Humans, 1)
 	assert.True(t, s.Humans[0].Answered)
 	assert.Contains(t, s.Humans[0].By, "cogloop serve")
+	if !withRedis {
+		_, err := os.Stat(filepath.Join(recs, "checkpoints"))
+		require.NoError(t, err, "the run's checkpoints are files under the record directory")
+	}
 
 	code, out = apiPost(t, ts, "/api/runs/nope/pause", `{}`)
 	assert.Equal(t, http.StatusConflict, code, out)
