@@ -17,6 +17,7 @@ var errNoSteer = errors.New("this server steers no runs: its serve.Config has no
 func (s *Server) steering(m *http.ServeMux) {
 	m.HandleFunc("POST /api/runs/{id}/answer", s.apiAnswer)
 	m.HandleFunc("POST /api/runs/{id}/pause", s.apiPause)
+	m.HandleFunc("POST /api/runs/{id}/fork", s.apiFork)
 }
 
 // steerError answers err of the steering API with its status: 409 for a

@@ -135,7 +135,7 @@ func newServer(f serveFlags, stderr io.Writer) (*serve.Server, func(), error) {
 	// The checkpoints of serve's runs: Redis with --redis, else the files
 	// under the record directory (as cogloop run, answer and pause keep them).
 	sf := storeFlags{redisURL: redisURL, recordDir: d.Path}
-	cfg.Answer, cfg.Pause = answerRun(d.Path, sf), pauseRun(sf)
+	cfg.Answer, cfg.Pause, cfg.Fork = answerRun(d.Path, sf), pauseRun(sf), forkRun(d.Path, sf)
 	srv, err := serve.New(cfg)
 	if err != nil {
 		closeQueue()
@@ -226,6 +226,51 @@ func openSteerStore(ctx context.Context, sf storeFlags) (memory.Store, error) {
 		return nil, fmt.Errorf("the checkpoints of %s cannot be opened: %s", sf.checkpointDir(), warn.last())
 	}
 	return store, nil
+}
+
+// forkRun forks a run as cogloop fork does (the same code): the parent's
+// workflow, input and scripted replies unless the request gives others. A
+// fork refused before it began is an error with cogloop's message.
+func forkRun(dir string, sf storeFlags) func(context.Context, serve.ForkRequest) error {
+	return func(ctx context.Context, r serve.ForkRequest) error {
+		args := []string{r.Parent, "--pass", r.Pass, "--run-id", r.RunID, "--record-dir", dir, "-v"}
+		if sf.redisURL != "" {
+			args = append(args, "--redis", sf.redisURL)
+		}
+		replies := r.Replies
+		if r.Workflow != "" {
+			args = append(args, r.Workflow)
+		} else if replies == "" {
+			replies = parentScript(ctx, sf, r.Parent)
+		}
+		if replies != "" {
+			args = append(args, "--script", replies)
+		}
+		if r.Input != nil {
+			args = append(args, "--input", *r.Input)
+		}
+		var out tail
+		switch code := forkCommand(ctx, args, io.Discard, &out, r.Observe); code {
+		case exitOK, exitWaiting:
+			return nil
+		case exitUsage:
+			return errors.New(strings.TrimPrefix(out.last(), "cogloop: "))
+		default:
+			return fmt.Errorf("exit %d: %s", code, out.last())
+		}
+	}
+}
+
+// parentScript is the scripted replies run runID ran with ("": none, or
+// not known).
+func parentScript(ctx context.Context, sf storeFlags, runID string) string {
+	store, err := openSteerStore(ctx, sf)
+	if err != nil {
+		return ""
+	}
+	defer func() { _ = store.Close() }() // a read; Close only releases the connection
+	info, _, _ := loadRunInfo(ctx, store, runID)
+	return info.Script
 }
 
 // tail keeps the last 8 KiB written to it (a run's stderr).

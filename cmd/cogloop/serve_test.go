@@ -31,6 +31,10 @@ agents:
   - {id: final, type: openai-answer, model: gpt-4o-mini, prompt: "Final: {{ previous_outputs.publish.response }}"}
 `
 	reviewReplies = "writer: [\"<b>draft</b> about loops\"]\nfinal: [\"published\"]\n"
+	fastReplies   = `improver: ["one", "two", "three", "four"]
+scorer: ["SCORE: 0.3", "SCORE: 0.5", "SCORE: 0.7", "SCORE: 0.9"]
+final_answer: ["done"]
+`
 )
 
 // steerFixture serves workflows review.yaml and live.yaml; answers and
@@ -48,7 +52,7 @@ func steerFixture(t *testing.T, withRedis bool) (*httptest.Server, string) {
 	data, err := os.ReadFile(qualityWF)
 	require.NoError(t, err)
 	for name, body := range map[string]string{"review.yaml": reviewWF, "review.replies.yaml": reviewReplies,
-		"live.yaml": string(data), "live.replies.yaml": liveReplies} {
+		"live.yaml": string(data), "live.replies.yaml": liveReplies, "fast.yaml": string(data), "fast.replies.yaml": fastReplies} {
 		require.NoError(t, os.WriteFile(filepath.Join(wfs, name), []byte(body), 0o600))
 	}
 	recs := t.TempDir()
@@ -158,4 +162,49 @@ func testServeSteering(t *testing.T, withRedis bool) {
 	code, out = apiPost(t, ts, "/api/runs/"+loop+"/pause", `{}`)
 	require.Equal(t, http.StatusAccepted, code, out)
 	followTo(t, ts, loop, 0, "run.end", `"status":"paused"`)
+}
+
+// A finished run forks from its pass 2 through the API (cogloop fork's
+// code): the new run records where it came from and keeps pass 1. Forks the
+// run refuses (a pass the parent never reached, a workflow whose loops
+// differ) are 409s with cogloop's message; a missing pass is a 400.
+func TestServeForksARunFromAPass(t *testing.T) {
+	ts, recs := steerFixture(t, false)
+	code, out := apiPost(t, ts, "/api/runs", `{"workflow":"fast.yaml","input":"recursion"}`)
+	require.Equal(t, http.StatusCreated, code, out)
+	parent := out["run_id"]
+	followTo(t, ts, parent, 0, "run.end", `"status":"ok"`)
+
+	code, out = apiPost(t, ts, "/api/runs/"+parent+"/fork", `{"pass":"2"}`)
+	require.Equal(t, http.StatusCreated, code, out)
+	child := out["run_id"]
+	require.NotEqual(t, parent, child)
+	followTo(t, ts, child, 0, "run.start", `"forked_from"`)
+	followTo(t, ts, child, 0, "run.end", `"status":"ok"`)
+	rec, err := records.Dir{Path: recs}.Read(child)
+	require.NoError(t, err)
+	s := rec.Summarize()
+	require.NotNil(t, s.ForkedFrom)
+	assert.Equal(t, parent, s.ForkedFrom.Run)
+	assert.Contains(t, s.ForkedFrom.Pass, "2")
+	assert.Equal(t, "ok", s.Status)
+	// The fork keeps how it started (the parent's script here): a fork of
+	// the fork runs on it too.
+	code, out = apiPost(t, ts, "/api/runs/"+child+"/fork", `{"pass":"3","input":"loops"}`)
+	require.Equal(t, http.StatusCreated, code, out)
+	followTo(t, ts, out["run_id"], 0, "run.end", "")
+	rec, err = records.Dir{Path: recs}.Read(out["run_id"])
+	require.NoError(t, err)
+	assert.Equal(t, "ok", rec.Summarize().Status, "the fork of a fork runs on the script its parent kept")
+
+	code, out = apiPost(t, ts, "/api/runs/"+parent+"/fork", `{"pass":"9"}`)
+	assert.Equal(t, http.StatusConflict, code, out)
+	assert.Contains(t, out["error"], "9", "the refusal names the pass")
+	code, out = apiPost(t, ts, "/api/runs/"+parent+"/fork", `{"pass":"2","workflow":"review.yaml"}`)
+	assert.Equal(t, http.StatusConflict, code, out)
+	assert.Contains(t, out["error"], "loop structure changed")
+	code, out = apiPost(t, ts, "/api/runs/"+parent+"/fork", `{"input":"x"}`)
+	assert.Equal(t, http.StatusBadRequest, code, out)
+	code, out = apiPost(t, ts, "/api/runs/"+parent+"/fork", `{"pass":"2","workflow":"../x.yaml"}`)
+	assert.Equal(t, http.StatusBadRequest, code, out)
 }
