@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -76,6 +77,25 @@ type view struct {
 type loopView struct {
 	records.Loop
 	Anchor string
+	// ForkLoop names the loop in a fork point: "improve", or
+	// "outer:2/inner" for a loop run by pass 2 of loop outer (cogloop fork
+	// --pass ForkLoop:K).
+	ForkLoop string
+}
+
+// forkLoop is the fork point's name of the loop with id at path: each
+// "iteration N" part of the path is a pass N of the loop before it.
+func forkLoop(id, path string) string {
+	parts := strings.Split(path, fault.PathSep)
+	var out []string
+	for i := 1; i < len(parts); i++ {
+		if n, ok := strings.CutPrefix(parts[i], "iteration "); ok {
+			if _, err := strconv.Atoi(n); err == nil {
+				out = append(out, parts[i-1]+":"+n)
+			}
+		}
+	}
+	return strings.Join(append(out, id), "/")
 }
 
 // maxClip is how much of a tool call's arguments or result the report shows.
@@ -96,7 +116,7 @@ func clip(s string) string {
 func newView(s records.Summary) view {
 	v := view{S: s, CSS: template.CSS(pageCSS)} // #nosec G203 -- our own embedded stylesheet
 	for i, l := range s.Loops {
-		v.Loops = append(v.Loops, loopView{Loop: l, Anchor: fmt.Sprintf("loop-%d", i+1)})
+		v.Loops = append(v.Loops, loopView{Loop: l, Anchor: fmt.Sprintf("loop-%d", i+1), ForkLoop: forkLoop(l.ID, l.Path)})
 	}
 	loops := s.Loops
 	if s.Status == StatusRunning {

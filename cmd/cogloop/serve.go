@@ -49,12 +49,14 @@ flags:
 
 A run's page answers the question a waiting run asks and pauses a running
 one, through the store 'cogloop answer' and 'pause' use (Redis with --redis,
-else the checkpoint files under the record directory).
+else the checkpoint files under the record directory); each finished pass of
+a loop forks the run from there (cogloop fork).
 
 API: GET /api/runs, GET /api/runs/ID, GET /api/runs/ID/events (Server-Sent
 Events, resumable with Last-Event-ID), POST /api/runs {"workflow", "input"},
 POST /api/runs/ID/answer {"kind", "approved"|"score"|"text"|"choice"|"json",
-"comment", "path"}, POST /api/runs/ID/pause, GET /api/workflows, GET /api/queue.
+"comment", "path"}, POST /api/runs/ID/pause, POST /api/runs/ID/fork {"pass",
+"workflow", "input"} (cogloop fork), GET /api/workflows, GET /api/queue.
 See the README, "Watching runs".
 `
 
