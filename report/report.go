@@ -36,6 +36,7 @@ var page = sync.OnceValue(func() *template.Template {
 		"score":    func(v float64) string { return fmt.Sprintf("%.2f", v) },
 		"tokens":   tokens,
 		"cost":     cost,
+		"spent":    spent,
 		"duration": duration,
 		"clip":     clip,
 		"time":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
@@ -150,6 +151,22 @@ func cost(u spend.Usage) string {
 		return fmt.Sprintf("$%.6f", u.Cost) // a cheap call is not $0.0000
 	}
 	return fmt.Sprintf("$%.4f", u.Cost)
+}
+
+// spent is u against budget b: "1234 of 5000 tokens, $0.0120 of $0.0500".
+func spent(u spend.Usage, b records.Budget) string {
+	var parts []string
+	if b.MaxTokens > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d tokens", u.PromptTokens+u.CompletionTokens, b.MaxTokens))
+	}
+	if b.MaxCost > 0 {
+		c := cost(u)
+		if u.Cost == 0 {
+			c = "$0"
+		}
+		parts = append(parts, fmt.Sprintf("%s of $%.4f", c, b.MaxCost))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func duration(d time.Duration) string {

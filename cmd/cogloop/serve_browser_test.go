@@ -351,6 +351,10 @@ func TestServeForkByClickingInChromium(t *testing.T) {
 		chromedp.Poll[chromedp.Void](`document.getElementById('live-status').textContent === 'ok'`, guard),
 		shot("serve-forked.png"),
 	))
+	spentText, err := chromedp.Run(bctx, chromedp.Evaluate[string](`document.getElementById('live-tokens').textContent + ' | ' + document.getElementById('live-cost').textContent + ' | ' + document.getElementById('budget').textContent`))
+	require.NoError(t, err)
+	assert.Regexp(t, `^spent \d+ of 100000 \| spent \$[0-9.]+ of \$5\.0000 \| spent \d+ of 100000 tokens, \$[0-9.]+ of \$5\.0000$`, spentText,
+		"the live panel and the report say what the run spent of its budget")
 	path, err := chromedp.Run(bctx, chromedp.Evaluate[string](`location.pathname`))
 	require.NoError(t, err)
 	assert.NotEqual(t, "/runs/"+parent, path, "the fork's own page")

@@ -52,7 +52,7 @@ func steerFixture(t *testing.T, withRedis bool) (*httptest.Server, string) {
 	data, err := os.ReadFile(qualityWF)
 	require.NoError(t, err)
 	for name, body := range map[string]string{"review.yaml": reviewWF, "review.replies.yaml": reviewReplies,
-		"live.yaml": string(data), "live.replies.yaml": liveReplies, "fast.yaml": string(data), "fast.replies.yaml": fastReplies} {
+		"live.yaml": string(data), "live.replies.yaml": liveReplies, "fast.yaml": budgeted(string(data)), "fast.replies.yaml": fastReplies} {
 		require.NoError(t, os.WriteFile(filepath.Join(wfs, name), []byte(body), 0o600))
 	}
 	recs := t.TempDir()
@@ -65,6 +65,13 @@ func steerFixture(t *testing.T, withRedis bool) (*httptest.Server, string) {
 		closeQueue()
 	})
 	return ts, recs
+}
+
+// budgeted is workflow wf with a budget (and a price for its local model,
+// which a budget of cost needs).
+func budgeted(wf string) string {
+	return strings.Replace(wf, "  strategy: sequential\n", "  strategy: sequential\n  budget: {max_tokens: 100000, max_cost: 5}\n"+
+		"  pricing: {llama3: {prompt: 0.001, completion: 0.002}}\n", 1)
 }
 
 func apiPost(t *testing.T, ts *httptest.Server, path, body string) (int, map[string]string) {
@@ -173,15 +180,18 @@ func TestServeForksARunFromAPass(t *testing.T) {
 	code, out := apiPost(t, ts, "/api/runs", `{"workflow":"fast.yaml","input":"recursion"}`)
 	require.Equal(t, http.StatusCreated, code, out)
 	parent := out["run_id"]
-	followTo(t, ts, parent, 0, "run.end", `"status":"ok"`)
+	followTo(t, ts, parent, 0, "run.end", "")
+	rec, err := records.Dir{Path: recs}.Read(parent)
+	require.NoError(t, err)
+	require.Equal(t, "ok", rec.Summarize().Status)
 
 	code, out = apiPost(t, ts, "/api/runs/"+parent+"/fork", `{"pass":"2"}`)
 	require.Equal(t, http.StatusCreated, code, out)
 	child := out["run_id"]
 	require.NotEqual(t, parent, child)
 	followTo(t, ts, child, 0, "run.start", `"forked_from"`)
-	followTo(t, ts, child, 0, "run.end", `"status":"ok"`)
-	rec, err := records.Dir{Path: recs}.Read(child)
+	followTo(t, ts, child, 0, "run.end", "")
+	rec, err = records.Dir{Path: recs}.Read(child)
 	require.NoError(t, err)
 	s := rec.Summarize()
 	require.NotNil(t, s.ForkedFrom)

@@ -135,9 +135,14 @@ function runPage() {
     reply.textContent = "";
   }
 
+  // budget: the workflow's limits, from run.start ({max_tokens, max_cost}).
+  let budget = null;
   function showSpent() {
-    $("live-tokens").textContent = spent.tokens ? String(spent.tokens) : "–";
-    $("live-cost").textContent = cost(spent.cost);
+    let t = spent.tokens ? String(spent.tokens) : "–", c = cost(spent.cost);
+    if (budget && budget.max_tokens) t = "spent " + String(spent.tokens) + " of " + String(budget.max_tokens);
+    if (budget && budget.max_cost) c = "spent " + (spent.cost ? cost(spent.cost) : "$0") + " of " + cost(budget.max_cost);
+    $("live-tokens").textContent = t;
+    $("live-cost").textContent = c;
   }
 
   function setStatus(s) {
@@ -277,6 +282,12 @@ function runPage() {
   function handle(e) {
     const d = e.data || {};
     switch (e.kind) {
+      case "run.start":
+        if (d.budget && typeof d.budget === "object") {
+          budget = { max_tokens: Number(d.budget.max_tokens) || 0, max_cost: Number(d.budget.max_cost) || 0 };
+          showSpent();
+        }
+        break;
       case "agent.start":
         if (e.type !== "loop" && e.type !== "fork" && e.type !== "join") {
           $("live-agent").textContent = e.node || e.agent || "";
