@@ -55,6 +55,9 @@ final: [F]
 	assert.Equal(t, 220, end.Usage.Total())
 	assert.InDelta(t, want, end.Data["cost"], 1e-12)
 	assert.Equal(t, map[string]any{"max_tokens": 250, "max_cost": 1.0, "exceeded": true}, end.Data["budget"])
+	// run.start carries the limits, for a live view of spend against them.
+	require.Equal(t, event.RunStart, events[0].Kind)
+	assert.Equal(t, map[string]any{"max_tokens": 250, "max_cost": 1.0}, events[0].Data["budget"])
 }
 
 func TestRunWithoutBudgetStillPrices(t *testing.T) {

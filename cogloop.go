@@ -477,6 +477,14 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 	if o.fork != "" {
 		startEvent.Data = map[string]any{"forked_from": map[string]any{"run": o.fork, "pass": forkedAt}}
 	}
+	if l, ok := w.wf.Budget(); ok && l.Limited() {
+		// The limits, for a live view of spend against them (no secrets:
+		// two numbers).
+		if startEvent.Data == nil {
+			startEvent.Data = map[string]any{}
+		}
+		startEvent.Data["budget"] = map[string]any{"max_tokens": l.MaxTokens, "max_cost": l.MaxCost}
+	}
 	run.Emit(startEvent)
 	// The run's MCP servers start here and end with it; a server that does
 	// not start, or lacks a tool an agent names, fails the run before any agent.

@@ -114,9 +114,9 @@ func (w *Workflow) forkCheckpoint(ctx context.Context, o runOptions, input any, 
 	if !ok {
 		return fail(fmt.Errorf("%w (it was not checkpointed, its checkpoint expired, or it ran against another store)", ErrNoCheckpoint))
 	}
-	if cur, exists, err := o.store.LoadCheckpoint(ctx, o.runID); err != nil {
+	if _, exists, err := o.store.LoadCheckpoint(ctx, o.runID); err != nil {
 		return fail(err)
-	} else if exists && !onlyCallerNotes(cur.State) {
+	} else if exists {
 		return fail(fmt.Errorf("run %q exists already: fork into a new run id", o.runID))
 	}
 	old, hasStart, err := readStart(parent.State)
@@ -206,14 +206,3 @@ func absFile(path string) string {
 
 var errForkResume = errors.New("a run is either a fork or a resume: give WithFork or WithResume, not both")
 
-// onlyCallerNotes reports whether a checkpoint holds nothing a run wrote:
-// only what its caller noted before starting it (the CLI keeps how it
-// started a run under "run:cli", for cogloop answer).
-func onlyCallerNotes(state map[string][]byte) bool {
-	for p := range state {
-		if p != "run:cli" {
-			return false
-		}
-	}
-	return true
-}

@@ -46,6 +46,9 @@ type Summary struct {
 	// Humans are the questions the run asked people and their answers, in
 	// the order asked (humans.go).
 	Humans []Human `json:"humans,omitempty"`
+	// Budget is the workflow's budget (from run.start, and whether it was
+	// exceeded from run.end); nil when the workflow has none.
+	Budget *Budget `json:"budget,omitempty"`
 	// ForkedFrom is the run this one was forked from (cogloop fork), and
 	// the pass it runs from; nil for a run that is not a fork.
 	ForkedFrom *Fork `json:"forked_from,omitempty"`
@@ -53,6 +56,14 @@ type Summary struct {
 	// reader of records fills them in ([Dir.Forks]); a record alone does
 	// not know them.
 	Forks []Fork `json:"forks,omitempty"`
+}
+
+// Budget is a workflow's budget: its limits (0: none) and whether the run
+// went over one.
+type Budget struct {
+	MaxTokens int     `json:"max_tokens,omitempty"`
+	MaxCost   float64 `json:"max_cost,omitempty"`
+	Exceeded  bool    `json:"exceeded,omitempty"`
 }
 
 // Fork is one end of a fork: a run and the pass the fork runs from
@@ -217,6 +228,7 @@ func Summarize(events []event.Event) Summary {
 				pass, _ := f["pass"].(string)
 				s.ForkedFrom = &Fork{Run: run, Pass: pass}
 			}
+			s.readBudget(e)
 		case event.RunEnd:
 			s.Complete = true
 			s.Status, _ = e.Data["status"].(string)
@@ -235,6 +247,7 @@ func Summarize(events []event.Event) Summary {
 			}
 			decode(e.Data, &d)
 			s.Usage.Cost = d.Cost
+			s.readBudget(e)
 		case event.LoopStart:
 			var d struct {
 				MaxLoops     int     `json:"max_loops"`
@@ -422,6 +435,23 @@ func passOf(path string) (loop string, pass int, ok bool) {
 		}
 	}
 	return "", 0, false
+}
+
+// readBudget reads the budget of run.start and run.end (which adds whether
+// it was exceeded).
+func (s *Summary) readBudget(e event.Event) {
+	var d struct {
+		Budget *Budget `json:"budget"`
+	}
+	decode(e.Data, &d)
+	if d.Budget == nil || (d.Budget.MaxTokens <= 0 && d.Budget.MaxCost <= 0 && !d.Budget.Exceeded) {
+		return
+	}
+	if s.Budget == nil || d.Budget.MaxTokens > 0 || d.Budget.MaxCost > 0 {
+		s.Budget = d.Budget
+		return
+	}
+	s.Budget.Exceeded = d.Budget.Exceeded
 }
 
 // shape drops the "iteration N" parts of a loop path.

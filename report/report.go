@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -35,6 +36,7 @@ var page = sync.OnceValue(func() *template.Template {
 		"score":    func(v float64) string { return fmt.Sprintf("%.2f", v) },
 		"tokens":   tokens,
 		"cost":     cost,
+		"spent":    spent,
 		"duration": duration,
 		"clip":     clip,
 		"time":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
@@ -76,6 +78,25 @@ type view struct {
 type loopView struct {
 	records.Loop
 	Anchor string
+	// ForkLoop names the loop in a fork point: "improve", or
+	// "outer:2/inner" for a loop run by pass 2 of loop outer (cogloop fork
+	// --pass ForkLoop:K).
+	ForkLoop string
+}
+
+// forkLoop is the fork point's name of the loop with id at path: each
+// "iteration N" part of the path is a pass N of the loop before it.
+func forkLoop(id, path string) string {
+	parts := strings.Split(path, fault.PathSep)
+	var out []string
+	for i := 1; i < len(parts); i++ {
+		if n, ok := strings.CutPrefix(parts[i], "iteration "); ok {
+			if _, err := strconv.Atoi(n); err == nil {
+				out = append(out, parts[i-1]+":"+n)
+			}
+		}
+	}
+	return strings.Join(append(out, id), "/")
 }
 
 // maxClip is how much of a tool call's arguments or result the report shows.
@@ -96,7 +117,7 @@ func clip(s string) string {
 func newView(s records.Summary) view {
 	v := view{S: s, CSS: template.CSS(pageCSS)} // #nosec G203 -- our own embedded stylesheet
 	for i, l := range s.Loops {
-		v.Loops = append(v.Loops, loopView{Loop: l, Anchor: fmt.Sprintf("loop-%d", i+1)})
+		v.Loops = append(v.Loops, loopView{Loop: l, Anchor: fmt.Sprintf("loop-%d", i+1), ForkLoop: forkLoop(l.ID, l.Path)})
 	}
 	loops := s.Loops
 	if s.Status == StatusRunning {
@@ -130,6 +151,22 @@ func cost(u spend.Usage) string {
 		return fmt.Sprintf("$%.6f", u.Cost) // a cheap call is not $0.0000
 	}
 	return fmt.Sprintf("$%.4f", u.Cost)
+}
+
+// spent is u against budget b: "1234 of 5000 tokens, $0.0120 of $0.0500".
+func spent(u spend.Usage, b records.Budget) string {
+	var parts []string
+	if b.MaxTokens > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d tokens", u.PromptTokens+u.CompletionTokens, b.MaxTokens))
+	}
+	if b.MaxCost > 0 {
+		c := cost(u)
+		if u.Cost == 0 {
+			c = "$0"
+		}
+		parts = append(parts, fmt.Sprintf("%s of $%.4f", c, b.MaxCost))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func duration(d time.Duration) string {

@@ -3,6 +3,7 @@ package report_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -169,4 +170,40 @@ func TestChartMarksNoScoreOffTheLine(t *testing.T) {
 	for _, l := range lines {
 		assert.NotContains(t, htmlnode.Attr(l, "points"), ","+zero)
 	}
+}
+
+// The page says what the run spent of its workflow's budget, live (from
+// run.start's limits, before run.end) and at its end, through the record's
+// JSON.
+func TestPageShowsSpendAgainstTheBudget(t *testing.T) {
+	evs := events(t, "../examples/budget/workflow.yaml", "../examples/budget/replies.yaml", "tides")
+	budget := func(n int) (records.Summary, string) {
+		var buf bytes.Buffer
+		w := records.NewWriter(&buf, "buffer", nil)
+		for _, e := range evs[:n] {
+			w.Observe(e)
+		}
+		rec, err := records.Read(bytes.NewReader(buf.Bytes()))
+		require.NoError(t, err)
+		s := rec.Summarize()
+		doc, _ := render(t, s)
+		spans := htmlnode.All(doc, func(n *html.Node) bool { return htmlnode.Attr(n, "id") == "budget" })
+		require.Len(t, spans, 1, "one budget line")
+		return s, htmlnode.Text(spans[0])
+	}
+	end := len(evs)
+	for end > 0 && evs[end-1].Kind != event.AgentEnd {
+		end--
+	}
+	live, text := budget(end) // the first agents ended, no run.end yet
+	require.Equal(t, records.StatusIncomplete, live.Status)
+	require.NotZero(t, live.Usage.Total())
+	assert.Contains(t, text, fmt.Sprintf("spent %d of 4000 tokens, ", live.Usage.Total()))
+	assert.Contains(t, text, "of $0.0500")
+	done, text := budget(len(evs))
+	require.Equal(t, "ok", done.Status)
+	assert.Equal(t, fmt.Sprintf("spent %d of 4000 tokens, $%.4f of $0.0500", done.Usage.Total(), done.Usage.Cost), text)
+	assert.NotContains(t, text, "over budget")
+	require.NotNil(t, done.Budget)
+	assert.Equal(t, records.Budget{MaxTokens: 4000, MaxCost: 0.05}, *done.Budget)
 }

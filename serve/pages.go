@@ -34,6 +34,7 @@ type pageData struct {
 	RecordDir string
 	Token     bool
 	Steer     bool
+	Fork      bool
 	Runs      []string
 	Queues    []queue.QueueSummary
 	Workers   []queue.WorkerSummary
@@ -41,7 +42,7 @@ type pageData struct {
 }
 
 func (s *Server) page(w http.ResponseWriter, name string, d pageData) {
-	d.Page, d.Token, d.Steer = name, s.cfg.Token != "", s.cfg.Answer != nil
+	d.Page, d.Token, d.Steer, d.Fork = name, s.cfg.Token != "", s.cfg.Answer != nil, s.cfg.Fork != nil
 	var buf bytes.Buffer
 	if err := pages().ExecuteTemplate(&buf, name, d); err != nil {
 		http.Error(w, "render page: "+err.Error(), http.StatusInternalServerError)

@@ -46,6 +46,9 @@ type Config struct {
 	// and returns how to continue the run, which the server does in the
 	// background (the CLI wires cogloop answer's code); nil: no answers here.
 	Answer func(ctx context.Context, runID string, a human.Answer) (func(context.Context) error, error)
+	// Fork starts run r.RunID as cogloop fork does (from pass r.Pass of run
+	// r.Parent) and returns when it ended; nil: no forks here.
+	Fork func(ctx context.Context, r ForkRequest) error
 	// Pause asks run runID to stop at its next pass boundary (cogloop
 	// pause's code); nil: no pauses here.
 	Pause func(ctx context.Context, runID string) error
@@ -187,30 +190,11 @@ func (s *Server) start(rel, input string) (string, error) {
 		return "", err
 	}
 	id := newRunID()
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return "", errors.New("the server is shutting down")
+	_, err = s.launch(id, rel, func(ctx context.Context, observe event.Observer) error {
+		return s.cfg.Start(ctx, StartRequest{RunID: id, Workflow: wf.path, Replies: wf.replies, Input: input, Observe: observe})
+	})
+	if err != nil {
+		return "", err
 	}
-	s.live[id] = true
-	s.runs.Add(1)
-	s.mu.Unlock()
-	go func() {
-		defer s.runs.Done()
-		err := s.cfg.Start(s.ctx, StartRequest{RunID: id, Workflow: wf.path, Replies: wf.replies, Input: input,
-			Observe: func(event.Event) { s.wake(id) }})
-		s.mu.Lock()
-		delete(s.live, id)
-		if err != nil {
-			if _, serr := os.Stat(s.cfg.Records.File(id)); serr != nil {
-				s.startErr[id] = err.Error()
-			}
-		}
-		s.mu.Unlock()
-		if err != nil {
-			s.logf("run %s of %s: %v", id, rel, err)
-		}
-		s.wake(id)
-	}()
 	return id, nil
 }

@@ -11,12 +11,13 @@ import (
 )
 
 // errNoSteer: this server answers and pauses no runs.
-var errNoSteer = errors.New("this server steers no runs: answering and pausing need a store that outlives a process (cogloop serve --redis URL)")
+var errNoSteer = errors.New("this server steers no runs: its serve.Config has no Answer and Pause (cogloop serve always sets them)")
 
 // steering adds POST /api/runs/{id}/answer and POST /api/runs/{id}/pause.
 func (s *Server) steering(m *http.ServeMux) {
 	m.HandleFunc("POST /api/runs/{id}/answer", s.apiAnswer)
 	m.HandleFunc("POST /api/runs/{id}/pause", s.apiPause)
+	m.HandleFunc("POST /api/runs/{id}/fork", s.apiFork)
 }
 
 // steerError answers err of the steering API with its status: 409 for a

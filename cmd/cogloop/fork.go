@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/records"
 )
 
@@ -17,6 +18,11 @@ import (
 // plus --pass and --input; the workflow file and the input default to the
 // parent's.
 func cmdFork(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return forkCommand(ctx, args, stdout, stderr, nil)
+}
+
+// forkCommand is cmdFork whose run's events watch hears too (serve's forks).
+func forkCommand(ctx context.Context, args []string, stdout, stderr io.Writer, watch event.Observer) int {
 	var f runFlags
 	fs := newFlagSet("fork", stderr)
 	f.define(fs)
@@ -89,7 +95,7 @@ func cmdFork(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		run = append(run, text)
 	}
-	return runParsed(ctx, f, run, stdout, stderr, nil)
+	return runParsed(ctx, f, run, stdout, stderr, watch)
 }
 
 // parentID is the run id RUN names: a record's id (a unique prefix, 'latest'

@@ -13,9 +13,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/human"
 	"github.com/cogloop/cogloop/memory"
@@ -40,6 +42,39 @@ type runInfo struct {
 
 // saveRunInfo keeps what continuing run runID needs in its checkpoint.
 func saveRunInfo(ctx context.Context, store memory.Store, runID, digest string, info runInfo) error {
+	raw, err := info.encode()
+	if err != nil {
+		return err
+	}
+	return store.SaveCheckpoint(ctx, runID, memory.Checkpoint{Digest: digest, State: map[string][]byte{runInfoPath: raw}})
+}
+
+// forkRunInfo keeps what continuing fork runID needs in its checkpoint once
+// the fork made it (a checkpoint saved before would be a run that exists
+// already): at its run.start event, as one state of the checkpoint.
+func forkRunInfo(ctx context.Context, store memory.Store, runID string, info runInfo, stderr io.Writer) event.Observer {
+	var once sync.Once
+	return func(ev event.Event) {
+		if ev.Kind != event.RunStart {
+			return
+		}
+		once.Do(func() {
+			err := errors.New("its checkpoint store keeps no single states")
+			if st, ok := store.(memory.States); ok {
+				var raw []byte
+				if raw, err = info.encode(); err == nil {
+					_, err = st.SwapState(ctx, runID, runInfoPath, nil, raw)
+				}
+			}
+			if err != nil {
+				fmt.Fprintf(stderr, "warning: run %s: keep how it started, for cogloop answer: %v\n", runID, err)
+			}
+		})
+	}
+}
+
+// encode is info as JSON, its files as absolute paths.
+func (info runInfo) encode() ([]byte, error) {
 	for _, p := range []*string{&info.Workflow, &info.Script, &info.Presets} {
 		if *p != "" {
 			if abs, err := filepath.Abs(*p); err == nil {
@@ -47,11 +82,7 @@ func saveRunInfo(ctx context.Context, store memory.Store, runID, digest string, 
 			}
 		}
 	}
-	raw, err := json.Marshal(info)
-	if err != nil {
-		return err
-	}
-	return store.SaveCheckpoint(ctx, runID, memory.Checkpoint{Digest: digest, State: map[string][]byte{runInfoPath: raw}})
+	return json.Marshal(info)
 }
 
 func loadRunInfo(ctx context.Context, store memory.Store, runID string) (runInfo, bool, error) {
@@ -481,8 +512,11 @@ func stopped(res *cogloop.Result) bool {
 // returned func stops listening for SIGTSTP.
 func prepareHuman(ctx context.Context, f *runFlags, pos []string, input any, wf *cogloop.Workflow, store memory.Store, runID string,
 	opts *[]cogloop.RunOption, stderr io.Writer) (func(), error) {
-	if store != nil && f.resume == "" {
-		info := runInfo{Workflow: pos[0], Input: input, Script: f.script, Presets: f.presets, Strict: f.strict}
+	info := runInfo{Workflow: pos[0], Input: input, Script: f.script, Presets: f.presets, Strict: f.strict}
+	switch {
+	case store != nil && f.fork != "":
+		*opts = append(*opts, cogloop.WithObserver(forkRunInfo(ctx, store, runID, info, stderr)))
+	case store != nil && f.resume == "":
 		// A run canceled before it started reports its cancellation itself.
 		if err := saveRunInfo(ctx, store, runID, wf.Digest, info); err != nil && ctx.Err() == nil {
 			return func() {}, fmt.Errorf("run %s: keep how it started, for cogloop answer: %w", runID, err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents/human"
+	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/queue"
 	"github.com/cogloop/cogloop/serve"
 )
@@ -37,7 +38,8 @@ flags:
                     loopback needs --token
   --record-dir DIR  the run records (default $COGLOOP_RECORD_DIR, else .cogloop/runs)
   --redis URL       show the queue of this Redis (default $REDIS_URL); runs
-                    started here keep their checkpoints in it
+                    started here keep their checkpoints in it (without it,
+                    in files under the record directory, as cogloop run does)
   --workflows DIR   allow starting runs of the workflow files under DIR (and
                     nothing else); scripted replies beside a workflow answer
                     its model calls: X.replies.yaml next to X.yaml, or
@@ -45,13 +47,16 @@ flags:
   --token T         every request needs T (Authorization: Bearer T, or the
                     cookie the /login page sets); default $COGLOOP_TOKEN
 
-With --redis (the store 'cogloop answer' and 'pause' use), a run's page answers
-the question a waiting run asks and pauses a running one.
+A run's page answers the question a waiting run asks and pauses a running
+one, through the store 'cogloop answer' and 'pause' use (Redis with --redis,
+else the checkpoint files under the record directory); each finished pass of
+a loop forks the run from there (cogloop fork).
 
 API: GET /api/runs, GET /api/runs/ID, GET /api/runs/ID/events (Server-Sent
 Events, resumable with Last-Event-ID), POST /api/runs {"workflow", "input"},
 POST /api/runs/ID/answer {"kind", "approved"|"score"|"text"|"choice"|"json",
-"comment", "path"}, POST /api/runs/ID/pause, GET /api/workflows, GET /api/queue.
+"comment", "path"}, POST /api/runs/ID/pause, POST /api/runs/ID/fork {"pass",
+"workflow", "input"} (cogloop fork), GET /api/workflows, GET /api/queue.
 See the README, "Watching runs".
 `
 
@@ -129,9 +134,10 @@ func newServer(f serveFlags, stderr io.Writer) (*serve.Server, func(), error) {
 	if f.workflows != "" {
 		cfg.Start = startRun(d.Path, redisURL)
 	}
-	if redisURL != "" {
-		cfg.Answer, cfg.Pause = answerRun(d.Path, redisURL), pauseRun(redisURL)
-	}
+	// The checkpoints of serve's runs: Redis with --redis, else the files
+	// under the record directory (as cogloop run, answer and pause keep them).
+	sf := storeFlags{redisURL: redisURL, recordDir: d.Path}
+	cfg.Answer, cfg.Pause, cfg.Fork = answerRun(d.Path, sf), pauseRun(sf), forkRun(d.Path, sf)
 	srv, err := serve.New(cfg)
 	if err != nil {
 		closeQueue()
@@ -172,10 +178,9 @@ func startRun(dir, redisURL string) func(context.Context, serve.StartRequest) er
 // answerRun records an answer as cogloop answer does (cogloop.Answer on
 // the run's store) and continues the run as it does (continueRun: run
 // --resume with the workflow, input and script the run started with).
-func answerRun(dir, redisURL string) func(context.Context, string, human.Answer) (func(context.Context) error, error) {
-	sf := storeFlags{redisURL: redisURL}
+func answerRun(dir string, sf storeFlags) func(context.Context, string, human.Answer) (func(context.Context) error, error) {
 	return func(ctx context.Context, runID string, a human.Answer) (func(context.Context) error, error) {
-		store, err := sf.open(ctx, io.Discard)
+		store, err := openSteerStore(ctx, sf)
 		if err != nil {
 			return nil, err
 		}
@@ -184,7 +189,7 @@ func answerRun(dir, redisURL string) func(context.Context, string, human.Answer)
 			return nil, err
 		}
 		return func(ctx context.Context) error {
-			store, err := sf.open(ctx, io.Discard)
+			store, err := openSteerStore(ctx, sf)
 			if err != nil {
 				return err
 			}
@@ -200,16 +205,74 @@ func answerRun(dir, redisURL string) func(context.Context, string, human.Answer)
 }
 
 // pauseRun asks for a pause as cogloop pause does.
-func pauseRun(redisURL string) func(context.Context, string) error {
-	sf := storeFlags{redisURL: redisURL}
+func pauseRun(sf storeFlags) func(context.Context, string) error {
 	return func(ctx context.Context, runID string) error {
-		store, err := sf.open(ctx, io.Discard)
+		store, err := openSteerStore(ctx, sf)
 		if err != nil {
 			return err
 		}
 		defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
 		return cogloop.RequestPause(ctx, store, runID)
 	}
+}
+
+// openSteerStore opens the store of serve's runs: Redis, or the checkpoint
+// files under the record directory.
+func openSteerStore(ctx context.Context, sf storeFlags) (memory.Store, error) {
+	var warn tail
+	store, err := sf.open(ctx, &warn)
+	switch {
+	case err != nil:
+		return nil, err
+	case store == nil:
+		return nil, fmt.Errorf("the checkpoints of %s cannot be opened: %s", sf.checkpointDir(), warn.last())
+	}
+	return store, nil
+}
+
+// forkRun forks a run as cogloop fork does (the same code): the parent's
+// workflow, input and scripted replies unless the request gives others. A
+// fork refused before it began is an error with cogloop's message.
+func forkRun(dir string, sf storeFlags) func(context.Context, serve.ForkRequest) error {
+	return func(ctx context.Context, r serve.ForkRequest) error {
+		args := []string{r.Parent, "--pass", r.Pass, "--run-id", r.RunID, "--record-dir", dir, "-v"}
+		if sf.redisURL != "" {
+			args = append(args, "--redis", sf.redisURL)
+		}
+		replies := r.Replies
+		if r.Workflow != "" {
+			args = append(args, r.Workflow)
+		} else if replies == "" {
+			replies = parentScript(ctx, sf, r.Parent)
+		}
+		if replies != "" {
+			args = append(args, "--script", replies)
+		}
+		if r.Input != nil {
+			args = append(args, "--input", *r.Input)
+		}
+		var out tail
+		switch code := forkCommand(ctx, args, io.Discard, &out, r.Observe); code {
+		case exitOK, exitWaiting:
+			return nil
+		case exitUsage:
+			return errors.New(strings.TrimPrefix(out.last(), "cogloop: "))
+		default:
+			return fmt.Errorf("exit %d: %s", code, out.last())
+		}
+	}
+}
+
+// parentScript is the scripted replies run runID ran with ("": none, or
+// not known).
+func parentScript(ctx context.Context, sf storeFlags, runID string) string {
+	store, err := openSteerStore(ctx, sf)
+	if err != nil {
+		return ""
+	}
+	defer func() { _ = store.Close() }() // a read; Close only releases the connection
+	info, _, _ := loadRunInfo(ctx, store, runID)
+	return info.Script
 }
 
 // tail keeps the last 8 KiB written to it (a run's stderr).

@@ -273,7 +273,7 @@ func browserTab(t *testing.T, browser string) (context.Context, func(string) chr
 // question on its page; clicking Approve continues it to its end.
 func TestServeAnswerByClickingInChromium(t *testing.T) {
 	browser := chromium(t)
-	ts, _ := steerFixture(t)
+	ts, _ := steerFixture(t, true)
 	bctx, shot := browserTab(t, browser)
 	guard := chromedp.WithPollingTimeout(90 * time.Second)
 	require.NoError(t, chromedp.Do(bctx,
@@ -326,4 +326,39 @@ func startAndWait(t *testing.T, ts *httptest.Server, wf string) string {
 		require.NoError(t, err, "the stream ended before run.end")
 	}
 	return out.RunID
+}
+
+// A finished run's page has a "fork from here" button on each finished
+// pass; clicking pass 2's starts the fork (cogloop fork's code) and opens
+// its page, which names the parent (forked_from).
+func TestServeForkByClickingInChromium(t *testing.T) {
+	browser := chromium(t)
+	ts, _ := steerFixture(t, false)
+	parent := startAndWait(t, ts, "fast.yaml")
+	bctx, shot := browserTab(t, browser)
+	guard := chromedp.WithPollingTimeout(90 * time.Second)
+	fork := `#report table.passes tr[data-pass="2"] button.fork-button`
+	require.NoError(t, chromedp.Do(bctx,
+		chromedp.Navigate(ts.URL+"/runs/"+parent),
+		chromedp.WaitVisible(chromedp.CSS(fork)),
+	))
+	point, err := chromedp.Run(bctx, chromedp.Evaluate[string](`document.querySelector('`+fork+`').dataset.fork`))
+	require.NoError(t, err)
+	assert.Equal(t, "improvement_loop:2", point)
+	require.NoError(t, chromedp.Do(bctx,
+		chromedp.Click(chromedp.CSS(fork)),
+		chromedp.WaitVisible(chromedp.CSS(`#forked-from`)),
+		chromedp.Poll[chromedp.Void](`document.getElementById('live-status').textContent === 'ok'`, guard),
+		shot("serve-forked.png"),
+	))
+	spentText, err := chromedp.Run(bctx, chromedp.Evaluate[string](`document.getElementById('live-tokens').textContent + ' | ' + document.getElementById('live-cost').textContent + ' | ' + document.getElementById('budget').textContent`))
+	require.NoError(t, err)
+	assert.Regexp(t, `^spent \d+ of 100000 \| spent \$[0-9.]+ of \$5\.0000 \| spent \d+ of 100000 tokens, \$[0-9.]+ of \$5\.0000$`, spentText,
+		"the live panel and the report say what the run spent of its budget")
+	path, err := chromedp.Run(bctx, chromedp.Evaluate[string](`location.pathname`))
+	require.NoError(t, err)
+	assert.NotEqual(t, "/runs/"+parent, path, "the fork's own page")
+	from, err := chromedp.Run(bctx, chromedp.Evaluate[string](`document.getElementById('forked-from').textContent`))
+	require.NoError(t, err)
+	assert.Contains(t, from, "forked from run "+parent+" at pass improvement_loop:2")
 }

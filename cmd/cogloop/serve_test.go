@@ -31,22 +31,32 @@ agents:
   - {id: final, type: openai-answer, model: gpt-4o-mini, prompt: "Final: {{ previous_outputs.publish.response }}"}
 `
 	reviewReplies = "writer: [\"<b>draft</b> about loops\"]\nfinal: [\"published\"]\n"
+	fastReplies   = `improver: ["one", "two", "three", "four"]
+scorer: ["SCORE: 0.3", "SCORE: 0.5", "SCORE: 0.7", "SCORE: 0.9"]
+final_answer: ["done"]
+`
 )
 
-// steerFixture serves workflows review.yaml and live.yaml with a real Redis
-// (the store answers and pauses go through).
-func steerFixture(t *testing.T) (*httptest.Server, string) {
+// steerFixture serves workflows review.yaml and live.yaml; answers and
+// pauses go through a real Redis with withRedis, else through the checkpoint
+// files under the record directory.
+func steerFixture(t *testing.T, withRedis bool) (*httptest.Server, string) {
 	t.Helper()
-	rs := redistest.Start(t)
+	redisURL := ""
+	if withRedis {
+		redisURL = redistest.Start(t).URL()
+	} else {
+		t.Setenv("REDIS_URL", "") // no Redis from the environment either
+	}
 	wfs := t.TempDir()
 	data, err := os.ReadFile(qualityWF)
 	require.NoError(t, err)
 	for name, body := range map[string]string{"review.yaml": reviewWF, "review.replies.yaml": reviewReplies,
-		"live.yaml": string(data), "live.replies.yaml": liveReplies} {
+		"live.yaml": string(data), "live.replies.yaml": liveReplies, "fast.yaml": budgeted(string(data)), "fast.replies.yaml": fastReplies} {
 		require.NoError(t, os.WriteFile(filepath.Join(wfs, name), []byte(body), 0o600))
 	}
 	recs := t.TempDir()
-	srv, closeQueue, err := newServer(serveFlags{addr: "127.0.0.1:0", recordDir: recs, workflows: wfs, redisURL: rs.URL()}, io.Discard)
+	srv, closeQueue, err := newServer(serveFlags{addr: "127.0.0.1:0", recordDir: recs, workflows: wfs, redisURL: redisURL}, io.Discard)
 	require.NoError(t, err)
 	ts := httptest.NewServer(srv)
 	t.Cleanup(func() {
@@ -55,6 +65,13 @@ func steerFixture(t *testing.T) (*httptest.Server, string) {
 		closeQueue()
 	})
 	return ts, recs
+}
+
+// budgeted is workflow wf with a budget (and a price for its local model,
+// which a budget of cost needs).
+func budgeted(wf string) string {
+	return strings.Replace(wf, "  strategy: sequential\n", "  strategy: sequential\n  budget: {max_tokens: 100000, max_cost: 5}\n"+
+		"  pricing: {llama3: {prompt: 0.001, completion: 0.002}}\n", 1)
 }
 
 func apiPost(t *testing.T, ts *httptest.Server, path, body string) (int, map[string]string) {
@@ -106,9 +123,15 @@ func followTo(t *testing.T, ts *httptest.Server, id string, last int, kind, want
 // A run with a human step, started through the API, ends waiting; the
 // answer through the API continues it (cogloop answer's code) to ok; a
 // second answer, and a wrong kind, are refused. A pause stops a loop at a
-// pass boundary with status paused.
+// pass boundary with status paused. Both with Redis and without it (the
+// checkpoint files under the record directory, as cogloop answer uses).
 func TestServeAnswersAndPausesThroughTheSteeringAPI(t *testing.T) {
-	ts, recs := steerFixture(t)
+	t.Run("redis", func(t *testing.T) { testServeSteering(t, true) })
+	t.Run("files", func(t *testing.T) { testServeSteering(t, false) })
+}
+
+func testServeSteering(t *testing.T, withRedis bool) {
+	ts, recs := steerFixture(t, withRedis)
 	code, out := apiPost(t, ts, "/api/runs", `{"workflow":"review.yaml","input":"loops"}`)
 	require.Equal(t, http.StatusCreated, code, out)
 	id := out["run_id"]
@@ -132,6 +155,10 @@ func TestServeAnswersAndPausesThroughTheSteeringAPI(t *testing.T) {
 	require.Len(t, s.Humans, 1)
 	assert.True(t, s.Humans[0].Answered)
 	assert.Contains(t, s.Humans[0].By, "cogloop serve")
+	if !withRedis {
+		_, err := os.Stat(filepath.Join(recs, "checkpoints"))
+		require.NoError(t, err, "the run's checkpoints are files under the record directory")
+	}
 
 	code, out = apiPost(t, ts, "/api/runs/nope/pause", `{}`)
 	assert.Equal(t, http.StatusConflict, code, out)
@@ -142,4 +169,52 @@ func TestServeAnswersAndPausesThroughTheSteeringAPI(t *testing.T) {
 	code, out = apiPost(t, ts, "/api/runs/"+loop+"/pause", `{}`)
 	require.Equal(t, http.StatusAccepted, code, out)
 	followTo(t, ts, loop, 0, "run.end", `"status":"paused"`)
+}
+
+// A finished run forks from its pass 2 through the API (cogloop fork's
+// code): the new run records where it came from and keeps pass 1. Forks the
+// run refuses (a pass the parent never reached, a workflow whose loops
+// differ) are 409s with cogloop's message; a missing pass is a 400.
+func TestServeForksARunFromAPass(t *testing.T) {
+	ts, recs := steerFixture(t, false)
+	code, out := apiPost(t, ts, "/api/runs", `{"workflow":"fast.yaml","input":"recursion"}`)
+	require.Equal(t, http.StatusCreated, code, out)
+	parent := out["run_id"]
+	followTo(t, ts, parent, 0, "run.end", "")
+	rec, err := records.Dir{Path: recs}.Read(parent)
+	require.NoError(t, err)
+	require.Equal(t, "ok", rec.Summarize().Status)
+
+	code, out = apiPost(t, ts, "/api/runs/"+parent+"/fork", `{"pass":"2"}`)
+	require.Equal(t, http.StatusCreated, code, out)
+	child := out["run_id"]
+	require.NotEqual(t, parent, child)
+	followTo(t, ts, child, 0, "run.start", `"forked_from"`)
+	followTo(t, ts, child, 0, "run.end", "")
+	rec, err = records.Dir{Path: recs}.Read(child)
+	require.NoError(t, err)
+	s := rec.Summarize()
+	require.NotNil(t, s.ForkedFrom)
+	assert.Equal(t, parent, s.ForkedFrom.Run)
+	assert.Contains(t, s.ForkedFrom.Pass, "2")
+	assert.Equal(t, "ok", s.Status)
+	// The fork keeps how it started (the parent's script here): a fork of
+	// the fork runs on it too.
+	code, out = apiPost(t, ts, "/api/runs/"+child+"/fork", `{"pass":"3","input":"loops"}`)
+	require.Equal(t, http.StatusCreated, code, out)
+	followTo(t, ts, out["run_id"], 0, "run.end", "")
+	rec, err = records.Dir{Path: recs}.Read(out["run_id"])
+	require.NoError(t, err)
+	assert.Equal(t, "ok", rec.Summarize().Status, "the fork of a fork runs on the script its parent kept")
+
+	code, out = apiPost(t, ts, "/api/runs/"+parent+"/fork", `{"pass":"9"}`)
+	assert.Equal(t, http.StatusConflict, code, out)
+	assert.Contains(t, out["error"], "9", "the refusal names the pass")
+	code, out = apiPost(t, ts, "/api/runs/"+parent+"/fork", `{"pass":"2","workflow":"review.yaml"}`)
+	assert.Equal(t, http.StatusConflict, code, out)
+	assert.Contains(t, out["error"], "loop structure changed")
+	code, out = apiPost(t, ts, "/api/runs/"+parent+"/fork", `{"input":"x"}`)
+	assert.Equal(t, http.StatusBadRequest, code, out)
+	code, out = apiPost(t, ts, "/api/runs/"+parent+"/fork", `{"pass":"2","workflow":"../x.yaml"}`)
+	assert.Equal(t, http.StatusBadRequest, code, out)
 }

@@ -135,9 +135,14 @@ function runPage() {
     reply.textContent = "";
   }
 
+  // budget: the workflow's limits, from run.start ({max_tokens, max_cost}).
+  let budget = null;
   function showSpent() {
-    $("live-tokens").textContent = spent.tokens ? String(spent.tokens) : "–";
-    $("live-cost").textContent = cost(spent.cost);
+    let t = spent.tokens ? String(spent.tokens) : "–", c = cost(spent.cost);
+    if (budget && budget.max_tokens) t = "spent " + String(spent.tokens) + " of " + String(budget.max_tokens);
+    if (budget && budget.max_cost) c = "spent " + (spent.cost ? cost(spent.cost) : "$0") + " of " + cost(budget.max_cost);
+    $("live-tokens").textContent = t;
+    $("live-cost").textContent = c;
   }
 
   function setStatus(s) {
@@ -157,6 +162,7 @@ function runPage() {
       if (r.ok) {
         const html = await r.text();
         report.innerHTML = html; // server-rendered by html/template: escaped
+        addForks();
         const st = r.headers.get("X-Run-Status");
         if (st && !ended) setStatus(st);
         try {
@@ -174,6 +180,40 @@ function runPage() {
       if (again) { again = false; refresh(); }
     }
   }
+  // Each finished pass of a loop gets a "fork from here" button: a new run
+  // that keeps the passes before it (POST …/fork, cogloop fork's code).
+  function addForks() {
+    if (document.body.dataset.fork !== "yes") return;
+    for (const table of report.querySelectorAll("table.passes[data-fork-loop]")) {
+      const head = table.querySelector("thead tr");
+      if (head && !head.querySelector("th.fork")) head.append(el("th", "", "fork"));
+      for (const row of table.querySelectorAll("tbody tr[data-pass]")) {
+        const td = el("td", undefined, "fork");
+        if (row.dataset.done === "yes") {
+          const pass = table.dataset.forkLoop + ":" + row.dataset.pass;
+          const b = el("button", "fork from here", "fork-button");
+          b.type = "button";
+          b.dataset.fork = pass;
+          b.title = "start a new run that keeps the passes before pass " + row.dataset.pass + " and runs from it";
+          b.addEventListener("click", async () => {
+            $("fork-error").textContent = "";
+            b.disabled = true;
+            try {
+              const d = await postJSON(base + "/fork", { pass: pass });
+              window.location.assign("/runs/" + encodeURIComponent(d.run_id));
+            } catch (e) {
+              $("fork-error").textContent = "fork from pass " + pass + ": " + e.message;
+              b.disabled = false;
+            }
+          });
+          td.append(b);
+        }
+        row.append(td);
+      }
+    }
+  }
+  addForks();
+
   function soon(now) {
     if (now) { clearTimeout(timer); timer = null; refresh(); return; }
     if (!timer) timer = setTimeout(() => { timer = null; refresh(); }, 300);
@@ -242,6 +282,12 @@ function runPage() {
   function handle(e) {
     const d = e.data || {};
     switch (e.kind) {
+      case "run.start":
+        if (d.budget && typeof d.budget === "object") {
+          budget = { max_tokens: Number(d.budget.max_tokens) || 0, max_cost: Number(d.budget.max_cost) || 0 };
+          showSpent();
+        }
+        break;
       case "agent.start":
         if (e.type !== "loop" && e.type !== "fork" && e.type !== "join") {
           $("live-agent").textContent = e.node || e.agent || "";
