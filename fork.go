@@ -205,4 +205,3 @@ func absFile(path string) string {
 }
 
 var errForkResume = errors.New("a run is either a fork or a resume: give WithFork or WithResume, not both")
-
