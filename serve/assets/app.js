@@ -169,8 +169,8 @@ function runPage() {
           const u = JSON.parse(r.headers.get("X-Run-Usage") || "null");
           if (u) {
             // the record's totals: authoritative (model.call events carry no cost)
-            spent.tokens = Math.max(spent.tokens, (u.prompt_tokens || 0) + (u.completion_tokens || 0));
-            spent.cost = Math.max(spent.cost, u.cost || 0);
+            spent.tokens = (u.prompt_tokens || 0) + (u.completion_tokens || 0);
+            spent.cost = u.cost || 0;
             showSpent();
           }
         } catch (_) { /* no usage */ }
@@ -355,7 +355,15 @@ function runPage() {
   const es = new EventSource(base + "/events");
   es.onopen = () => { $("live-conn").textContent = "live"; };
   es.onerror = () => { $("live-conn").textContent = ended ? "" : "reconnecting…"; };
+  // Each event's id is its place in the record: one seen already (a
+  // reconnect's replay, a duplicate delivery) is not counted again.
+  let seen = 0;
   es.onmessage = (m) => {
+    const n = Number(m.lastEventId);
+    if (n > 0) {
+      if (n <= seen) return;
+      seen = n;
+    }
     let e;
     try { e = JSON.parse(m.data); } catch (_) { return; }
     handle(e);
