@@ -343,3 +343,30 @@ func readToolCalls(file string, n *yaml.Node, what string, probs *load.Problems)
 	}
 	return out
 }
+
+// Calls are how many calls each agent has made of its replies so far (the
+// agents that made none are left out): a run that stops to wait for a person
+// keeps them, so the run continued in another process goes on with the next
+// replies ([Script.Skip]).
+func (s *Script) Calls() map[string]int {
+	out := map[string]int{}
+	for id, m := range s.models {
+		if n := m.Calls(); n > 0 {
+			out[id] = n
+		}
+	}
+	return out
+}
+
+// Skip makes each agent of calls go on after the replies its count says were
+// made already (by an earlier process of the same run); agents the script
+// does not answer for are ignored.
+func (s *Script) Skip(calls map[string]int) {
+	for id, n := range calls {
+		if m, ok := s.models[id]; ok && n > 0 {
+			m.mu.Lock()
+			m.next = n
+			m.mu.Unlock()
+		}
+	}
+}

@@ -38,6 +38,34 @@ type runInfo struct {
 	Script   string `json:"script,omitempty"`
 	Presets  string `json:"presets,omitempty"`
 	Strict   bool   `json:"strict,omitempty"`
+	// ScriptCalls are the --script replies each agent used before the run
+	// stopped to wait or pause: the continued run goes on after them.
+	ScriptCalls map[string]int `json:"script_calls,omitempty"`
+}
+
+// keepScriptCalls records, in run runID's note of how it started, how many
+// scripted replies each agent used, so `cogloop answer` and --resume go on
+// with the next ones instead of starting the lists over.
+func keepScriptCalls(ctx context.Context, store memory.Store, runID string, calls map[string]int) error {
+	st, ok := store.(memory.States)
+	if !ok || len(calls) == 0 {
+		return nil
+	}
+	old, ok, err := st.LoadState(ctx, runID, runInfoPath)
+	if err != nil || !ok {
+		return err
+	}
+	var info runInfo
+	if err := json.Unmarshal(old, &info); err != nil {
+		return err
+	}
+	info.ScriptCalls = calls
+	raw, err := info.encode()
+	if err != nil {
+		return err
+	}
+	_, err = st.SwapState(ctx, runID, runInfoPath, old, raw)
+	return err
 }
 
 // saveRunInfo keeps what continuing run runID needs in its checkpoint.

@@ -13,6 +13,7 @@ import (
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/records"
 )
@@ -117,12 +118,14 @@ func runParsed(ctx context.Context, f runFlags, pos []string, stdout, stderr io.
 	}
 	printWarnings(stderr, wf.Warnings)
 	opts := []cogloop.RunOption{cogloop.WithCheckpointTTL(f.checkpointTTL), cogloop.WithKeepFinished(f.keepFinished)}
+	var script *scripted.Script
 	if f.script != "" {
-		script, err := readScript(f.script, wf)
+		s, err := readScript(f.script, wf)
 		if err != nil {
 			fmt.Fprintf(stderr, "cogloop run: %s\n", strings.TrimPrefix(err.Error(), errBadScript.Error()+": "))
 			return exitUsage
 		}
+		script = s
 		opts = append(opts, cogloop.WithModels(script))
 	}
 	var replay *replaySource
@@ -155,6 +158,12 @@ func runParsed(ctx context.Context, f runFlags, pos []string, stdout, stderr io.
 	if store != nil {
 		defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
 		opts = append(opts, cogloop.WithMemory(store))
+		if script != nil && f.resume != "" {
+			// a run that stopped to wait or pause goes on with the next replies
+			if info, ok, err := loadRunInfo(ctx, store, f.resume); err == nil && ok {
+				script.Skip(info.ScriptCalls)
+			}
+		}
 	}
 	if f.runID != "" && f.resume == "" && !f.replaceRun {
 		if err := refuseEarlierRun(ctx, f, store); err != nil {
@@ -304,6 +313,11 @@ func runParsed(ctx context.Context, f runFlags, pos []string, stdout, stderr io.
 	}
 	if stopped(res) {
 		code, runErr = exitWaiting, stopNote(runErr)
+		if script != nil && store != nil {
+			if err := keepScriptCalls(context.WithoutCancel(ctx), store, runID, script.Calls()); err != nil {
+				fmt.Fprintf(stderr, "warning: run %s: keep the scripted replies used so far: %v\n", runID, err)
+			}
+		}
 	}
 	// The failure is the last line on stderr, after the summary, where the
 	// eye lands (as go test ends with FAIL).
