@@ -160,7 +160,11 @@ func runParsed(ctx context.Context, f runFlags, pos []string, stdout, stderr io.
 		opts = append(opts, cogloop.WithMemory(store))
 		if script != nil && f.resume != "" {
 			// a run that stopped to wait or pause goes on with the next replies
-			if info, ok, err := loadRunInfo(ctx, store, f.resume); err == nil && ok {
+			info, ok, err := loadRunInfo(ctx, store, f.resume)
+			switch {
+			case err != nil:
+				fmt.Fprintf(stderr, "warning: run %s: read how many scripted replies it used (they start over): %v\n", f.resume, err)
+			case ok:
 				script.Skip(info.ScriptCalls)
 			}
 		}

@@ -15,12 +15,12 @@ import (
 	"github.com/cogloop/cogloop/records"
 )
 
-// loopLimits counts the tool calls of the run by the path of the agent that
-// made them. (Each loop's max_loops and threshold come from the run's
-// events, as show reads them from the record.)
+// loopLimits counts the tool calls of the run, for the summary of a run
+// without loops. (Each loop's max_loops, threshold and tool calls per pass
+// come from the run's events, as show reads them from the record.)
 type loopLimits struct {
 	mu    sync.Mutex
-	tools map[string]int // agent path → tool calls
+	tools int
 }
 
 type loopLimit struct {
@@ -34,21 +34,14 @@ func (l *loopLimits) Observe(e event.Event) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.tools == nil {
-		l.tools = map[string]int{}
-	}
-	l.tools[e.Node]++
+	l.tools++
 }
 
 // toolCalls counts the tool calls of the run.
 func (l *loopLimits) toolCalls() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	n := 0
-	for _, c := range l.tools {
-		n += c
-	}
-	return n
+	return l.tools
 }
 
 // maxScores is how many pass scores a summary line shows before eliding.
