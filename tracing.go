@@ -2,7 +2,6 @@ package cogloop
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/cogloop/cogloop/agents"
 
@@ -59,7 +58,7 @@ func (t tracingOptions) observer(ctx context.Context, next event.Observer) (obse
 	spans, inSpan := telemetry.Tracer(ctx, t.tp, telemetry.Options{Content: t.content})
 	spanContext = func(ctx context.Context, node string) context.Context {
 		ctx = inSpan(ctx, node)
-		return agents.WithRequestHeaders(ctx, func(h http.Header) { telemetry.InjectTraceContext(ctx, h) })
+		return agents.WithRequestHeaders(ctx, func(h map[string][]string) { telemetry.InjectTraceContext(ctx, h) })
 	}
 	return chain(spans, next), spanContext
 }

@@ -30,7 +30,7 @@ import (
 func main() {
 	quick := flag.Bool("quick", false, "one short pass of every scenario (N ≤ 1,000); writes no results.md unless -out is given")
 	out := flag.String("out", "", "write the markdown report here (default: results.md for a full run of every scenario; nothing with -quick or -run)")
-	runRE := flag.String("run", "", "run only the scenarios whose name matches this regexp: cpu, profile, eino, latency, forkjoin, redis, validate, checkpoint, concurrent, realistic, tokens, queue, stream, conns, sse, callgrind (callgrind runs only when named, or with -callgrind)")
+	runRE := flag.String("run", "", "run only the scenarios whose name matches this regexp: cpu, profile, eino, latency, forkjoin, redis, validate, checkpoint, concurrent, realistic, tokens, queue, stream, conns, sse, binsize, callgrind (callgrind runs only when named, or with -callgrind)")
 	cpuprofile := flag.String("cpuprofile", "", "keep the CPU profile of the per-iteration scenario in this file, and that of validate in FILE.validate (default: temporary files)")
 	cg := flag.Bool("callgrind", false, "report instruction counts per unit (valgrind --tool=callgrind, two repetition counts per workload) instead of the other scenarios, unless -run names them")
 	cgChild := flag.String("callgrind-child", "", "internal: run this workload -n times (the process callgrind measures)")
@@ -107,6 +107,7 @@ func run(cfg config, only *regexp.Regexp, out string) int {
 		{"stream", scenarioStream},
 		{"conns", scenarioConns},
 		{"sse", scenarioSSE},
+		{"binsize", scenarioBinSize},
 	}
 	failed := 0
 	for _, s := range scenarios {

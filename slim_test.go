@@ -1,0 +1,69 @@
+package cogloop_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// heavyDeps are what a program built on the loop node alone must not link
+// (issue 27 item 7): each costs megabytes of binary through its package
+// initialisation alone, whether or not the program calls it. A path ending
+// in "/" is a module prefix, otherwise it is one package.
+var heavyDeps = []string{
+	"github.com/tmc/langchaingo/",             // the LLM providers
+	"github.com/modelcontextprotocol/go-sdk/", // MCP
+	"github.com/santhosh-tekuri/jsonschema/",  // tool and answer schemas
+	"go.opentelemetry.io/",                    // tracing
+	"google.golang.org/",                      // gRPC, protobuf
+	"github.com/hibiken/asynq/",               // the queue
+	"github.com/redis/go-redis/",              // the Redis store
+	"net/http",                                // Go's HTTP client and TLS stack
+}
+
+// slimPackages are the packages a Go program that builds its loop by hand
+// imports (bench/bareloop): the agent contract, the loop node, fork/join,
+// the stores and the pure parts below them.
+var slimPackages = []string{
+	"./agents", "./agents/retry", "./agents/scripted", "./loopnode", "./flow",
+	"./memory", "./memory/file", "./prompt", "./cognition/...", "./scoring",
+}
+
+// TestLoopNodeLinksNoSDK: the packages under the façade depend on no
+// provider SDK, MCP, schema validator, OpenTelemetry, queue, Redis client or
+// net/http, even indirectly, so a program built on them stays small
+// (`cd bench && go run . -run binsize` measures it).
+func TestLoopNodeLinksNoSDK(t *testing.T) {
+	deps := goListDeps(t, slimPackages...)
+	for _, d := range deps {
+		for _, h := range heavyDeps {
+			if d == h || strings.HasSuffix(h, "/") && strings.HasPrefix(d, h) {
+				t.Errorf("%s is a dependency of %s: find the import with `go list -deps -f '{{.ImportPath}}: {{.Imports}}' %s` and move it behind a package of its own", d, strings.Join(slimPackages, " "), strings.Join(slimPackages, " "))
+			}
+		}
+	}
+}
+
+// TestGoLoopLinksNoExporter: a Go program using the façade (examples/go/loop)
+// links no OTLP exporter, gRPC, protobuf, queue or Redis client.
+func TestGoLoopLinksNoExporter(t *testing.T) {
+	for _, d := range goListDeps(t, "./examples/go/loop") {
+		for _, h := range []string{"go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters/", "google.golang.org/", "github.com/hibiken/asynq", "github.com/redis/go-redis/"} {
+			if strings.HasPrefix(d, h) {
+				t.Errorf("examples/go/loop depends on %s", d)
+			}
+		}
+	}
+}
+
+// goListDeps lists the packages pkgs depend on (non-test imports).
+func goListDeps(t *testing.T, pkgs ...string) []string {
+	t.Helper()
+	out, err := exec.Command("go", append([]string{"list", "-deps"}, pkgs...)...).Output()
+	require.NoError(t, err, "go list -deps %s", strings.Join(pkgs, " "))
+	deps := strings.Fields(string(out))
+	require.Contains(t, deps, "github.com/cogloop/cogloop/loopnode", "go list printed no dependencies")
+	return deps
+}
