@@ -198,6 +198,7 @@ func Parse(data []byte, name string, opts ...LoadOption) (*Workflow, error) {
 	if o.strict {
 		popts = append(popts, orchestrator.WithStrict())
 	}
+	popts = append(popts, orchestrator.WithToolServers(readMCP))
 	wf, warnings, err := orchestrator.Parse(data, name, o.reg, popts...)
 	if err != nil {
 		var le *load.Error
@@ -489,7 +490,7 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 	// The run's MCP servers start here and end with it; a server that does
 	// not start, or lacks a tool an agent names, fails the run before any agent.
 	var out agents.Output
-	runCtx, sessions, err := w.wf.MCP.Start(ctx, mcpStandIns(o.models))
+	runCtx, sessions, err := w.mcpSet().Start(ctx, mcpStandIns(o.models))
 	if err == nil {
 		out, err = w.wf.Run(runCtx, agents.Input{Value: input, Run: run, Budget: budget})
 		_ = sessions.Close()
@@ -598,5 +599,5 @@ func (w *Workflow) AgentIDs() []string { return w.wf.AllIDs() }
 // checks the server tools its agents name, and lists each server's tools;
 // the servers are closed again. A workflow without servers lists none.
 func (w *Workflow) MCPTools(ctx context.Context) ([]mcp.ServerTools, error) {
-	return w.wf.MCP.List(ctx)
+	return w.mcpSet().List(ctx)
 }

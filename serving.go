@@ -2,7 +2,9 @@ package cogloop
 
 import (
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/mcp"
+	"github.com/cogloop/cogloop/orchestrator"
 )
 
 // Description is the orchestrator's description: (empty when it has none).
@@ -26,4 +28,18 @@ func mcpStandIns(src agents.ModelSource) mcp.StandIns {
 }
 
 // MCPServers lists the names of the workflow's MCP servers (mcp_servers:).
-func (w *Workflow) MCPServers() []string { return w.wf.MCP.Names() }
+func (w *Workflow) MCPServers() []string { return w.mcpSet().Names() }
+
+// mcpSet is the workflow's MCP servers; nil for a workflow without (one
+// built in Go), which starts none.
+func (w *Workflow) mcpSet() *mcp.Set {
+	s, _ := w.wf.MCP.(*mcp.Set)
+	return s
+}
+
+// readMCP reads a file's mcp_servers for the orchestrator (package mcp's
+// reader; the orchestrator does not link the MCP SDK itself).
+func readMCP(prev orchestrator.ToolServers, c *load.Config, key string) orchestrator.ToolServers {
+	s, _ := prev.(*mcp.Set)
+	return mcp.ReadInto(s, c, key)
+}

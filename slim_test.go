@@ -2,6 +2,7 @@ package cogloop_test
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,6 +47,19 @@ func TestLoopNodeLinksNoSDK(t *testing.T) {
 	}
 }
 
+// TestOrchestratorLinksNoMCP: the workflow builder reads mcp_servers through
+// the reader cogloop gives it (orchestrator.WithToolServers), so it links
+// neither the MCP SDK nor a provider SDK.
+func TestOrchestratorLinksNoMCP(t *testing.T) {
+	for _, d := range goListDeps(t, "./orchestrator") {
+		for _, h := range []string{"github.com/modelcontextprotocol/go-sdk/", "github.com/tmc/langchaingo/", "go.opentelemetry.io/"} {
+			if strings.HasPrefix(d, h) {
+				t.Errorf("orchestrator depends on %s", d)
+			}
+		}
+	}
+}
+
 // TestGoLoopLinksNoExporter: a Go program using the façade (examples/go/loop)
 // links no OTLP exporter, gRPC, protobuf, queue or Redis client.
 func TestGoLoopLinksNoExporter(t *testing.T) {
@@ -64,6 +78,6 @@ func goListDeps(t *testing.T, pkgs ...string) []string {
 	out, err := exec.Command("go", append([]string{"list", "-deps"}, pkgs...)...).Output()
 	require.NoError(t, err, "go list -deps %s", strings.Join(pkgs, " "))
 	deps := strings.Fields(string(out))
-	require.Contains(t, deps, "github.com/cogloop/cogloop/loopnode", "go list printed no dependencies")
+	require.True(t, slices.Contains(deps, "github.com/cogloop/cogloop/agents"), "go list printed no dependencies of %s", strings.Join(pkgs, " "))
 	return deps
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/agents/retry"
 	"github.com/cogloop/cogloop/agents/spend"
-	"github.com/cogloop/cogloop/mcp"
 	"github.com/cogloop/cogloop/prompt"
 	"github.com/cogloop/cogloop/scoring"
 	"go.yaml.in/yaml/v3"
@@ -55,8 +54,9 @@ type builder struct {
 	recording bool
 	spec      *load.Spec
 	// mcp is the file's mcp_servers (tools: server.tool): the top-level
-	// orchestrator's and those of its workflow_ref files.
-	mcp *mcp.Set
+	// orchestrator's and those of its workflow_ref files; nil when the
+	// options gave no reader (toolservers.go).
+	mcp ToolServers
 	// refRoot is set while the root workflow of a workflow_ref file is
 	// about to be built (it may declare mcp_servers).
 	refRoot bool
@@ -200,19 +200,14 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 		orch.Errorf("strict", "strict belongs on the top-level orchestrator: it applies to the whole file")
 	}
 	if parent == nil {
-		b.mcp = mcp.NewSet(mcp.Read(orch, "mcp_servers"))
+		b.mcp = b.readToolServers(nil, orch)
 		w.MCP = b.mcp
 		w.Description = strings.TrimSpace(orch.String("description", ""))
 		w.Inputs = readInputs(orch)
 	} else if refRoot && orch.Has("mcp_servers") {
 		// A workflow_ref file brings its servers along: they join the
 		// run's, one name one server.
-		if b.mcp == nil { // the top-level file has no orchestrator: already an error
-			b.mcp = mcp.NewSet(nil)
-		}
-		if err := b.mcp.Add(mcp.Read(orch, "mcp_servers")); err != nil {
-			orch.Errorf("mcp_servers", "%v", err)
-		}
+		b.mcp = b.readToolServers(b.mcp, orch)
 	} else if orch.Has("mcp_servers") {
 		orch.Errorf("mcp_servers", "mcp_servers belongs on the top-level orchestrator (or that of a workflow_ref file): its servers serve the whole run (name them in tools: as server.tool)")
 	}

@@ -43,6 +43,10 @@
 // internal workflow through its [agents.Builder] without importing this
 // package.
 //
+// A file's mcp_servers are read by the reader [WithToolServers] gives
+// (package mcp's; cogloop passes it), so this package does not link the MCP
+// SDK: a program that builds its workflow in Go (cogloop.New) need not.
+//
 // # Concurrency
 //
 // A built Workflow is immutable and safe for concurrent Run calls; each run keeps
@@ -51,5 +55,5 @@
 // # Imports
 //
 // It imports agents, agents/fault, agents/load, agents/retry, agents/spend,
-// internal/jsonschemax, internal/yamlbound, mcp, prompt and scoring.
+// internal/jsonschemax, internal/yamlbound, prompt and scoring.
 package orchestrator

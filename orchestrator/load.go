@@ -146,6 +146,7 @@ type options struct {
 	pricing spend.Pricing
 	retrier retry.Retrier
 	strict  bool
+	servers ToolServerReader
 }
 
 // WithStrict loads as strict: true on the orchestrator does: every warning is

@@ -193,14 +193,16 @@ func (sb *scopeBuilder) Tool(id string, pos load.Pos) *agents.Tool {
 	}
 	d := s.lookup(id)
 	if d == nil {
-		if t, ok := s.b.mcp.Tool(id, pos); ok {
-			return t
+		if s.b.mcp != nil {
+			if t, ok := s.b.mcp.Tool(id, pos); ok {
+				return t
+			}
 		}
 		hint := ""
 		if m := load.Closest(id, s.visibleIDs()); m != "" {
 			hint = fmt.Sprintf("; did you mean %q?", m)
 		}
-		if server, _, ok := strings.Cut(id, "."); ok {
+		if server, _, ok := strings.Cut(id, "."); ok && s.b.mcp != nil {
 			if m := load.Closest(server, s.b.mcp.Names()); m != "" {
 				hint = fmt.Sprintf("; did you mean the mcp server %q?", m)
 			}

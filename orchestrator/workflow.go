@@ -6,7 +6,6 @@ import (
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/agents/spend"
-	"github.com/cogloop/cogloop/mcp"
 )
 
 // Workflow is a built workflow: its queue of agents in run order. It is an
@@ -48,8 +47,9 @@ type Workflow struct {
 	// from the environment (preflight.go).
 	keyUsers []keyUse
 	// MCP (top level only) is the file's mcp_servers and the server tools its
-	// agents name; nil when it declares none. A run starts them (Set.Start).
-	MCP *mcp.Set
+	// agents name (an *mcp.Set when loaded with mcp's reader, see
+	// [WithToolServers]); nil without. A run starts them (mcp.Set.Start).
+	MCP ToolServers
 	// Description and Inputs (top level only) are the orchestrator's
 	// description: and inputs: (what `cogloop mcp serve` offers the
 	// workflow as).
