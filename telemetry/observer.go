@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/fault"
-	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,7 +13,6 @@ import (
 	"github.com/cogloop/cogloop/internal/values"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/propagation"
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -88,12 +86,6 @@ func (t *tracer) spanContext(ctx context.Context, node string) context.Context {
 		return ctx
 	}
 	return trace.ContextWithSpan(ctx, s.Span)
-}
-
-// InjectTraceContext sets the W3C trace context headers (traceparent,
-// tracestate) of the span in ctx on h; nothing without a valid span.
-func InjectTraceContext(ctx context.Context, h http.Header) {
-	propagation.TraceContext{}.Inject(ctx, propagation.HeaderCarrier(h))
 }
 
 type span struct {
