@@ -39,7 +39,6 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
-	"github.com/cogloop/cogloop/agents/act"
 	"github.com/cogloop/cogloop/agents/brain"
 	"github.com/cogloop/cogloop/agents/checks"
 	"github.com/cogloop/cogloop/agents/event"
@@ -47,16 +46,10 @@ import (
 	"github.com/cogloop/cogloop/agents/human"
 	"github.com/cogloop/cogloop/agents/lease"
 	"github.com/cogloop/cogloop/agents/legacy"
-	"github.com/cogloop/cogloop/agents/llm"
 	"github.com/cogloop/cogloop/agents/load"
-	"github.com/cogloop/cogloop/agents/memories"
-	"github.com/cogloop/cogloop/agents/scout"
-	"github.com/cogloop/cogloop/agents/search"
 	"github.com/cogloop/cogloop/agents/spend"
-	"github.com/cogloop/cogloop/agents/validate"
 	"github.com/cogloop/cogloop/flow"
 	"github.com/cogloop/cogloop/loopnode"
-	"github.com/cogloop/cogloop/mcp"
 	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/orchestrator"
 	"github.com/cogloop/cogloop/scoring"
@@ -76,18 +69,13 @@ func newRegistry(lo legacy.Options) *agents.Registry {
 // and the Go providers.
 func newRegistryWith(lo legacy.Options, in injected) *agents.Registry {
 	r := agents.NewRegistry()
-	llm.RegisterWith(r, llm.Options{Getenv: in.getenv, HTTPClient: in.client, Providers: in.providers})
 	loopnode.Register(r)
-	memories.RegisterWith(r, memories.Options{Getenv: in.getenv, HTTPClient: in.client})
-	validate.RegisterWith(r, validate.Options{Options: llm.Options{Getenv: in.getenv, HTTPClient: in.client, Providers: in.providers}})
 	flow.Register(r)
 	legacy.RegisterWith(r, lo)
 	checks.Register(r)
-	scout.RegisterWith(r, scout.Options{Getenv: in.getenv, HTTPClient: in.client})
-	search.RegisterWith(r, search.Options{HTTPClient: in.client})
 	brain.Register(r)
-	act.RegisterWith(r, act.Options{LookupEnv: in.lookup})
 	human.Register(r)
+	registerSDKTypes(r, in) // the types that call models, tools and the web (builtin.go)
 	return r
 }
 
@@ -490,10 +478,10 @@ func (w *Workflow) Run(ctx context.Context, input any, opts ...RunOption) (*Resu
 	// The run's MCP servers start here and end with it; a server that does
 	// not start, or lacks a tool an agent names, fails the run before any agent.
 	var out agents.Output
-	runCtx, sessions, err := w.mcpSet().Start(ctx, mcpStandIns(o.models))
+	runCtx, stopMCP, err := w.startMCP(ctx, o.models)
 	if err == nil {
 		out, err = w.wf.Run(runCtx, agents.Input{Value: input, Run: run, Budget: budget})
-		_ = sessions.Close()
+		stopMCP()
 	}
 	end := event.Event{Kind: event.RunEnd, Node: w.wf.ID, Duration: time.Since(start), Response: out.Text(),
 		Data: map[string]any{"cost": out.Usage.Cost}}
@@ -594,10 +582,3 @@ func NewRunID() string {
 // agents of nested workflows (a loop's internal_workflow): the ids a scripted
 // replies file may answer for.
 func (w *Workflow) AgentIDs() []string { return w.wf.AllIDs() }
-
-// MCPTools starts or contacts the workflow's MCP servers (mcp_servers:),
-// checks the server tools its agents name, and lists each server's tools;
-// the servers are closed again. A workflow without servers lists none.
-func (w *Workflow) MCPTools(ctx context.Context) ([]mcp.ServerTools, error) {
-	return w.mcpSet().List(ctx)
-}

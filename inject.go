@@ -3,28 +3,17 @@ package cogloop
 import (
 	"errors"
 	"fmt"
-	"net/http"
 
 	"github.com/cogloop/cogloop/agents"
-	"github.com/cogloop/cogloop/agents/llm"
 )
 
 // injected are the dependencies load options give the built-in agent types
 // instead of the process's globals.
 type injected struct {
-	client    *http.Client
+	client    httpClient // builtin.go: an *http.Client; nothing in a core build
 	getenv    func(string) string
 	lookup    func(string) (string, bool)
 	providers map[string]agents.Model
-}
-
-// WithHTTPClient makes every model call (LLM agents, validators, rag,
-// graph-scout's evaluator) and web search of the workflow with client
-// instead of the shared default (llm.DefaultHTTPClient): your transport,
-// proxy, TLS and otelhttp instrumentation. An agent's timeout stays its
-// context's deadline.
-func WithHTTPClient(client *http.Client) LoadOption {
-	return func(o *loadOptions) { o.inject.client = client }
 }
 
 // WithEnv reads the variables the built-in agent types read (API keys such
@@ -63,7 +52,7 @@ func (in injected) check(ownRegistry bool) error {
 	if ownRegistry && (in.client != nil || in.getenv != nil || in.providers != nil) {
 		return errors.New("WithHTTPClient, WithEnv and WithProvider configure the built-in registry; with WithRegistry, register the types with their options yourself (llm.RegisterWith)")
 	}
-	if err := llm.CheckProviders(in.providers); err != nil {
+	if err := checkProviders(in.providers); err != nil {
 		return fmt.Errorf("load option WithProvider: %w", err)
 	}
 	return nil

@@ -2,10 +2,12 @@ package cogloop_test
 
 import (
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -70,6 +72,45 @@ func TestGoLoopLinksNoExporter(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCoreBuildLinksNoSDK: built with -tags cogloop_core, a Go program using
+// the façade (examples/go/loop) depends on no provider SDK, MCP SDK, OTLP
+// exporter, gRPC or net/http (README "Binary size": 14.8 MB instead of 23).
+func TestCoreBuildLinksNoSDK(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-tags", "cogloop_core", "./examples/go/loop").Output()
+	require.NoError(t, err)
+	deps := strings.Fields(string(out))
+	require.True(t, slices.Contains(deps, "github.com/cogloop/cogloop"), "go list printed no dependencies")
+	for _, d := range deps {
+		for _, h := range []string{"github.com/tmc/langchaingo/", "github.com/modelcontextprotocol/go-sdk/", "go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters/", "google.golang.org/", "net/http"} {
+			if d == h || strings.HasPrefix(d, h) {
+				t.Errorf("examples/go/loop built with -tags cogloop_core depends on %s", d)
+			}
+		}
+	}
+}
+
+// TestCoreBuild runs a program built with -tags cogloop_core: a Go loop
+// runs as in a full build, and a workflow file with an agent type or
+// mcp_servers the core build leaves out, or a Go provider, is refused with
+// the reason and the fix.
+func TestCoreBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program (-short)")
+	}
+	bin := filepath.Join(t.TempDir(), "coreprog")
+	build, err := exec.Command("go", "build", "-tags", "cogloop_core", "-o", bin, "./testdata/coreprog").CombinedOutput()
+	require.NoError(t, err, "%s", build)
+	out, err := exec.Command(bin).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	require.Len(t, lines, 4, "%s", out)
+	assert.Equal(t, "go loop: threshold after 3 passes: pass 3 SCORE: 0.9", lines[0])
+	const why = "this program was built with -tags cogloop_core, which leaves out the agent types that call models, tools and the web and MCP servers: build it without the tag"
+	assert.Equal(t, `yaml: wf.yaml:3:5: agent "a": agent type "openai-answer" is not in this program: `+why, lines[1])
+	assert.Equal(t, "yaml: wf.yaml:1:36: workflow: orchestrator: mcp_servers: "+why, lines[2])
+	assert.Equal(t, "provider: load option WithProvider: providers mine answer LLM agents, and "+why, lines[3])
 }
 
 // goListDeps lists the packages pkgs depend on (non-test imports).
