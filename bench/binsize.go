@@ -14,13 +14,15 @@ type program struct {
 	name  string // the row's name
 	dir   string // "root": the cogloop module; "bench": this module
 	pkg   string // the package to build, relative to dir
+	tags  string // build tags
 	limit float64
 }
 
 // scenarioBinSize builds programs with the default flags and reports their
 // size and the modules they link (issue 27 item 7): the two-Go-agent loop
-// of examples/go/loop (the target), a program on the loop node alone without
-// the façade (what the packages under the root cost), and the CLI. Sizes are
+// of examples/go/loop built with -tags cogloop_core (the target) and without
+// it, a program on the loop node alone without the façade (what the
+// packages under the root cost), and the CLI. Sizes are
 // deterministic for one toolchain and source tree, so one sample each.
 func scenarioBinSize(rep *report, _ config) error {
 	const g = "binary size"
@@ -41,7 +43,8 @@ func scenarioBinSize(rep *report, _ config) error {
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
 	progs := []program{
-		{name: "two Go agents in a loop, cogloop.New (examples/go/loop)", dir: root, pkg: "./examples/go/loop", limit: 15},
+		{name: "two Go agents in a loop, cogloop.New (examples/go/loop), -tags cogloop_core", dir: root, pkg: "./examples/go/loop", tags: "cogloop_core", limit: 15},
+		{name: "the same program, default build (every agent type linked)", dir: root, pkg: "./examples/go/loop"},
 		{name: "the loop node alone, no façade (bench/bareloop)", dir: here, pkg: "./bareloop"},
 		{name: "the CLI (cmd/cogloop)", dir: root, pkg: "./cmd/cogloop"},
 	}
@@ -54,7 +57,11 @@ func scenarioBinSize(rep *report, _ config) error {
 		stripped := rep.add(&row{group: g, name: "  stripped (-ldflags='-s -w')", unit: "MB", digits: 2})
 		bin := filepath.Join(dir, fmt.Sprintf("prog%d", i))
 		for _, flags := range [][]string{nil, {"-ldflags=-s -w"}} {
-			args := append(append([]string{"build", "-o", bin}, flags...), p.pkg)
+			args := append([]string{"build", "-o", bin}, flags...)
+			if p.tags != "" {
+				args = append(args, "-tags", p.tags)
+			}
+			args = append(args, p.pkg)
 			cmd := exec.Command("go", args...)
 			cmd.Dir = p.dir
 			if out, err := cmd.CombinedOutput(); err != nil {
@@ -79,6 +86,7 @@ func scenarioBinSize(rep *report, _ config) error {
 	}
 	rep.note("**binary size**: `go build` with the default flags (DWARF and symbols kept) on this machine's toolchain, " +
 		"1 MB = 10⁶ bytes; modules are the `dep` lines of `go version -m` (every module a linked package comes from), cogloop itself not counted. " +
+		"-tags cogloop_core leaves out the agent types that call models, tools and the web, and MCP (README \"Binary size\"). " +
 		"The loop node alone runs loopnode.NewLoop's node with agents.Input by hand: what the packages under the façade cost.")
 	return nil
 }
