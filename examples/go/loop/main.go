@@ -5,6 +5,9 @@
 // run's lessons.
 //
 //	go run ./examples/go/loop
+//
+// It needs none of the agent types that call models or tools, so it can be
+// built without them (README "Binary size"): go build -tags cogloop_core.
 package main
 
 import (
