@@ -58,8 +58,7 @@ func TestSelectiveBindMatchesFullBind(t *testing.T) {
 
 func parseBind(t testing.TB, src string, strict, full bool) *Template {
 	t.Helper()
-	noSelectiveBind = full
-	defer func() { noSelectiveBind = false }()
+	defer setSwitches(full, &noSelectiveBind)()
 	tp, err := Parse("bind", src, Options{Strict: strict})
 	require.NoError(t, err, src)
 	return tp
@@ -109,9 +108,9 @@ func FuzzFastPaths(f *testing.F) {
 			if err != nil {
 				return
 			}
-			noFast, noSelectiveBind = true, true
+			restore := setSwitches(true, &noFast, &noPlan, &noSelectiveBind)
 			slow, err := Parse("fuzz", src, Options{Strict: strict})
-			noFast, noSelectiveBind = false, false
+			restore()
 			require.NoError(t, err)
 			fastOut, fastErr := fast.Render(d)
 			slowOut, slowErr := slow.Render(d)

@@ -33,14 +33,6 @@ type fastExpr struct {
 	va    *exec.VarArgs // literal arguments of a call; helpers never change them
 }
 
-// noFast turns the fast paths off; tests use it to check that they give what
-// gonja gives.
-var noFast bool
-
-// noSelectiveBind makes every render bind all the variables; tests use it to
-// check that binding only the names a template reads changes nothing.
-var noSelectiveBind bool
-
 // compileFast returns the fast form of expr, or nil. It runs after rewrite, so
 // attribute objects may be wrapped as (x or "").
 func compileFast(expr nodes.Node) *fastExpr {

@@ -13,8 +13,6 @@ import (
 	"github.com/nikolalohinski/gonja/v2/nodes"
 	"github.com/nikolalohinski/gonja/v2/parser"
 	"github.com/nikolalohinski/gonja/v2/tokens"
-
-	"github.com/cogloop/cogloop/internal/perf"
 )
 
 // Options tune how templates parse and render.
@@ -178,7 +176,7 @@ func (t *Template) Render(d Data) (string, error) {
 }
 
 func (t *Template) render(d Data) (out string, err error) {
-	if t.plan != nil && !perf.Off(perf.FastRender) {
+	if t.plan != nil {
 		if out, ok := t.runPlan(d); ok {
 			t.noteSize(len(out))
 			return out, nil
@@ -213,7 +211,7 @@ func (t *Template) Eval(d Data) (v any, err error) {
 	if t.single == nil {
 		return t.Render(d)
 	}
-	if t.planSingle != nil && !perf.Off(perf.FastRender) {
+	if t.planSingle != nil {
 		if v, ok := t.evalPlan(d); ok {
 			return v, nil
 		}
