@@ -123,33 +123,9 @@ func (t *tracer) observe(e event.Event) {
 	case event.RunEnd:
 		t.endRun(e)
 	case event.AgentStart:
-		name := "agent " + e.Agent
-		if e.Type == "loop" {
-			name = "loop " + e.Agent
-		}
-		parent := t.parent(e.Node, e.Time)
-		ctx, s := t.tr.Start(parent.ctx, name, trace.WithTimestamp(e.Time), trace.WithAttributes(
-			KeyNode.String(e.Node), KeyAgentID.String(e.Agent), KeyAgentType.String(e.Type)))
-		t.open[e.Node] = append(t.open[e.Node], &span{Span: s, ctx: ctx, loop: e.Type == "loop"})
+		t.startAgent(e)
 	case event.AgentEnd:
-		s := t.pop(e.Node)
-		if s == nil {
-			return
-		}
-		t.endPasses(e.Node, e.Time)
-		if t.o.Content {
-			if e.Prompt != "" {
-				s.SetAttributes(KeyPrompt.String(e.Prompt))
-			}
-			if e.Response != "" {
-				s.SetAttributes(KeyResponse.String(e.Response))
-			}
-		}
-		if e.Usage != nil {
-			s.SetAttributes(KeyInputTokens.Int(e.Usage.PromptTokens), KeyOutputTokens.Int(e.Usage.CompletionTokens))
-		}
-		fail(s, e.Error)
-		s.End(trace.WithTimestamp(e.Time))
+		t.endAgent(e)
 	case event.LoopStart:
 		if s := t.top(e.Node); s != nil {
 			s.SetAttributes(KeyLoopMax.Int64(int64(values.Number(e.Data["max_loops"]))), KeyLoopThreshold.Float64(values.Number(e.Data["threshold"])))
@@ -174,6 +150,42 @@ func (t *tracer) observe(e event.Event) {
 	case event.RunPause:
 		t.runSpan(e.Time).AddEvent("run.pause", trace.WithTimestamp(e.Time), trace.WithAttributes(KeyNode.String(e.Node)))
 	}
+}
+
+// startAgent opens an agent's span (a loop's, for a loop) under the span of
+// its parent node.
+func (t *tracer) startAgent(e event.Event) {
+	name := "agent " + e.Agent
+	if e.Type == "loop" {
+		name = "loop " + e.Agent
+	}
+	parent := t.parent(e.Node, e.Time)
+	ctx, s := t.tr.Start(parent.ctx, name, trace.WithTimestamp(e.Time), trace.WithAttributes(
+		KeyNode.String(e.Node), KeyAgentID.String(e.Agent), KeyAgentType.String(e.Type)))
+	t.open[e.Node] = append(t.open[e.Node], &span{Span: s, ctx: ctx, loop: e.Type == "loop"})
+}
+
+// endAgent ends the agent's span (and a loop's open pass spans), with its
+// prompt and response under Options.Content, its token usage and its error.
+func (t *tracer) endAgent(e event.Event) {
+	s := t.pop(e.Node)
+	if s == nil {
+		return
+	}
+	t.endPasses(e.Node, e.Time)
+	if t.o.Content {
+		if e.Prompt != "" {
+			s.SetAttributes(KeyPrompt.String(e.Prompt))
+		}
+		if e.Response != "" {
+			s.SetAttributes(KeyResponse.String(e.Response))
+		}
+	}
+	if e.Usage != nil {
+		s.SetAttributes(KeyInputTokens.Int(e.Usage.PromptTokens), KeyOutputTokens.Int(e.Usage.CompletionTokens))
+	}
+	fail(s, e.Error)
+	s.End(trace.WithTimestamp(e.Time))
 }
 
 // Attribute keys of a tool call's span (with Options.Content): its arguments
