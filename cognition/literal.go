@@ -602,21 +602,16 @@ func (p *litParser) class() litInfo {
 		negate = true
 		p.i++
 	}
-	var (
-		cc      classChars
-		inRange bool
-		prev    rune
-	)
+	var cc classChars
 	for first := true; ; first = false {
 		if !p.more() {
 			return p.fail()
 		}
 		c := p.s[p.i]
 		p.i++
-		translated := false
 		switch {
 		case c == ']' && !first:
-			if inRange {
+			if cc.inRange {
 				return p.fail()
 			}
 			if negate || cc.big {
@@ -626,38 +621,47 @@ func (p *litParser) class() litInfo {
 		case c == '[':
 			return p.fail() // subtraction, [:name:] or a literal "[": not worth mirroring
 		case c == '\\':
-			r, char, ok := p.classEscape(&cc, inRange)
-			if !ok {
+			r, char, ok := p.classEscape(&cc)
+			if !ok || (char && !p.classChar(&cc, r, true, first)) {
 				return p.fail()
 			}
-			if !char {
-				continue
-			}
-			c, translated = r, true
-		}
-		switch {
-		case inRange:
-			inRange = false
-			if prev > c {
-				return p.fail()
-			}
-			cc.add(prev, c)
-		case p.i+1 < len(p.s) && p.s[p.i] == '-' && p.s[p.i+1] != ']':
-			prev, inRange = c, true
-			p.i++
-		case c == '-' && !translated && p.peek(0) == '[' && !first:
-			return p.fail()
 		default:
-			cc.add(c, c)
+			if !p.classChar(&cc, c, false, first) {
+				return p.fail()
+			}
 		}
 	}
+}
+
+// classChar adds c, a character of the class (translated: written as an
+// escape), alone, as the end of a range, or as its start when a "-" follows;
+// false for what the analysis refuses.
+func (p *litParser) classChar(cc *classChars, c rune, translated, first bool) bool {
+	switch {
+	case cc.inRange:
+		cc.inRange = false
+		if cc.prev > c {
+			return false
+		}
+		cc.add(cc.prev, c)
+	case p.i+1 < len(p.s) && p.s[p.i] == '-' && p.s[p.i+1] != ']':
+		cc.prev, cc.inRange = c, true
+		p.i++
+	case c == '-' && !translated && p.peek(0) == '[' && !first:
+		return false
+	default:
+		cc.add(c, c)
+	}
+	return true
 }
 
 // classChars collects a class's characters; big when there are more than
 // maxClassChars or the class has a class escape (\d, \p{…}).
 type classChars struct {
-	chars []rune
-	big   bool
+	chars   []rune
+	big     bool
+	inRange bool // a range's "-" was read; prev is its start
+	prev    rune
 }
 
 func (cc *classChars) add(lo, hi rune) {
@@ -676,7 +680,8 @@ func (cc *classChars) add(lo, hi rune) {
 // classEscape reads the escape after a "\" in a class: a class escape (\d,
 // \p{…}), an escaped "-", or a character, which it returns with char true.
 // ok is false for what the analysis refuses (a class escape ending a range).
-func (p *litParser) classEscape(cc *classChars, inRange bool) (r rune, char, ok bool) {
+func (p *litParser) classEscape(cc *classChars) (r rune, char, ok bool) {
+	inRange := cc.inRange
 	if !p.more() {
 		return 0, false, false
 	}

@@ -89,18 +89,15 @@ func (s *scanner) scanLine(l []byte) {
 		if c != ' ' && c != '\t' && c != ':' {
 			ls.tokStart = i
 		}
+		if next, ok := s.notNode(l, i); ok {
+			i = next
+			continue
+		}
 		switch {
-		case c == ' ' || c == '\t' || c == ',':
-			i++
 		case c == '#' && (i == 0 || l[i-1] == ' ' || l[i-1] == '\t'):
 			return
 		case s.isIndicator(l, i):
 			i = s.indicator(l, i, &ls)
-		case c == ']' || c == '}':
-			s.flow = max(s.flow-1, 0)
-			i++
-		case c == '&' || c == '!':
-			i = skipWord(l, i) // an anchor or a tag is not a node
 		default:
 			var stop bool
 			if i, stop = s.node(l, i, ls.parent); stop {
@@ -109,6 +106,21 @@ func (s *scanner) scanLine(l []byte) {
 			ls.tokens++
 		}
 	}
+}
+
+// notNode returns the index after l[i] when it starts no node: a blank, a
+// ",", the end of a flow collection, an anchor or a tag.
+func (s *scanner) notNode(l []byte, i int) (int, bool) {
+	switch l[i] {
+	case ' ', '\t', ',':
+		return i + 1, true
+	case ']', '}':
+		s.flow = max(s.flow-1, 0)
+		return i + 1, true
+	case '&', '!':
+		return skipWord(l, i), true // an anchor or a tag is not a node
+	}
+	return i, false
 }
 
 // lineStart trims l's line end and indentation, skips a document marker and
