@@ -153,73 +153,97 @@ func lexSource(src string) string {
 	if !strings.Contains(src, `\\`) {
 		return src
 	}
-	var masked []byte
-	i := 0
-	for i < len(src) {
+	m := masker{src: src}
+	for i := 0; i < len(src); {
 		open := strings.IndexByte(src[i:], '{')
 		if open < 0 || i+open+1 >= len(src) {
 			break
 		}
 		i += open
-		var end string
-		switch src[i+1] {
-		case '{':
-			end = "}}"
-		case '%':
-			end = "%}"
-			if isRawTag(src[i:]) {
-				j := strings.Index(src[i+2:], "endraw")
-				if j < 0 {
-					return maskedOr(src, masked)
-				}
-				i += 2 + j
-				continue
-			}
-		case '#':
-			j := strings.Index(src[i+2:], "#}")
-			if j < 0 {
-				return maskedOr(src, masked)
-			}
-			i += 2 + j + 2
-			continue
+		end, next := tagOpen(src, i)
+		switch {
+		case next < 0:
+			return m.result()
+		case end == "":
+			i = next
 		default:
-			i++
-			continue
+			i = m.tag(i+2, end)
 		}
-		// inside a tag: skip strings, masking \\ pairs, until the end delimiter
-		i += 2
-		for i < len(src) && !strings.HasPrefix(src[i:], end) {
-			q := src[i]
-			if q != '\'' && q != '"' {
-				i++
-				continue
-			}
-			i++
-			for i < len(src) && src[i] != q {
-				if src[i] == '\\' && i+1 < len(src) {
-					if src[i+1] == '\\' {
-						if masked == nil {
-							masked = []byte(src)
-						}
-						masked[i], masked[i+1] = '_', '_'
-					}
-					i += 2
-					continue
-				}
-				i++
-			}
-			i++ // the closing quote
-		}
-		i += len(end)
 	}
-	return maskedOr(src, masked)
+	return m.result()
 }
 
-func maskedOr(src string, masked []byte) string {
-	if masked == nil {
-		return src
+// tagOpen reads what starts at src[i], a "{" with a character after it: for
+// an output or statement tag, its end delimiter; otherwise (a raw block, a
+// comment, a lone "{") the index to go on from, -1 when the text ends inside.
+func tagOpen(src string, i int) (end string, next int) {
+	switch src[i+1] {
+	case '{':
+		return "}}", i
+	case '%':
+		if !isRawTag(src[i:]) {
+			return "%}", i
+		}
+		j := strings.Index(src[i+2:], "endraw")
+		if j < 0 {
+			return "", -1
+		}
+		return "", i + 2 + j
+	case '#':
+		j := strings.Index(src[i+2:], "#}")
+		if j < 0 {
+			return "", -1
+		}
+		return "", i + 2 + j + 2
 	}
-	return string(masked)
+	return "", i + 1
+}
+
+// masker is lexSource's copy of src with the \\ pairs of string literals
+// masked, made on the first one.
+type masker struct {
+	src    string
+	masked []byte
+}
+
+// tag skips a tag's inside from i to the end delimiter, masking in its string
+// literals, and returns the index after the delimiter.
+func (m *masker) tag(i int, end string) int {
+	for i < len(m.src) && !strings.HasPrefix(m.src[i:], end) {
+		if q := m.src[i]; q == '\'' || q == '"' {
+			i = m.literal(i+1, q)
+		} else {
+			i++
+		}
+	}
+	return i + len(end)
+}
+
+// literal skips a string literal from i, after its opening quote q, masking
+// its \\ pairs, and returns the index after its closing quote.
+func (m *masker) literal(i int, q byte) int {
+	for i < len(m.src) && m.src[i] != q {
+		if m.src[i] == '\\' && i+1 < len(m.src) {
+			if m.src[i+1] == '\\' {
+				if m.masked == nil {
+					m.masked = []byte(m.src)
+				}
+				m.masked[i], m.masked[i+1] = '_', '_'
+			}
+			i += 2
+			continue
+		}
+		i++
+	}
+	return i + 1 // the closing quote
+}
+
+// result is the masked text, or src when nothing was masked.
+func (m *masker) result() string {
+	if m.masked == nil {
+		return m.src
+	}
+	return string(m.masked)
 }
 
 // isRawTag reports whether s starts with a {% raw %} tag.
