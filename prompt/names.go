@@ -264,7 +264,7 @@ func (c *nameCollector) visit(x any) {
 			return
 		}
 	}
-	if !c.visitExpr(x) {
+	if !c.visitExpr(x) && !c.visitGuard(x) {
 		c.visitBinder(x)
 	}
 }
@@ -290,12 +290,22 @@ func (c *nameCollector) visitExpr(x any) bool {
 		}
 	case *nodes.FilterCall:
 		c.add(NameFilter, n.Name, n.Token)
+	case *nodes.TestCall:
+		c.add(NameTest, n.Name, n.Token)
+	default:
+		return false
+	}
+	return true
+}
+
+// visitGuard records the expression a default filter or a defined, undefined
+// or none test guards; false when x is neither.
+func (c *nameCollector) visitGuard(x any) bool {
+	switch n := x.(type) {
 	case *nodes.FilteredExpression:
 		if len(n.Filters) > 0 && (n.Filters[0].Name == "default" || n.Filters[0].Name == "d") {
 			c.guard(n.Expression)
 		}
-	case *nodes.TestCall:
-		c.add(NameTest, n.Name, n.Token)
 	case *nodes.TestExpression:
 		if n.Test != nil && (n.Test.Name == "defined" || n.Test.Name == "undefined" || n.Test.Name == "none") {
 			c.guard(n.Expression)
