@@ -29,68 +29,79 @@ func pyStringValue(body string) (val string, off int, err error) {
 	var b strings.Builder
 	b.Grow(len(body))
 	for i := 0; i < len(body); {
-		c := body[i]
-		if c != '\\' {
+		if c := body[i]; c != '\\' {
 			b.WriteByte(c)
 			i++
 			continue
 		}
-		if i+1 >= len(body) {
-			return "", i, fmt.Errorf(`a string literal cannot end with a single backslash`)
+		next, err := writeEscape(&b, body, i)
+		if err != nil {
+			return "", i, err
 		}
-		e := body[i+1]
-		if v, ok := simpleEscapes[e]; ok {
-			if e != '\n' { // backslash-newline: a line continuation
-				b.WriteByte(v)
-			}
-			i += 2
-			continue
-		}
-		switch e {
-		case '0', '1', '2', '3', '4', '5', '6', '7':
-			j := i + 1
-			n := 0
-			for j < len(body) && j < i+4 && body[j] >= '0' && body[j] <= '7' {
-				n = n*8 + int(body[j]-'0')
-				j++
-			}
-			b.WriteRune(rune(n))
-			i = j
-		case 'x', 'u', 'U':
-			width := hexWidth[e]
-			hex := body[i+2 : min(i+2+width, len(body))]
-			n, perr := strconv.ParseUint(hex, 16, 32)
-			if len(hex) < width || perr != nil || strings.ContainsAny(hex, "+-_") {
-				return "", i, fmt.Errorf("truncated \\%c%s escape", e, strings.Repeat("X", width))
-			}
-			if n > utf8.MaxRune {
-				return "", i, fmt.Errorf(`\U%s is not a valid character`, hex)
-			}
-			b.WriteRune(rune(n))
-			i += 2 + width
-		case 'N':
-			return "", i, fmt.Errorf(`\N{...} escapes are not supported: write the character itself`)
-		default:
-			if e < utf8.RuneSelf {
-				b.WriteByte('\\') // unknown escape: kept as written
-				i++
-				continue
-			}
-			// Jinja first replaces non-ASCII characters by \xhh, \uXXXX or
-			// \UXXXXXXXX; the backslash before it then escapes that backslash.
-			r, w := utf8.DecodeRuneInString(body[i+1:])
-			switch {
-			case r < 0x100:
-				fmt.Fprintf(&b, `\x%02x`, r)
-			case r < 0x10000:
-				fmt.Fprintf(&b, `\u%04x`, r)
-			default:
-				fmt.Fprintf(&b, `\U%08x`, r)
-			}
-			i += 1 + w
-		}
+		i = next
 	}
 	return b.String(), 0, nil
+}
+
+// writeEscape decodes the escape at body[i] (a backslash) into b and returns
+// the index after it.
+func writeEscape(b *strings.Builder, body string, i int) (int, error) {
+	if i+1 >= len(body) {
+		return i, fmt.Errorf(`a string literal cannot end with a single backslash`)
+	}
+	e := body[i+1]
+	if v, ok := simpleEscapes[e]; ok {
+		if e != '\n' { // backslash-newline: a line continuation
+			b.WriteByte(v)
+		}
+		return i + 2, nil
+	}
+	switch {
+	case e >= '0' && e <= '7':
+		j, n := i+1, 0
+		for j < len(body) && j < i+4 && body[j] >= '0' && body[j] <= '7' {
+			n = n*8 + int(body[j]-'0')
+			j++
+		}
+		b.WriteRune(rune(n))
+		return j, nil
+	case e == 'x' || e == 'u' || e == 'U':
+		return writeHexEscape(b, body, i)
+	case e == 'N':
+		return i, fmt.Errorf(`\N{...} escapes are not supported: write the character itself`)
+	case e < utf8.RuneSelf:
+		b.WriteByte('\\') // unknown escape: kept as written
+		return i + 1, nil
+	}
+	// Jinja first replaces non-ASCII characters by \xhh, \uXXXX or
+	// \UXXXXXXXX; the backslash before it then escapes that backslash.
+	r, w := utf8.DecodeRuneInString(body[i+1:])
+	switch {
+	case r < 0x100:
+		fmt.Fprintf(b, `\x%02x`, r)
+	case r < 0x10000:
+		fmt.Fprintf(b, `\u%04x`, r)
+	default:
+		fmt.Fprintf(b, `\U%08x`, r)
+	}
+	return i + 1 + w, nil
+}
+
+// writeHexEscape decodes \xhh, \uXXXX or \UXXXXXXXX at body[i] into b and
+// returns the index after it.
+func writeHexEscape(b *strings.Builder, body string, i int) (int, error) {
+	e := body[i+1]
+	width := hexWidth[e]
+	hex := body[i+2 : min(i+2+width, len(body))]
+	n, perr := strconv.ParseUint(hex, 16, 32)
+	if len(hex) < width || perr != nil || strings.ContainsAny(hex, "+-_") {
+		return i, fmt.Errorf("truncated \\%c%s escape", e, strings.Repeat("X", width))
+	}
+	if n > utf8.MaxRune {
+		return i, fmt.Errorf(`\U%s is not a valid character`, hex)
+	}
+	b.WriteRune(rune(n))
+	return i + 2 + width, nil
 }
 
 // simpleEscapes are Python's one-character escapes.
