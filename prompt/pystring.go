@@ -76,6 +76,12 @@ func writeEscape(b *strings.Builder, body string, i int) (int, error) {
 	// Jinja first replaces non-ASCII characters by \xhh, \uXXXX or
 	// \UXXXXXXXX; the backslash before it then escapes that backslash.
 	r, w := utf8.DecodeRuneInString(body[i+1:])
+	writeCodeEscape(b, r)
+	return i + 1 + w, nil
+}
+
+// writeCodeEscape writes r as \xhh, \uXXXX or \UXXXXXXXX.
+func writeCodeEscape(b *strings.Builder, r rune) {
 	switch {
 	case r < 0x100:
 		fmt.Fprintf(b, `\x%02x`, r)
@@ -84,7 +90,6 @@ func writeEscape(b *strings.Builder, body string, i int) (int, error) {
 	default:
 		fmt.Fprintf(b, `\U%08x`, r)
 	}
-	return i + 1 + w, nil
 }
 
 // writeHexEscape decodes \xhh, \uXXXX or \UXXXXXXXX at body[i] into b and
