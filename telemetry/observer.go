@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cogloop/cogloop/internal/values"
+	"github.com/cogloop/cogloop/internal/pyvalue"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
@@ -128,15 +128,15 @@ func (t *tracer) observe(e event.Event) {
 		t.endAgent(e)
 	case event.LoopStart:
 		if s := t.top(e.Node); s != nil {
-			s.SetAttributes(KeyLoopMax.Int64(int64(values.Number(e.Data["max_loops"]))), KeyLoopThreshold.Float64(values.Number(e.Data["threshold"])))
+			s.SetAttributes(KeyLoopMax.Int64(int64(number(e.Data["max_loops"]))), KeyLoopThreshold.Float64(number(e.Data["threshold"])))
 		}
 	case event.LoopIteration:
 		t.endPass(e)
 	case event.LoopEnd:
 		if s := t.top(e.Node); s != nil {
 			s.SetAttributes(KeyLoopStopReason.String(fmt.Sprint(e.Data["stop_reason"])),
-				KeyLoopScore.Float64(values.Number(e.Data["final_score"])), KeyLoopBest.Float64(values.Number(e.Data["best_score"])),
-				KeyLoopPasses.Int64(int64(values.Number(e.Data["loops_completed"]))))
+				KeyLoopScore.Float64(number(e.Data["final_score"])), KeyLoopBest.Float64(number(e.Data["best_score"])),
+				KeyLoopPasses.Int64(int64(number(e.Data["loops_completed"]))))
 			fail(s, e.Error)
 		}
 	case event.ModelCall:
@@ -205,7 +205,7 @@ func (t *tracer) toolCall(e event.Event) {
 	id, _ := e.Data["id"].(string)
 	attrs := []attribute.KeyValue{semconv.GenAIOperationNameExecuteTool, semconv.GenAIToolName(tool),
 		semconv.GenAIToolCallID(id), semconv.GenAIToolType("function"), KeyNode.String(e.Node),
-		KeyAgentID.String(e.Agent), KeyToolRound.Int64(int64(values.Number(e.Data["round"])))}
+		KeyAgentID.String(e.Agent), KeyToolRound.Int64(int64(number(e.Data["round"])))}
 	if t.o.Content {
 		args, _ := e.Data["args"].(string)
 		attrs = append(attrs, KeyToolArgs.String(args), KeyToolResult.String(e.Response))
@@ -272,7 +272,7 @@ func (t *tracer) startPass(loop *span, path string, n int, at time.Time) *span {
 // endPass ends the pass a loop.iteration event reports, opening it first when
 // no agent ran in it.
 func (t *tracer) endPass(e event.Event) {
-	n := int(values.Number(e.Data["loop_number"]))
+	n := int(number(e.Data["loop_number"]))
 	path := fault.JoinPath(e.Node, "iteration "+strconv.Itoa(n))
 	s := t.pop(path)
 	if s == nil {
@@ -284,7 +284,7 @@ func (t *tracer) endPass(e event.Event) {
 		t.pop(path)
 	}
 	if v, ok := e.Data["score"]; ok {
-		s.SetAttributes(KeyLoopScore.Float64(values.Number(v)))
+		s.SetAttributes(KeyLoopScore.Float64(number(v)))
 	}
 	fail(s, e.Error)
 	s.End(trace.WithTimestamp(e.Time))
@@ -370,4 +370,10 @@ func passNumber(part string) (int, bool) {
 	}
 	n, err := strconv.Atoi(rest)
 	return n, err == nil && n > 0
+}
+
+// number reads a number of an event's data, 0 when it holds none.
+func number(v any) float64 {
+	f, _ := pyvalue.Number(v)
+	return f
 }

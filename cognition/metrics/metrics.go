@@ -6,6 +6,7 @@ import (
 
 	"github.com/cogloop/cogloop/cognition"
 	"github.com/cogloop/cogloop/cognition/internal/modeltext"
+	"github.com/cogloop/cogloop/internal/pyvalue"
 	"github.com/cogloop/cogloop/internal/values"
 )
 
@@ -166,19 +167,7 @@ func ReasoningQuality(results []cognition.Result) float64 {
 	if !ok {
 		return DefaultReasoningQuality
 	}
-	if s, ok := v.(string); ok {
-		if f, ok := modeltext.ParseFloat(modeltext.TrimSpace(s)); ok {
-			return f
-		}
-		return DefaultReasoningQuality
-	}
-	if n, ok := v.(json.Number); ok {
-		if f, ok := modeltext.ParseFloat(n.String()); ok {
-			return f
-		}
-		return DefaultReasoningQuality
-	}
-	if f, ok := modeltext.Number(v); ok {
+	if f, ok := pyvalue.Finite(v); ok {
 		return f
 	}
 	return DefaultReasoningQuality
