@@ -53,14 +53,7 @@ func TestSwitchesOffGiveTheSameResults(t *testing.T) {
 						if strings.Contains(src, "random") || strings.Contains(src, "now") {
 							break
 						}
-						onOut, onErr := on.Render(d)
-						offOut, offErr := off.Render(d)
-						assert.Equal(t, onOut, offOut, "strict=%v %q", strict, src)
-						assert.Equal(t, errText(onErr), errText(offErr), "strict=%v %q", strict, src)
-						onV, onErr := on.Eval(d)
-						offV, offErr := off.Eval(d)
-						assert.Equal(t, fmt.Sprintf("%#v", onV), fmt.Sprintf("%#v", offV), "strict=%v %q", strict, src)
-						assert.Equal(t, errText(onErr), errText(offErr), "strict=%v %q", strict, src)
+						assertSameResults(t, on, off, d, fmt.Sprintf("strict=%v %q", strict, src))
 					}
 				}
 			}
