@@ -2,10 +2,8 @@ package agents
 
 import (
 	"maps"
-	"strconv"
-	"strings"
 
-	"github.com/cogloop/cogloop/internal/values"
+	"github.com/cogloop/cogloop/internal/pyvalue"
 )
 
 // PastLoop is one entry of a loop's history (past_loops) as a Go value: the
@@ -38,11 +36,11 @@ func ReadPastLoop(m map[string]any) PastLoop {
 		return v, ok
 	}
 	if v, ok := take("loop_number"); ok {
-		f, _ := number(v)
+		f, _ := pyvalue.Number(v)
 		p.Number = int(f)
 	}
 	if v, ok := take("score"); ok {
-		p.Score, _ = number(v)
+		p.Score, _ = pyvalue.Number(v)
 	}
 	for k, dst := range map[string]*string{"insights": &p.Insights, "improvements": &p.Improvements, "mistakes": &p.Mistakes, "timestamp": &p.Timestamp} {
 		if v, ok := take(k); ok {
@@ -53,13 +51,4 @@ func ReadPastLoop(m map[string]any) PastLoop {
 		p.Extra = rest
 	}
 	return p
-}
-
-// number reads an entry's number: a Go number or its text.
-func number(v any) (float64, bool) {
-	if s, ok := v.(string); ok {
-		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		return f, err == nil
-	}
-	return values.Number(v), true
 }

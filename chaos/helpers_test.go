@@ -15,7 +15,7 @@ import (
 
 	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/internal/clibin"
-	"github.com/cogloop/cogloop/internal/values"
+	"github.com/cogloop/cogloop/internal/pyvalue"
 	"github.com/cogloop/cogloop/memory"
 )
 
@@ -90,7 +90,8 @@ func checkHistoryBeyond(t *testing.T, store memory.History, runID string, report
 		want := reported[i].(map[string]any)
 		assert.EqualValues(t, want["loop_number"], got["loop_number"], "entry %d", i+1)
 		require.IsType(t, float64(0), got["score"], "entry %d: a stored score", i+1)
-		assert.InDelta(t, values.Number(want["score"]), got["score"], 1e-12, "entry %d: the stored score is the reported one", i+1)
+		wantScore, _ := pyvalue.Number(want["score"])
+		assert.InDelta(t, wantScore, got["score"], 1e-12, "entry %d: the stored score is the reported one", i+1)
 	}
 }
 

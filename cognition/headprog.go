@@ -40,6 +40,17 @@ const maxHeadWays = 4096
 
 // compileHead reads src, the head in regexp2 syntax, or returns nil.
 func compileHead(src string, fold bool) *headProg {
+	segs := parseHead(src)
+	if segs == nil || !checkHead(segs, fold) {
+		return nil
+	}
+	return &headProg{segs: segs, fold: fold}
+}
+
+// parseHead reads src into segments: runs, and literal segments each holding
+// the words of the units between two runs; nil when src is outside the
+// grammar.
+func parseHead(src string) []headSeg {
 	hp := headParser{s: src}
 	var segs []headSeg
 	acc := []string{""} // words of the literal segment being built
@@ -67,16 +78,26 @@ func compileHead(src string, fold bool) *headProg {
 		return nil
 	}
 	flush()
+	return segs
+}
+
+// checkHead reports whether segs make a program that matches as the engine
+// does: it starts with words, no run is followed by what it could take, and
+// the ways stay bounded. Under fold it lower-cases the words.
+func checkHead(segs []headSeg, fold bool) bool {
+	if len(segs) == 0 || segs[0].run {
+		return false
+	}
 	ways := 1
 	for i, seg := range segs {
 		if seg.run {
 			if i+1 < len(segs) && !segs[i+1].startsOutside(seg) {
-				return nil // the run might have to give characters back
+				return false // the run might have to give characters back
 			}
 			continue
 		}
 		if ways *= len(seg.words); ways > maxHeadWays {
-			return nil
+			return false
 		}
 		if fold {
 			for j, w := range seg.words {
@@ -84,10 +105,7 @@ func compileHead(src string, fold bool) *headProg {
 			}
 		}
 	}
-	if len(segs) == 0 || segs[0].run {
-		return nil
-	}
-	return &headProg{segs: segs, fold: fold}
+	return true
 }
 
 // startsOutside reports whether no word of seg is empty or starts with a
@@ -174,26 +192,40 @@ func (hp *headParser) run() (headSeg, bool) {
 		seg.space = true
 		j += 2
 	case strings.HasPrefix(hp.s[j:], "["):
-		j++
-		for j < len(hp.s) && hp.s[j] != ']' {
-			switch c := hp.s[j]; {
-			case strings.HasPrefix(hp.s[j:], `\s`):
-				seg.space = true
-				j += 2
-			case c != '^' && c != '-' && c != '\\' && c != '[' && c < utf8.RuneSelf && !unicode.IsLetter(rune(c)) && c > ' ':
-				seg.chars += string(c)
-				j++
-			default:
-				return headSeg{}, false
-			}
-		}
-		if j >= len(hp.s) || (!seg.space && seg.chars == "") {
+		var ok bool
+		if j, ok = hp.class(j+1, &seg); !ok {
 			return headSeg{}, false
 		}
-		j++ // "]"
 	default:
 		return headSeg{}, false
 	}
+	return hp.quantifier(j, seg)
+}
+
+// class reads a class of \s and punctuation from j (just past its "[") into
+// seg and returns the offset past its "]".
+func (hp *headParser) class(j int, seg *headSeg) (int, bool) {
+	for j < len(hp.s) && hp.s[j] != ']' {
+		switch c := hp.s[j]; {
+		case strings.HasPrefix(hp.s[j:], `\s`):
+			seg.space = true
+			j += 2
+		case c != '^' && c != '-' && c != '\\' && c != '[' && c < utf8.RuneSelf && !unicode.IsLetter(rune(c)) && c > ' ':
+			seg.chars += string(c)
+			j++
+		default:
+			return j, false
+		}
+	}
+	if j >= len(hp.s) || (!seg.space && seg.chars == "") {
+		return j, false
+	}
+	return j + 1, true
+}
+
+// quantifier reads the "+" or "*" of the run seg at j; anything else fails
+// the parse.
+func (hp *headParser) quantifier(j int, seg headSeg) (headSeg, bool) {
 	if j >= len(hp.s) || (hp.s[j] != '+' && hp.s[j] != '*') {
 		hp.failed = true // a class without a quantifier, or another one
 		return headSeg{}, false

@@ -147,28 +147,8 @@ func quantifierAt(rs []rune, i int) (end int, unbounded bool) {
 	case '?':
 		end = i + 1
 	case '{':
-		j := i + 1
-		for j < len(rs) && rs[j] >= '0' && rs[j] <= '9' {
-			j++
-		}
-		if j == i+1 || j >= len(rs) {
-			return i, false
-		}
-		switch {
-		case rs[j] == '}':
-			end = j + 1
-		case rs[j] == ',' && j+1 < len(rs) && rs[j+1] == '}':
-			end, unbounded = j+2, true
-		case rs[j] == ',':
-			k := j + 1
-			for k < len(rs) && rs[k] >= '0' && rs[k] <= '9' {
-				k++
-			}
-			if k == j+1 || k >= len(rs) || rs[k] != '}' {
-				return i, false
-			}
-			end = k + 1
-		default:
+		var ok bool
+		if end, unbounded, ok = countedAt(rs, i+1); !ok {
 			return i, false
 		}
 	default:
@@ -178,6 +158,35 @@ func quantifierAt(rs []rune, i int) (end int, unbounded bool) {
 		end++
 	}
 	return end, unbounded
+}
+
+// countedAt reads "n}", "n,}" or "n,m}" at i (just past a "{") and returns
+// the index after the "}" and whether the count is unbounded.
+func countedAt(rs []rune, i int) (end int, unbounded, ok bool) {
+	j := digitsEnd(rs, i)
+	switch {
+	case j == i || j >= len(rs):
+		return 0, false, false
+	case rs[j] == '}':
+		return j + 1, false, true
+	case rs[j] == ',' && j+1 < len(rs) && rs[j+1] == '}':
+		return j + 2, true, true
+	case rs[j] == ',':
+		k := digitsEnd(rs, j+1)
+		if k == j+1 || k >= len(rs) || rs[k] != '}' {
+			return 0, false, false
+		}
+		return k + 1, false, true
+	}
+	return 0, false, false
+}
+
+// digitsEnd returns the index after the ASCII digits that start at i.
+func digitsEnd(rs []rune, i int) int {
+	for i < len(rs) && rs[i] >= '0' && rs[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // overlapping reports whether two alternatives can match the same start: one

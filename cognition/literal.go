@@ -423,59 +423,11 @@ func (p *litParser) group(depth int) (litInfo, bool) {
 	saved := p.ci
 	kind := 'c' // c capture or plain group, z zero-width assertion
 	if p.peek(0) == '?' {
-		switch c1 := p.peek(1); {
-		case c1 == ':' || c1 == '>': // (?: group, (?> atomic group: its match is one of the group's
-			p.i += 2
-		case c1 == '=' || c1 == '!':
-			p.i += 2
-			kind = 'z'
-		case c1 == '<' && (p.peek(2) == '=' || p.peek(2) == '!'):
-			p.i += 3
-			kind = 'z'
-		case c1 == '<' || c1 == '\'':
-			close := '>'
-			if c1 == '\'' {
-				close = '\''
-			}
-			j := p.i + 2
-			for j < len(p.s) && syntax.IsWordChar(p.s[j]) {
-				j++
-			}
-			if j == p.i+2 || j >= len(p.s) || p.s[j] != close {
-				return p.fail(), true // balancing groups and the like
-			}
-			p.i = j + 1
-		default:
-			j := p.i + 1
-			on := true
-			ci := p.ci
-			for ; j < len(p.s); j++ {
-				switch p.s[j] {
-				case '-':
-					on = false
-					continue
-				case '+':
-					on = true
-					continue
-				case 'i', 'I':
-					ci = on
-					continue
-				case 'm', 'M', 'n', 'N', 's', 'S':
-					continue
-				}
-				break
-			}
-			if j == p.i+1 || j >= len(p.s) || (p.s[j] != ')' && p.s[j] != ':') {
-				return p.fail(), true // comments, conditionals, x mode, "(?)" …
-			}
-			p.anyCI = p.anyCI || ci
-			if p.s[j] == ')' { // (?i): the rest of the enclosing group
-				p.ci = ci
-				p.i = j + 1
-				return litInfo{}, false
-			}
-			p.ci = ci
-			p.i = j + 1
+		switch kind = p.groupKind(); kind {
+		case 0:
+			return p.fail(), true
+		case 'o': // (?i): the rest of the enclosing group
+			return litInfo{}, false
 		}
 	}
 	inner := p.alternation(depth + 1)
@@ -491,6 +443,82 @@ func (p *litParser) group(depth int) (litInfo, bool) {
 		return zeroWidth, true
 	}
 	return inner, true
+}
+
+// groupKind reads what follows "(?" and moves past it: 'c' for a group whose
+// match is one of its content's ((?:, (?> atomic, named), 'z' for a
+// zero-width assertion, 'o' for inline options that hold to the end of the
+// enclosing group, 0 for what the analysis does not mirror (balancing
+// groups, comments, conditionals, x mode, "(?)" …).
+func (p *litParser) groupKind() rune {
+	switch c1 := p.peek(1); {
+	case c1 == ':' || c1 == '>':
+		p.i += 2
+		return 'c'
+	case c1 == '=' || c1 == '!':
+		p.i += 2
+		return 'z'
+	case c1 == '<' && (p.peek(2) == '=' || p.peek(2) == '!'):
+		p.i += 3
+		return 'z'
+	case c1 == '<' || c1 == '\'':
+		return p.groupName(c1)
+	}
+	return p.inlineOptions()
+}
+
+// groupName reads the name of (?<name> or (?'name' after its opening quote
+// open.
+func (p *litParser) groupName(open rune) rune {
+	closing := '>'
+	if open == '\'' {
+		closing = '\''
+	}
+	j := p.i + 2
+	for j < len(p.s) && syntax.IsWordChar(p.s[j]) {
+		j++
+	}
+	if j == p.i+2 || j >= len(p.s) || p.s[j] != closing {
+		return 0
+	}
+	p.i = j + 1
+	return 'c'
+}
+
+// inlineOptions reads (?imnsx-imnsx) or (?imnsx-imnsx: and sets IgnoreCase
+// as the options say.
+func (p *litParser) inlineOptions() rune {
+	j, ci := p.optionLetters(p.i + 1)
+	if j == p.i+1 || j >= len(p.s) || (p.s[j] != ')' && p.s[j] != ':') {
+		return 0
+	}
+	p.anyCI = p.anyCI || ci
+	p.ci = ci
+	p.i = j + 1
+	if p.s[j] == ')' {
+		return 'o'
+	}
+	return 'c'
+}
+
+// optionLetters reads option letters from j and returns where they end and
+// whether IgnoreCase is on after them.
+func (p *litParser) optionLetters(j int) (end int, ci bool) {
+	on, ci := true, p.ci
+	for ; j < len(p.s); j++ {
+		switch p.s[j] {
+		case '-':
+			on = false
+		case '+':
+			on = true
+		case 'i', 'I':
+			ci = on
+		case 'm', 'M', 'n', 'N', 's', 'S':
+		default:
+			return j, ci
+		}
+	}
+	return j, ci
 }
 
 // escape reads what follows a backslash outside a class.
@@ -574,90 +602,104 @@ func (p *litParser) class() litInfo {
 		negate = true
 		p.i++
 	}
-	var (
-		chars   []rune
-		big     bool
-		inRange bool
-		prev    rune
-	)
-	add := func(lo, hi rune) {
-		if big || hi-lo >= maxClassChars {
-			big = true
-			return
-		}
-		for c := lo; c <= hi; c++ {
-			chars = append(chars, c)
-		}
-		if len(chars) > maxClassChars {
-			big = true
-		}
-	}
+	var cc classChars
 	for first := true; ; first = false {
 		if !p.more() {
 			return p.fail()
 		}
 		c := p.s[p.i]
 		p.i++
-		translated := false
 		switch {
 		case c == ']' && !first:
-			if inRange {
+			if cc.inRange {
 				return p.fail()
 			}
-			if negate || big {
+			if negate || cc.big {
 				return anyChar
 			}
-			return p.classSet(chars)
+			return p.classSet(cc.chars)
 		case c == '[':
 			return p.fail() // subtraction, [:name:] or a literal "[": not worth mirroring
 		case c == '\\':
-			if !p.more() {
+			r, char, ok := p.classEscape(&cc)
+			if !ok || (char && !p.classChar(&cc, r, true, first)) {
 				return p.fail()
 			}
-			e := p.s[p.i]
-			p.i++
-			switch e {
-			case 'd', 'D', 's', 'S', 'w', 'W':
-				if inRange {
-					return p.fail()
-				}
-				big = true
-				continue
-			case 'p', 'P':
-				if inRange || !p.property() {
-					return p.fail()
-				}
-				big = true
-				continue
-			case '-':
-				if inRange {
-					return p.fail()
-				}
-				add('-', '-')
-				continue
-			}
-			r, ok := p.charEscape(e, true)
-			if !ok {
-				return p.fail()
-			}
-			c, translated = r, true
-		}
-		switch {
-		case inRange:
-			inRange = false
-			if prev > c {
-				return p.fail()
-			}
-			add(prev, c)
-		case p.i+1 < len(p.s) && p.s[p.i] == '-' && p.s[p.i+1] != ']':
-			prev, inRange = c, true
-			p.i++
-		case c == '-' && !translated && p.peek(0) == '[' && !first:
-			return p.fail()
 		default:
-			add(c, c)
+			if !p.classChar(&cc, c, false, first) {
+				return p.fail()
+			}
 		}
 	}
+}
+
+// classChar adds c, a character of the class (translated: written as an
+// escape), alone, as the end of a range, or as its start when a "-" follows;
+// false for what the analysis refuses.
+func (p *litParser) classChar(cc *classChars, c rune, translated, first bool) bool {
+	switch {
+	case cc.inRange:
+		cc.inRange = false
+		if cc.prev > c {
+			return false
+		}
+		cc.add(cc.prev, c)
+	case p.i+1 < len(p.s) && p.s[p.i] == '-' && p.s[p.i+1] != ']':
+		cc.prev, cc.inRange = c, true
+		p.i++
+	case c == '-' && !translated && p.peek(0) == '[' && !first:
+		return false
+	default:
+		cc.add(c, c)
+	}
+	return true
+}
+
+// classChars collects a class's characters; big when there are more than
+// maxClassChars or the class has a class escape (\d, \p{…}).
+type classChars struct {
+	chars   []rune
+	big     bool
+	inRange bool // a range's "-" was read; prev is its start
+	prev    rune
+}
+
+func (cc *classChars) add(lo, hi rune) {
+	if cc.big || hi-lo >= maxClassChars {
+		cc.big = true
+		return
+	}
+	for c := lo; c <= hi; c++ {
+		cc.chars = append(cc.chars, c)
+	}
+	if len(cc.chars) > maxClassChars {
+		cc.big = true
+	}
+}
+
+// classEscape reads the escape after a "\" in a class: a class escape (\d,
+// \p{…}), an escaped "-", or a character, which it returns with char true.
+// ok is false for what the analysis refuses (a class escape ending a range).
+func (p *litParser) classEscape(cc *classChars) (r rune, char, ok bool) {
+	inRange := cc.inRange
+	if !p.more() {
+		return 0, false, false
+	}
+	e := p.s[p.i]
+	p.i++
+	switch e {
+	case 'd', 'D', 's', 'S', 'w', 'W':
+		cc.big = true
+		return 0, false, !inRange
+	case 'p', 'P':
+		cc.big = true
+		return 0, false, !inRange && p.property()
+	case '-':
+		cc.add('-', '-')
+		return 0, false, !inRange
+	}
+	r, ok = p.charEscape(e, true)
+	return r, true, ok
 }
 
 // classSet turns the characters of a small class into one-character strings.

@@ -82,21 +82,13 @@ func re2Syntax(src string) bool {
 		}
 		switch c {
 		case '\\':
-			if i+1 >= len(src) {
+			if i+1 >= len(src) || !re2Escape(src[i+1]) {
 				return false
 			}
 			i++
-			switch n := src[i]; {
-			case n >= '0' && n <= '9', n == 'p', n == 'P', n == 'Q', n == 'E', n == 'x', n == 'k':
-				return false
-			}
 		case '(':
-			if i+1 < len(src) && src[i+1] == '?' {
-				rest := src[i+2:]
-				named := strings.HasPrefix(rest, "<") && len(rest) > 1 && rest[1] != '=' && rest[1] != '!'
-				if !strings.HasPrefix(rest, ":") && !named {
-					return false
-				}
+			if strings.HasPrefix(src[i+1:], "?") && !re2Group(src[i+2:]) {
+				return false
 			}
 		case '[':
 			if strings.HasPrefix(src[i:], "[:") {
@@ -109,6 +101,19 @@ func re2Syntax(src string) bool {
 		}
 	}
 	return true
+}
+
+// re2Escape reports whether the escape \n means the same in both engines:
+// not a backreference or octal, \p class, \Q…\E quote, \x or \k.
+func re2Escape(n byte) bool {
+	return (n < '0' || n > '9') && strings.IndexByte("pPQExk", n) < 0
+}
+
+// re2Group reports whether a group "(?" followed by rest is one both engines
+// read alike: non-capturing "(?:" or named "(?<name>".
+func re2Group(rest string) bool {
+	named := strings.HasPrefix(rest, "<") && len(rest) > 1 && rest[1] != '=' && rest[1] != '!'
+	return strings.HasPrefix(rest, ":") || named
 }
 
 // hasClassEscape reports whether src has \s \S \d \D \w \W \b or \B.

@@ -242,15 +242,7 @@ func (m *runeMap) runeIndex(b int) int {
 // offsets of s and of the result agree). s itself is returned when nothing
 // changes.
 func lowerText(s string) (low string, lowASCII, sameSize bool) {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		if w := word(s[i:]); w&hiBits != 0 || upperMask(w) != 0 {
-			break
-		}
-	}
-	for i < len(s) && s[i] < utf8.RuneSelf && (s[i] < 'A' || s[i] > 'Z') {
-		i++
-	}
+	i := lowerASCIIPrefix(s)
 	if i == len(s) {
 		return s, true, true
 	}
@@ -288,6 +280,21 @@ func lowerText(s string) (low string, lowASCII, sameSize bool) {
 		i += size
 	}
 	return unsafe.String(unsafe.SliceData(b), len(b)), lowA, true
+}
+
+// lowerASCIIPrefix returns the length of s's start that is ASCII without
+// upper-case letters, read a word at a time.
+func lowerASCIIPrefix(s string) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if w := word(s[i:]); w&hiBits != 0 || upperMask(w) != 0 {
+			break
+		}
+	}
+	for i < len(s) && s[i] < utf8.RuneSelf && (s[i] < 'A' || s[i] > 'Z') {
+		i++
+	}
+	return i
 }
 
 const (

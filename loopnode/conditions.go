@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/cognition/metrics"
+	"github.com/cogloop/cogloop/internal/pyvalue"
 	"github.com/cogloop/cogloop/prompt"
 	"go.yaml.in/yaml/v3"
 )
@@ -539,8 +539,8 @@ func responseObject(o agents.Output) map[string]any {
 // anything else as text (equality only makes sense there; ordering compares
 // the texts).
 func compare(a any, op string, b any) bool {
-	fa, aNum := number(a)
-	fb, bNum := number(b)
+	fa, aNum := pyvalue.Finite(a)
+	fb, bNum := pyvalue.Finite(b)
 	if aNum && bNum {
 		switch op {
 		case "==":
@@ -573,24 +573,6 @@ func compare(a any, op string, b any) bool {
 		return sa >= sb
 	}
 	return false
-}
-
-func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case float64:
-		return x, true
-	case json.Number:
-		f, err := x.Float64()
-		return f, err == nil
-	case string:
-		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
-		return f, err == nil && !math.IsNaN(f) && !math.IsInf(f, 0)
-	}
-	return 0, false
 }
 
 // comparable is a value's comparison text: booleans and strings case-folded

@@ -58,8 +58,7 @@ func TestSelectiveBindMatchesFullBind(t *testing.T) {
 
 func parseBind(t testing.TB, src string, strict, full bool) *Template {
 	t.Helper()
-	noSelectiveBind = full
-	defer func() { noSelectiveBind = false }()
+	defer setSwitches(full, &noSelectiveBind)()
 	tp, err := Parse("bind", src, Options{Strict: strict})
 	require.NoError(t, err, src)
 	return tp
@@ -69,14 +68,22 @@ func assertSameBinding(t testing.TB, src string, d Data, strict bool) {
 	t.Helper()
 	sel, full := parseBind(t, src, strict, false), parseBind(t, src, strict, true)
 	require.Nil(t, full.names)
-	selOut, selErr := sel.Render(d)
-	fullOut, fullErr := full.Render(d)
-	assert.Equal(t, fullOut, selOut, "strict=%v %s", strict, src)
-	assert.Equal(t, errText(fullErr), errText(selErr), "strict=%v %s", strict, src)
-	selV, selErr := sel.Eval(d)
-	fullV, fullErr := full.Eval(d)
-	assert.Equal(t, fullV, selV, "strict=%v %s", strict, src)
-	assert.Equal(t, errText(fullErr), errText(selErr), "strict=%v %s", strict, src)
+	assertSameResults(t, full, sel, d, fmt.Sprintf("strict=%v %s", strict, src))
+}
+
+// assertSameResults: got renders and evaluates d to what want gives, errors
+// included.
+func assertSameResults(t testing.TB, want, got *Template, d Data, msg string) {
+	t.Helper()
+	wantOut, wantErr := want.Render(d)
+	gotOut, gotErr := got.Render(d)
+	assert.Equal(t, wantOut, gotOut, msg)
+	assert.Equal(t, errText(wantErr), errText(gotErr), msg)
+	wantV, wantErr := want.Eval(d)
+	gotV, gotErr := got.Eval(d)
+	// Values may hold error values, which compare by identity.
+	assert.Equal(t, fmt.Sprintf("%#v", wantV), fmt.Sprintf("%#v", gotV), msg)
+	assert.Equal(t, errText(wantErr), errText(gotErr), msg)
 }
 
 func errText(err error) string {
@@ -109,9 +116,9 @@ func FuzzFastPaths(f *testing.F) {
 			if err != nil {
 				return
 			}
-			noFast, noSelectiveBind = true, true
+			restore := setSwitches(true, &noFast, &noPlan, &noSelectiveBind)
 			slow, err := Parse("fuzz", src, Options{Strict: strict})
-			noFast, noSelectiveBind = false, false
+			restore()
 			require.NoError(t, err)
 			fastOut, fastErr := fast.Render(d)
 			slowOut, slowErr := slow.Render(d)

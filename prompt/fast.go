@@ -33,14 +33,6 @@ type fastExpr struct {
 	va    *exec.VarArgs // literal arguments of a call; helpers never change them
 }
 
-// noFast turns the fast paths off; tests use it to check that they give what
-// gonja gives.
-var noFast bool
-
-// noSelectiveBind makes every render bind all the variables; tests use it to
-// check that binding only the names a template reads changes nothing.
-var noSelectiveBind bool
-
 // compileFast returns the fast form of expr, or nil. It runs after rewrite, so
 // attribute objects may be wrapped as (x or "").
 func compileFast(expr nodes.Node) *fastExpr {
@@ -51,45 +43,57 @@ func compileFast(expr nodes.Node) *fastExpr {
 	case *nodes.Name:
 		return &fastExpr{kind: fastPath, name: x.Name.Val}
 	case *nodes.GetAttribute:
-		if x.Attribute == "" {
-			return nil
-		}
-		inner := x.Node
-		if b, ok := inner.(*nodes.BinaryExpression); ok && b.Operator.Token.Type == tokens.Or {
-			if s, ok := b.Right.(*nodes.String); ok && s.Val == "" {
-				inner = b.Left
-			}
-		}
-		f := compileFast(inner)
-		if f == nil || f.kind != fastPath {
-			return nil
-		}
-		attrs := make([]string, len(f.attrs), len(f.attrs)+1)
-		copy(attrs, f.attrs)
-		return &fastExpr{kind: fastPath, name: f.name, attrs: append(attrs, x.Attribute)}
+		return compileFastAttr(x)
 	case *nodes.Call:
-		name, ok := x.Func.(*nodes.Name)
-		if !ok || len(x.Kwargs) > 0 {
-			return nil
-		}
-		f := &fastExpr{kind: fastCall, name: name.Name.Val, va: &exec.VarArgs{}}
-		for _, a := range x.Args {
-			switch l := a.(type) {
-			case *nodes.String:
-				f.va.Args = append(f.va.Args, exec.AsValue(l.Val))
-			case *nodes.Integer:
-				f.va.Args = append(f.va.Args, exec.AsValue(l.Val))
-			case *nodes.Float:
-				f.va.Args = append(f.va.Args, exec.AsValue(l.Val))
-			case *nodes.Bool:
-				f.va.Args = append(f.va.Args, exec.AsValue(l.Val))
-			default:
-				return nil
-			}
-		}
-		return f
+		return compileFastCall(x)
 	}
 	return nil
+}
+
+// compileFastAttr is compileFast of path.attr.
+func compileFastAttr(x *nodes.GetAttribute) *fastExpr {
+	if x.Attribute == "" {
+		return nil
+	}
+	inner := x.Node
+	if b, ok := inner.(*nodes.BinaryExpression); ok && b.Operator.Token.Type == tokens.Or {
+		if s, ok := b.Right.(*nodes.String); ok && s.Val == "" {
+			inner = b.Left
+		}
+	}
+	f := compileFast(inner)
+	if f == nil || f.kind != fastPath {
+		return nil
+	}
+	attrs := make([]string, len(f.attrs), len(f.attrs)+1)
+	copy(attrs, f.attrs)
+	return &fastExpr{kind: fastPath, name: f.name, attrs: append(attrs, x.Attribute)}
+}
+
+// compileFastCall is compileFast of helper(literal, ...).
+func compileFastCall(x *nodes.Call) *fastExpr {
+	name, ok := x.Func.(*nodes.Name)
+	if !ok || len(x.Kwargs) > 0 {
+		return nil
+	}
+	f := &fastExpr{kind: fastCall, name: name.Name.Val, va: &exec.VarArgs{}}
+	for _, a := range x.Args {
+		var v any
+		switch l := a.(type) {
+		case *nodes.String:
+			v = l.Val
+		case *nodes.Integer:
+			v = l.Val
+		case *nodes.Float:
+			v = l.Val
+		case *nodes.Bool:
+			v = l.Val
+		default:
+			return nil
+		}
+		f.va.Args = append(f.va.Args, exec.AsValue(v))
+	}
+	return f
 }
 
 // nameScope is where a fast expression looks names up: gonja's render context

@@ -72,8 +72,7 @@ func TestFastPathsMatchGonja(t *testing.T) {
 
 func renderWith(t *testing.T, src string, d Data, strict, slow bool) (string, error) {
 	t.Helper()
-	noFast = slow
-	defer func() { noFast = false }()
+	defer setSwitches(slow, &noFast, &noPlan)()
 	tp, err := Parse("fast", src, Options{Strict: strict})
 	require.NoError(t, err, src)
 	return tp.Render(d)

@@ -93,47 +93,62 @@ func preCheckFilter(name string, e *exec.Evaluator, in *exec.Value, params *exec
 	case "center":
 		return checkWidth(intArgAt(0, "width"), "center width")
 	case "indent":
-		w := arg(params, 0, "width")
-		width := 4
-		switch {
-		case w != nil && w.IsInteger():
-			width = w.Integer()
-		case w != nil:
-			width = len(w.String())
-		}
-		if err := checkWidth(width, "indent width"); err != nil {
-			return err
-		}
-		return checkLen(e, len(pyStr(in))+strings.Count(pyStr(in), "\n")*max(width, 0), "indented string")
+		return preCheckIndent(e, in, params)
 	case "batch":
 		return checkItems(intArgAt(0, "linecount"), "batch")
 	case "slice":
 		return checkItems(intArgAt(0, "slices"), "slice")
 	case "replace":
-		old := arg(params, 0, "old")
-		repl := arg(params, 1, "new")
-		if old == nil || repl == nil {
-			return nil
-		}
-		s := pyStr(in)
-		o, r := old.String(), repl.String()
-		n := strings.Count(s, o)
-		if c := arg(params, 2, "count"); c != nil && c.IsInteger() && c.Integer() >= 0 {
-			n = min(n, c.Integer())
-		}
-		return checkLen(e, len(s)+n*max(len(r)-len(o), 0), "replaced string")
+		return preCheckReplace(e, in, params)
 	case "join":
-		n := 0
-		if in.IsList() || in.IsDict() || in.IsString() {
-			n = in.Len()
-		}
-		d := arg(params, 0, "d")
-		if d == nil || n == 0 {
-			return nil
-		}
-		return checkLen(e, (n-1)*len(pyStr(d)), "joined string")
+		return preCheckJoin(e, in, params)
 	}
 	return nil
+}
+
+// preCheckIndent bounds indent(width)'s width and result.
+func preCheckIndent(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) error {
+	w := arg(params, 0, "width")
+	width := 4
+	switch {
+	case w != nil && w.IsInteger():
+		width = w.Integer()
+	case w != nil:
+		width = len(w.String())
+	}
+	if err := checkWidth(width, "indent width"); err != nil {
+		return err
+	}
+	return checkLen(e, len(pyStr(in))+strings.Count(pyStr(in), "\n")*max(width, 0), "indented string")
+}
+
+// preCheckReplace bounds replace(old, new, count)'s result.
+func preCheckReplace(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) error {
+	old := arg(params, 0, "old")
+	repl := arg(params, 1, "new")
+	if old == nil || repl == nil {
+		return nil
+	}
+	s := pyStr(in)
+	o, r := old.String(), repl.String()
+	n := strings.Count(s, o)
+	if c := arg(params, 2, "count"); c != nil && c.IsInteger() && c.Integer() >= 0 {
+		n = min(n, c.Integer())
+	}
+	return checkLen(e, len(s)+n*max(len(r)-len(o), 0), "replaced string")
+}
+
+// preCheckJoin bounds join(d)'s result.
+func preCheckJoin(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) error {
+	n := 0
+	if in.IsList() || in.IsDict() || in.IsString() {
+		n = in.Len()
+	}
+	d := arg(params, 0, "d")
+	if d == nil || n == 0 {
+		return nil
+	}
+	return checkLen(e, (n-1)*len(pyStr(d)), "joined string")
 }
 
 // filterTruncate is OrKa's truncate(text, length=100, suffix="..."). Jinja's

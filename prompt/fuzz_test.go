@@ -73,9 +73,9 @@ func comparePlan(t *testing.T, src string, d Data, strict bool, out string, err 
 	if strings.Contains(src, "random") || strings.Contains(src, "now") {
 		return
 	}
-	noFast = true
+	restore := setSwitches(true, &noFast, &noPlan)
 	tp, perr := Parse("fuzz", src, Options{Strict: strict})
-	noFast = false
+	restore()
 	if perr != nil {
 		t.Fatalf("Parse(%q) failed only without plans: %v", src, perr)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -451,7 +450,7 @@ func getFinalScore(c call) (any, error) {
 			v, _ := mapGet(out, k)
 			switch x := unval(v).(type) {
 			case string:
-				if f, err := strconv.ParseFloat(strings.TrimSpace(x), 64); err == nil {
+				if f, ok := pyNumber(x); ok {
 					return f, true
 				}
 			case bool, nil:

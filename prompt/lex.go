@@ -19,7 +19,11 @@ import (
 // then runs gonja's own state machine: the tokens are LexAll's (lex_test.go
 // compares both on every template of the repository; gonja_layout_test.go
 // pins the fields). n is the number of tokens lexed, whitespace included.
+// COGLOOP_PERF_OFF=lexall runs tokens.LexAll itself.
 func lexAll(input string, cfg *config.Config) (st *tokens.Stream, n int) {
+	if plainLex {
+		return lexPlain(input, cfg)
+	}
 	in := strings.ReplaceAll(input, "\r\n", "\n") // gonja's normalizeInput
 	in = strings.ReplaceAll(in, "\r", "\n")
 	if !cfg.KeepTrailingNewline && strings.HasSuffix(in, "\n") {
@@ -77,4 +81,11 @@ func (lexerFields) addr(l *tokens.Lexer, f reflect.StructField) unsafe.Pointer {
 
 func (lx lexerFields) set(l *tokens.Lexer, f reflect.StructField, v any) {
 	reflect.NewAt(f.Type, lx.addr(l, f)).Elem().Set(reflect.ValueOf(v))
+}
+
+// lexPlain is lexAll the plain way: gonja's tokens.LexAll. Its stream does not
+// tell how many tokens it holds, so n is LexAll's own estimate (the caller
+// uses n as a capacity only).
+func lexPlain(input string, cfg *config.Config) (*tokens.Stream, int) {
+	return tokens.LexAll(input, cfg), len(input)/3 + 16
 }

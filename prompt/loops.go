@@ -293,55 +293,73 @@ func (l *loopInfo) item(i int) *exec.Value {
 
 // GetAttribute implements exec.AttributeGetter.
 func (l *loopInfo) GetAttribute(name string) (*exec.Value, bool) {
-	n := len(l.items)
-	switch name {
-	case "index":
-		return exec.AsValue(l.i + 1), true
-	case "index0":
-		return exec.AsValue(l.i), true
-	case "revindex":
-		return exec.AsValue(n - l.i), true
-	case "revindex0":
-		return exec.AsValue(n - l.i - 1), true
-	case "first":
-		return exec.AsValue(l.i == 0), true
-	case "last":
-		return exec.AsValue(l.i == n-1), true
-	case "length":
+	if n, ok := l.counter(name); ok {
 		return exec.AsValue(n), true
-	case "depth":
-		return exec.AsValue(l.depth), true
-	case "depth0":
-		return exec.AsValue(l.depth - 1), true
+	}
+	switch name {
 	case "previtem", "PrevItem":
 		return l.item(l.i - 1), true
 	case "nextitem", "NextItem":
 		return l.item(l.i + 1), true
 	case "cycle", "Cycle":
-		return exec.AsValue(func(va *exec.VarArgs) *exec.Value {
-			if len(va.Args) == 0 {
-				return exec.AsValue("")
-			}
-			return va.Args[l.i%len(va.Args)]
-		}), true
+		return exec.AsValue(l.cycle), true
 	case "changed", "Changed":
-		return exec.AsValue(func(va *exec.VarArgs) *exec.Value {
-			cur := exec.AsValue(nil)
-			if len(va.Args) == 1 {
-				cur = va.Args[0]
-			} else if len(va.Args) > 1 {
-				items := make([]any, len(va.Args))
-				for i, a := range va.Args {
-					items[i] = a.Interface()
-				}
-				cur = exec.AsValue(items)
-			}
-			same := l.changed != nil && cur.EqualValueTo(l.changed)
-			l.changed = cur
-			return exec.AsValue(!same)
-		}), true
+		return exec.AsValue(l.changedSince), true
 	}
 	return exec.AsValue(nil), false
+}
+
+// counter returns loop.index, index0, revindex, revindex0, first, last,
+// length, depth or depth0.
+func (l *loopInfo) counter(name string) (any, bool) {
+	n := len(l.items)
+	switch name {
+	case "index":
+		return l.i + 1, true
+	case "index0":
+		return l.i, true
+	case "revindex":
+		return n - l.i, true
+	case "revindex0":
+		return n - l.i - 1, true
+	case "first":
+		return l.i == 0, true
+	case "last":
+		return l.i == n-1, true
+	case "length":
+		return n, true
+	case "depth":
+		return l.depth, true
+	case "depth0":
+		return l.depth - 1, true
+	}
+	return nil, false
+}
+
+// cycle is loop.cycle(a, b, ...): the argument at the pass's index, in turn.
+func (l *loopInfo) cycle(va *exec.VarArgs) *exec.Value {
+	if len(va.Args) == 0 {
+		return exec.AsValue("")
+	}
+	return va.Args[l.i%len(va.Args)]
+}
+
+// changedSince is loop.changed(value, ...): whether the values differ from
+// those of the last call.
+func (l *loopInfo) changedSince(va *exec.VarArgs) *exec.Value {
+	cur := exec.AsValue(nil)
+	if len(va.Args) == 1 {
+		cur = va.Args[0]
+	} else if len(va.Args) > 1 {
+		items := make([]any, len(va.Args))
+		for i, a := range va.Args {
+			items[i] = a.Interface()
+		}
+		cur = exec.AsValue(items)
+	}
+	same := l.changed != nil && cur.EqualValueTo(l.changed)
+	l.changed = cur
+	return exec.AsValue(!same)
 }
 
 // ifNode replaces gonja's {% if %}: conditions are read with Python

@@ -83,20 +83,11 @@ func missingKeyOf(err error, d Data) *MissingKey {
 		return nil // the keys of an error record: reading them is how a template checks for one
 	}
 	parts := strings.Split(path, ".")
-	var cur any
-	switch parts[0] {
-	case "previous_outputs":
-		cur = d.Previous
-	case "input":
-		cur = d.Input
-	default:
-		v, ok := d.Vars[parts[0]]
-		if !ok {
-			// a name the template binds (a for target, {% set %}): the
-			// lookup is still undefined, its mapping's keys unknown
-			return &MissingKey{Path: path, Key: key}
-		}
-		cur = v
+	cur, bound := d.root(parts[0])
+	if !bound {
+		// a name the template binds (a for target, {% set %}): the lookup is
+		// still undefined, its mapping's keys unknown
+		return &MissingKey{Path: path, Key: key}
 	}
 	for _, p := range parts[1:] {
 		v, ok := mapGet(cur, p)
@@ -105,6 +96,25 @@ func missingKeyOf(err error, d Data) *MissingKey {
 		}
 		cur = v
 	}
+	return missingIn(cur, path, key)
+}
+
+// root returns the value d binds to a template's top-level name; bound is
+// false for a name d does not bind.
+func (d Data) root(name string) (v any, bound bool) {
+	switch name {
+	case "previous_outputs":
+		return d.Previous, true
+	case "input":
+		return d.Input, true
+	}
+	v, bound = d.Vars[name]
+	return v, bound
+}
+
+// missingIn is the MissingKey of key read from cur, the mapping at path; nil
+// when cur is no mapping, has key, or is an agent's error record.
+func missingIn(cur any, path, key string) *MissingKey {
 	mm, ok := cur.(map[string]any)
 	if !ok {
 		return nil

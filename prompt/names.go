@@ -264,6 +264,14 @@ func (c *nameCollector) visit(x any) {
 			return
 		}
 	}
+	if !c.visitExpr(x) && !c.visitGuard(x) {
+		c.visitBinder(x)
+	}
+}
+
+// visitExpr collects the names an expression node reads; false when x is no
+// such node.
+func (c *nameCollector) visitExpr(x any) bool {
 	switch n := x.(type) {
 	case *nodes.Name:
 		// none is Jinja's literal (gonja reads it as a name that is never bound)
@@ -282,36 +290,44 @@ func (c *nameCollector) visit(x any) {
 		}
 	case *nodes.FilterCall:
 		c.add(NameFilter, n.Name, n.Token)
+	case *nodes.TestCall:
+		c.add(NameTest, n.Name, n.Token)
+	default:
+		return false
+	}
+	return true
+}
+
+// visitGuard records the expression a default filter or a defined, undefined
+// or none test guards; false when x is neither.
+func (c *nameCollector) visitGuard(x any) bool {
+	switch n := x.(type) {
 	case *nodes.FilteredExpression:
 		if len(n.Filters) > 0 && (n.Filters[0].Name == "default" || n.Filters[0].Name == "d") {
 			c.guard(n.Expression)
 		}
-	case *nodes.TestCall:
-		c.add(NameTest, n.Name, n.Token)
 	case *nodes.TestExpression:
 		if n.Test != nil && (n.Test.Name == "defined" || n.Test.Name == "undefined" || n.Test.Name == "none") {
 			c.guard(n.Expression)
 		}
+	default:
+		return false
+	}
+	return true
+}
+
+// visitBinder records the names a statement binds (for targets, set, macro
+// parameters, with).
+func (c *nameCollector) visitBinder(x any) {
+	switch n := x.(type) {
 	case *forNode:
 		c.bind(n.key, n.value, "loop")
 	case *controlStructures.ForControlStructure:
 		c.bind(n.Key, n.Value, "loop")
 	case *controlStructures.SetControlStructure:
-		f := writable(reflect.ValueOf(n).Elem().FieldByName("target"))
-		if f.IsValid() && !f.IsNil() {
-			if name, ok := f.Interface().(*nodes.Name); ok {
-				c.bind(name.Name.Val)
-			}
-		}
+		c.bindSet(n)
 	case *controlStructures.MacroControlStructure:
-		if n.Macro != nil {
-			c.bind(n.Name, n.VarArgsName, n.KwArgsName, "varargs", "kwargs", "caller")
-			for _, p := range n.Kwargs {
-				if s, ok := p.Key.(*nodes.String); ok {
-					c.bind(s.Val)
-				}
-			}
-		}
+		c.bindMacro(n)
 	case *controlStructures.CallControlStructure:
 		c.bind("caller")
 	case *controlStructures.WithControlStructure:
@@ -320,6 +336,29 @@ func (c *nameCollector) visit(x any) {
 			for _, k := range f.MapKeys() {
 				c.bind(k.String())
 			}
+		}
+	}
+}
+
+// bindSet records the name {% set name = … %} binds (its unexported target).
+func (c *nameCollector) bindSet(n *controlStructures.SetControlStructure) {
+	f := writable(reflect.ValueOf(n).Elem().FieldByName("target"))
+	if f.IsValid() && !f.IsNil() {
+		if name, ok := f.Interface().(*nodes.Name); ok {
+			c.bind(name.Name.Val)
+		}
+	}
+}
+
+// bindMacro records a macro's name and parameters.
+func (c *nameCollector) bindMacro(n *controlStructures.MacroControlStructure) {
+	if n.Macro == nil {
+		return
+	}
+	c.bind(n.Name, n.VarArgsName, n.KwArgsName, "varargs", "kwargs", "caller")
+	for _, p := range n.Kwargs {
+		if s, ok := p.Key.(*nodes.String); ok {
+			c.bind(s.Val)
 		}
 	}
 }

@@ -435,134 +435,187 @@ func namespaceFunction(_ *exec.Evaluator, va *exec.VarArgs) *exec.Value {
 // pyFormat is Python's printf-style formatting: format % args. named is the
 // mapping used by %(name)s conversions.
 func pyFormat(e *exec.Evaluator, format string, args []any, named any) (string, error) {
-	var b strings.Builder
-	next := 0
-	usedNamed := false
-	take := func() (any, error) {
-		if next >= len(args) {
-			return nil, errors.New("not enough arguments for format string")
-		}
-		v := args[next]
-		next++
-		return unval(v), nil
-	}
-	for i := 0; i < len(format); {
-		c := format[i]
-		if c != '%' {
-			j := strings.IndexByte(format[i:], '%')
+	f := &pyFormatter{e: e, format: format, args: args, named: named}
+	for f.i < len(format) {
+		if format[f.i] != '%' {
+			j := strings.IndexByte(format[f.i:], '%')
 			if j < 0 {
-				j = len(format) - i
+				j = len(format) - f.i
 			}
-			b.WriteString(format[i : i+j])
-			i += j
+			f.b.WriteString(format[f.i : f.i+j])
+			f.i += j
 			continue
 		}
-		i++
-		if i >= len(format) {
-			return "", errors.New("incomplete format")
-		}
-		var (
-			arg       any
-			haveArg   bool
-			flags     string
-			width     int
-			precision = -1
-		)
-		if format[i] == '(' {
-			end := strings.IndexByte(format[i:], ')')
-			if end < 0 {
-				return "", errors.New("incomplete format key")
-			}
-			key := format[i+1 : i+end]
-			i += end + 1
-			if named == nil {
-				return "", errors.New("format requires a mapping")
-			}
-			v, ok := mapGet(named, key)
-			if !ok {
-				return "", fmt.Errorf("format key %q not found", key)
-			}
-			arg, haveArg, usedNamed = unval(v), true, true
-		}
-		for i < len(format) && strings.IndexByte("#0- +", format[i]) >= 0 {
-			flags += format[i : i+1]
-			i++
-		}
-		num := func() (int, error) {
-			if i < len(format) && format[i] == '*' {
-				i++
-				v, err := take()
-				if err != nil {
-					return 0, err
-				}
-				n, ok := v.(int)
-				if !ok {
-					return 0, errors.New("* wants int")
-				}
-				return n, nil
-			}
-			start := i
-			for i < len(format) && format[i] >= '0' && format[i] <= '9' {
-				i++
-			}
-			if start == i {
-				return -1, nil
-			}
-			n, err := strconv.Atoi(format[start:i])
-			if err != nil || n > maxWidth {
-				return 0, fmt.Errorf("%w: format width %s is larger than %d", ErrLimit, format[start:i], maxWidth)
-			}
-			return n, nil
-		}
-		var err error
-		if width, err = num(); err != nil {
+		f.i++
+		if err := f.conversion(); err != nil {
 			return "", err
 		}
-		if width < -1 || width > maxWidth {
-			return "", fmt.Errorf("%w: format width %d is out of range", ErrLimit, width)
-		}
-		if i < len(format) && format[i] == '.' {
-			i++
-			if precision, err = num(); err != nil {
-				return "", err
-			}
-			if precision < 0 {
-				precision = 0
-			}
-			if precision > maxWidth {
-				return "", fmt.Errorf("%w: format precision %d is larger than %d", ErrLimit, precision, maxWidth)
-			}
-		}
-		for i < len(format) && strings.IndexByte("hlL", format[i]) >= 0 {
-			i++
-		}
-		if i >= len(format) {
-			return "", errors.New("incomplete format")
-		}
-		conv := format[i]
-		i++
-		if conv == '%' {
-			b.WriteByte('%')
-			continue
-		}
-		if !haveArg {
-			if arg, err = take(); err != nil {
-				return "", err
-			}
-		}
-		s, err := formatOne(conv, flags, width, precision, arg)
-		if err != nil {
-			return "", err
-		}
-		if err := checkLen(e, b.Len()+len(s), "formatted string"); err != nil {
-			return "", err
-		}
-		b.WriteString(s)
 	}
-	if next < len(args) && !usedNamed && !(named != nil && next == 0) {
+	if f.next < len(args) && !f.usedNamed && !(named != nil && f.next == 0) {
 		return "", errors.New("not all arguments converted during string formatting")
 	}
-	return b.String(), nil
+	return f.b.String(), nil
+}
+
+// pyFormatter is one run of pyFormat: where it is in the format, which
+// argument comes next, and the text so far.
+type pyFormatter struct {
+	e         *exec.Evaluator
+	format    string
+	i         int
+	args      []any
+	next      int
+	named     any
+	usedNamed bool
+	b         strings.Builder
+}
+
+// convSpec is a conversion specifier: %(key)#0- +width.precision conv.
+type convSpec struct {
+	arg              any
+	haveArg          bool // the mapping key gave arg
+	flags            string
+	width, precision int // -1: not given
+	conv             byte
+}
+
+// conversion reads the conversion after a "%" and writes its result.
+func (f *pyFormatter) conversion() error {
+	sp, err := f.spec()
+	if err != nil {
+		return err
+	}
+	if sp.conv == '%' {
+		f.b.WriteByte('%')
+		return nil
+	}
+	if !sp.haveArg {
+		if sp.arg, err = f.take(); err != nil {
+			return err
+		}
+	}
+	s, err := formatOne(sp.conv, sp.flags, sp.width, sp.precision, sp.arg)
+	if err != nil {
+		return err
+	}
+	if err := checkLen(f.e, f.b.Len()+len(s), "formatted string"); err != nil {
+		return err
+	}
+	f.b.WriteString(s)
+	return nil
+}
+
+// spec reads a conversion specifier after its "%": the mapping key, flags,
+// width, precision, length modifier and conversion type.
+func (f *pyFormatter) spec() (convSpec, error) {
+	sp := convSpec{precision: -1}
+	if f.i >= len(f.format) {
+		return sp, errors.New("incomplete format")
+	}
+	if f.format[f.i] == '(' {
+		v, err := f.mappingKey()
+		if err != nil {
+			return sp, err
+		}
+		sp.arg, sp.haveArg = v, true
+	}
+	for f.i < len(f.format) && strings.IndexByte("#0- +", f.format[f.i]) >= 0 {
+		sp.flags += f.format[f.i : f.i+1]
+		f.i++
+	}
+	if err := f.widthPrecision(&sp); err != nil {
+		return sp, err
+	}
+	for f.i < len(f.format) && strings.IndexByte("hlL", f.format[f.i]) >= 0 {
+		f.i++
+	}
+	if f.i >= len(f.format) {
+		return sp, errors.New("incomplete format")
+	}
+	sp.conv = f.format[f.i]
+	f.i++
+	return sp, nil
+}
+
+// mappingKey reads "(key)" and returns the named mapping's value for key.
+func (f *pyFormatter) mappingKey() (any, error) {
+	end := strings.IndexByte(f.format[f.i:], ')')
+	if end < 0 {
+		return nil, errors.New("incomplete format key")
+	}
+	key := f.format[f.i+1 : f.i+end]
+	f.i += end + 1
+	if f.named == nil {
+		return nil, errors.New("format requires a mapping")
+	}
+	v, ok := mapGet(f.named, key)
+	if !ok {
+		return nil, fmt.Errorf("format key %q not found", key)
+	}
+	f.usedNamed = true
+	return unval(v), nil
+}
+
+// widthPrecision reads the width and ".precision", each a number or "*",
+// bounded by maxWidth.
+func (f *pyFormatter) widthPrecision(sp *convSpec) error {
+	var err error
+	if sp.width, err = f.num(); err != nil {
+		return err
+	}
+	if sp.width < -1 || sp.width > maxWidth {
+		return fmt.Errorf("%w: format width %d is out of range", ErrLimit, sp.width)
+	}
+	if f.i < len(f.format) && f.format[f.i] == '.' {
+		f.i++
+		if sp.precision, err = f.num(); err != nil {
+			return err
+		}
+		sp.precision = max(sp.precision, 0)
+		if sp.precision > maxWidth {
+			return fmt.Errorf("%w: format precision %d is larger than %d", ErrLimit, sp.precision, maxWidth)
+		}
+	}
+	return nil
+}
+
+// num reads a width or precision: "*" (the next argument, an int), digits,
+// or nothing (-1).
+func (f *pyFormatter) num() (int, error) {
+	if f.i < len(f.format) && f.format[f.i] == '*' {
+		f.i++
+		v, err := f.take()
+		if err != nil {
+			return 0, err
+		}
+		n, ok := v.(int)
+		if !ok {
+			return 0, errors.New("* wants int")
+		}
+		return n, nil
+	}
+	start := f.i
+	for f.i < len(f.format) && f.format[f.i] >= '0' && f.format[f.i] <= '9' {
+		f.i++
+	}
+	if start == f.i {
+		return -1, nil
+	}
+	n, err := strconv.Atoi(f.format[start:f.i])
+	if err != nil || n > maxWidth {
+		return 0, fmt.Errorf("%w: format width %s is larger than %d", ErrLimit, f.format[start:f.i], maxWidth)
+	}
+	return n, nil
+}
+
+// take returns the next positional argument.
+func (f *pyFormatter) take() (any, error) {
+	if f.next >= len(f.args) {
+		return nil, errors.New("not enough arguments for format string")
+	}
+	v := f.args[f.next]
+	f.next++
+	return unval(v), nil
 }
 
 func formatOne(conv byte, flags string, width, precision int, arg any) (string, error) {

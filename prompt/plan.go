@@ -173,7 +173,7 @@ func runNodes(p *planRun, ns []planNode) error {
 // compilePlan plans the (rewritten) template body; nil when a node has no
 // planned form.
 func compilePlan(ns []nodes.Node) ([]planNode, bool) {
-	if noFast {
+	if noPlan {
 		return nil, false
 	}
 	out := make([]planNode, 0, len(ns))

@@ -107,9 +107,9 @@ func renderBoth(t *testing.T, src string, d Data, opts Options) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	noFast = true
+	restore := setSwitches(true, &noFast, &noPlan)
 	gonjaOnly, err2 := Parse("p", src, opts)
-	noFast = false
+	restore()
 	require.NoError(t, err2)
 	require.Nil(t, gonjaOnly.plan)
 	out, err := planned.Render(d)

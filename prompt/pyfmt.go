@@ -75,5 +75,8 @@ func pyRepr(v any) string { return py.Repr(v) }
 // pyFloat formats f like Python's repr(float): 1.0, 0.5, 1e+16, 1e-05, nan, inf.
 func pyFloat(f float64) string { return pyvalue.Float(f) }
 
+// pyNumber reads v as Python's float(v) does (pyvalue.Number).
+func pyNumber(v any) (float64, bool) { return pyvalue.Number(v) }
+
 // maxReprDepth bounds recursion when converting nested (or cyclic) data.
 const maxReprDepth = 64

@@ -29,68 +29,84 @@ func pyStringValue(body string) (val string, off int, err error) {
 	var b strings.Builder
 	b.Grow(len(body))
 	for i := 0; i < len(body); {
-		c := body[i]
-		if c != '\\' {
+		if c := body[i]; c != '\\' {
 			b.WriteByte(c)
 			i++
 			continue
 		}
-		if i+1 >= len(body) {
-			return "", i, fmt.Errorf(`a string literal cannot end with a single backslash`)
+		next, err := writeEscape(&b, body, i)
+		if err != nil {
+			return "", i, err
 		}
-		e := body[i+1]
-		if v, ok := simpleEscapes[e]; ok {
-			if e != '\n' { // backslash-newline: a line continuation
-				b.WriteByte(v)
-			}
-			i += 2
-			continue
-		}
-		switch e {
-		case '0', '1', '2', '3', '4', '5', '6', '7':
-			j := i + 1
-			n := 0
-			for j < len(body) && j < i+4 && body[j] >= '0' && body[j] <= '7' {
-				n = n*8 + int(body[j]-'0')
-				j++
-			}
-			b.WriteRune(rune(n))
-			i = j
-		case 'x', 'u', 'U':
-			width := hexWidth[e]
-			hex := body[i+2 : min(i+2+width, len(body))]
-			n, perr := strconv.ParseUint(hex, 16, 32)
-			if len(hex) < width || perr != nil || strings.ContainsAny(hex, "+-_") {
-				return "", i, fmt.Errorf("truncated \\%c%s escape", e, strings.Repeat("X", width))
-			}
-			if n > utf8.MaxRune {
-				return "", i, fmt.Errorf(`\U%s is not a valid character`, hex)
-			}
-			b.WriteRune(rune(n))
-			i += 2 + width
-		case 'N':
-			return "", i, fmt.Errorf(`\N{...} escapes are not supported: write the character itself`)
-		default:
-			if e < utf8.RuneSelf {
-				b.WriteByte('\\') // unknown escape: kept as written
-				i++
-				continue
-			}
-			// Jinja first replaces non-ASCII characters by \xhh, \uXXXX or
-			// \UXXXXXXXX; the backslash before it then escapes that backslash.
-			r, w := utf8.DecodeRuneInString(body[i+1:])
-			switch {
-			case r < 0x100:
-				fmt.Fprintf(&b, `\x%02x`, r)
-			case r < 0x10000:
-				fmt.Fprintf(&b, `\u%04x`, r)
-			default:
-				fmt.Fprintf(&b, `\U%08x`, r)
-			}
-			i += 1 + w
-		}
+		i = next
 	}
 	return b.String(), 0, nil
+}
+
+// writeEscape decodes the escape at body[i] (a backslash) into b and returns
+// the index after it.
+func writeEscape(b *strings.Builder, body string, i int) (int, error) {
+	if i+1 >= len(body) {
+		return i, fmt.Errorf(`a string literal cannot end with a single backslash`)
+	}
+	e := body[i+1]
+	if v, ok := simpleEscapes[e]; ok {
+		if e != '\n' { // backslash-newline: a line continuation
+			b.WriteByte(v)
+		}
+		return i + 2, nil
+	}
+	switch {
+	case e >= '0' && e <= '7':
+		j, n := i+1, 0
+		for j < len(body) && j < i+4 && body[j] >= '0' && body[j] <= '7' {
+			n = n*8 + int(body[j]-'0')
+			j++
+		}
+		b.WriteRune(rune(n))
+		return j, nil
+	case e == 'x' || e == 'u' || e == 'U':
+		return writeHexEscape(b, body, i)
+	case e == 'N':
+		return i, fmt.Errorf(`\N{...} escapes are not supported: write the character itself`)
+	case e < utf8.RuneSelf:
+		b.WriteByte('\\') // unknown escape: kept as written
+		return i + 1, nil
+	}
+	// Jinja first replaces non-ASCII characters by \xhh, \uXXXX or
+	// \UXXXXXXXX; the backslash before it then escapes that backslash.
+	r, w := utf8.DecodeRuneInString(body[i+1:])
+	writeCodeEscape(b, r)
+	return i + 1 + w, nil
+}
+
+// writeCodeEscape writes r as \xhh, \uXXXX or \UXXXXXXXX.
+func writeCodeEscape(b *strings.Builder, r rune) {
+	switch {
+	case r < 0x100:
+		fmt.Fprintf(b, `\x%02x`, r)
+	case r < 0x10000:
+		fmt.Fprintf(b, `\u%04x`, r)
+	default:
+		fmt.Fprintf(b, `\U%08x`, r)
+	}
+}
+
+// writeHexEscape decodes \xhh, \uXXXX or \UXXXXXXXX at body[i] into b and
+// returns the index after it.
+func writeHexEscape(b *strings.Builder, body string, i int) (int, error) {
+	e := body[i+1]
+	width := hexWidth[e]
+	hex := body[i+2 : min(i+2+width, len(body))]
+	n, perr := strconv.ParseUint(hex, 16, 32)
+	if len(hex) < width || perr != nil || strings.ContainsAny(hex, "+-_") {
+		return i, fmt.Errorf("truncated \\%c%s escape", e, strings.Repeat("X", width))
+	}
+	if n > utf8.MaxRune {
+		return i, fmt.Errorf(`\U%s is not a valid character`, hex)
+	}
+	b.WriteRune(rune(n))
+	return i + 2 + width, nil
 }
 
 // simpleEscapes are Python's one-character escapes.
@@ -153,73 +169,97 @@ func lexSource(src string) string {
 	if !strings.Contains(src, `\\`) {
 		return src
 	}
-	var masked []byte
-	i := 0
-	for i < len(src) {
+	m := masker{src: src}
+	for i := 0; i < len(src); {
 		open := strings.IndexByte(src[i:], '{')
 		if open < 0 || i+open+1 >= len(src) {
 			break
 		}
 		i += open
-		var end string
-		switch src[i+1] {
-		case '{':
-			end = "}}"
-		case '%':
-			end = "%}"
-			if isRawTag(src[i:]) {
-				j := strings.Index(src[i+2:], "endraw")
-				if j < 0 {
-					return maskedOr(src, masked)
-				}
-				i += 2 + j
-				continue
-			}
-		case '#':
-			j := strings.Index(src[i+2:], "#}")
-			if j < 0 {
-				return maskedOr(src, masked)
-			}
-			i += 2 + j + 2
-			continue
+		end, next := tagOpen(src, i)
+		switch {
+		case next < 0:
+			return m.result()
+		case end == "":
+			i = next
 		default:
-			i++
-			continue
+			i = m.tag(i+2, end)
 		}
-		// inside a tag: skip strings, masking \\ pairs, until the end delimiter
-		i += 2
-		for i < len(src) && !strings.HasPrefix(src[i:], end) {
-			q := src[i]
-			if q != '\'' && q != '"' {
-				i++
-				continue
-			}
-			i++
-			for i < len(src) && src[i] != q {
-				if src[i] == '\\' && i+1 < len(src) {
-					if src[i+1] == '\\' {
-						if masked == nil {
-							masked = []byte(src)
-						}
-						masked[i], masked[i+1] = '_', '_'
-					}
-					i += 2
-					continue
-				}
-				i++
-			}
-			i++ // the closing quote
-		}
-		i += len(end)
 	}
-	return maskedOr(src, masked)
+	return m.result()
 }
 
-func maskedOr(src string, masked []byte) string {
-	if masked == nil {
-		return src
+// tagOpen reads what starts at src[i], a "{" with a character after it: for
+// an output or statement tag, its end delimiter; otherwise (a raw block, a
+// comment, a lone "{") the index to go on from, -1 when the text ends inside.
+func tagOpen(src string, i int) (end string, next int) {
+	switch src[i+1] {
+	case '{':
+		return "}}", i
+	case '%':
+		if !isRawTag(src[i:]) {
+			return "%}", i
+		}
+		j := strings.Index(src[i+2:], "endraw")
+		if j < 0 {
+			return "", -1
+		}
+		return "", i + 2 + j
+	case '#':
+		j := strings.Index(src[i+2:], "#}")
+		if j < 0 {
+			return "", -1
+		}
+		return "", i + 2 + j + 2
 	}
-	return string(masked)
+	return "", i + 1
+}
+
+// masker is lexSource's copy of src with the \\ pairs of string literals
+// masked, made on the first one.
+type masker struct {
+	src    string
+	masked []byte
+}
+
+// tag skips a tag's inside from i to the end delimiter, masking in its string
+// literals, and returns the index after the delimiter.
+func (m *masker) tag(i int, end string) int {
+	for i < len(m.src) && !strings.HasPrefix(m.src[i:], end) {
+		if q := m.src[i]; q == '\'' || q == '"' {
+			i = m.literal(i+1, q)
+		} else {
+			i++
+		}
+	}
+	return i + len(end)
+}
+
+// literal skips a string literal from i, after its opening quote q, masking
+// its \\ pairs, and returns the index after its closing quote.
+func (m *masker) literal(i int, q byte) int {
+	for i < len(m.src) && m.src[i] != q {
+		if m.src[i] == '\\' && i+1 < len(m.src) {
+			if m.src[i+1] == '\\' {
+				if m.masked == nil {
+					m.masked = []byte(m.src)
+				}
+				m.masked[i], m.masked[i+1] = '_', '_'
+			}
+			i += 2
+			continue
+		}
+		i++
+	}
+	return i + 1 // the closing quote
+}
+
+// result is the masked text, or src when nothing was masked.
+func (m *masker) result() string {
+	if m.masked == nil {
+		return m.src
+	}
+	return string(m.masked)
 }
 
 // isRawTag reports whether s starts with a {% raw %} tag.

@@ -286,41 +286,9 @@ func (w *rewriter) visitT(v reflect.Value, ti *typeInfo) {
 	}
 	switch v.Kind() {
 	case reflect.Interface:
-		if v.IsNil() {
-			return
-		}
-		if v.CanSet() && ti.isNode {
-			if n, ok := w.node(v); ok {
-				if rep := w.replacement(n); rep != nil {
-					w.set(v, rep)
-				}
-			}
-		}
-		w.visit(v.Elem())
+		w.visitInterface(v, ti)
 	case reflect.Pointer:
-		if v.IsNil() || !w.seen.add(ti, v.Pointer()) {
-			return
-		}
-		x := v.Interface()
-		if w.inspect != nil {
-			w.inspect(x)
-			w.visitT(v.Elem(), ti.elem)
-			return
-		}
-		w.walked = append(w.walked, x)
-		if c, ok := x.(*nodes.Call); ok && c.Parent == nil {
-			// (x | f).method(): gonja's parser sets the object of a method call
-			// only for names and getters, not for a parenthesised expression
-			if g, ok := c.Func.(*nodes.GetAttribute); ok && g.Attribute != "" {
-				c.Parent = g.Node
-			}
-		}
-		if !w.strict {
-			if g, ok := x.(*nodes.GetAttribute); ok && g.Attribute != "" {
-				g.Node = orEmpty(g.Node)
-			}
-		}
-		w.visitT(v.Elem(), ti.elem)
+		w.visitPointer(v, ti)
 	case reflect.Struct:
 		for _, f := range ti.fields {
 			w.visitT(writable(v.Field(f.i)), f.ti)
@@ -330,25 +298,81 @@ func (w *rewriter) visitT(v reflect.Value, ti *typeInfo) {
 			w.visitT(writable(v.Index(i)), ti.elem)
 		}
 	case reflect.Map:
-		iter := v.MapRange()
-		type kv struct{ k, v reflect.Value }
-		var todo []kv
-		for iter.Next() {
-			todo = append(todo, kv{iter.Key(), iter.Value()})
+		w.visitMap(v, ti)
+	}
+}
+
+// visitInterface replaces the node an interface field holds, then visits it.
+func (w *rewriter) visitInterface(v reflect.Value, ti *typeInfo) {
+	if v.IsNil() {
+		return
+	}
+	if v.CanSet() && ti.isNode {
+		if n, ok := w.node(v); ok {
+			if rep := w.replacement(n); rep != nil {
+				w.set(v, rep)
+			}
 		}
-		for _, e := range todo {
-			val, vti := e.v, ti.elem
-			if val.Kind() == reflect.Interface && !val.IsNil() && vti.isNode {
-				if n, ok := val.Elem().Interface().(nodes.Node); ok {
-					if rep := w.replacement(n); rep != nil && w.assignable(reflect.TypeOf(rep), v.Type().Elem()) {
-						v.SetMapIndex(e.k, reflect.ValueOf(rep))
-						val = reflect.ValueOf(rep)
-						vti = typeInfoOf(val.Type())
-					}
+	}
+	w.visit(v.Elem())
+}
+
+// visitPointer visits what v points to, once: it records the node as walked
+// and mends it (fixNode) first.
+func (w *rewriter) visitPointer(v reflect.Value, ti *typeInfo) {
+	if v.IsNil() || !w.seen.add(ti, v.Pointer()) {
+		return
+	}
+	x := v.Interface()
+	if w.inspect != nil {
+		w.inspect(x)
+		w.visitT(v.Elem(), ti.elem)
+		return
+	}
+	w.walked = append(w.walked, x)
+	w.fixNode(x)
+	w.visitT(v.Elem(), ti.elem)
+}
+
+// fixNode mends a node in place: the object of a method call on a
+// parenthesised expression, and (outside strict mode) the chainable
+// undefined of an attribute's object.
+func (w *rewriter) fixNode(x any) {
+	if c, ok := x.(*nodes.Call); ok && c.Parent == nil {
+		// (x | f).method(): gonja's parser sets the object of a method call
+		// only for names and getters, not for a parenthesised expression
+		if g, ok := c.Func.(*nodes.GetAttribute); ok && g.Attribute != "" {
+			c.Parent = g.Node
+		}
+	}
+	if !w.strict {
+		if g, ok := x.(*nodes.GetAttribute); ok && g.Attribute != "" {
+			g.Node = orEmpty(g.Node)
+		}
+	}
+}
+
+// visitMap replaces the nodes a map's values hold, then visits them. The
+// entries are read before any is replaced.
+func (w *rewriter) visitMap(v reflect.Value, ti *typeInfo) {
+	iter := v.MapRange()
+	type kv struct{ k, v reflect.Value }
+	var todo []kv
+	for iter.Next() {
+		todo = append(todo, kv{iter.Key(), iter.Value()})
+	}
+	for _, e := range todo {
+		val, vti := e.v, ti.elem
+		if val.Kind() == reflect.Interface && !val.IsNil() && vti.isNode {
+			if n, ok := val.Elem().Interface().(nodes.Node); ok {
+				if rep := w.replacement(n); rep != nil && w.assignable(reflect.TypeOf(rep), v.Type().Elem()) {
+					v.SetMapIndex(e.k, reflect.ValueOf(rep))
+					val = reflect.ValueOf(rep)
+					vti = typeInfoOf(val.Type())
 				}
 			}
-			w.visitT(val, vti)
 		}
+		w.visitT(val, vti)
 	}
 }
 
@@ -382,53 +406,65 @@ func (w *rewriter) replacement(n nodes.Node) nodes.Node {
 	if rep, ok := w.replaced[nodeKey(n)]; ok {
 		return rep
 	}
-	var rep nodes.Node
-	switch x := n.(type) {
-	case *nodes.Output:
-		o := &outputNode{n: x}
-		*w.compilers = append(*w.compilers, o)
-		rep = &nodes.ControlStructureBlock{Location: x.Start, Name: "output", ControlStructure: o}
-	case *nodes.Data:
-		rep = &nodes.ControlStructureBlock{Location: x.Data, Name: "data", ControlStructure: &dataNode{loc: x.Data, text: dataText(x)}}
-	case *nodes.BinaryExpression:
-		name := ""
-		switch x.Operator.Token.Type {
-		case tokens.Addition:
-			name = opAdd
-		case tokens.Multiply:
-			name = opMul
-		case tokens.Tilde:
-			name = opConcat
-		case tokens.Modulo:
-			name = opMod
-		case tokens.Power:
-			name = opPow
-		case tokens.Division:
-			name = opDiv
-		case tokens.FloorDivision:
-			name = opFloorDiv
-		}
-		if name != "" {
-			rep = internalCall(name, x.Operator.Token, x.Left, x.Right)
-		}
-	case *nodes.Call:
-		if f, ok := x.Func.(*nodes.Name); ok && f.Name.Val == opCond && len(x.Args) >= 2 {
-			rep = condNode(w.itemOp(), x)
-		}
-	case *nodes.GetItem:
-		if x.Arg != nil {
-			rep = internalCall(w.itemOp(), x.Location, x.Node, x.Arg)
-		}
-	case *nodes.GetAttribute:
-		if x.Attribute == "" {
-			idx := &nodes.Integer{Location: x.Location, Val: x.Index}
-			rep = internalCall(w.itemOp(), x.Location, x.Node, idx)
-		}
-	}
+	rep := w.replace(n)
 	if rep != nil {
 		w.replaced[nodeKey(n)] = rep
 	}
 	return rep
+}
+
+// replace builds n's replacement: our output and data nodes, internal calls
+// for the operators and indexing with Python's semantics, and conditional
+// expressions; nil to keep n.
+func (w *rewriter) replace(n nodes.Node) nodes.Node {
+	switch x := n.(type) {
+	case *nodes.Output:
+		o := &outputNode{n: x}
+		*w.compilers = append(*w.compilers, o)
+		return &nodes.ControlStructureBlock{Location: x.Start, Name: "output", ControlStructure: o}
+	case *nodes.Data:
+		return &nodes.ControlStructureBlock{Location: x.Data, Name: "data", ControlStructure: &dataNode{loc: x.Data, text: dataText(x)}}
+	case *nodes.BinaryExpression:
+		if name := binaryOp(x.Operator.Token.Type); name != "" {
+			return internalCall(name, x.Operator.Token, x.Left, x.Right)
+		}
+	case *nodes.Call:
+		if f, ok := x.Func.(*nodes.Name); ok && f.Name.Val == opCond && len(x.Args) >= 2 {
+			return condNode(w.itemOp(), x)
+		}
+	case *nodes.GetItem:
+		if x.Arg != nil {
+			return internalCall(w.itemOp(), x.Location, x.Node, x.Arg)
+		}
+	case *nodes.GetAttribute:
+		if x.Attribute == "" {
+			idx := &nodes.Integer{Location: x.Location, Val: x.Index}
+			return internalCall(w.itemOp(), x.Location, x.Node, idx)
+		}
+	}
+	return nil
+}
+
+// binaryOp names the internal call that evaluates a binary operator with
+// Python's semantics; "" for an operator gonja evaluates.
+func binaryOp(t tokens.Type) string {
+	switch t {
+	case tokens.Addition:
+		return opAdd
+	case tokens.Multiply:
+		return opMul
+	case tokens.Tilde:
+		return opConcat
+	case tokens.Modulo:
+		return opMod
+	case tokens.Power:
+		return opPow
+	case tokens.Division:
+		return opDiv
+	case tokens.FloorDivision:
+		return opFloorDiv
+	}
+	return ""
 }
 
 func (w *rewriter) itemOp() string {

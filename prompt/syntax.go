@@ -62,22 +62,9 @@ func (ps *parseState) prelex(cfg *config.Config) *SyntaxError {
 	ps.lexed = lexSource(ps.src)
 	st, n := lexAll(ps.lexed, cfg)
 	ps.toks = make([]*tokens.Token, 0, n)
-	var (
-		prev       *tokens.Token
-		inTag      bool
-		tagTokens  int
-		tagStart   int
-		brackets   int
-		blocks     int
-		afterBegin bool // the previous token opened a block tag
-		setBlock   = -1 // offset of a pending {% set %} that may be a block set
-		setAssign  bool
-	)
-	for {
-		t := st.Current()
-		if t == nil {
-			break
-		}
+	var prev *tokens.Token
+	nest := nesting{setBlock: -1}
+	for t := st.Current(); t != nil; t = st.Current() {
 		ps.toks = append(ps.toks, t)
 		switch t.Type {
 		case tokens.Error:
@@ -86,62 +73,95 @@ func (ps *parseState) prelex(cfg *config.Config) *SyntaxError {
 		case tokens.EOF:
 			ps.namesDone = true
 			return nil
-		case tokens.BlockBegin, tokens.VariableBegin:
-			if t.Type == tokens.BlockBegin {
-				ps.blockStarts = append(ps.blockStarts, t.Pos)
-				afterBegin = true
-			}
-			inTag, tagTokens, tagStart, brackets = true, 0, t.Pos, 0
-			st.Next()
-			prev = t
-			continue
-		case tokens.BlockEnd, tokens.VariableEnd:
-			if setBlock >= 0 && !setAssign {
-				blocks++ // {% set x %} … {% endset %}
-				if blocks > MaxNesting {
-					return ps.errAt(setBlock, fmt.Sprintf("blocks nested more than %d deep", MaxNesting))
-				}
-			}
-			setBlock, setAssign, inTag = -1, false, false
+		case tokens.BlockBegin:
+			ps.blockStarts = append(ps.blockStarts, t.Pos)
 		case tokens.Name:
 			if ps.names == nil {
 				ps.names = make(map[string]struct{})
 			}
 			ps.names[t.Val] = struct{}{}
-			if afterBegin {
-				switch {
-				case t.Val == "set":
-					setBlock, setAssign = tagStart, false
-				case blockOpeners[t.Val]:
-					blocks++
-					if blocks > MaxNesting {
-						return ps.errAt(tagStart, fmt.Sprintf("blocks nested more than %d deep", MaxNesting))
-					}
-				case strings.HasPrefix(t.Val, "end") && blocks > 0:
-					blocks--
-				}
-			}
-		case tokens.Assign:
-			setAssign = true
-		case tokens.LeftParenthesis, tokens.LeftBracket, tokens.LeftBrace:
-			brackets++
-			if brackets > MaxNesting {
-				return ps.errAt(t.Pos, fmt.Sprintf("brackets nested more than %d deep", MaxNesting))
-			}
-		case tokens.RightParenthesis, tokens.RightBracket, tokens.RightBrace:
-			brackets--
 		}
-		afterBegin = false
-		if inTag {
-			tagTokens++
-			if tagTokens > MaxTagTokens {
-				return ps.errAt(tagStart, fmt.Sprintf("tag has more than %d tokens", MaxTagTokens))
-			}
+		if pos, msg := nest.token(t); msg != "" {
+			return ps.errAt(pos, msg)
 		}
 		prev = t
 		st.Next()
 	}
 	return nil
+}
+
+// nesting follows how deep the lexed tokens go: blocks, brackets, and the
+// tokens of one tag.
+type nesting struct {
+	inTag      bool
+	tagTokens  int
+	tagStart   int
+	brackets   int
+	blocks     int
+	afterBegin bool // the previous token opened a block tag
+	setBlock   int  // offset of a pending {% set %} that may be a block set, or -1
+	setAssign  bool
+}
+
+// token takes the next token; msg is not "" when the template goes deeper
+// than the limits allow, at pos.
+func (n *nesting) token(t *tokens.Token) (pos int, msg string) {
+	switch t.Type {
+	case tokens.BlockBegin, tokens.VariableBegin:
+		if t.Type == tokens.BlockBegin {
+			n.afterBegin = true
+		}
+		n.inTag, n.tagTokens, n.tagStart, n.brackets = true, 0, t.Pos, 0
+		return 0, ""
+	case tokens.BlockEnd, tokens.VariableEnd:
+		if n.setBlock >= 0 && !n.setAssign {
+			n.blocks++ // {% set x %} … {% endset %}
+			if n.blocks > MaxNesting {
+				return n.setBlock, fmt.Sprintf("blocks nested more than %d deep", MaxNesting)
+			}
+		}
+		n.setBlock, n.setAssign, n.inTag = -1, false, false
+	case tokens.Name:
+		if pos, msg := n.name(t.Val); msg != "" {
+			return pos, msg
+		}
+	case tokens.Assign:
+		n.setAssign = true
+	case tokens.LeftParenthesis, tokens.LeftBracket, tokens.LeftBrace:
+		n.brackets++
+		if n.brackets > MaxNesting {
+			return t.Pos, fmt.Sprintf("brackets nested more than %d deep", MaxNesting)
+		}
+	case tokens.RightParenthesis, tokens.RightBracket, tokens.RightBrace:
+		n.brackets--
+	}
+	n.afterBegin = false
+	if n.inTag {
+		n.tagTokens++
+		if n.tagTokens > MaxTagTokens {
+			return n.tagStart, fmt.Sprintf("tag has more than %d tokens", MaxTagTokens)
+		}
+	}
+	return 0, ""
+}
+
+// name takes a name token: right after "{%" it may open or close a block.
+func (n *nesting) name(v string) (pos int, msg string) {
+	if !n.afterBegin {
+		return 0, ""
+	}
+	switch {
+	case v == "set":
+		n.setBlock, n.setAssign = n.tagStart, false
+	case blockOpeners[v]:
+		n.blocks++
+		if n.blocks > MaxNesting {
+			return n.tagStart, fmt.Sprintf("blocks nested more than %d deep", MaxNesting)
+		}
+	case strings.HasPrefix(v, "end") && n.blocks > 0:
+		n.blocks--
+	}
+	return 0, ""
 }
 
 // lexerTrap returns the offset of the first place where gonja's lexer would

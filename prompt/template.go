@@ -13,8 +13,6 @@ import (
 	"github.com/nikolalohinski/gonja/v2/nodes"
 	"github.com/nikolalohinski/gonja/v2/parser"
 	"github.com/nikolalohinski/gonja/v2/tokens"
-
-	"github.com/cogloop/cogloop/internal/perf"
 )
 
 // Options tune how templates parse and render.
@@ -113,18 +111,27 @@ func Parse(name, src string, opts Options) (t *Template, err error) {
 	if err != nil {
 		return nil, ps.syntaxError(err)
 	}
+	t.compile(ps, root, cfg, opts.Strict)
+	t.tpl, t.root, t.cfg, t.warns = env.tpl, root, cfg, ps.warnings
+	t.hint.Store(int64(len(norm) + len(norm)/2 + 64))
+	return t, nil
+}
+
+// compile prepares gonja's parsed tree for rendering: the sandbox's rewrite,
+// then the shortcuts (the single expression, the plan, the names a render
+// binds).
+func (t *Template) compile(ps *parseState, root *nodes.Template, cfg *config.Config, strict bool) {
 	if out := singleExpression(root); out != nil {
 		t.single = &outputNode{n: out}
 		ps.compilers = append(ps.compilers, t.single)
 	}
-	t.walked = rewrite(root, ps, opts.Strict)
+	t.walked = rewrite(root, ps, strict)
 	if plan, ok := compilePlan(root.Nodes); ok && !cfg.AutoEscape {
 		t.plan = plan
 		if t.single != nil && t.single.n.Condition == nil {
 			t.planSingle = compileExpr(t.single.n.Expression)
 		}
 	}
-	t.tpl, t.root, t.cfg, t.warns = env.tpl, root, cfg, ps.warnings
 	if ps.namesDone && ps.lexErrPos < 0 && !noSelectiveBind {
 		t.names = make([]string, 0, len(ps.names))
 		for name := range ps.names {
@@ -132,8 +139,6 @@ func Parse(name, src string, opts Options) (t *Template, err error) {
 		}
 		sort.Strings(t.names)
 	}
-	t.hint.Store(int64(len(norm) + len(norm)/2 + 64))
-	return t, nil
 }
 
 // singleExpression returns the output tag of a template that is exactly one
@@ -178,7 +183,7 @@ func (t *Template) Render(d Data) (string, error) {
 }
 
 func (t *Template) render(d Data) (out string, err error) {
-	if t.plan != nil && !perf.Off(perf.FastRender) {
+	if t.plan != nil {
 		if out, ok := t.runPlan(d); ok {
 			t.noteSize(len(out))
 			return out, nil
@@ -213,7 +218,7 @@ func (t *Template) Eval(d Data) (v any, err error) {
 	if t.single == nil {
 		return t.Render(d)
 	}
-	if t.planSingle != nil && !perf.Off(perf.FastRender) {
+	if t.planSingle != nil {
 		if v, ok := t.evalPlan(d); ok {
 			return v, nil
 		}

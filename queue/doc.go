@@ -60,7 +60,7 @@
 // # Imports
 //
 // It imports agents, agents/event, agents/load, agents/spend, cogloop,
-// internal/backoff, internal/values, memory, memory/redis and orchestrator.
+// internal/backoff, internal/pyvalue, memory, memory/redis and orchestrator.
 //
 // [asynq]: https://github.com/hibiken/asynq
 package queue

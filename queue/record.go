@@ -10,7 +10,7 @@ import (
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/load"
-	"github.com/cogloop/cogloop/internal/values"
+	"github.com/cogloop/cogloop/internal/pyvalue"
 )
 
 // maxEvents caps the events a [Record] keeps (the last ones, across attempts).
@@ -97,8 +97,10 @@ func (r *recorder) observe(e event.Event) {
 	switch e.Kind {
 	case event.LoopStart:
 		lp := r.loop(e.Node)
-		lp.Max = int(values.Number(e.Data["max_loops"]))
-		if n := int(values.Number(e.Data["resumed_after"])); n > 0 {
+		maxLoops, _ := pyvalue.Number(e.Data["max_loops"])
+		lp.Max = int(maxLoops)
+		resumed, _ := pyvalue.Number(e.Data["resumed_after"])
+		if n := int(resumed); n > 0 {
 			lp.Pass = n
 			at := &r.rec.Attempts[len(r.rec.Attempts)-1]
 			if at.ResumedAfter == nil {
@@ -109,7 +111,8 @@ func (r *recorder) observe(e event.Event) {
 		flush = true
 	case event.LoopIteration:
 		lp := r.loop(e.Node)
-		s.Pass = int(values.Number(e.Data["loop_number"]))
+		pass, _ := pyvalue.Number(e.Data["loop_number"])
+		s.Pass = int(pass)
 		if e.Data["completed"] == true {
 			lp.Pass = s.Pass
 			if sc, ok := e.Data["score"].(float64); ok {

@@ -114,17 +114,7 @@ func property(path string, k *load.KeySpec) map[string]any {
 			map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
 		}}
 	case "int", "float":
-		typ := "integer"
-		if k.Kind == "float" {
-			typ = "number"
-		}
-		p = map[string]any{"type": typ}
-		if k.Min != nil {
-			p["minimum"] = *k.Min
-		}
-		if k.Max != nil {
-			p["maximum"] = *k.Max
-		}
+		p = numberProperty(k)
 	case "bool":
 		p = map[string]any{"type": "boolean"}
 	case "duration":
@@ -144,6 +134,22 @@ func property(path string, k *load.KeySpec) map[string]any {
 		p["deprecated"] = true
 		p["description"] = strings.TrimSpace("Accepted for OrKa compatibility and ignored " + k.Reason +
 			"; loads with a warning (an error under strict).")
+	}
+	return p
+}
+
+// numberProperty is the schema of an int or float key, with its bounds.
+func numberProperty(k *load.KeySpec) map[string]any {
+	typ := "integer"
+	if k.Kind == "float" {
+		typ = "number"
+	}
+	p := map[string]any{"type": typ}
+	if k.Min != nil {
+		p["minimum"] = *k.Min
+	}
+	if k.Max != nil {
+		p["maximum"] = *k.Max
 	}
 	return p
 }

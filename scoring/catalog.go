@@ -457,36 +457,7 @@ func (r *reader) parse(data []byte) *contextDef {
 		return nil
 	}
 	top, _ := r.fields(&doc, "preset file", "context", "aliases", "description", "criteria", "presets")
-	def := &contextDef{}
-	if f, ok := top["context"]; ok {
-		if name, ok := r.text(f, "context"); ok {
-			if !validName(name) {
-				r.errorf(f.val, "context %q must be a lower-case name (letters, digits, _)", name)
-			}
-			def.name, def.nameNode = name, f.val
-		}
-	} else {
-		r.errorf(yamlnode.Resolve(&doc), "preset file needs a context: the name presets are looked up by (loop_convergence, quality, ...)")
-	}
-	if f, ok := top["description"]; ok {
-		if s, ok := r.text(f, "description"); ok {
-			def.description = &s
-		}
-	}
-	if f, ok := top["aliases"]; ok {
-		def.aliases = r.aliases(f)
-	}
-	if f, ok := top["criteria"]; ok {
-		m, order := r.fields(f.val, "criteria")
-		for _, k := range order {
-			if !validKey(k) {
-				r.errorf(m[k].key, "criteria: %q is not of the form dimension.criterion (lower case, digits, _)", k)
-				continue
-			}
-			desc, _ := r.text(m[k], "criteria: "+k)
-			def.criteria = append(def.criteria, Criterion{Key: k, Description: desc})
-		}
-	}
+	def := r.header(&doc, top)
 	f, ok := top["presets"]
 	if !ok {
 		if def.nameNode != nil {
@@ -507,6 +478,42 @@ func (r *reader) parse(data []byte) *contextDef {
 	}
 	if def.name == "" {
 		return nil
+	}
+	return def
+}
+
+// header reads what a preset file says besides its presets: the context's
+// name, description, aliases and criteria.
+func (r *reader) header(doc *yaml.Node, top map[string]field) *contextDef {
+	def := &contextDef{}
+	if f, ok := top["context"]; ok {
+		if name, ok := r.text(f, "context"); ok {
+			if !validName(name) {
+				r.errorf(f.val, "context %q must be a lower-case name (letters, digits, _)", name)
+			}
+			def.name, def.nameNode = name, f.val
+		}
+	} else {
+		r.errorf(yamlnode.Resolve(doc), "preset file needs a context: the name presets are looked up by (loop_convergence, quality, ...)")
+	}
+	if f, ok := top["description"]; ok {
+		if s, ok := r.text(f, "description"); ok {
+			def.description = &s
+		}
+	}
+	if f, ok := top["aliases"]; ok {
+		def.aliases = r.aliases(f)
+	}
+	if f, ok := top["criteria"]; ok {
+		m, order := r.fields(f.val, "criteria")
+		for _, k := range order {
+			if !validKey(k) {
+				r.errorf(m[k].key, "criteria: %q is not of the form dimension.criterion (lower case, digits, _)", k)
+				continue
+			}
+			desc, _ := r.text(m[k], "criteria: "+k)
+			def.criteria = append(def.criteria, Criterion{Key: k, Description: desc})
+		}
 	}
 	return def
 }
@@ -551,17 +558,28 @@ func (r *reader) preset(context, level string, f field) (presetDef, bool) {
 		node:        f.key,
 		weightNodes: map[string]*yaml.Node{},
 	}
-	ok := true
 	if d, has := m["description"]; has {
 		pd.p.Description, _ = r.text(d, what+": description")
 	}
 	if d, has := m["instruction"]; has {
 		pd.p.Instruction, _ = r.text(d, what+": instruction")
 	}
+	ok := r.thresholds(pd.p, what, f, m)
+	wf, has := m["weights"]
+	if !has {
+		r.errorf(f.key, "%s: weights is missing (dimension.criterion: weight, summing to 1)", what)
+		return pd, false
+	}
+	return pd, r.weights(&pd, what, wf) && ok
+}
+
+// thresholds reads a preset's approved and needs_improvement into p.
+func (r *reader) thresholds(p *Preset, what string, f field, m map[string]field) bool {
+	ok := true
 	for _, t := range []struct {
 		key string
 		dst *float64
-	}{{"approved", &pd.p.Approved}, {"needs_improvement", &pd.p.NeedsImprovement}} {
+	}{{"approved", &p.Approved}, {"needs_improvement", &p.NeedsImprovement}} {
 		tf, has := m[t.key]
 		if !has {
 			r.errorf(f.key, "%s: %s is missing (a threshold between 0 and 1)", what, t.key)
@@ -573,21 +591,22 @@ func (r *reader) preset(context, level string, f field) (presetDef, bool) {
 		*t.dst = v
 	}
 	if ok {
-		if err := checkThresholds(pd.p.Approved, pd.p.NeedsImprovement); err != nil {
+		if err := checkThresholds(p.Approved, p.NeedsImprovement); err != nil {
 			r.errorf(m["needs_improvement"].key, "%s: %v", what, err)
 			ok = false
 		}
 	}
-	wf, has := m["weights"]
-	if !has {
-		r.errorf(f.key, "%s: weights is missing (dimension.criterion: weight, summing to 1)", what)
-		return pd, false
-	}
+	return ok
+}
+
+// weights reads a preset's weights into pd: each a dimension.criterion key,
+// summing to 1.
+func (r *reader) weights(pd *presetDef, what string, wf field) bool {
 	pd.weightsNode = wf.key
 	weights, order := r.fields(wf.val, what+": weights")
 	if len(order) == 0 {
 		r.errorf(wf.key, "%s: weights is empty", what)
-		return pd, false
+		return false
 	}
 	sum, good := 0.0, true
 	for _, k := range order {
@@ -615,7 +634,7 @@ func (r *reader) preset(context, level string, f field) (presetDef, bool) {
 		r.errorf(wf.key, "%s: weights sum to %s, not 1 (±%g)", what, fmtWeight(sum), SumTolerance)
 		good = false
 	}
-	return pd, ok && good
+	return good
 }
 
 // merge puts def over byName[def.name], checking weights against the merged

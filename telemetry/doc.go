@@ -35,5 +35,5 @@
 //
 // # Imports
 //
-// It imports agents/event, agents/fault and internal/values.
+// It imports agents/event, agents/fault and internal/pyvalue.
 package telemetry

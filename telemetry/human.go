@@ -8,7 +8,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/cogloop/cogloop/agents/event"
-	"github.com/cogloop/cogloop/internal/values"
 )
 
 // Attribute keys of people's answers: a run's status (waiting and paused
@@ -34,7 +33,7 @@ func (t *tracer) humanWait(e event.Event) {
 // humanAnswer records an answer as a span as long as the question waited.
 func (t *tracer) humanAnswer(e event.Event) {
 	parent := t.parent(e.Node+" ›", e.Time)
-	waited := time.Duration(values.Number(e.Data["waited_ms"])) * time.Millisecond
+	waited := time.Duration(number(e.Data["waited_ms"])) * time.Millisecond
 	by, _ := e.Data["answered_by"].(string)
 	attrs := []attribute.KeyValue{KeyNode.String(e.Node), KeyAgentID.String(e.Agent),
 		KeyHumanKind.String(fmt.Sprint(e.Data["kind"])), KeyHumanBy.String(by)}

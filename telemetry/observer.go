@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cogloop/cogloop/internal/values"
+	"github.com/cogloop/cogloop/internal/pyvalue"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
@@ -115,44 +115,20 @@ func (t *tracer) observe(e event.Event) {
 	case event.RunEnd:
 		t.endRun(e)
 	case event.AgentStart:
-		name := "agent " + e.Agent
-		if e.Type == "loop" {
-			name = "loop " + e.Agent
-		}
-		parent := t.parent(e.Node, e.Time)
-		ctx, s := t.tr.Start(parent.ctx, name, trace.WithTimestamp(e.Time), trace.WithAttributes(
-			KeyNode.String(e.Node), KeyAgentID.String(e.Agent), KeyAgentType.String(e.Type)))
-		t.open[e.Node] = append(t.open[e.Node], &span{Span: s, ctx: ctx, loop: e.Type == "loop"})
+		t.startAgent(e)
 	case event.AgentEnd:
-		s := t.pop(e.Node)
-		if s == nil {
-			return
-		}
-		t.endPasses(e.Node, e.Time)
-		if t.o.Content {
-			if e.Prompt != "" {
-				s.SetAttributes(KeyPrompt.String(e.Prompt))
-			}
-			if e.Response != "" {
-				s.SetAttributes(KeyResponse.String(e.Response))
-			}
-		}
-		if e.Usage != nil {
-			s.SetAttributes(KeyInputTokens.Int(e.Usage.PromptTokens), KeyOutputTokens.Int(e.Usage.CompletionTokens))
-		}
-		fail(s, e.Error)
-		s.End(trace.WithTimestamp(e.Time))
+		t.endAgent(e)
 	case event.LoopStart:
 		if s := t.top(e.Node); s != nil {
-			s.SetAttributes(KeyLoopMax.Int64(int64(values.Number(e.Data["max_loops"]))), KeyLoopThreshold.Float64(values.Number(e.Data["threshold"])))
+			s.SetAttributes(KeyLoopMax.Int64(int64(number(e.Data["max_loops"]))), KeyLoopThreshold.Float64(number(e.Data["threshold"])))
 		}
 	case event.LoopIteration:
 		t.endPass(e)
 	case event.LoopEnd:
 		if s := t.top(e.Node); s != nil {
 			s.SetAttributes(KeyLoopStopReason.String(fmt.Sprint(e.Data["stop_reason"])),
-				KeyLoopScore.Float64(values.Number(e.Data["final_score"])), KeyLoopBest.Float64(values.Number(e.Data["best_score"])),
-				KeyLoopPasses.Int64(int64(values.Number(e.Data["loops_completed"]))))
+				KeyLoopScore.Float64(number(e.Data["final_score"])), KeyLoopBest.Float64(number(e.Data["best_score"])),
+				KeyLoopPasses.Int64(int64(number(e.Data["loops_completed"]))))
 			fail(s, e.Error)
 		}
 	case event.ModelCall:
@@ -166,6 +142,42 @@ func (t *tracer) observe(e event.Event) {
 	case event.RunPause:
 		t.runSpan(e.Time).AddEvent("run.pause", trace.WithTimestamp(e.Time), trace.WithAttributes(KeyNode.String(e.Node)))
 	}
+}
+
+// startAgent opens an agent's span (a loop's, for a loop) under the span of
+// its parent node.
+func (t *tracer) startAgent(e event.Event) {
+	name := "agent " + e.Agent
+	if e.Type == "loop" {
+		name = "loop " + e.Agent
+	}
+	parent := t.parent(e.Node, e.Time)
+	ctx, s := t.tr.Start(parent.ctx, name, trace.WithTimestamp(e.Time), trace.WithAttributes(
+		KeyNode.String(e.Node), KeyAgentID.String(e.Agent), KeyAgentType.String(e.Type)))
+	t.open[e.Node] = append(t.open[e.Node], &span{Span: s, ctx: ctx, loop: e.Type == "loop"})
+}
+
+// endAgent ends the agent's span (and a loop's open pass spans), with its
+// prompt and response under Options.Content, its token usage and its error.
+func (t *tracer) endAgent(e event.Event) {
+	s := t.pop(e.Node)
+	if s == nil {
+		return
+	}
+	t.endPasses(e.Node, e.Time)
+	if t.o.Content {
+		if e.Prompt != "" {
+			s.SetAttributes(KeyPrompt.String(e.Prompt))
+		}
+		if e.Response != "" {
+			s.SetAttributes(KeyResponse.String(e.Response))
+		}
+	}
+	if e.Usage != nil {
+		s.SetAttributes(KeyInputTokens.Int(e.Usage.PromptTokens), KeyOutputTokens.Int(e.Usage.CompletionTokens))
+	}
+	fail(s, e.Error)
+	s.End(trace.WithTimestamp(e.Time))
 }
 
 // Attribute keys of a tool call's span (with Options.Content): its arguments
@@ -185,7 +197,7 @@ func (t *tracer) toolCall(e event.Event) {
 	id, _ := e.Data["id"].(string)
 	attrs := []attribute.KeyValue{semconv.GenAIOperationNameExecuteTool, semconv.GenAIToolName(tool),
 		semconv.GenAIToolCallID(id), semconv.GenAIToolType("function"), KeyNode.String(e.Node),
-		KeyAgentID.String(e.Agent), KeyToolRound.Int64(int64(values.Number(e.Data["round"])))}
+		KeyAgentID.String(e.Agent), KeyToolRound.Int64(int64(number(e.Data["round"])))}
 	if t.o.Content {
 		args, _ := e.Data["args"].(string)
 		attrs = append(attrs, KeyToolArgs.String(args), KeyToolResult.String(e.Response))
@@ -252,7 +264,7 @@ func (t *tracer) startPass(loop *span, path string, n int, at time.Time) *span {
 // endPass ends the pass a loop.iteration event reports, opening it first when
 // no agent ran in it.
 func (t *tracer) endPass(e event.Event) {
-	n := int(values.Number(e.Data["loop_number"]))
+	n := int(number(e.Data["loop_number"]))
 	path := fault.JoinPath(e.Node, "iteration "+strconv.Itoa(n))
 	s := t.pop(path)
 	if s == nil {
@@ -264,7 +276,7 @@ func (t *tracer) endPass(e event.Event) {
 		t.pop(path)
 	}
 	if v, ok := e.Data["score"]; ok {
-		s.SetAttributes(KeyLoopScore.Float64(values.Number(v)))
+		s.SetAttributes(KeyLoopScore.Float64(number(v)))
 	}
 	fail(s, e.Error)
 	s.End(trace.WithTimestamp(e.Time))
@@ -350,4 +362,10 @@ func passNumber(part string) (int, bool) {
 	}
 	n, err := strconv.Atoi(rest)
 	return n, err == nil && n > 0
+}
+
+// number reads a number of an event's data, 0 when it holds none.
+func number(v any) float64 {
+	f, _ := pyvalue.Number(v)
+	return f
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/retry"
+	"github.com/cogloop/cogloop/internal/pyvalue"
 	"github.com/cogloop/cogloop/internal/values"
 	"github.com/cogloop/cogloop/prompt"
 )
@@ -122,7 +123,7 @@ func (p payload) str(def string, keys ...string) string {
 func (p payload) num(def float64, keys ...string) float64 {
 	for _, k := range keys {
 		if v, ok := p[k]; ok && v != nil {
-			if f, err := strconv.ParseFloat(strings.TrimSpace(agents.Text(v)), 64); err == nil {
+			if f, ok := pyvalue.Number(v); ok {
 				return f
 			}
 		}

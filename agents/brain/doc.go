@@ -27,6 +27,6 @@
 //
 // # Imports
 //
-// It imports agents, agents/load, agents/retry, internal/values, memory and
-// prompt.
+// It imports agents, agents/load, agents/retry, internal/pyvalue,
+// internal/values, memory and prompt.
 package brain

@@ -14,6 +14,7 @@ import (
 	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/agents/retry"
 	"github.com/cogloop/cogloop/agents/spend"
+	"github.com/cogloop/cogloop/internal/pyvalue"
 	"github.com/cogloop/cogloop/prompt"
 )
 
@@ -125,13 +126,8 @@ func parseRatings(text string, n int) (map[int]float64, error) {
 		if err != nil || i < 1 || i > n {
 			continue
 		}
-		switch x := v.(type) {
-		case float64:
-			out[i] = clamp(x)
-		case string:
-			if f, err := strconv.ParseFloat(strings.TrimSpace(x), 64); err == nil {
-				out[i] = clamp(f)
-			}
+		if f, ok := pyvalue.Number(v); ok {
+			out[i] = clamp(f)
 		}
 	}
 	if len(out) == 0 {

@@ -23,6 +23,6 @@
 // # Imports
 //
 // It imports agents, agents/event, agents/fault, agents/llm, agents/load,
-// agents/retry, agents/secrets, agents/spend, internal/values, prompt and
-// scoring.
+// agents/retry, agents/secrets, agents/spend, internal/pyvalue,
+// internal/values, prompt and scoring.
 package validate

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cogloop/cogloop/internal/pyvalue"
 )
 
 // How a model's answer was read, from the most to the least reliable.
@@ -261,8 +263,8 @@ func verdict(v any, depth int) bool {
 			return true
 		}
 	case json.Number:
-		f, err := strconv.ParseFloat(x.String(), 64)
-		return err == nil && f > 0
+		f, ok := pyvalue.Number(x)
+		return ok && f > 0
 	case float64:
 		return x > 0
 	case int:

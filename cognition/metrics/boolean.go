@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cogloop/cogloop/cognition/internal/modeltext"
+	"github.com/cogloop/cogloop/internal/pyvalue"
 	"github.com/cogloop/cogloop/internal/values"
 )
 
@@ -91,7 +92,7 @@ func booleanLike(v any) bool {
 		f, err := x.Float64()
 		return err == nil && f != 0
 	}
-	f, ok := modeltext.Number(v)
+	f, ok := pyvalue.Finite(v)
 	return ok && f != 0
 }
 

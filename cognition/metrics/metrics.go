@@ -6,6 +6,7 @@ import (
 
 	"github.com/cogloop/cogloop/cognition"
 	"github.com/cogloop/cogloop/cognition/internal/modeltext"
+	"github.com/cogloop/cogloop/internal/pyvalue"
 	"github.com/cogloop/cogloop/internal/values"
 )
 
@@ -95,22 +96,7 @@ func textField(s, key string) (any, bool) {
 		}
 		j := from + i + len(key)
 		from = from + i + 1
-		if j < len(s) && (s[j] == '"' || s[j] == '\'') {
-			j++
-		}
-		j = skipPySpaceBytes(s, j)
-		if j >= len(s) || s[j] != ':' {
-			continue
-		}
-		j = skipPySpaceBytes(s, j+1)
-		if j < len(s) && (s[j] == '"' || s[j] == '\'') {
-			j++
-		}
-		k := j
-		for k < len(s) && !strings.ContainsRune("'\",$}\n\r", rune(s[k])) {
-			k++
-		}
-		v := modeltext.TrimSpace(s[j:k])
+		v := valueAfterKey(s, j)
 		if v == "" {
 			continue
 		}
@@ -122,6 +108,30 @@ func textField(s, key string) (any, bool) {
 		return v, true
 	}
 	return nil, false
+}
+
+// valueAfterKey reads ['"]?\s*:\s*['"]?([^'",$}]+) from s[j:] (j just past
+// the key), the value also ending at a line break; "" when there is none.
+func valueAfterKey(s string, j int) string {
+	j = skipQuote(s, j)
+	j = skipPySpaceBytes(s, j)
+	if j >= len(s) || s[j] != ':' {
+		return ""
+	}
+	j = skipQuote(s, skipPySpaceBytes(s, j+1))
+	k := j
+	for k < len(s) && !strings.ContainsRune("'\",$}\n\r", rune(s[k])) {
+		k++
+	}
+	return modeltext.TrimSpace(s[j:k])
+}
+
+// skipQuote steps over one quote at s[j], if there is one.
+func skipQuote(s string, j int) int {
+	if j < len(s) && (s[j] == '"' || s[j] == '\'') {
+		j++
+	}
+	return j
 }
 
 func skipPySpaceBytes(s string, i int) int {
@@ -157,19 +167,7 @@ func ReasoningQuality(results []cognition.Result) float64 {
 	if !ok {
 		return DefaultReasoningQuality
 	}
-	if s, ok := v.(string); ok {
-		if f, ok := modeltext.ParseFloat(modeltext.TrimSpace(s)); ok {
-			return f
-		}
-		return DefaultReasoningQuality
-	}
-	if n, ok := v.(json.Number); ok {
-		if f, ok := modeltext.ParseFloat(n.String()); ok {
-			return f
-		}
-		return DefaultReasoningQuality
-	}
-	if f, ok := modeltext.Number(v); ok {
+	if f, ok := pyvalue.Finite(v); ok {
 		return f
 	}
 	return DefaultReasoningQuality

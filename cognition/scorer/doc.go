@@ -51,5 +51,5 @@
 // # Imports
 //
 // It imports cognition, cognition/internal/modeltext, cognition/metrics,
-// internal/embedding and internal/values.
+// internal/embedding, internal/pyvalue and internal/values.
 package scorer

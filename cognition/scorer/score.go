@@ -9,6 +9,7 @@ import (
 	"github.com/cogloop/cogloop/cognition"
 	"github.com/cogloop/cogloop/cognition/internal/modeltext"
 	"github.com/cogloop/cogloop/internal/embedding"
+	"github.com/cogloop/cogloop/internal/pyvalue"
 	"github.com/cogloop/cogloop/internal/values"
 )
 
@@ -431,7 +432,7 @@ func number(v any, scale int) *reading {
 	case json.Number:
 		return parseReading(x.String(), scale)
 	}
-	f, ok := modeltext.Number(v)
+	f, ok := pyvalue.Finite(v)
 	if !ok {
 		return nil
 	}

@@ -21,59 +21,79 @@ func (r *scoreRun) booleanScore() (Score, bool) {
 		r.Warn(CodeScoreSkipped, "boolean_evaluations present but empty: boolean scoring skipped")
 		return Score{}, false
 	}
-	lister, _ := r.s.boolean.(metrics.CriteriaLister)
 	for _, res := range r.results {
 		m, ok := values.AsMap(res.Value)
 		if !ok {
 			continue
 		}
-		evals, hasEvals := m["boolean_evaluations"]
-		if hasEvals {
-			if em, ok := values.AsMap(evals); ok && metrics.IsValidBooleanStructure(em) {
-				if lister != nil {
-					if provided, total := coverage(em, lister.Criteria()); total == 0 || 2*provided < total {
-						r.Warn(CodeScoreSkipped, "agent %q: boolean_evaluations too sparse (%d of %d criteria): skipped", res.ID, provided, total)
-						continue
-					}
-				}
-				if v, ok := r.s.boolean.Score(em); ok {
-					return Score{Value: clamp01(v), Source: res.ID, Strategy: StrategyBoolean}, true
-				}
-				continue
+		if evals, has := m["boolean_evaluations"]; has {
+			sc, ok, handled := r.fromEvaluations(res.ID, m, evals)
+			if ok {
+				return sc, true
 			}
-			if vs, ok := m["validation_score"]; ok {
-				rd := validationScore(vs, r.s.scale)
-				if rd == nil {
-					r.Warn(CodeScoreSkipped, "agent %q: validation_score %q is not a number", res.ID, modeltext.Excerpt(values.Text(vs)))
-					continue
-				}
-				sc := Score{Source: res.ID, Field: "validation_score", Strategy: StrategyValidationScore, Raw: modeltext.Excerpt(values.Text(vs))}
-				if r.take(&sc, *rd) {
-					return sc, true
-				}
+			if handled {
 				continue
 			}
 		}
-		resp, ok := m["response"]
-		if !ok {
-			continue
+		if sc, ok := r.fromResponse(res.ID, m); ok {
+			return sc, true
 		}
-		var em map[string]any
-		if rm, ok := values.AsMap(resp); ok {
-			em = modeltext.LowerKeys(rm)
-			ok = metrics.IsValidBooleanStructure(em)
-			if !ok {
-				continue
-			}
-		} else {
-			text, _ := modeltext.Cap(values.Text(resp), r.Limits.MaxInput)
-			if em, ok = metrics.ParseBooleanEvaluations(text); !ok {
-				continue
+	}
+	return Score{}, false
+}
+
+// fromEvaluations scores a result's boolean_evaluations or, when they are not
+// a valid structure, its validation_score. handled is false when it has
+// neither, and the result's response is to be read.
+func (r *scoreRun) fromEvaluations(id string, m map[string]any, evals any) (sc Score, ok, handled bool) {
+	if em, ok := values.AsMap(evals); ok && metrics.IsValidBooleanStructure(em) {
+		if lister, _ := r.s.boolean.(metrics.CriteriaLister); lister != nil {
+			if provided, total := coverage(em, lister.Criteria()); total == 0 || 2*provided < total {
+				r.Warn(CodeScoreSkipped, "agent %q: boolean_evaluations too sparse (%d of %d criteria): skipped", id, provided, total)
+				return Score{}, false, true
 			}
 		}
 		if v, ok := r.s.boolean.Score(em); ok {
-			return Score{Value: clamp01(v), Source: res.ID, Strategy: StrategyBoolean}, true
+			return Score{Value: clamp01(v), Source: id, Strategy: StrategyBoolean}, true, true
 		}
+		return Score{}, false, true
+	}
+	vs, has := m["validation_score"]
+	if !has {
+		return Score{}, false, false
+	}
+	rd := validationScore(vs, r.s.scale)
+	if rd == nil {
+		r.Warn(CodeScoreSkipped, "agent %q: validation_score %q is not a number", id, modeltext.Excerpt(values.Text(vs)))
+		return Score{}, false, true
+	}
+	sc = Score{Source: id, Field: "validation_score", Strategy: StrategyValidationScore, Raw: modeltext.Excerpt(values.Text(vs))}
+	if r.take(&sc, *rd) {
+		return sc, true, true
+	}
+	return Score{}, false, true
+}
+
+// fromResponse scores the boolean evaluations of a result's response: a
+// mapping, or text that parses as one.
+func (r *scoreRun) fromResponse(id string, m map[string]any) (Score, bool) {
+	resp, ok := m["response"]
+	if !ok {
+		return Score{}, false
+	}
+	var em map[string]any
+	if rm, ok := values.AsMap(resp); ok {
+		if em = modeltext.LowerKeys(rm); !metrics.IsValidBooleanStructure(em) {
+			return Score{}, false
+		}
+	} else {
+		text, _ := modeltext.Cap(values.Text(resp), r.Limits.MaxInput)
+		if em, ok = metrics.ParseBooleanEvaluations(text); !ok {
+			return Score{}, false
+		}
+	}
+	if v, ok := r.s.boolean.Score(em); ok {
+		return Score{Value: clamp01(v), Source: id, Strategy: StrategyBoolean}, true
 	}
 	return Score{}, false
 }

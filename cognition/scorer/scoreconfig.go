@@ -155,28 +155,60 @@ func NewScorer(cfg ScoreConfig) (*Scorer, error) {
 	}
 	s.highPriority = append([]string(nil), s.highPriority...)
 
-	var errs []error
+	pc := &patternCompiler{s: s, opts: cognition.PatternOptions{Limits: s.limits}}
 	switch cfg.Scale {
 	case ScaleDefault, ScaleFraction, ScaleTen, ScaleHundred:
 	default:
-		errs = append(errs, &cognition.FieldError{Field: "score_scale", Err: fmt.Errorf("score_scale must be 1, 10 or 100, not %d", cfg.Scale)})
+		pc.errs = append(pc.errs, &cognition.FieldError{Field: "score_scale", Err: fmt.Errorf("score_scale must be 1, 10 or 100, not %d", cfg.Scale)})
 	}
-	opts := cognition.PatternOptions{Limits: s.limits}
-	builtin := true
-	compile := func(field, expr string) *cognition.Pattern {
-		p, err := cognition.CompileOptions(expr, opts)
-		if err != nil {
-			errs = append(errs, &cognition.FieldError{Field: field, Err: err})
+	s.buildStrategies(cfg, pc)
+	for _, st := range s.strategies {
+		if st.kind == StrategyPattern {
+			s.hpPatterns = append(s.hpPatterns, st.patterns...)
 		}
-		if p != nil && !builtin {
-			for _, l := range p.Lint(true) {
-				s.lints = append(s.lints, &cognition.FieldError{Field: field, Err: l})
-			}
-		}
-		return p
 	}
+	s.akPatterns = s.hpPatterns
+	pc.builtin = true
+	if len(s.hpPatterns) == 0 {
+		for _, expr := range highPriorityPatterns {
+			s.hpPatterns = append(s.hpPatterns, pc.compile("built-in pattern", expr))
+		}
+		for _, expr := range agentKeyPatterns {
+			s.akPatterns = append(s.akPatterns, pc.compile("built-in pattern", expr))
+		}
+	}
+	if len(pc.errs) > 0 {
+		return nil, errors.Join(pc.errs...)
+	}
+	s.tried = s.describe()
+	return s, nil
+}
 
-	builtin = false
+// patternCompiler compiles a scorer's patterns, collecting their errors and,
+// for patterns the user wrote (not builtin), their lints.
+type patternCompiler struct {
+	s       *Scorer
+	opts    cognition.PatternOptions
+	builtin bool
+	errs    []error
+}
+
+func (pc *patternCompiler) compile(field, expr string) *cognition.Pattern {
+	p, err := cognition.CompileOptions(expr, pc.opts)
+	if err != nil {
+		pc.errs = append(pc.errs, &cognition.FieldError{Field: field, Err: err})
+	}
+	if p != nil && !pc.builtin {
+		for _, l := range p.Lint(true) {
+			pc.s.lints = append(pc.s.lints, &cognition.FieldError{Field: field, Err: l})
+		}
+	}
+	return p
+}
+
+// buildStrategies sets the scorer's strategies: the deprecated single
+// pattern or key, the built-in patterns, or the configured strategies.
+func (s *Scorer) buildStrategies(cfg ScoreConfig, pc *patternCompiler) {
 	switch {
 	case cfg.ExtractionPattern != "" || cfg.ExtractionKey != "":
 		if cfg.Strategies != nil || cfg.AgreementFallback {
@@ -187,49 +219,28 @@ func NewScorer(cfg ScoreConfig) (*Scorer, error) {
 			s.strategies = append(s.strategies, strategy{kind: StrategyDirectKey, key: cfg.ExtractionKey})
 		}
 		if cfg.ExtractionPattern != "" {
-			if p := compile("score_extraction_pattern", cfg.ExtractionPattern); p != nil {
+			if p := pc.compile("score_extraction_pattern", cfg.ExtractionPattern); p != nil {
 				s.strategies = append(s.strategies, strategy{kind: StrategyPattern, patterns: []*cognition.Pattern{p}})
 			}
 		}
 	case cfg.Strategies == nil:
-		builtin = true
+		pc.builtin = true
 		st := strategy{kind: StrategyPattern}
 		for i, expr := range defaultPatterns {
-			st.patterns = append(st.patterns, compile(fmt.Sprintf("default pattern %d", i), expr))
+			st.patterns = append(st.patterns, pc.compile(fmt.Sprintf("default pattern %d", i), expr))
 		}
 		s.strategies = []strategy{st}
 	default:
 		for i, c := range cfg.Strategies {
 			field := fmt.Sprintf("score_extraction_config.strategies[%d]", i)
-			st, err := buildStrategy(field, c, compile)
+			st, err := buildStrategy(field, c, pc.compile)
 			if err != nil {
-				errs = append(errs, err)
+				pc.errs = append(pc.errs, err)
 				continue
 			}
 			s.strategies = append(s.strategies, st)
 		}
 	}
-
-	for _, st := range s.strategies {
-		if st.kind == StrategyPattern {
-			s.hpPatterns = append(s.hpPatterns, st.patterns...)
-		}
-	}
-	s.akPatterns = s.hpPatterns
-	builtin = true
-	if len(s.hpPatterns) == 0 {
-		for _, expr := range highPriorityPatterns {
-			s.hpPatterns = append(s.hpPatterns, compile("built-in pattern", expr))
-		}
-		for _, expr := range agentKeyPatterns {
-			s.akPatterns = append(s.akPatterns, compile("built-in pattern", expr))
-		}
-	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	s.tried = s.describe()
-	return s, nil
 }
 
 func buildStrategy(field string, c Strategy, compile func(field, expr string) *cognition.Pattern) (strategy, error) {

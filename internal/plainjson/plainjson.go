@@ -270,41 +270,47 @@ func (d *decoder) next(closing byte) (done bool, err error) {
 // written as a whole number (no fraction, no exponent).
 func (d *decoder) numberEnd() (end int, whole bool, err error) {
 	i := d.i
-	digits := func() int {
-		start := i
-		for i < len(d.data) && d.data[i] >= '0' && d.data[i] <= '9' {
-			i++
-		}
-		return i - start
-	}
-	if i < len(d.data) && d.data[i] == '-' {
+	if d.at(i, '-') {
 		i++
 	}
-	switch {
-	case i < len(d.data) && d.data[i] == '0':
+	if d.at(i, '0') {
 		i++
-	case digits() == 0:
-		return 0, false, &SyntaxError{Msg: "expected a digit", Offset: i}
+	} else if i, err = d.digits(i, "expected a digit"); err != nil {
+		return 0, false, err
 	}
 	whole = true
-	if i < len(d.data) && d.data[i] == '.' {
-		i++
+	if d.at(i, '.') {
 		whole = false
-		if digits() == 0 {
-			return 0, false, &SyntaxError{Msg: "expected a digit after '.'", Offset: i}
+		if i, err = d.digits(i+1, "expected a digit after '.'"); err != nil {
+			return 0, false, err
 		}
 	}
-	if i < len(d.data) && (d.data[i] == 'e' || d.data[i] == 'E') {
-		i++
+	if d.at(i, 'e') || d.at(i, 'E') {
 		whole = false
-		if i < len(d.data) && (d.data[i] == '+' || d.data[i] == '-') {
+		if i++; d.at(i, '+') || d.at(i, '-') {
 			i++
 		}
-		if digits() == 0 {
-			return 0, false, &SyntaxError{Msg: "expected a digit in the exponent", Offset: i}
+		if i, err = d.digits(i, "expected a digit in the exponent"); err != nil {
+			return 0, false, err
 		}
 	}
 	return i, whole, nil
+}
+
+// at reports whether the byte at i is c.
+func (d *decoder) at(i int, c byte) bool { return i < len(d.data) && d.data[i] == c }
+
+// digits returns the index after the ASCII digits that start at i, or the
+// error msg at i when there is none.
+func (d *decoder) digits(i int, msg string) (int, error) {
+	start := i
+	for i < len(d.data) && d.data[i] >= '0' && d.data[i] <= '9' {
+		i++
+	}
+	if i == start {
+		return 0, &SyntaxError{Msg: msg, Offset: i}
+	}
+	return i, nil
 }
 
 // number is agents.Plain's reading of a json.Number: int when
@@ -508,29 +514,7 @@ func (d *decoder) skip(depth int) error {
 	}
 	switch c := d.data[d.i]; {
 	case c == '{' || c == '[':
-		if depth+1 > maxDepth {
-			return d.errorf("nested too deeply")
-		}
-		closing := byte('}')
-		if c == '[' {
-			closing = ']'
-		}
-		if d.open(closing) {
-			return nil
-		}
-		for {
-			if c == '{' {
-				if _, err := d.key(false); err != nil {
-					return err
-				}
-			}
-			if err := d.skip(depth + 1); err != nil {
-				return err
-			}
-			if done, err := d.next(closing); done || err != nil {
-				return err
-			}
-		}
+		return d.skipContainer(c, depth)
 	case c == '"':
 		return d.skipStr()
 	case c == '-' || c >= '0' && c <= '9':
@@ -545,6 +529,34 @@ func (d *decoder) skip(depth int) error {
 		return d.literal("null")
 	default:
 		return d.errorf("unexpected %q", c)
+	}
+}
+
+// skipContainer checks the object or array opened by c at d.i and moves past
+// it without building it.
+func (d *decoder) skipContainer(c byte, depth int) error {
+	if depth+1 > maxDepth {
+		return d.errorf("nested too deeply")
+	}
+	closing := byte('}')
+	if c == '[' {
+		closing = ']'
+	}
+	if d.open(closing) {
+		return nil
+	}
+	for {
+		if c == '{' {
+			if _, err := d.key(false); err != nil {
+				return err
+			}
+		}
+		if err := d.skip(depth + 1); err != nil {
+			return err
+		}
+		if done, err := d.next(closing); done || err != nil {
+			return err
+		}
 	}
 }
 

@@ -1,7 +1,9 @@
 // Package pyvalue is cogloop's one home for Python's value semantics on the
 // decoded values workflows carry (nil, bool, numbers, strings, lists,
 // mappings): str(), repr() with Python's string escaping, float formatting
-// (repr(float)), truthiness, and float() reading of text.
+// (repr(float)), truthiness, and float(): [Number] is the one place a
+// decoded value or a text becomes a number ([Finite] without NaN and the
+// infinities).
 //
 // Templates (prompt), the loop's past_loops_metadata (loopnode), cognition's
 // metrics and the validators read values through it, so a value prints and

@@ -261,33 +261,45 @@ func WriteQuoted(b *strings.Builder, s string) {
 	}
 	b.WriteByte(q)
 	for i := 0; i < len(s); {
+		if c := s[i]; c >= 0x20 && c < 0x7f && c != '\\' && c != q { // printable ASCII stands for itself
+			b.WriteByte(c)
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
+		if r == utf8.RuneError && size == 1 {
 			fmt.Fprintf(b, `\x%02x`, s[i])
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == rune(q):
-			b.WriteByte('\\')
-			b.WriteByte(q)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(b, `\x%02x`, r)
-		case r < 0x80 || unicode.IsPrint(r):
-			b.WriteRune(r)
-		case r <= 0xff:
-			fmt.Fprintf(b, `\x%02x`, r)
-		case r <= 0xffff:
-			fmt.Fprintf(b, `\u%04x`, r)
-		default:
-			fmt.Fprintf(b, `\U%08x`, r)
+		} else {
+			writeQuotedRune(b, r, q)
 		}
 		i += size
 	}
 	b.WriteByte(q)
+}
+
+// writeQuotedRune writes r as it stands in a str's repr quoted with q.
+func writeQuotedRune(b *strings.Builder, r rune, q byte) {
+	switch {
+	case r == '\\':
+		b.WriteString(`\\`)
+	case r == rune(q):
+		b.WriteByte('\\')
+		b.WriteByte(q)
+	case r == '\n':
+		b.WriteString(`\n`)
+	case r == '\r':
+		b.WriteString(`\r`)
+	case r == '\t':
+		b.WriteString(`\t`)
+	case r < 0x20 || r == 0x7f:
+		fmt.Fprintf(b, `\x%02x`, r)
+	case r < 0x80 || unicode.IsPrint(r):
+		b.WriteRune(r)
+	case r <= 0xff:
+		fmt.Fprintf(b, `\x%02x`, r)
+	case r <= 0xffff:
+		fmt.Fprintf(b, `\u%04x`, r)
+	default:
+		fmt.Fprintf(b, `\U%08x`, r)
+	}
 }

@@ -31,17 +31,3 @@ func List[T any](xs []T) []any {
 	}
 	return out
 }
-
-// Number reads a number of decoded data (event data, outputs): an int, int64
-// or float64 as a float64, and 0 for anything else.
-func Number(v any) float64 {
-	switch n := v.(type) {
-	case float64:
-		return n
-	case int:
-		return float64(n)
-	case int64:
-		return float64(n)
-	}
-	return 0
-}

@@ -31,14 +31,3 @@ func TestList(t *testing.T) {
 	src[0] = "changed"
 	assert.Equal(t, []any{"a"}, out, "a copy")
 }
-
-func TestNumber(t *testing.T) {
-	for _, tc := range []struct {
-		in   any
-		want float64
-	}{
-		{3, 3}, {int64(4), 4}, {0.25, 0.25}, {"5", 0}, {nil, 0}, {true, 0}, {float32(1), 0},
-	} {
-		assert.Equal(t, tc.want, Number(tc.in), "%#v", tc.in)
-	}
-}

@@ -67,96 +67,143 @@ type scanner struct {
 	blockIndent int
 }
 
+// lineState is what scanLine knows of the line so far. A "- " item or "key:"
+// whose value starts on a later line opens a collection; tokens counts the
+// tokens since the line's last "- ". parent is the column of the node a block
+// scalar on this line belongs to (the last "- " or key): its content is
+// indented more than that. tokStart is where the last token started.
+type lineState struct {
+	tokens           int
+	dashed           bool
+	parent, tokStart int
+}
+
 func (s *scanner) scanLine(l []byte) {
+	l, indent, i, ok := s.lineStart(l)
+	if !ok {
+		return
+	}
+	ls := lineState{parent: indent, tokStart: indent}
+	for i < len(l) {
+		c := l[i]
+		if c != ' ' && c != '\t' && c != ':' {
+			ls.tokStart = i
+		}
+		if next, ok := s.notNode(l, i); ok {
+			i = next
+			continue
+		}
+		switch {
+		case c == '#' && (i == 0 || l[i-1] == ' ' || l[i-1] == '\t'):
+			return
+		case s.isIndicator(l, i):
+			i = s.indicator(l, i, &ls)
+		default:
+			var stop bool
+			if i, stop = s.node(l, i, ls.parent); stop {
+				return
+			}
+			ls.tokens++
+		}
+	}
+}
+
+// notNode returns the index after l[i] when it starts no node: a blank, a
+// ",", the end of a flow collection, an anchor or a tag.
+func (s *scanner) notNode(l []byte, i int) (int, bool) {
+	switch l[i] {
+	case ' ', '\t', ',':
+		return i + 1, true
+	case ']', '}':
+		s.flow = max(s.flow-1, 0)
+		return i + 1, true
+	case '&', '!':
+		return skipWord(l, i), true // an anchor or a tag is not a node
+	}
+	return i, false
+}
+
+// lineStart trims l's line end and indentation, skips a document marker and
+// the rest of a quoted scalar from the line before, and returns the line, its
+// indentation and where its tokens start; ok is false for a line inside a
+// block scalar.
+func (s *scanner) lineStart(l []byte) (line []byte, indent, i int, ok bool) {
 	if len(l) > 0 && l[len(l)-1] == '\r' {
 		l = l[:len(l)-1]
 	}
-	indent := 0
 	for indent < len(l) && l[indent] == ' ' {
 		indent++
 	}
 	if s.block {
 		if indent == len(l) || indent > s.blockIndent {
-			return
+			return l, indent, 0, false
 		}
 		s.block = false
 	}
-	i := indent
+	i = indent
 	if i == 0 && s.quote == 0 && (hasPrefix(l, "---") || hasPrefix(l, "...")) && (len(l) == 3 || l[3] == ' ' || l[3] == '\t') {
 		i = 3 // a document marker
 	}
 	if s.quote != 0 {
 		i = s.skipQuoted(l, i, s.quote)
 	}
-	// A "- " item or "key:" whose value starts on a later line opens a
-	// collection; tokens counts the tokens since the line's last "- ".
-	// parent is the column of the node a block scalar on this line belongs
-	// to (the last "- " or key): its content is indented more than that.
-	tokens, dashed := 0, false
-	parent, tokStart := indent, indent
-	for i < len(l) {
-		c := l[i]
-		if c != ' ' && c != '\t' && c != ':' {
-			tokStart = i
-		}
-		switch {
-		case c == ' ' || c == '\t':
-			i++
-			continue
-		case c == '#' && (i == 0 || l[i-1] == ' ' || l[i-1] == '\t'):
-			return
-		case s.flow == 0 && (c == '-' || c == '?') && (i+1 == len(l) || l[i+1] == ' ' || l[i+1] == '\t'):
-			if c == '-' && rest(l, i+1) {
-				s.n++ // "-" alone: the item is a collection below
-			}
-			tokens, dashed, parent = 0, c == '-', i
-			i++
-			continue
-		case c == ':' && (i+1 == len(l) || l[i+1] == ' ' || l[i+1] == '\t' || (s.flow > 0 && isFlowEnd(l[i+1]))):
-			if s.flow == 0 && rest(l, i+1) {
-				s.n++ // "key:" alone: the value is a collection below
-			}
-			if dashed && tokens == 1 {
-				s.n++ // "- key: ...": the item is a mapping
-				dashed = false
-			}
-			if s.flow == 0 {
-				parent = tokStart
-			}
-			i++
-			continue
-		case c == '[' || c == '{':
-			s.n++
-			s.flow++
-			i++
-		case c == ']' || c == '}':
-			if s.flow > 0 {
-				s.flow--
-			}
-			i++
-			continue
-		case c == ',':
-			i++
-			continue
-		case c == '"' || c == '\'':
-			s.n++
-			i = s.skipQuoted(l, i+1, c)
-		case s.flow == 0 && (c == '|' || c == '>'):
-			s.n++
-			s.block, s.blockIndent = true, parent
-			return
-		case c == '&' || c == '!':
-			i = skipWord(l, i)
-			continue // an anchor or a tag is not a node
-		case c == '*':
-			s.n++
-			i = skipWord(l, i)
-		default:
-			s.n++
-			i = s.skipPlain(l, i)
-		}
-		tokens++
+	return l, indent, i, true
+}
+
+// isIndicator reports whether l[i] is a block "- " or "? ", or a ":" that
+// ends a key.
+func (s *scanner) isIndicator(l []byte, i int) bool {
+	c := l[i]
+	sep := i+1 == len(l) || l[i+1] == ' ' || l[i+1] == '\t'
+	if c == '-' || c == '?' {
+		return s.flow == 0 && sep
 	}
+	return c == ':' && (sep || (s.flow > 0 && isFlowEnd(l[i+1])))
+}
+
+// indicator counts what the indicator at l[i] opens and returns the index
+// after it.
+func (s *scanner) indicator(l []byte, i int, ls *lineState) int {
+	c := l[i]
+	if c != ':' {
+		if c == '-' && rest(l, i+1) {
+			s.n++ // "-" alone: the item is a collection below
+		}
+		ls.tokens, ls.dashed, ls.parent = 0, c == '-', i
+		return i + 1
+	}
+	if s.flow == 0 && rest(l, i+1) {
+		s.n++ // "key:" alone: the value is a collection below
+	}
+	if ls.dashed && ls.tokens == 1 {
+		s.n++ // "- key: ...": the item is a mapping
+		ls.dashed = false
+	}
+	if s.flow == 0 {
+		ls.parent = ls.tokStart
+	}
+	return i + 1
+}
+
+// node counts the node that starts at l[i] (a flow collection, a quoted,
+// block or plain scalar, an alias) and returns the index after it; stop is
+// true for a block scalar, which takes the rest of the line and the more
+// indented lines after it (parent: the column it belongs to).
+func (s *scanner) node(l []byte, i, parent int) (next int, stop bool) {
+	s.n++
+	switch c := l[i]; {
+	case c == '[' || c == '{':
+		s.flow++
+		return i + 1, false
+	case c == '"' || c == '\'':
+		return s.skipQuoted(l, i+1, c), false
+	case s.flow == 0 && (c == '|' || c == '>'):
+		s.block, s.blockIndent = true, parent
+		return len(l), true
+	case c == '*':
+		return skipWord(l, i), false
+	}
+	return s.skipPlain(l, i), false
 }
 
 // skipQuoted returns the index after the closing quote q at or after i; when
