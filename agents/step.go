@@ -250,7 +250,8 @@ func (q Sequence) Run(ctx context.Context, in Input) (Output, error) {
 		}
 		out, fail, stop := r.run(ctx, s)
 		if stop != nil {
-			return r.result(), r.stop(ctx, s, out, stop)
+			err := r.stop(ctx, s, out, stop) // records a typed output: before result
+			return r.result(), err
 		}
 		if r.cp != nil {
 			r.finished = r.finished.With(s.ID, out)
