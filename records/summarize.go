@@ -84,6 +84,8 @@ func (z *summarizer) loop(path string) *Loop {
 	return nil
 }
 
+// runStart reads run.start: when the run started, its id and workflow,
+// the run it was forked from, and its budget.
 func (z *summarizer) runStart(e event.Event) {
 	s := &z.s
 	if s.Started.IsZero() {
@@ -97,6 +99,7 @@ func (z *summarizer) runStart(e event.Event) {
 	s.readBudget(e)
 }
 
+// runEnd reads run.end: the run's status, error, answer, usage and cost.
 func (z *summarizer) runEnd(e event.Event) {
 	s := &z.s
 	s.Complete = true
@@ -119,6 +122,8 @@ func (z *summarizer) runEnd(e event.Event) {
 	s.readBudget(e)
 }
 
+// loopStart reads loop.start: a loop's run begins (or a resumed run goes
+// on with it).
 func (z *summarizer) loopStart(e event.Event) {
 	var d struct {
 		MaxLoops     int     `json:"max_loops"`
@@ -163,6 +168,7 @@ func (z *summarizer) pass(path string) (p *Pass, ok bool) {
 	return l.pass(n), true
 }
 
+// toolResult reads tool.result: a tool call of a pass, or outside loops.
 func (z *summarizer) toolResult(e event.Event) {
 	var d struct {
 		Round int    `json:"round"`
@@ -181,6 +187,7 @@ func (z *summarizer) toolResult(e event.Event) {
 	}
 }
 
+// agentEnd reads agent.end: an agent call of a pass, or outside loops.
 func (z *summarizer) agentEnd(e event.Event) {
 	c := Call{Path: e.Node, Agent: e.Agent, Type: e.Type, Prompt: e.Prompt, Response: e.Response,
 		Error: e.Error, Duration: e.Duration}
