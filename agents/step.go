@@ -116,38 +116,9 @@ func runStep(ctx context.Context, s Step, in Input) (out Output, fail, stop erro
 		}
 	}
 	out, err := safeRun(ctx, s.Agent, in)
-	if err != nil {
-		err = fault.AtPath(path, err)
-		if ctx.Err() != nil || fault.Stops(err) {
-			stop = err
-		} else {
-			fail = err
-			rec := ErrorRecord(err)
-			rec.Prompt, rec.Usage, rec.Children = out.Prompt, out.Usage, out.Children
-			out = rec
-		}
-	} else if out.Failed() {
-		fail = &fault.PathError{Path: path, Err: errors.New(strings.TrimPrefix(out.Err, path+": "))}
-	}
+	out, fail, stop, err = classify(ctx, path, out, err)
 	if observed || (failures && (err != nil || out.Failed())) {
-		now := time.Now()
-		end := event.Event{Kind: event.AgentEnd, Time: now, Node: path, Agent: s.ID, Type: s.Type, Duration: now.Sub(start), Prompt: out.Prompt}
-		switch {
-		case fault.AsInterrupt(err) != nil:
-			end.Data = map[string]any{"status": fault.AsInterrupt(err).Status}
-		case err != nil:
-			end.Error, end.Err = err.Error(), err
-		case out.Failed():
-			end.Error = out.Err
-			fallthrough
-		default:
-			end.Response = out.Text()
-			if out.Usage != (spend.Usage{}) {
-				u := out.Usage
-				end.Usage = &u
-			}
-		}
-		in.Run.Emit(end)
+		in.Run.Emit(endEvent(s, path, start, out, err))
 	}
 	if stop != nil {
 		if out.Typed == nil {
@@ -158,6 +129,48 @@ func runStep(ctx context.Context, s Step, in Input) (out Output, fail, stop erro
 		return out, nil, stop
 	}
 	return out, fail, nil
+}
+
+// classify sorts the outcome of the agent at path (out, err): a failure
+// becomes an error record (fail), one that must stop the run stays an error
+// (stop), and err comes back with the path.
+func classify(ctx context.Context, path string, out Output, err error) (_ Output, fail, stop, _ error) {
+	if err == nil {
+		if out.Failed() {
+			fail = &fault.PathError{Path: path, Err: errors.New(strings.TrimPrefix(out.Err, path+": "))}
+		}
+		return out, fail, nil, nil
+	}
+	err = fault.AtPath(path, err)
+	if ctx.Err() != nil || fault.Stops(err) {
+		return out, nil, err, err
+	}
+	rec := ErrorRecord(err)
+	rec.Prompt, rec.Usage, rec.Children = out.Prompt, out.Usage, out.Children
+	return rec, err, nil, err
+}
+
+// endEvent is the agent.end event of step s at path, started at start,
+// that returned out and err.
+func endEvent(s Step, path string, start time.Time, out Output, err error) event.Event {
+	now := time.Now()
+	end := event.Event{Kind: event.AgentEnd, Time: now, Node: path, Agent: s.ID, Type: s.Type, Duration: now.Sub(start), Prompt: out.Prompt}
+	switch {
+	case fault.AsInterrupt(err) != nil:
+		end.Data = map[string]any{"status": fault.AsInterrupt(err).Status}
+	case err != nil:
+		end.Error, end.Err = err.Error(), err
+	case out.Failed():
+		end.Error = out.Err
+		fallthrough
+	default:
+		end.Response = out.Text()
+		if out.Usage != (spend.Usage{}) {
+			u := out.Usage
+			end.Usage = &u
+		}
+	}
+	return end
 }
 
 // WantFailures is a name [Run.Wants] may report, not an event kind: an
@@ -220,39 +233,11 @@ var _ Agent = Sequence{}
 // run order; Response and Prompt are the last successful step's; Usage sums
 // every step's. On an error the output holds what was recorded so far.
 func (q Sequence) Run(ctx context.Context, in Input) (Output, error) {
-	// own holds this run's records; prev is in.Previous plus them, what each
-	// step sees. Both extend in place while they are the newest snapshot of
-	// their log, so a step costs O(1) however many ran before it.
-	own := &Outputs{}
-	prev := in.Previous // in.Previous plus own; extending it appends in place
-	// Without earlier outputs what a step sees is own so far: one log serves
-	// both (each record and its template map made once).
-	alone := in.Previous.Len() == 0
-	see := func(id string, v *outVal) {
-		if alone {
-			prev = own.snapshot()
-		} else {
-			prev = prev.with(id, v)
-		}
-	}
-	var usage spend.Usage
-	var lastResponse any
-	var lastPrompt string
-	result := func() Output {
-		res := Output{Usage: usage, Response: lastResponse, Prompt: lastPrompt}
-		if own.Len() > 0 {
-			res.Children = own
-		}
-		return res
-	}
-
+	r := seqRun{in: in, own: &Outputs{}, prev: in.Previous, alone: in.Previous.Len() == 0, cp: in.Run.checkpoint()}
+	// A run continued after an interrupt takes the outputs its steps saved.
+	r.restoring = r.cp.hasSteps()
 	queue := q.Steps
 	var pending []Step // steps inserted by directors, run before queue
-	inserted := 0
-	// A run continued after an interrupt takes the outputs its steps saved.
-	cp := in.Run.checkpoint()
-	restoring := cp.hasSteps()
-	var finished *Outputs // this run's steps, saved when it is interrupted
 	for len(pending) > 0 || len(queue) > 0 {
 		var s Step
 		if len(pending) > 0 {
@@ -261,68 +246,133 @@ func (q Sequence) Run(ctx context.Context, in Input) (Output, error) {
 			s, queue = queue[0], queue[1:]
 		}
 		if err := ctx.Err(); err != nil {
-			return result(), fault.AtPath(in.Path, err)
+			return r.result(), fault.AtPath(in.Path, err)
 		}
-		sin := in
-		sin.Previous = prev
-		var out Output
-		var fail, stop error
-		restored := false
-		if restoring {
-			if out, restored, stop = cp.restoreStep(fault.JoinPath(in.Path, s.ID)); restored && out.Failed() {
-				fail = &fault.PathError{Path: fault.JoinPath(in.Path, s.ID), Err: errors.New(out.Err)}
-			}
-		}
-		if !restored && stop == nil {
-			out, fail, stop = runStep(ctx, s, sin)
-		}
+		out, fail, stop := r.run(ctx, s)
 		if stop != nil {
-			if out.Typed != nil {
-				usage = usage.Add(out.Usage)
-				own.record(s.ID, &outVal{out: out})
-			}
-			if fault.AsInterrupt(stop) != nil {
-				if err := cp.SaveSteps(context.WithoutCancel(ctx), in.Path, finished); err != nil {
-					return result(), fault.AtPath(in.Path, err)
-				}
-			}
-			return result(), stop
+			err := r.stop(ctx, s, out, stop) // records a typed output: before result
+			return r.result(), err
 		}
-		if cp != nil {
-			finished = finished.With(s.ID, out)
+		if r.cp != nil {
+			r.finished = r.finished.With(s.ID, out)
 		}
-		var next []Step
-		if s.director != nil && !out.Failed() {
-			if next = s.director.Next(out); len(next) > 0 {
-				if inserted += len(next); inserted > maxInserted {
-					fail = fault.AtPath(fault.JoinPath(in.Path, s.ID), errTooManyInserted)
-					rec := ErrorRecord(fail)
-					rec.Usage = out.Usage
-					out, next = rec, nil
-				}
-			}
-		}
-		usage = usage.Add(out.Usage)
-		v := &outVal{out: out}
-		own.record(s.ID, v)
-		see(s.ID, v)
-		if s.exposes {
-			out.Children.each(func(r *outRec) bool {
-				own.record(r.id, r.outVal)
-				see(r.id, r.outVal)
-				return true
-			})
-		}
+		out, next, fail := r.direct(s, out, fail)
+		r.record(s, out)
 		if fail == nil {
-			lastResponse, lastPrompt = out.Response, out.Prompt
+			r.lastResponse, r.lastPrompt = out.Response, out.Prompt
 		} else if q.StopOnError {
-			return result(), fail
+			return r.result(), fail
 		}
 		if len(next) > 0 {
 			pending = append(append([]Step(nil), next...), pending...)
 		}
 	}
-	return result(), nil
+	return r.result(), nil
+}
+
+// seqRun is the state of one run of a [Sequence].
+type seqRun struct {
+	in Input
+	// own holds this run's records; prev is in.Previous plus them, what each
+	// step sees. Both extend in place while they are the newest snapshot of
+	// their log, so a step costs O(1) however many ran before it.
+	own  *Outputs
+	prev *Outputs
+	// Without earlier outputs what a step sees is own so far (alone): one
+	// log serves both (each record and its template map made once).
+	alone        bool
+	usage        spend.Usage
+	lastResponse any
+	lastPrompt   string
+	inserted     int // steps inserted by directors so far
+	cp           *Checkpoint
+	restoring    bool     // cp holds saved steps of an interrupted run
+	finished     *Outputs // this run's steps, saved when it is interrupted
+}
+
+// see makes the record v of id part of what the next steps see.
+func (r *seqRun) see(id string, v *outVal) {
+	if r.alone {
+		r.prev = r.own.snapshot()
+	} else {
+		r.prev = r.prev.with(id, v)
+	}
+}
+
+// result is the sequence's output so far.
+func (r *seqRun) result() Output {
+	res := Output{Usage: r.usage, Response: r.lastResponse, Prompt: r.lastPrompt}
+	if r.own.Len() > 0 {
+		res.Children = r.own
+	}
+	return res
+}
+
+// run runs step s, or takes its saved output when the run is restored.
+func (r *seqRun) run(ctx context.Context, s Step) (out Output, fail, stop error) {
+	restored := false
+	if r.restoring {
+		path := fault.JoinPath(r.in.Path, s.ID)
+		if out, restored, stop = r.cp.restoreStep(path); restored && out.Failed() {
+			fail = &fault.PathError{Path: path, Err: errors.New(out.Err)}
+		}
+	}
+	if !restored && stop == nil {
+		sin := r.in
+		sin.Previous = r.prev
+		out, fail, stop = runStep(ctx, s, sin)
+	}
+	return out, fail, stop
+}
+
+// stop ends the run at step s, which stopped it with stop (out: its
+// output): a typed result is recorded, and on an interrupt the steps that
+// finished are saved. It returns the run's error.
+func (r *seqRun) stop(ctx context.Context, s Step, out Output, stop error) error {
+	if out.Typed != nil {
+		r.usage = r.usage.Add(out.Usage)
+		r.own.record(s.ID, &outVal{out: out})
+	}
+	if fault.AsInterrupt(stop) != nil {
+		if err := r.cp.SaveSteps(context.WithoutCancel(ctx), r.in.Path, r.finished); err != nil {
+			return fault.AtPath(r.in.Path, err)
+		}
+	}
+	return stop
+}
+
+// direct asks a director step s that succeeded (out, fail) which steps run
+// next; past maxInserted in one run, s fails instead.
+func (r *seqRun) direct(s Step, out Output, fail error) (Output, []Step, error) {
+	if s.director == nil || out.Failed() {
+		return out, nil, fail
+	}
+	next := s.director.Next(out)
+	if len(next) == 0 {
+		return out, nil, fail
+	}
+	if r.inserted += len(next); r.inserted > maxInserted {
+		fail = fault.AtPath(fault.JoinPath(r.in.Path, s.ID), errTooManyInserted)
+		rec := ErrorRecord(fail)
+		rec.Usage = out.Usage
+		return rec, nil, fail
+	}
+	return out, next, fail
+}
+
+// record records step s's output, and an exposer's children after it.
+func (r *seqRun) record(s Step, out Output) {
+	r.usage = r.usage.Add(out.Usage)
+	v := &outVal{out: out}
+	r.own.record(s.ID, v)
+	r.see(s.ID, v)
+	if s.exposes {
+		out.Children.each(func(rec *outRec) bool {
+			r.own.record(rec.id, rec.outVal)
+			r.see(rec.id, rec.outVal)
+			return true
+		})
+	}
 }
 
 var errTooManyInserted = fmt.Errorf("routes inserted more than %d agents in one run; a route probably leads back to its router", maxInserted)

@@ -219,6 +219,14 @@ func (f *Fork) runParallel(ctx context.Context, in agents.Input, res []agents.Ou
 		}
 	}
 	wg.Wait() // the branches report through errs
+	return f.outcome(ctx, in, res, errs, first)
+}
+
+// outcome is what a fork whose branches are done returns, given each
+// branch's error: the context's error, a fatal error, the first failure
+// that cancelled the others, an interrupt (once the finished branches are
+// saved), or every branch's error joined (nil: all succeeded).
+func (f *Fork) outcome(ctx context.Context, in agents.Input, res []agents.Output, errs []error, first error) error {
 	if err := ctx.Err(); err != nil {
 		return fault.AtPath(in.Path, err)
 	}

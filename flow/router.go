@@ -88,31 +88,46 @@ func NewRouter(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		params.Errorf("decision_key", "decision_key names %q, which no agent of this workflow defines", cfg.DecisionKey)
 	}
 
+	cfg.Routes = readRoutes(b, params)
+	cfg.Fallback = readFallback(b, c, params)
+	return newRouter(cfg), nil
+}
+
+// readRoutes reads params' routing_map: answer value → agent ids.
+func readRoutes(b *agents.Builder, params *load.Config) []Route {
 	rm := params.Node("routing_map")
 	switch {
 	case rm == nil || (rm.Kind == yaml.ScalarNode && rm.Tag == "!!null"):
 		params.Errorf("", "missing routing_map: answer value → agent ids, e.g. routing_map: {\"true\": [search], \"false\": [answer]}")
+		return nil
 	case rm.Kind != yaml.MappingNode:
 		params.Errorf("routing_map", "routing_map must be a mapping of answer values to agent ids, not %s", load.KindName(rm))
+		return nil
 	case len(rm.Content) == 0:
 		params.Errorf("routing_map", "routing_map is empty: map at least one answer value to agent ids")
-	default:
-		seen := map[string]load.Pos{}
-		for i := 0; i+1 < len(rm.Content); i += 2 {
-			k := load.Resolve(rm.Content[i])
-			if k.Kind != yaml.ScalarNode {
-				params.Problems().Errorf(params.PosOf(k), "%s: routing_map keys must be answer values, not %s", params.What(), load.KindName(k))
-				continue
-			}
-			if first, dup := seen[k.Value]; dup {
-				params.Problems().Errorf(params.PosOf(k), "%s: routing_map has the key %q twice (first at %s)", params.What(), k.Value, first)
-				continue
-			}
-			seen[k.Value] = params.PosOf(k)
-			cfg.Routes = append(cfg.Routes, Route{Key: k.Value, Steps: resolve(b, params, "routing_map", rm.Content[i+1])})
-		}
+		return nil
 	}
+	var routes []Route
+	seen := map[string]load.Pos{}
+	for i := 0; i+1 < len(rm.Content); i += 2 {
+		k := load.Resolve(rm.Content[i])
+		if k.Kind != yaml.ScalarNode {
+			params.Problems().Errorf(params.PosOf(k), "%s: routing_map keys must be answer values, not %s", params.What(), load.KindName(k))
+			continue
+		}
+		if first, dup := seen[k.Value]; dup {
+			params.Problems().Errorf(params.PosOf(k), "%s: routing_map has the key %q twice (first at %s)", params.What(), k.Value, first)
+			continue
+		}
+		seen[k.Value] = params.PosOf(k)
+		routes = append(routes, Route{Key: k.Value, Steps: resolve(b, params, "routing_map", rm.Content[i+1])})
+	}
+	return routes
+}
 
+// readFallback reads fallback_route, under params or beside them (one of
+// the two): nil when none is given.
+func readFallback(b *agents.Builder, c, params *load.Config) []agents.Step {
 	fbConfig, fbNode := params, params.Node("fallback_route")
 	if top := c.Node("fallback_route"); top != nil {
 		if fbNode != nil {
@@ -121,13 +136,13 @@ func NewRouter(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 			fbConfig, fbNode = c, top
 		}
 	}
-	if fbNode != nil && !(fbNode.Kind == yaml.ScalarNode && fbNode.Tag == "!!null") {
-		cfg.Fallback = resolve(b, fbConfig, "fallback_route", fbNode)
-		if cfg.Fallback == nil {
-			cfg.Fallback = []agents.Step{}
-		}
+	if fbNode == nil || (fbNode.Kind == yaml.ScalarNode && fbNode.Tag == "!!null") {
+		return nil
 	}
-	return newRouter(cfg), nil
+	if fb := resolve(b, fbConfig, "fallback_route", fbNode); fb != nil {
+		return fb
+	}
+	return []agents.Step{}
 }
 
 // resolve reads a route's agent ids and finds their agents.

@@ -130,18 +130,7 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 	c := b.config(node, what)
 	refRoot := b.refRoot
 	b.refRoot = false
-	s := &scope{b: b, parent: parent, defs: map[string]*def{}, owner: b.cur}
-	b.scopes = append(b.scopes, s)
-	if parent != nil {
-		s.strict, s.presets, s.maxReply = parent.strict, parent.presets, parent.maxReply
-	} else {
-		s.presets = b.opts.presets
-	}
-	w := &Workflow{ID: "workflow"}
-	s.wf = w
-	if parent != nil {
-		w.ID = "internal-workflow"
-	}
+	s, w := b.newScope(parent)
 
 	orch := c.Map("orchestrator")
 	if !c.Has("orchestrator") && parent == nil {
@@ -160,57 +149,13 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 		b.ids = append(b.ids, d.id)
 	}
 	if orch == nil {
-		if c.Has("orchestrator") {
-			c.Errorf("orchestrator", "orchestrator is empty: give {id, strategy, agents: [...]}")
-		} else if parent != nil {
-			// An internal workflow given as {agents: [...]} alone: the agents
-			// list, in order, is the queue (OrKa fills in the orchestrator).
-			if n := c.Node("agents"); n != nil && n.Kind == yaml.SequenceNode && len(n.Content) == 0 {
-				c.Errorf("agents", "agents is empty: list the agents the internal workflow runs, in order")
-			}
-			s.queueDefinitions(w)
-		}
+		s.withoutOrchestrator(c, w)
 		return w
 	}
 
 	w.ID = orch.String("id", w.ID)
-	w.MaxTotalIterations = orch.Int("max_total_iterations", 0, 1, 10_000_000)
-	switch st := orch.String("strategy", "sequential"); st {
-	case "sequential", "parallel", "":
-	default:
-		orch.Warnf("strategy", "strategy %q is a label only; agents run in the order of the agents list", st)
-	}
-	if parent == nil {
-		b.pricing = b.readPricing(orch)
-	} else if orch.Has("pricing") {
-		orch.Errorf("pricing", "pricing belongs on the top-level orchestrator: it prices the models of the whole file")
-	}
-	w.pricing = b.pricing
-	if l, ok := agents.NewBuilder(&scopeBuilder{s: s}).Budget(orch, "budget"); ok {
-		l.Name = fmt.Sprintf("workflow %q", w.ID)
-		w.budget = &l
-	}
-	s.strict = orch.Bool("strict_templates", s.strict)
-	if orch.Has("max_reply_bytes") {
-		s.maxReply = int64(orch.Int("max_reply_bytes", 0, 1, maxReplyBytes))
-	}
-	if parent == nil {
-		w.Strict = orch.Bool("strict", false)
-	} else if orch.Has("strict") {
-		orch.Errorf("strict", "strict belongs on the top-level orchestrator: it applies to the whole file")
-	}
-	if parent == nil {
-		b.mcp = b.readToolServers(nil, orch)
-		w.MCP = b.mcp
-		w.Description = strings.TrimSpace(orch.String("description", ""))
-		w.Inputs = readInputs(orch)
-	} else if refRoot && orch.Has("mcp_servers") {
-		// A workflow_ref file brings its servers along: they join the
-		// run's, one name one server.
-		b.mcp = b.readToolServers(b.mcp, orch)
-	} else if orch.Has("mcp_servers") {
-		orch.Errorf("mcp_servers", "mcp_servers belongs on the top-level orchestrator (or that of a workflow_ref file): its servers serve the whole run (name them in tools: as server.tool)")
-	}
+	s.readOrchestrator(orch, w)
+	s.readMCP(orch, w, refRoot)
 	if dir := orch.String("presets_dir", ""); dir != "" {
 		s.presets = b.loadPresets(orch, s.presets, dir)
 	}
@@ -229,6 +174,103 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 	for _, d := range s.order {
 		s.build(d)
 	}
+	s.queueAgents(orch, queue, w)
+	if parent == nil {
+		b.checkPrices()
+		b.checkTemplates()
+		b.checkFieldRefs()
+		w.secretUsers = b.secretUsers
+		w.keyUsers = b.keyUsers
+	}
+	return w
+}
+
+// newScope is the scope of a workflow in parent (nil: the top level), which
+// inherits parent's settings, and the workflow it defines.
+func (b *builder) newScope(parent *scope) (*scope, *Workflow) {
+	s := &scope{b: b, parent: parent, defs: map[string]*def{}, owner: b.cur}
+	b.scopes = append(b.scopes, s)
+	w := &Workflow{ID: "workflow"}
+	s.wf = w
+	if parent != nil {
+		s.strict, s.presets, s.maxReply = parent.strict, parent.presets, parent.maxReply
+		w.ID = "internal-workflow"
+	} else {
+		s.presets = b.opts.presets
+	}
+	return s, w
+}
+
+// withoutOrchestrator finishes a workflow c without an orchestrator block:
+// an error at the top level or for an empty block, else (an internal
+// workflow given as {agents: [...]} alone) the agents list, in order, is
+// the queue (OrKa fills in the orchestrator).
+func (s *scope) withoutOrchestrator(c *load.Config, w *Workflow) {
+	switch {
+	case c.Has("orchestrator"):
+		c.Errorf("orchestrator", "orchestrator is empty: give {id, strategy, agents: [...]}")
+	case s.parent != nil:
+		if n := c.Node("agents"); n != nil && n.Kind == yaml.SequenceNode && len(n.Content) == 0 {
+			c.Errorf("agents", "agents is empty: list the agents the internal workflow runs, in order")
+		}
+		s.queueDefinitions(w)
+	}
+}
+
+// readOrchestrator reads the orchestrator's settings into w and s: its
+// limits, strategy, pricing, budget and strictness (the keys only the
+// top-level orchestrator may set are errors in an internal workflow).
+func (s *scope) readOrchestrator(orch *load.Config, w *Workflow) {
+	b, top := s.b, s.parent == nil
+	w.MaxTotalIterations = orch.Int("max_total_iterations", 0, 1, 10_000_000)
+	switch st := orch.String("strategy", "sequential"); st {
+	case "sequential", "parallel", "":
+	default:
+		orch.Warnf("strategy", "strategy %q is a label only; agents run in the order of the agents list", st)
+	}
+	if top {
+		b.pricing = b.readPricing(orch)
+	} else if orch.Has("pricing") {
+		orch.Errorf("pricing", "pricing belongs on the top-level orchestrator: it prices the models of the whole file")
+	}
+	w.pricing = b.pricing
+	if l, ok := agents.NewBuilder(&scopeBuilder{s: s}).Budget(orch, "budget"); ok {
+		l.Name = fmt.Sprintf("workflow %q", w.ID)
+		w.budget = &l
+	}
+	s.strict = orch.Bool("strict_templates", s.strict)
+	if orch.Has("max_reply_bytes") {
+		s.maxReply = int64(orch.Int("max_reply_bytes", 0, 1, maxReplyBytes))
+	}
+	if top {
+		w.Strict = orch.Bool("strict", false)
+	} else if orch.Has("strict") {
+		orch.Errorf("strict", "strict belongs on the top-level orchestrator: it applies to the whole file")
+	}
+}
+
+// readMCP reads the top-level orchestrator's mcp_servers, description and
+// inputs; a workflow_ref file's root (refRoot) brings its servers along.
+func (s *scope) readMCP(orch *load.Config, w *Workflow, refRoot bool) {
+	b := s.b
+	switch {
+	case s.parent == nil:
+		b.mcp = b.readToolServers(nil, orch)
+		w.MCP = b.mcp
+		w.Description = strings.TrimSpace(orch.String("description", ""))
+		w.Inputs = readInputs(orch)
+	case refRoot && orch.Has("mcp_servers"):
+		// A workflow_ref file brings its servers along: they join the
+		// run's, one name one server.
+		b.mcp = b.readToolServers(b.mcp, orch)
+	case orch.Has("mcp_servers"):
+		orch.Errorf("mcp_servers", "mcp_servers belongs on the top-level orchestrator (or that of a workflow_ref file): its servers serve the whole run (name them in tools: as server.tool)")
+	}
+}
+
+// queueAgents makes the agents the orchestrator's agents list names (queue)
+// w's queue; a name no agent defines is an error at its place in the list.
+func (s *scope) queueAgents(orch *load.Config, queue []string, w *Workflow) {
 	queueNode := orch.Node("agents")
 	var steps []step
 	positions := make([]load.Pos, 0, len(queue))
@@ -239,22 +281,14 @@ func (b *builder) workflow(node *yaml.Node, what string, parent *scope) *Workflo
 		}
 		d := s.lookup(id)
 		if d == nil {
-			b.probs.Errorf(pos, "orchestrator: agents names %q, which no agent defines%s", id, s.suggest(id))
+			s.b.probs.Errorf(pos, "orchestrator: agents names %q, which no agent defines%s", id, s.suggest(id))
 			continue
 		}
 		s.build(d)
 		steps = append(steps, step{Step: agents.NewStep(id, d.typ, d.agent), deps: d.deps})
 		positions = append(positions, pos)
 	}
-	w.setQueue(steps, positions, b.probs, orch.ValuePos("agents"))
-	if parent == nil {
-		b.checkPrices()
-		b.checkTemplates()
-		b.checkFieldRefs()
-		w.secretUsers = b.secretUsers
-		w.keyUsers = b.keyUsers
-	}
-	return w
+	w.setQueue(steps, positions, s.b.probs, orch.ValuePos("agents"))
 }
 
 // queueDefinitions makes the definitions of s, in file order, the steps of w:

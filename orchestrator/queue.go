@@ -23,26 +23,8 @@ func order(steps []step, probs *load.Problems, pos load.Pos) []step {
 	placed := make(map[string]bool, len(steps))
 	out := make([]step, 0, len(steps))
 	for len(out) < len(steps) {
-		progress := false
-		for _, s := range steps {
-			if placed[s.ID] {
-				continue
-			}
-			ready := true
-			for _, d := range s.deps {
-				if inQueue[d] && !placed[d] && d != s.ID {
-					ready = false
-					break
-				}
-			}
-			if ready {
-				placed[s.ID] = true
-				out = append(out, s)
-				progress = true
-				break
-			}
-		}
-		if !progress {
+		i := nextReady(steps, inQueue, placed)
+		if i < 0 {
 			var cycle []string
 			for _, s := range steps {
 				if !placed[s.ID] {
@@ -52,6 +34,29 @@ func order(steps []step, probs *load.Problems, pos load.Pos) []step {
 			probs.Errorf(pos, "depends_on forms a cycle among %s; remove one of the dependencies", strings.Join(cycle, ", "))
 			return steps
 		}
+		placed[steps[i].ID] = true
+		out = append(out, steps[i])
 	}
 	return out
+}
+
+// nextReady is the index of the first step not placed yet whose
+// dependencies in the queue are all placed (a step's dependency on itself
+// does not count); -1 when there is none (the rest form a cycle).
+func nextReady(steps []step, inQueue, placed map[string]bool) int {
+	for i, s := range steps {
+		if !placed[s.ID] && ready(s, inQueue, placed) {
+			return i
+		}
+	}
+	return -1
+}
+
+func ready(s step, inQueue, placed map[string]bool) bool {
+	for _, d := range s.deps {
+		if inQueue[d] && !placed[d] && d != s.ID {
+			return false
+		}
+	}
+	return true
 }

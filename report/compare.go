@@ -78,15 +78,44 @@ func wordDiff(a, b string) (parts []diffPart, tooLong bool) {
 	if len(xt) > maxDiffWords || len(yt) > maxDiffWords {
 		return nil, true
 	}
-	// Words compare without the whitespace after them.
-	x, y := make([]string, len(xt)), make([]string, len(yt))
-	for i, w := range xt {
-		x[i] = strings.TrimRightFunc(w, unicode.IsSpace)
+	x, y := bare(xt), bare(yt)
+	lcs := lcsTable(x, y)
+	var d differ
+	i, j := 0, 0
+	for i < len(x) && j < len(y) {
+		switch {
+		case x[i] == y[j]:
+			d.add("", yt[j])
+			i, j = i+1, j+1
+		case lcs[i+1][j] >= lcs[i][j+1]:
+			d.add("del", xt[i])
+			i++
+		default:
+			d.add("ins", yt[j])
+			j++
+		}
 	}
-	for j, w := range yt {
-		y[j] = strings.TrimRightFunc(w, unicode.IsSpace)
+	for ; i < len(x); i++ {
+		d.add("del", xt[i])
 	}
-	// lcs[i][j]: the longest common subsequence of x[i:] and y[j:].
+	for ; j < len(y); j++ {
+		d.add("ins", yt[j])
+	}
+	return d.parts, false
+}
+
+// bare is the words without the whitespace after them: words compare so.
+func bare(ws []string) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = strings.TrimRightFunc(w, unicode.IsSpace)
+	}
+	return out
+}
+
+// lcsTable is the table of longest common subsequences: lcs[i][j] is the
+// length of the longest common subsequence of x[i:] and y[j:].
+func lcsTable(x, y []string) [][]uint16 {
 	lcs := make([][]uint16, len(x)+1)
 	for i := range lcs {
 		lcs[i] = make([]uint16, len(y)+1)
@@ -100,34 +129,19 @@ func wordDiff(a, b string) (parts []diffPart, tooLong bool) {
 			}
 		}
 	}
-	add := func(op, text string) {
-		if n := len(parts); n > 0 && parts[n-1].Op == op {
-			parts[n-1].Text += text
-			return
-		}
-		parts = append(parts, diffPart{Op: op, Text: text})
+	return lcs
+}
+
+// differ collects a diff's parts, joining a part to the one before it when
+// they are of the same kind.
+type differ struct{ parts []diffPart }
+
+func (d *differ) add(op, text string) {
+	if n := len(d.parts); n > 0 && d.parts[n-1].Op == op {
+		d.parts[n-1].Text += text
+		return
 	}
-	i, j := 0, 0
-	for i < len(x) && j < len(y) {
-		switch {
-		case x[i] == y[j]:
-			add("", yt[j])
-			i, j = i+1, j+1
-		case lcs[i+1][j] >= lcs[i][j+1]:
-			add("del", xt[i])
-			i++
-		default:
-			add("ins", yt[j])
-			j++
-		}
-	}
-	for ; i < len(x); i++ {
-		add("del", xt[i])
-	}
-	for ; j < len(y); j++ {
-		add("ins", yt[j])
-	}
-	return parts, false
+	d.parts = append(d.parts, diffPart{Op: op, Text: text})
 }
 
 // words splits s into words, each with the whitespace after it.

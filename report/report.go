@@ -253,6 +253,32 @@ func charts(loops []records.Loop) []chart {
 func newChart(shape string, runs []records.Loop) chart {
 	c := chart{Shape: shape, W: chartW, H: chartH, X0: padL, X1: chartW - padR, Y0: padT, Y1: chartH - padB,
 		Threshold: runs[0].Threshold, Legend: len(runs) > 1}
+	ax := newAxes(runs)
+	c.ThresholdY = f1(ax.y(c.Threshold))
+	for n := 1; n <= ax.passes; n++ {
+		if ax.passes <= 20 || n == 1 || n == ax.passes || n%(ax.passes/10) == 0 {
+			c.XTicks = append(c.XTicks, tick{Pos: f1(ax.x(n)), Label: fmt.Sprint(n)})
+		}
+	}
+	for i := 0; i <= 4; i++ {
+		v := ax.top * float64(i) / 4
+		c.YTicks = append(c.YTicks, tick{Pos: f1(ax.y(v)), Label: fmt.Sprintf("%.2g", v)})
+	}
+	for i, l := range runs {
+		c.Series = append(c.Series, ax.series(i, l))
+	}
+	return c
+}
+
+// axes are a chart's scales: passes 1…passes across, scores 0…top up.
+type axes struct {
+	passes int
+	top    float64
+}
+
+// newAxes fits the axes to the runs of a loop: every pass they ran, or may
+// still run, and their scores and threshold.
+func newAxes(runs []records.Loop) axes {
 	passes, top := 1, defaultTopOfScores
 	for _, l := range runs {
 		if l.MaxLoops <= maxAxisPasses {
@@ -264,64 +290,67 @@ func newChart(shape string, runs []records.Loop) chart {
 		}
 		top = max(top, l.Threshold)
 	}
-	top = math.Ceil(top*10) / 10
-	x := func(n int) float64 {
-		if passes == 1 {
-			return padL + plotW/2
-		}
-		return padL + float64(n-1)*plotW/float64(passes-1)
+	return axes{passes: passes, top: math.Ceil(top*10) / 10}
+}
+
+// x is the position of pass n.
+func (a axes) x(n int) float64 {
+	if a.passes == 1 {
+		return padL + plotW/2
 	}
-	y := func(v float64) float64 { return padT + plotH*(1-math.Max(0, v)/top) }
-	c.ThresholdY = f1(y(c.Threshold))
-	for n := 1; n <= passes; n++ {
-		if passes <= 20 || n == 1 || n == passes || n%(passes/10) == 0 {
-			c.XTicks = append(c.XTicks, tick{Pos: f1(x(n)), Label: fmt.Sprint(n)})
+	return padL + float64(n-1)*plotW/float64(a.passes-1)
+}
+
+// y is the position of score v.
+func (a axes) y(v float64) float64 { return padT + plotH*(1-math.Max(0, v)/a.top) }
+
+// series is the i-th run of a loop: a mark per pass, and lines joining the
+// scored passes (a pass without a score breaks the line).
+func (a axes) series(i int, l records.Loop) series {
+	s := series{Path: l.Path, Class: fmt.Sprintf("s%d", i%6)}
+	var pts []string
+	line := func() {
+		if len(pts) > 0 {
+			s.Lines = append(s.Lines, strings.Join(pts, " "))
 		}
+		pts = nil
 	}
-	for i := 0; i <= 4; i++ {
-		v := top * float64(i) / 4
-		c.YTicks = append(c.YTicks, tick{Pos: f1(y(v)), Label: fmt.Sprintf("%.2g", v)})
-	}
-	for i, l := range runs {
-		s := series{Path: l.Path, Class: fmt.Sprintf("s%d", i%6)}
-		var pts []string
-		line := func() {
-			if len(pts) > 0 {
-				s.Lines = append(s.Lines, strings.Join(pts, " "))
-			}
-			pts = nil
+	for _, p := range l.Passes {
+		m := mark{X: f1(a.x(p.Number)), Y: f1(a.y(p.Score)), Pass: p.Number, Failed: p.Failed(),
+			Best: p.Number == l.BestIteration && p.Completed && p.ScoreFound, NoScore: !p.Completed || !p.ScoreFound}
+		if m.NoScore {
+			m.Y = f1(padT + plotH + noScoreDrop)
 		}
-		for _, p := range l.Passes {
-			m := mark{X: f1(x(p.Number)), Y: f1(y(p.Score)), Pass: p.Number, Failed: p.Failed(),
-				Best: p.Number == l.BestIteration && p.Completed && p.ScoreFound, NoScore: !p.Completed || !p.ScoreFound}
-			if m.NoScore {
-				m.Y = f1(padT + plotH + noScoreDrop)
-			}
-			switch {
-			case !p.Completed:
-				m.Label = fmt.Sprintf("pass %d: cut short", p.Number)
-			case !p.ScoreFound:
-				m.Label = fmt.Sprintf("pass %d: no score", p.Number)
-			default:
-				m.Label = fmt.Sprintf("pass %d: %.2f", p.Number, p.Score)
-			}
-			if m.Failed && p.Completed {
-				m.Label += " (an agent failed)"
-			}
-			if m.Best {
-				m.Label += " · best"
-			}
-			s.Marks = append(s.Marks, m)
-			if m.NoScore {
-				line()
-				continue
-			}
-			pts = append(pts, m.X+","+m.Y)
+		m.Label = markLabel(p, m)
+		s.Marks = append(s.Marks, m)
+		if m.NoScore {
+			line()
+			continue
 		}
-		line()
-		c.Series = append(c.Series, s)
+		pts = append(pts, m.X+","+m.Y)
 	}
-	return c
+	line()
+	return s
+}
+
+// markLabel is the label of pass p's mark m.
+func markLabel(p records.Pass, m mark) string {
+	var label string
+	switch {
+	case !p.Completed:
+		label = fmt.Sprintf("pass %d: cut short", p.Number)
+	case !p.ScoreFound:
+		label = fmt.Sprintf("pass %d: no score", p.Number)
+	default:
+		label = fmt.Sprintf("pass %d: %.2f", p.Number, p.Score)
+	}
+	if m.Failed && p.Completed {
+		label += " (an agent failed)"
+	}
+	if m.Best {
+		label += " · best"
+	}
+	return label
 }
 
 func f1(v float64) string { return fmt.Sprintf("%.1f", v) }

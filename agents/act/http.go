@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -116,45 +117,15 @@ func (a *HTTP) newClient() *http.Client {
 
 // Run renders the request, checks its host and sends it.
 func (a *HTTP) Run(ctx context.Context, in agents.Input) (agents.Output, error) {
-	method := http.MethodGet
-	if a.Method != nil {
-		m, err := in.Render(a.Method)
-		if err != nil {
-			return agents.Output{}, fmt.Errorf("render method: %w", err)
-		}
-		method = strings.ToUpper(strings.TrimSpace(m))
-	}
-	if !slices.Contains([]string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}, method) {
-		return agents.Output{}, fmt.Errorf("method %q is not an HTTP method (GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS)", clip(method, 40))
-	}
-	raw, err := in.Render(a.URL)
-	if err != nil {
-		return agents.Output{}, fmt.Errorf("render url: %w", err)
-	}
-	u, err := checkURL(a.rules, raw)
+	method, err := a.method(in)
 	if err != nil {
 		return agents.Output{}, err
 	}
-	var body io.Reader
-	if a.Body != nil {
-		s, err := in.Render(a.Body)
-		if err != nil {
-			return agents.Output{}, fmt.Errorf("render body: %w", err)
-		}
-		body = strings.NewReader(s)
-	}
 	ctx, cancel := context.WithTimeout(ctx, a.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	req, u, err := a.request(ctx, in, method)
 	if err != nil {
-		return agents.Output{}, fmt.Errorf("build request: %w", err)
-	}
-	for k, t := range a.Headers {
-		v, err := in.Render(t)
-		if err != nil {
-			return agents.Output{}, fmt.Errorf("render header %s: %w", k, err)
-		}
-		req.Header.Set(k, v)
+		return agents.Output{}, err
 	}
 	what := in.Run.Scrub(method + " " + u.Redacted())
 	resp, err := a.client.Do(req)
@@ -166,6 +137,61 @@ func (a *HTTP) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 	if err != nil {
 		return agents.Output{}, a.failed(ctx, what, err)
 	}
+	return responseOutput(in, what, resp, data), nil
+}
+
+// method renders the request's method (default GET), one of HTTP's.
+func (a *HTTP) method(in agents.Input) (string, error) {
+	method := http.MethodGet
+	if a.Method != nil {
+		m, err := in.Render(a.Method)
+		if err != nil {
+			return "", fmt.Errorf("render method: %w", err)
+		}
+		method = strings.ToUpper(strings.TrimSpace(m))
+	}
+	if !slices.Contains([]string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}, method) {
+		return "", fmt.Errorf("method %q is not an HTTP method (GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS)", clip(method, 40))
+	}
+	return method, nil
+}
+
+// request renders the request's url u (checked against allow_hosts), body
+// and headers.
+func (a *HTTP) request(ctx context.Context, in agents.Input, method string) (_ *http.Request, u *url.URL, _ error) {
+	raw, err := in.Render(a.URL)
+	if err != nil {
+		return nil, nil, fmt.Errorf("render url: %w", err)
+	}
+	u, err = checkURL(a.rules, raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	var body io.Reader
+	if a.Body != nil {
+		s, err := in.Render(a.Body)
+		if err != nil {
+			return nil, nil, fmt.Errorf("render body: %w", err)
+		}
+		body = strings.NewReader(s)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	if err != nil {
+		return nil, nil, fmt.Errorf("build request: %w", err)
+	}
+	for k, t := range a.Headers {
+		v, err := in.Render(t)
+		if err != nil {
+			return nil, nil, fmt.Errorf("render header %s: %w", k, err)
+		}
+		req.Header.Set(k, v)
+	}
+	return req, u, nil
+}
+
+// responseOutput is the output of the response resp to request what, with
+// body data (scrubbed; a JSON body decoded): its status, headers and body.
+func responseOutput(in agents.Input, what string, resp *http.Response, data []byte) agents.Output {
 	headers := make(map[string]any, len(resp.Header))
 	for k, vs := range resp.Header {
 		headers[strings.ToLower(k)] = in.Run.Scrub(strings.Join(vs, ", "))
@@ -180,7 +206,7 @@ func (a *HTTP) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 		}
 	}
 	return agents.Output{Prompt: what, Response: value,
-		Fields: map[string]any{"status": resp.StatusCode, "headers": headers, "body": value}}, nil
+		Fields: map[string]any{"status": resp.StatusCode, "headers": headers, "body": value}}
 }
 
 func (a *HTTP) failed(ctx context.Context, what string, err error) error {

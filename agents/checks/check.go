@@ -30,17 +30,37 @@ type violation struct {
 // router_decisions, tool_calls, structured_outputs, graph_structure,
 // graphscout_candidates, and cogloop's loops.
 func Check(cfg Config, data map[string]any) map[string]any {
-	var vs []violation
-	add := func(cat string, critical bool, format string, args ...any) {
-		vs = append(vs, violation{category: cat, critical: critical, message: fmt.Sprintf(format, args...)})
-	}
-	executed := strs(data["nodes_executed"])
+	c := &checker{cfg: cfg, data: data, executed: strs(data["nodes_executed"])}
+	c.forkJoin()
+	c.routing()
+	cycles := c.cycles()
+	c.toolErrors()
+	c.schema()
+	c.depth()
+	c.loops()
+	return facts(cfg, c.vs, cycles)
+}
 
-	// Fork/join integrity: every fork joined, every branch completed.
-	for _, id := range keys(mapping(data["fork_groups"])) {
-		st := mapping(mapping(data["fork_groups"])[id])
+// checker collects the violations of one execution record, one invariant
+// at a time, in OrKa's order.
+type checker struct {
+	cfg      Config
+	data     map[string]any
+	executed []string // nodes_executed
+	vs       []violation
+}
+
+func (c *checker) add(cat string, critical bool, format string, args ...any) {
+	c.vs = append(c.vs, violation{category: cat, critical: critical, message: fmt.Sprintf(format, args...)})
+}
+
+// forkJoin: every fork joined, every branch completed.
+func (c *checker) forkJoin() {
+	groups := mapping(c.data["fork_groups"])
+	for _, id := range keys(groups) {
+		st := mapping(groups[id])
 		if b, _ := st["has_join"].(bool); !b {
-			add("fork_join", true, "Fork '%s' has no matching join node", id)
+			c.add("fork_join", true, "Fork '%s' has no matching join node", id)
 		}
 		expected, completed := branchSet(st["branches"]), branchSet(st["completed_branches"])
 		if !slices.Equal(expected, completed) {
@@ -50,40 +70,49 @@ func Check(cfg Config, data map[string]any) map[string]any {
 					missing = append(missing, b)
 				}
 			}
-			add("fork_join", true, "Fork '%s' missing results from branches: %s", id, strings.Join(missing, ", "))
+			c.add("fork_join", true, "Fork '%s' missing results from branches: %s", id, strings.Join(missing, ", "))
 		}
 	}
+}
 
-	// Routing: a target chosen, existing, with an edge from the router.
-	graph := mapping(data["graph_structure"])
+// routing: a target chosen, existing, with an edge from the router.
+func (c *checker) routing() {
+	graph := mapping(c.data["graph_structure"])
 	nodes := mapping(graph["nodes"])
-	for _, id := range keys(mapping(data["router_decisions"])) {
-		target := agents.Text(mapping(mapping(data["router_decisions"])[id])["chosen_target"])
+	decisions := mapping(c.data["router_decisions"])
+	for _, id := range keys(decisions) {
+		target := agents.Text(mapping(decisions[id])["chosen_target"])
 		if target == "" {
-			add("routing", true, "Router '%s' made no target selection", id)
+			c.add("routing", true, "Router '%s' made no target selection", id)
 			continue
 		}
 		if _, ok := nodes[target]; !ok {
-			add("routing", true, "Router '%s' selected non-existent target '%s'", id, target)
+			c.add("routing", true, "Router '%s' selected non-existent target '%s'", id, target)
 		}
-		edge := false
-		for _, e := range list(graph["edges"]) {
-			em := mapping(e)
-			if agents.Text(em["src"]) == id && agents.Text(em["dst"]) == target {
-				edge = true
-				break
-			}
-		}
-		if !edge {
-			add("routing", false, "Router '%s' selected target '%s' with no direct edge", id, target)
+		if !hasEdge(list(graph["edges"]), id, target) {
+			c.add("routing", false, "Router '%s' selected target '%s' with no direct edge", id, target)
 		}
 	}
+}
 
-	// Cycles: an agent run more than once that is not allowed to re-enter.
+// hasEdge reports an edge src → dst among edges.
+func hasEdge(edges []any, src, dst string) bool {
+	for _, e := range edges {
+		em := mapping(e)
+		if agents.Text(em["src"]) == src && agents.Text(em["dst"]) == dst {
+			return true
+		}
+	}
+	return false
+}
+
+// cycles: an agent run more than once that is not allowed to re-enter. It
+// returns the cycles found: the run of nodes from each visit to the next.
+func (c *checker) cycles() []any {
 	var cycles []any
 	seen := map[string][]int{}
 	var order []string
-	for i, id := range executed {
+	for i, id := range c.executed {
 		if _, ok := seen[id]; !ok {
 			order = append(order, id)
 		}
@@ -91,65 +120,73 @@ func Check(cfg Config, data map[string]any) map[string]any {
 	}
 	for _, id := range order {
 		pos := seen[id]
-		if len(pos) < 2 || slices.Contains(cfg.AllowReentrant, id) {
+		if len(pos) < 2 || slices.Contains(c.cfg.AllowReentrant, id) {
 			continue
 		}
 		for i := 0; i+1 < len(pos); i++ {
 			seg := make([]any, 0, pos[i+1]-pos[i]+1)
-			for _, s := range executed[pos[i] : pos[i+1]+1] {
+			for _, s := range c.executed[pos[i] : pos[i+1]+1] {
 				seg = append(seg, s)
 			}
 			cycles = append(cycles, seg)
 		}
-		add("cycles", true, "Unexpected cycle detected: node '%s' appears %d times", id, len(pos))
+		c.add("cycles", true, "Unexpected cycle detected: node '%s' appears %d times", id, len(pos))
 	}
+	return cycles
+}
 
-	// Tool calls: an error the run went on after without handling it.
-	for _, tc := range list(data["tool_calls"]) {
+// toolErrors: an error the run went on after without handling it.
+func (c *checker) toolErrors() {
+	for _, tc := range list(c.data["tool_calls"]) {
 		m := mapping(tc)
 		switch agents.Text(m["status"]) {
 		case "error":
 			handled, _ := m["error_handled"].(bool)
 			continued, _ := m["execution_continued_after_error"].(bool)
 			if continued && !handled {
-				add("tool_errors", true, "Tool error in node '%s' was swallowed, execution continued", agents.Text(m["node_id"]))
+				c.add("tool_errors", true, "Tool error in node '%s' was swallowed, execution continued", agents.Text(m["node_id"]))
 			}
 		case "warning":
-			if cfg.StrictToolErrors {
-				add("tool_errors", false, "Tool warning in node '%s' (strict mode)", agents.Text(m["node_id"]))
+			if c.cfg.StrictToolErrors {
+				c.add("tool_errors", false, "Tool warning in node '%s' (strict mode)", agents.Text(m["node_id"]))
 			}
 		}
 	}
+}
 
-	// Schema compliance.
-	so := mapping(data["structured_outputs"])
+// schema: structured outputs valid against their declared schema.
+func (c *checker) schema() {
+	so := mapping(c.data["structured_outputs"])
 	for _, id := range keys(so) {
 		if ok, isBool := mapping(so[id])["schema_valid"].(bool); isBool && !ok {
-			add("schema", true, "Node '%s' produced output violating declared schema", id)
+			c.add("schema", true, "Node '%s' produced output violating declared schema", id)
 		}
 	}
+}
 
-	// Depth.
-	if cfg.MaxDepth > 0 {
-		if len(executed) > cfg.MaxDepth {
-			add("depth", true, "Path depth %d exceeds max_depth %d", len(executed), cfg.MaxDepth)
-		}
-		for _, c := range list(data["graphscout_candidates"]) {
-			if n := len(list(mapping(c)["path"])); n > cfg.MaxDepth {
-				add("depth", true, "GraphScout candidate depth %d exceeds max_depth %d", n, cfg.MaxDepth)
-			}
+// depth: the path, and each GraphScout candidate's, within max_depth.
+func (c *checker) depth() {
+	if c.cfg.MaxDepth <= 0 {
+		return
+	}
+	if len(c.executed) > c.cfg.MaxDepth {
+		c.add("depth", true, "Path depth %d exceeds max_depth %d", len(c.executed), c.cfg.MaxDepth)
+	}
+	for _, cand := range list(c.data["graphscout_candidates"]) {
+		if n := len(list(mapping(cand)["path"])); n > c.cfg.MaxDepth {
+			c.add("depth", true, "GraphScout candidate depth %d exceeds max_depth %d", n, c.cfg.MaxDepth)
 		}
 	}
+}
 
-	// Loops (cogloop): a loop that stopped on an error.
-	loops := mapping(data["loops"])
+// loops (cogloop): a loop that stopped on an error.
+func (c *checker) loops() {
+	loops := mapping(c.data["loops"])
 	for _, id := range keys(loops) {
 		if r := agents.Text(mapping(loops[id])["stop_reason"]); r == "error" {
-			add("loops", true, "Loop '%s' stopped on an error", id)
+			c.add("loops", true, "Loop '%s' stopped on an error", id)
 		}
 	}
-
-	return facts(cfg, vs, cycles)
 }
 
 func facts(cfg Config, vs []violation, cycles []any) map[string]any {

@@ -87,22 +87,7 @@ func factory(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		c.Errorf("options", "options are for kind choice, not %s", a.Kind)
 	}
 	if c.Has("output_schema") {
-		var v any
-		if c.Decode("output_schema", &v) && !c.Recording() {
-			doc, ok := v.(map[string]any)
-			switch {
-			case !ok:
-				c.Errorf("output_schema", "output_schema must be a JSON Schema object")
-			case a.Kind != KindJSON:
-				c.Errorf("output_schema", "output_schema is for kind json, not %s", a.Kind)
-			default:
-				if _, raw, err := jsonschemax.Compile(doc, a.ID+".output_schema.json"); err != nil {
-					c.Errorf("output_schema", "output_schema does not compile: %v", err)
-				} else {
-					a.Schema = raw
-				}
-			}
-		}
+		a.Schema = readSchema(c, a)
 	}
 	a.Timeout = c.Duration("timeout", 0)
 	if c.Has("default") {
@@ -116,6 +101,29 @@ func factory(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 		}
 	}
 	return a, nil
+}
+
+// readSchema reads output_schema: a JSON Schema object for kind json,
+// compiled to check it (nil with a problem on c when it is not one).
+func readSchema(c *load.Config, a *Agent) json.RawMessage {
+	var v any
+	if !c.Decode("output_schema", &v) || c.Recording() {
+		return nil
+	}
+	doc, ok := v.(map[string]any)
+	switch {
+	case !ok:
+		c.Errorf("output_schema", "output_schema must be a JSON Schema object")
+	case a.Kind != KindJSON:
+		c.Errorf("output_schema", "output_schema is for kind json, not %s", a.Kind)
+	default:
+		_, raw, err := jsonschemax.Compile(doc, a.ID+".output_schema.json")
+		if err == nil {
+			return raw
+		}
+		c.Errorf("output_schema", "output_schema does not compile: %v", err)
+	}
+	return nil
 }
 
 // defaultAnswer reads default: as an answer of a's kind.

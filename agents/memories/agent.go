@@ -187,11 +187,39 @@ func (w *Writer) Run(ctx context.Context, in agents.Input) (agents.Output, error
 	if strings.TrimSpace(content) == "" {
 		return agents.Output{}, errors.New("nothing to store: the content rendered empty")
 	}
+	m, err := w.memoryOf(in, content, now)
+	if err != nil {
+		return agents.Output{}, err
+	}
+
+	ctx, cancel := w.bound(ctx)
+	defer cancel()
+	if w.embedder != nil {
+		if m.Vector, err = w.embed(ctx, in, content); err != nil {
+			return agents.Output{}, fmt.Errorf("embed the content: %w", err)
+		}
+	}
+	if err := store.Remember(ctx, w.namespace, m); err != nil {
+		return agents.Output{}, err
+	}
+	fields := storedFields(m, w.namespace, content)
+	out := agents.Output{Response: "stored " + m.ID, Fields: fields}
+	if w.prompt != nil {
+		out.Prompt = content
+	}
+	return out, nil
+}
+
+// memoryOf is the memory to store of content, rendered at now: its
+// metadata (with OrKa's category and memory_type defaults), its id (from
+// key_template, else derived as the store would, so the output can name
+// it), and its expiry from ttl or decay.
+func (w *Writer) memoryOf(in agents.Input, content string, now time.Time) (memory.Memory, error) {
 	m := memory.Memory{Content: content, Metadata: make(map[string]string, len(w.metadata)+2)}
 	for _, f := range w.metadata {
 		v, err := f.render(in)
 		if err != nil {
-			return agents.Output{}, err
+			return m, err
 		}
 		m.Metadata[f.key] = v
 	}
@@ -205,17 +233,17 @@ func (w *Writer) Run(ctx context.Context, in agents.Input) (agents.Output, error
 	if w.key != nil {
 		k, err := in.Render(w.key)
 		if err != nil {
-			return agents.Output{}, fmt.Errorf("render key_template: %w", err)
+			return m, fmt.Errorf("render key_template: %w", err)
 		}
 		if k = strings.TrimSpace(k); k == "" {
-			return agents.Output{}, errors.New("key_template rendered empty")
+			return m, errors.New("key_template rendered empty")
 		}
 		m.ID = memoryID(k)
 	}
 	// Derive the id here, as the store would, so the output can name it.
 	prepared, err := memory.PrepareMemory(m, now, 0)
 	if err != nil {
-		return agents.Output{}, fmt.Errorf("memory %q: %w", m.ID, err)
+		return m, fmt.Errorf("memory %q: %w", m.ID, err)
 	}
 	m.ID = prepared.ID
 	// Creation and expiry come from one clock, so a memory lives exactly its
@@ -226,17 +254,11 @@ func (w *Writer) Run(ctx context.Context, in agents.Input) (agents.Output, error
 	} else if life = w.decay.lifetime(typ); life > 0 {
 		m.ExpiresAt = now.Add(life)
 	}
+	return m, nil
+}
 
-	ctx, cancel := w.bound(ctx)
-	defer cancel()
-	if w.embedder != nil {
-		if m.Vector, err = w.embed(ctx, in, content); err != nil {
-			return agents.Output{}, fmt.Errorf("embed the content: %w", err)
-		}
-	}
-	if err := store.Remember(ctx, w.namespace, m); err != nil {
-		return agents.Output{}, err
-	}
+// storedFields are the output fields of stored memory m of content.
+func storedFields(m memory.Memory, namespace, content string) map[string]any {
 	meta := make(map[string]any, len(m.Metadata))
 	for k, v := range m.Metadata {
 		meta[k] = v
@@ -245,7 +267,7 @@ func (w *Writer) Run(ctx context.Context, in agents.Input) (agents.Output, error
 		"status":          "success",
 		"memory_id":       m.ID,
 		"memory_key":      m.ID,
-		"namespace":       w.namespace,
+		"namespace":       namespace,
 		"content_length":  len(content),
 		"stored_metadata": meta,
 		"vector_enabled":  m.Vector != nil,
@@ -253,11 +275,7 @@ func (w *Writer) Run(ctx context.Context, in agents.Input) (agents.Output, error
 	if !m.ExpiresAt.IsZero() {
 		fields["expires_at"] = m.ExpiresAt.UTC().Format(time.RFC3339Nano)
 	}
-	out := agents.Output{Response: "stored " + m.ID, Fields: fields}
-	if w.prompt != nil {
-		out.Prompt = content
-	}
-	return out, nil
+	return fields
 }
 
 // OwnVars are the variables a writer binds for its own templates, as OrKa's

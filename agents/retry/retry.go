@@ -139,6 +139,18 @@ func Never() Policy { return Policy{Type: None} }
 
 // Validate reports what is wrong with p.
 func (p Policy) Validate() error {
+	errs := p.modeErrors()
+	errs = append(errs, p.numberErrors()...)
+	for _, c := range p.On {
+		if !retryableClass(c) {
+			errs = append(errs, fmt.Errorf("retry on %q: want timeout, rate_limit, server_error or error", c))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// modeErrors are the problems of p's type and jitter.
+func (p Policy) modeErrors() []error {
 	var errs []error
 	switch p.Type {
 	case None, Fixed, Exponential:
@@ -154,6 +166,12 @@ func (p Policy) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("retry jitter %q: want full, none or a fraction in (0, 1]", p.Jitter))
 	}
+	return errs
+}
+
+// numberErrors are the problems of p's intervals, statuses and count.
+func (p Policy) numberErrors() []error {
+	var errs []error
 	if p.MinInterval < 0 {
 		errs = append(errs, errors.New("retry minimum_interval must not be negative"))
 	}
@@ -174,12 +192,7 @@ func (p Policy) Validate() error {
 	if p.MaxInterval > 0 && p.Interval > p.MaxInterval {
 		errs = append(errs, fmt.Errorf("retry interval %s is longer than max_interval %s", p.Interval, p.MaxInterval))
 	}
-	for _, c := range p.On {
-		if !retryableClass(c) {
-			errs = append(errs, fmt.Errorf("retry on %q: want timeout, rate_limit, server_error or error", c))
-		}
-	}
-	return errors.Join(errs...)
+	return errs
 }
 
 func retryableClass(c Class) bool {
@@ -255,6 +268,15 @@ func ReadPolicy(c *load.Config, key string, def Policy) Policy {
 		return def
 	}
 	before := len(c.Problems().Errors())
+	p := readPolicyMap(rc, def)
+	if len(c.Problems().Errors()) > before {
+		return def
+	}
+	return p
+}
+
+// readPolicyMap reads a retry mapping rc, starting from def.
+func readPolicyMap(rc *load.Config, def Policy) Policy {
 	p := def
 	if rc.Has("type") {
 		p.Type = Type(strings.ToLower(rc.String("type", string(def.Type))))
@@ -283,9 +305,6 @@ func ReadPolicy(c *load.Config, key string, def Policy) Policy {
 	rc.Done()
 	if p.Type == None {
 		p.Count = 0
-	}
-	if len(c.Problems().Errors()) > before {
-		return def
 	}
 	return p
 }

@@ -148,51 +148,63 @@ func agentList(v any, depth int) (ids []string, holder map[string]any) {
 			return []string{id}, nil
 		}
 	case []any:
-		out := make([]string, 0, len(x))
-		for _, it := range x {
-			switch y := it.(type) {
-			case map[string]any:
-				if id, ok := y["node_id"]; ok {
-					out = append(out, fmt.Sprint(id))
-				} else if p, ok := y["path"].([]any); ok {
-					for _, id := range p {
-						out = append(out, fmt.Sprint(id))
-					}
-				}
-			case string:
-				out = append(out, strings.TrimSpace(y))
-			case nil:
-			default:
-				out = append(out, fmt.Sprint(y))
-			}
-		}
-		if len(out) == 0 {
-			return nil, nil
-		}
-		return out, nil
+		return listIDs(x), nil
 	case []string:
 		return append([]string(nil), x...), nil
 	case map[string]any:
-		for _, k := range []string{"response", "result", "payload"} {
-			if n, ok := x[k]; ok {
-				if ids, h := agentList(parsed(n), depth+1); len(ids) > 0 {
-					if h == nil {
-						h = x
-					}
-					return ids, h
-				}
-			}
-		}
-		for _, k := range []string{"target", "path"} {
-			if n, ok := x[k]; ok && n != nil {
-				if ids, _ := agentList(parsed(n), depth+1); len(ids) > 0 {
-					return ids, x
-				}
-			}
-		}
-		return nestedDecision(x, depth)
+		return mappingList(x, depth)
 	}
 	return nil, nil
+}
+
+// listIDs reads a list of ids or candidates ({node_id} or {path: [...]});
+// nil when it holds none.
+func listIDs(x []any) []string {
+	out := make([]string, 0, len(x))
+	for _, it := range x {
+		switch y := it.(type) {
+		case map[string]any:
+			if id, ok := y["node_id"]; ok {
+				out = append(out, fmt.Sprint(id))
+			} else if p, ok := y["path"].([]any); ok {
+				for _, id := range p {
+					out = append(out, fmt.Sprint(id))
+				}
+			}
+		case string:
+			out = append(out, strings.TrimSpace(y))
+		case nil:
+		default:
+			out = append(out, fmt.Sprint(y))
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// mappingList reads the list a mapping x holds: under response, result or
+// payload; as a decision's target or path; or in a decision deeper.
+func mappingList(x map[string]any, depth int) (ids []string, holder map[string]any) {
+	for _, k := range []string{"response", "result", "payload"} {
+		if n, ok := x[k]; ok {
+			if ids, h := agentList(parsed(n), depth+1); len(ids) > 0 {
+				if h == nil {
+					h = x
+				}
+				return ids, h
+			}
+		}
+	}
+	for _, k := range []string{"target", "path"} {
+		if n, ok := x[k]; ok && n != nil {
+			if ids, _ := agentList(parsed(n), depth+1); len(ids) > 0 {
+				return ids, x
+			}
+		}
+	}
+	return nestedDecision(x, depth)
 }
 
 // nestedDecision looks through the values of m, keys in sorted order, for

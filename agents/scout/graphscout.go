@@ -198,12 +198,7 @@ func (g *GraphScout) Run(ctx context.Context, in agents.Input) (agents.Output, e
 	if err != nil {
 		return agents.Output{}, err
 	}
-	nodes := make([]*node, 0, len(g.nodes))
-	for _, n := range g.nodes {
-		if _, ran := in.Previous.Get(n.id); !ran {
-			nodes = append(nodes, n)
-		}
-	}
+	nodes := g.notRun(in)
 	margin := g.p.commitMargin
 	if o, ok := in.Previous.Get("input_classifier"); ok && !o.Failed() {
 		margin = dynamicMargin(o.Text(), margin)
@@ -213,23 +208,9 @@ func (g *GraphScout) Run(ctx context.Context, in agents.Input) (agents.Output, e
 	if len(top) > g.p.kBeam {
 		top = top[:g.p.kBeam]
 	}
-	var usage spend.Usage
-	evaluated := "heuristics"
-	if g.eval != nil && len(top) > 0 {
-		u, err := g.eval.evaluate(ctx, in, question, top, g.p)
-		usage = u
-		switch {
-		case err == nil:
-			evaluated = "llm"
-		case ctx.Err() != nil || fault.IsFatal(err) || !g.eval.fallback:
-			return agents.Output{Usage: usage}, fmt.Errorf("evaluate candidates: %w", err)
-		default:
-			if werr := in.Run.Warn(event.Event{Node: in.Path, Agent: g.id, Type: TypeGraphScout,
-				Message: "graph-scout's LLM evaluation failed, scoring by heuristics (fallback_to_heuristics): " + err.Error(),
-				Data:    map[string]any{"code": "graph_scout_llm_fallback"}}); werr != nil {
-				return agents.Output{Usage: usage}, werr
-			}
-		}
+	evaluated, usage, err := g.score(ctx, in, question, top)
+	if err != nil {
+		return agents.Output{Usage: usage}, err
 	}
 	d := decide(top, g.p, margin)
 	cands := make([]any, len(top))
@@ -278,6 +259,41 @@ func (g *GraphScout) Run(ctx context.Context, in agents.Input) (agents.Output, e
 	// response (so a loop's boolean scoring never reads the decision as a
 	// judgement) and no formatted_prompt.
 	return agents.Output{Response: m, Fields: fields, Shape: fields, Prompt: rendered, Usage: usage}, nil
+}
+
+// notRun are the nodes that have not run yet in this run: the paths
+// graph-scout may still take.
+func (g *GraphScout) notRun(in agents.Input) []*node {
+	nodes := make([]*node, 0, len(g.nodes))
+	for _, n := range g.nodes {
+		if _, ran := in.Previous.Get(n.id); !ran {
+			nodes = append(nodes, n)
+		}
+	}
+	return nodes
+}
+
+// score has the LLM evaluator (when there is one) score the top
+// candidates; evaluated says who scored them: "llm", or "heuristics" when
+// there is no evaluator or it failed and fallback_to_heuristics is set
+// (with a warning). An error is an evaluation that could not fall back.
+func (g *GraphScout) score(ctx context.Context, in agents.Input, question string, top []*candidate) (evaluated string, usage spend.Usage, err error) {
+	if g.eval == nil || len(top) == 0 {
+		return "heuristics", usage, nil
+	}
+	usage, err = g.eval.evaluate(ctx, in, question, top, g.p)
+	switch {
+	case err == nil:
+		return "llm", usage, nil
+	case ctx.Err() != nil || fault.IsFatal(err) || !g.eval.fallback:
+		return "", usage, fmt.Errorf("evaluate candidates: %w", err)
+	}
+	if werr := in.Run.Warn(event.Event{Node: in.Path, Agent: g.id, Type: TypeGraphScout,
+		Message: "graph-scout's LLM evaluation failed, scoring by heuristics (fallback_to_heuristics): " + err.Error(),
+		Data:    map[string]any{"code": "graph_scout_llm_fallback"}}); werr != nil {
+		return "", usage, werr
+	}
+	return "heuristics", usage, nil
 }
 
 // question is the rendered prompt, else the input text (OrKa's

@@ -80,23 +80,7 @@ func search(nodes []*node, question string, p params) ([]*candidate, searchStats
 	}
 	for depth := 1; depth <= p.maxDepth && len(level) > 0; depth++ {
 		if depth > 1 {
-			var next []*candidate
-			for _, c := range level {
-				last := c.path[len(c.path)-1]
-				if last.terminal || last.memory {
-					continue
-				}
-				for _, n := range nodes {
-					if n.memory || onPath(c.path, n) {
-						continue
-					}
-					path := append(append(make([]*node, 0, depth), c.path...), n)
-					if nc, ok := p.evaluate(path, question, q, &st); ok {
-						next = append(next, nc)
-					}
-				}
-			}
-			level = next
+			level = p.extend(level, nodes, depth, question, q, &st)
 		}
 		sortCandidates(level)
 		if len(level) > p.kBeam {
@@ -110,6 +94,29 @@ func search(nodes []*node, question string, p params) ([]*candidate, searchStats
 		all = all[:p.maxCandidates]
 	}
 	return all, st
+}
+
+// extend is the next level of the search: each path of level that does not
+// end at a terminal or memory agent, extended by each node not on it (not
+// a memory agent) to length depth, within the budgets.
+func (p params) extend(level []*candidate, nodes []*node, depth int, question string, q map[string]bool, st *searchStats) []*candidate {
+	var next []*candidate
+	for _, c := range level {
+		last := c.path[len(c.path)-1]
+		if last.terminal || last.memory {
+			continue
+		}
+		for _, n := range nodes {
+			if n.memory || onPath(c.path, n) {
+				continue
+			}
+			path := append(append(make([]*node, 0, depth), c.path...), n)
+			if nc, ok := p.evaluate(path, question, q, st); ok {
+				next = append(next, nc)
+			}
+		}
+	}
+	return next
 }
 
 func onPath(path []*node, n *node) bool {

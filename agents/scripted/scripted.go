@@ -276,6 +276,14 @@ func readReply(file string, n *yaml.Node, what string, probs *load.Problems) (Re
 	r.RetryAfter = c.Duration("retry_after", 0)
 	hasCalls := c.Has("tool_calls")
 	r.ToolCalls = readToolCalls(file, c.Node("tool_calls"), what, probs)
+	checkReply(c, r, hasText, hasErr, hasCalls)
+	c.Done()
+	return r, len(probs.Errors()) == before
+}
+
+// checkReply reports a reply r of c whose keys contradict each other
+// (has*: text, error and tool_calls are given).
+func checkReply(c *load.Config, r Reply, hasText, hasErr, hasCalls bool) {
 	switch {
 	case hasText && hasErr:
 		c.Errorf("error", "a reply has text or error, not both")
@@ -288,8 +296,6 @@ func readReply(file string, n *yaml.Node, what string, probs *load.Problems) (Re
 	case hasText && (r.Status != 0 || r.RetryAfter != 0):
 		c.Errorf("status", "status and retry_after belong to error replies")
 	}
-	c.Done()
-	return r, len(probs.Errors()) == before
 }
 
 const math32 = 1<<31 - 1

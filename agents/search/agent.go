@@ -60,43 +60,11 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 	if max <= 0 {
 		max = DefaultMaxResults
 	}
-	var search func(ctx context.Context) ([]Result, error)
-	var model agents.Model
-	if in.Run != nil && in.Run.Models != nil {
-		// A source with no model for this agent (nil, nil) leaves it on DuckDuckGo.
-		if model, err = in.Run.Models.ModelFor(a.ID); err != nil {
-			return out, err
-		}
+	search, err := a.searcher(in, query, max, &out)
+	if err != nil {
+		return out, err
 	}
-	if model != nil {
-		search = func(ctx context.Context) ([]Result, error) {
-			rep, err := model.Generate(ctx, agents.Request{Agent: a.ID, Prompt: query})
-			if err != nil {
-				return nil, err
-			}
-			out.Usage = out.Usage.Add(rep.Usage)
-			return ParseReply(rep.Text, max), nil
-		}
-	} else {
-		if a.Search == nil {
-			return out, errors.New("agent has no searcher")
-		}
-		search = func(ctx context.Context) ([]Result, error) { return a.Search.Search(ctx, query, max) }
-	}
-	var results []Result
-	err = a.Retry.Do(ctx, in, a.ID, func(ctx context.Context, _ int) error {
-		if a.Timeout > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, a.Timeout)
-			defer cancel()
-		}
-		r, err := search(ctx)
-		if err != nil && a.Timeout > 0 && ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("no answer within the agent's timeout of %s: %w", a.Timeout, err)
-		}
-		results = r
-		return err
-	})
+	results, err := a.attempts(ctx, in, search)
 	if err != nil {
 		return out, err
 	}
@@ -114,6 +82,54 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 	out.Fields = map[string]any{"results": hits, "result": append([]any(nil), snippets...),
 		"query": query, "num_results": len(results)}
 	return out, nil
+}
+
+// searcher is how the agent searches for query, at most max results: the
+// run's model for the agent's id (a script) when there is one, whose usage
+// is added to out's, else its searcher.
+func (a *Agent) searcher(in agents.Input, query string, max int, out *agents.Output) (func(ctx context.Context) ([]Result, error), error) {
+	var model agents.Model
+	if in.Run != nil && in.Run.Models != nil {
+		// A source with no model for this agent (nil, nil) leaves it on DuckDuckGo.
+		var err error
+		if model, err = in.Run.Models.ModelFor(a.ID); err != nil {
+			return nil, err
+		}
+	}
+	if model != nil {
+		return func(ctx context.Context) ([]Result, error) {
+			rep, err := model.Generate(ctx, agents.Request{Agent: a.ID, Prompt: query})
+			if err != nil {
+				return nil, err
+			}
+			out.Usage = out.Usage.Add(rep.Usage)
+			return ParseReply(rep.Text, max), nil
+		}, nil
+	}
+	if a.Search == nil {
+		return nil, errors.New("agent has no searcher")
+	}
+	return func(ctx context.Context) ([]Result, error) { return a.Search.Search(ctx, query, max) }, nil
+}
+
+// attempts runs search under the agent's retry policy, each attempt
+// bounded by its timeout.
+func (a *Agent) attempts(ctx context.Context, in agents.Input, search func(ctx context.Context) ([]Result, error)) ([]Result, error) {
+	var results []Result
+	err := a.Retry.Do(ctx, in, a.ID, func(ctx context.Context, _ int) error {
+		if a.Timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, a.Timeout)
+			defer cancel()
+		}
+		r, err := search(ctx)
+		if err != nil && a.Timeout > 0 && ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("no answer within the agent's timeout of %s: %w", a.Timeout, err)
+		}
+		results = r
+		return err
+	})
+	return results, err
 }
 
 // ParseReply reads a scripted reply as search results: a JSON or YAML list

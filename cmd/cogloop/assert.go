@@ -56,14 +56,9 @@ const maxAssertText = 1 << 20
 // parseAssertion reads one assertion object; where names it in errors
 // ("assert[2]"). Errors speak of keys and JSON kinds, never Go types.
 func parseAssertion(raw json.RawMessage, where string) (*assertion, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		return nil, fmt.Errorf(`%s: an assertion is an object such as {"type": "contains", "value": "..."}, not %s`, where, jsonKind(raw))
-	}
-	for k := range m {
-		if !slices.Contains(assertKeys, k) {
-			return nil, fmt.Errorf("%s: unknown key %q%s (an assertion has: %s)", where, k, didYouMean(k, assertKeys), strings.Join(assertKeys, ", "))
-		}
+	m, err := assertionObject(raw, where)
+	if err != nil {
+		return nil, err
 	}
 	a := &assertion{}
 	if err := json.Unmarshal(m["type"], &a.Kind); err != nil || a.Kind == "" {
@@ -80,64 +75,7 @@ func parseAssertion(raw json.RawMessage, where string) (*assertion, error) {
 	if hasVal {
 		_ = json.Unmarshal(val, &a.Value) // it parsed as part of the object
 	}
-	field := where + `.value`
-	needText := func() error {
-		if !hasVal || json.Unmarshal(val, &a.text) != nil {
-			return fmt.Errorf("%s: %s needs a text value, got %s", field, a.Kind, jsonKind(val))
-		}
-		return nil
-	}
-	needNumber := func(what string) error {
-		if !hasVal || json.Unmarshal(val, &a.limit) != nil || math.IsNaN(a.limit) || a.limit < 0 {
-			return fmt.Errorf("%s: %s needs %s, got %s", field, a.Kind, what, jsonKind(val))
-		}
-		return nil
-	}
-	var err error
-	switch a.Kind {
-	case "contains", "icontains", "not-contains", "equals", "stop_reason":
-		err = needText()
-	case "regex":
-		if err = needText(); err == nil {
-			if a.re, err = cognition.Compile(a.text); err != nil {
-				err = fmt.Errorf("%s: %w", field, err)
-			}
-		}
-	case "is-json":
-		if hasVal {
-			err = fmt.Errorf("%s: is-json takes no value", field)
-		}
-	case "json-schema":
-		if !hasVal || jsonKind(val) != "an object" {
-			err = fmt.Errorf("%s: json-schema needs a JSON Schema object, got %s", field, jsonKind(val))
-		} else if a.schema, err = compileSchema(val); err != nil {
-			err = fmt.Errorf("%s: %w", field, err)
-		}
-	case "similar":
-		err = needText()
-		a.threshold = 0.8
-		if t, ok := m["threshold"]; ok && err == nil {
-			if json.Unmarshal(t, &a.threshold) != nil || a.threshold < 0 || a.threshold > 1 {
-				err = fmt.Errorf("%s.threshold: a number between 0 and 1, got %s", where, jsonKind(t))
-			}
-		}
-	case "llm-rubric":
-		if err = needText(); err == nil {
-			a.judge, err = parseJudge(m, where)
-		}
-	case "passes", "tokens":
-		err = needNumber("a whole number (the most allowed)")
-		if err == nil && a.limit != math.Trunc(a.limit) {
-			err = fmt.Errorf("%s: %s needs a whole number, got %v", field, a.Kind, a.limit)
-		}
-	case "final_score":
-		err = needNumber("a number (the least allowed score)")
-	case "cost":
-		err = needNumber("a number of dollars (the most allowed)")
-	case "latency":
-		err = parseLatency(a, val, hasVal, field)
-	}
-	if err != nil {
+	if err := a.readValue(m, where); err != nil {
 		return nil, err
 	}
 	for _, k := range []string{"threshold", "judge", "model", "provider", "model_url"} {
@@ -146,6 +84,116 @@ func parseAssertion(raw json.RawMessage, where string) (*assertion, error) {
 		}
 	}
 	return a, nil
+}
+
+// assertionObject reads raw as an assertion's object of known keys.
+func assertionObject(raw json.RawMessage, where string) (map[string]json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return nil, fmt.Errorf(`%s: an assertion is an object such as {"type": "contains", "value": "..."}, not %s`, where, jsonKind(raw))
+	}
+	for k := range m {
+		if !slices.Contains(assertKeys, k) {
+			return nil, fmt.Errorf("%s: unknown key %q%s (an assertion has: %s)", where, k, didYouMean(k, assertKeys), strings.Join(assertKeys, ", "))
+		}
+	}
+	return m, nil
+}
+
+// readValue reads the value of assertion object m (and its threshold or
+// judge) as a's kind wants it.
+func (a *assertion) readValue(m map[string]json.RawMessage, where string) error {
+	val, hasVal := m["value"]
+	field := where + `.value`
+	switch a.Kind {
+	case "contains", "icontains", "not-contains", "equals", "stop_reason":
+		return a.needText(val, hasVal, field)
+	case "regex":
+		if err := a.needText(val, hasVal, field); err != nil {
+			return err
+		}
+		var err error
+		if a.re, err = cognition.Compile(a.text); err != nil {
+			return fmt.Errorf("%s: %w", field, err)
+		}
+	case "is-json":
+		if hasVal {
+			return fmt.Errorf("%s: is-json takes no value", field)
+		}
+	case "json-schema":
+		if !hasVal || jsonKind(val) != "an object" {
+			return fmt.Errorf("%s: json-schema needs a JSON Schema object, got %s", field, jsonKind(val))
+		}
+		var err error
+		if a.schema, err = compileSchema(val); err != nil {
+			return fmt.Errorf("%s: %w", field, err)
+		}
+	case "similar":
+		return a.readSimilar(m, where)
+	case "llm-rubric":
+		if err := a.needText(val, hasVal, field); err != nil {
+			return err
+		}
+		var err error
+		a.judge, err = parseJudge(m, where)
+		return err
+	case "passes", "tokens", "final_score", "cost", "latency":
+		return a.readLimit(val, hasVal, field)
+	}
+	return nil
+}
+
+// readLimit reads the value (hasVal: given) of an assertion on the run's
+// facts: the most (or, for final_score, the least) allowed.
+func (a *assertion) readLimit(val json.RawMessage, hasVal bool, field string) error {
+	switch a.Kind {
+	case "passes", "tokens":
+		if err := a.needNumber(val, hasVal, field, "a whole number (the most allowed)"); err != nil {
+			return err
+		}
+		if a.limit != math.Trunc(a.limit) {
+			return fmt.Errorf("%s: %s needs a whole number, got %v", field, a.Kind, a.limit)
+		}
+	case "final_score":
+		return a.needNumber(val, hasVal, field, "a number (the least allowed score)")
+	case "cost":
+		return a.needNumber(val, hasVal, field, "a number of dollars (the most allowed)")
+	case "latency":
+		return parseLatency(a, val, hasVal, field)
+	}
+	return nil
+}
+
+// needText reads val (hasVal: given) into a.text; field names it in errors.
+func (a *assertion) needText(val json.RawMessage, hasVal bool, field string) error {
+	if !hasVal || json.Unmarshal(val, &a.text) != nil {
+		return fmt.Errorf("%s: %s needs a text value, got %s", field, a.Kind, jsonKind(val))
+	}
+	return nil
+}
+
+// needNumber reads val (hasVal: given) into a.limit, a number ≥ 0; what
+// says the number wanted.
+func (a *assertion) needNumber(val json.RawMessage, hasVal bool, field, what string) error {
+	if !hasVal || json.Unmarshal(val, &a.limit) != nil || math.IsNaN(a.limit) || a.limit < 0 {
+		return fmt.Errorf("%s: %s needs %s, got %s", field, a.Kind, what, jsonKind(val))
+	}
+	return nil
+}
+
+// readSimilar reads a similar assertion's text and threshold (default 0.8).
+func (a *assertion) readSimilar(m map[string]json.RawMessage, where string) error {
+	val, hasVal := m["value"]
+	a.threshold = 0.8
+	if err := a.needText(val, hasVal, where+`.value`); err != nil {
+		return err
+	}
+	if t, ok := m["threshold"]; ok {
+		if json.Unmarshal(t, &a.threshold) != nil || a.threshold < 0 || a.threshold > 1 {
+			return fmt.Errorf("%s.threshold: a number between 0 and 1, got %s", where, jsonKind(t))
+		}
+	}
+	return nil
 }
 
 func parseLatency(a *assertion, val json.RawMessage, hasVal bool, field string) error {
@@ -217,84 +265,106 @@ type runFacts struct {
 // check runs a (not llm-rubric) assertion against a run; the reason says
 // what was wanted and what was found.
 func (a *assertion) check(f runFacts) assertResult {
-	r := assertResult{Kind: a.Kind, Value: a.Value}
+	r := assertResult{Kind: a.Kind, Value: a.Value, Pass: true}
 	ans := f.answer
 	if len(ans) > maxAssertText {
 		ans = ans[:maxAssertText]
 	}
-	fail := func(format string, args ...any) assertResult {
-		r.Pass, r.Reason = false, fmt.Sprintf(format, args...)
-		return r
+	reason := a.answerReason(ans)
+	if reason == "" {
+		reason = a.factReason(f)
 	}
-	r.Pass = true
+	if reason != "" {
+		r.Pass, r.Reason = false, reason
+	}
+	return r
+}
+
+// answerReason is why the answer ans fails a's check of its text ("": it
+// passes, or a checks no text).
+func (a *assertion) answerReason(ans string) string {
 	switch a.Kind {
 	case "contains":
 		if !strings.Contains(ans, a.text) {
-			return fail("answer does not contain %q: %s", a.text, quoteShort(ans))
+			return fmt.Sprintf("answer does not contain %q: %s", a.text, quoteShort(ans))
 		}
 	case "icontains":
 		if !strings.Contains(strings.ToLower(ans), strings.ToLower(a.text)) {
-			return fail("answer does not contain %q (any case): %s", a.text, quoteShort(ans))
+			return fmt.Sprintf("answer does not contain %q (any case): %s", a.text, quoteShort(ans))
 		}
 	case "not-contains":
 		if strings.Contains(ans, a.text) {
-			return fail("answer contains %q: %s", a.text, quoteShort(ans))
+			return fmt.Sprintf("answer contains %q: %s", a.text, quoteShort(ans))
 		}
 	case "equals":
 		if strings.TrimSpace(ans) != strings.TrimSpace(a.text) {
-			return fail("answer is not %q: %s", a.text, quoteShort(ans))
+			return fmt.Sprintf("answer is not %q: %s", a.text, quoteShort(ans))
 		}
 	case "regex":
 		_, ok, err := a.re.Find(ans)
 		if err != nil {
-			return fail("regex %q: %v", a.text, err)
+			return fmt.Sprintf("regex %q: %v", a.text, err)
 		}
 		if !ok {
-			return fail("answer does not match /%s/: %s", a.text, quoteShort(ans))
+			return fmt.Sprintf("answer does not match /%s/: %s", a.text, quoteShort(ans))
 		}
 	case "is-json", "json-schema":
-		var v any
-		if err := json.Unmarshal([]byte(strings.TrimSpace(ans)), &v); err != nil {
-			return fail("answer is not JSON (%v): %s", plainJSONError(err), quoteShort(ans))
-		}
-		if a.schema != nil {
-			if err := a.schema.Validate(v); err != nil {
-				return fail("answer does not match the schema: %s", firstLines(err.Error(), 4))
-			}
-		}
+		return a.jsonReason(ans)
 	case "similar":
 		if s := metrics.Similarity(ans, a.text, a.threshold); s < a.threshold {
-			return fail("answer's similarity to %q is below %.2f: %s", a.text, a.threshold, quoteShort(ans))
+			return fmt.Sprintf("answer's similarity to %q is below %.2f: %s", a.text, a.threshold, quoteShort(ans))
 		}
+	}
+	return ""
+}
+
+// jsonReason is why ans is not JSON, or not of a's schema ("": it is).
+func (a *assertion) jsonReason(ans string) string {
+	var v any
+	if err := json.Unmarshal([]byte(strings.TrimSpace(ans)), &v); err != nil {
+		return fmt.Sprintf("answer is not JSON (%v): %s", plainJSONError(err), quoteShort(ans))
+	}
+	if a.schema != nil {
+		if err := a.schema.Validate(v); err != nil {
+			return fmt.Sprintf("answer does not match the schema: %s", firstLines(err.Error(), 4))
+		}
+	}
+	return ""
+}
+
+// factReason is why the run's facts fail a's check of them ("": they pass,
+// or a checks the answer).
+func (a *assertion) factReason(f runFacts) string {
+	switch a.Kind {
 	case "passes":
 		if float64(f.passes) > a.limit {
-			return fail("the run took %d passes, more than %v", f.passes, a.limit)
+			return fmt.Sprintf("the run took %d passes, more than %v", f.passes, a.limit)
 		}
 	case "final_score":
 		if f.finalScore == nil {
-			return fail("the run has no loop, so no final score")
+			return "the run has no loop, so no final score"
 		}
 		if *f.finalScore < a.limit {
-			return fail("final score %.3f is below %v", *f.finalScore, a.limit)
+			return fmt.Sprintf("final score %.3f is below %v", *f.finalScore, a.limit)
 		}
 	case "stop_reason":
 		if f.stopReason != a.text {
-			return fail("the loop stopped by %q, not %q", orNone(f.stopReason), a.text)
+			return fmt.Sprintf("the loop stopped by %q, not %q", orNone(f.stopReason), a.text)
 		}
 	case "cost":
 		if f.cost > a.limit {
-			return fail("the run cost $%.4f, more than $%v", f.cost, a.limit)
+			return fmt.Sprintf("the run cost $%.4f, more than $%v", f.cost, a.limit)
 		}
 	case "tokens":
 		if float64(f.tokens) > a.limit {
-			return fail("the run used %d tokens, more than %v", f.tokens, a.limit)
+			return fmt.Sprintf("the run used %d tokens, more than %v", f.tokens, a.limit)
 		}
 	case "latency":
 		if f.latency.Seconds() > a.limit {
-			return fail("the run took %s, more than %s", f.latency.Round(time.Millisecond), time.Duration(a.limit*float64(time.Second)))
+			return fmt.Sprintf("the run took %s, more than %s", f.latency.Round(time.Millisecond), time.Duration(a.limit*float64(time.Second)))
 		}
 	}
-	return r
+	return ""
 }
 
 func orNone(s string) string {

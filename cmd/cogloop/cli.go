@@ -215,49 +215,52 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, helps[cmd])
 		return exitOK
 	}
-	switch cmd {
-	case "run":
-		return cmdRun(ctx, args[1:], stdout, stderr)
-	case "validate":
-		return cmdValidate(ctx, args[1:], stdout, stderr)
-	case "history":
-		return cmdHistory(ctx, args[1:], stdout, stderr)
-	case "presets":
-		return cmdPresets(args[1:], stdout, stderr)
-	case "runs":
-		return cmdRuns(ctx, args[1:], stdout, stderr)
-	case "show":
-		return cmdShow(ctx, args[1:], stdout, stderr)
-	case "report":
-		return cmdReport(args[1:], stdout, stderr)
-	case "fork":
-		return cmdFork(ctx, args[1:], stdout, stderr)
-	case "worker":
-		return cmdWorker(ctx, args[1:], stdout, stderr)
-	case "submit":
-		return cmdSubmit(ctx, args[1:], stdout, stderr)
-	case "status":
-		return cmdStatus(ctx, args[1:], stdout, stderr)
-	case "result":
-		return cmdResult(ctx, args[1:], stdout, stderr)
-	case "schema", "init", "eval", "script":
-		return runSchemaCommands(ctx, cmd, args[1:], stdout, stderr)
-	case "mcp":
-		return cmdMCP(ctx, args[1:], stdout, stderr)
-	case "serve":
-		return cmdServe(ctx, args[1:], stdout, stderr)
-	case "answer":
-		return cmdAnswer(ctx, args[1:], stdout, stderr)
-	case "pause":
-		return cmdPause(ctx, args[1:], stdout, stderr)
-	case "version":
-		if len(args) > 1 {
-			return usageError(stderr, "version", fmt.Errorf("version takes no arguments, got %q", args[1]))
-		}
-		fmt.Fprintln(stdout, versionText())
-		return exitOK
+	if c, ok := commands[cmd]; ok {
+		return c(ctx, args[1:], stdout, stderr)
 	}
 	return exitUsage
+}
+
+// command runs one cogloop command on its arguments (after the command's
+// name) and returns the exit code.
+type command func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+
+// commands are the commands run dispatches to, by name (help is run's own).
+var commands = map[string]command{
+	"run":      cmdRun,
+	"validate": cmdValidate,
+	"history":  cmdHistory,
+	"presets":  withoutContext(cmdPresets),
+	"runs":     cmdRuns,
+	"show":     cmdShow,
+	"report":   withoutContext(cmdReport),
+	"fork":     cmdFork,
+	"worker":   cmdWorker,
+	"submit":   cmdSubmit,
+	"status":   cmdStatus,
+	"result":   cmdResult,
+	"schema":   withoutContext(cmdSchema),
+	"init":     withoutContext(cmdInit),
+	"eval":     cmdEval,
+	"script":   withoutContext(cmdScript),
+	"mcp":      cmdMCP,
+	"serve":    cmdServe,
+	"answer":   cmdAnswer,
+	"pause":    cmdPause,
+	"version":  withoutContext(cmdVersion),
+}
+
+// withoutContext is a command that needs no context as a command.
+func withoutContext(f func(args []string, stdout, stderr io.Writer) int) command {
+	return func(_ context.Context, args []string, stdout, stderr io.Writer) int { return f(args, stdout, stderr) }
+}
+
+func cmdVersion(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		return usageError(stderr, "version", fmt.Errorf("version takes no arguments, got %q", args[0]))
+	}
+	fmt.Fprintln(stdout, versionText())
+	return exitOK
 }
 
 func cmdHelp(args []string, stdout, stderr io.Writer) int {

@@ -74,21 +74,9 @@ const lineShape = `{"input": "...", "assert": [{"type": "contains", "value": "..
 
 // parseCase reads one line: a case, or (defaults != nil) a default_assert line.
 func parseCase(raw []byte) (c caseLine, defaults []*assertion, err error) {
-	var m map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := dec.Decode(&m); err != nil || m == nil {
-		if err == nil || jsonKind(raw) != "an object" {
-			return c, nil, fmt.Errorf("not a dataset line: each line is one JSON object, %s", lineShape)
-		}
-		return c, nil, fmt.Errorf("not a dataset line: %s; each line is one JSON object, %s", plainJSONError(err), lineShape)
-	}
-	if dec.More() {
-		return c, nil, errors.New("more than one JSON value on the line")
-	}
-	for k := range m {
-		if !slices.Contains(lineKeys, k) {
-			return c, nil, fmt.Errorf("unknown field %q%s (a line has: %s)", k, didYouMean(k, lineKeys), strings.Join(lineKeys, ", "))
-		}
+	m, err := lineObject(raw)
+	if err != nil {
+		return c, nil, err
 	}
 	if d, ok := m["default_assert"]; ok {
 		if len(m) != 1 {
@@ -100,31 +88,60 @@ func parseCase(raw []byte) (c caseLine, defaults []*assertion, err error) {
 		}
 		return c, defaults, err
 	}
+	c, err = readCase(m)
+	return c, nil, err
+}
+
+// lineObject reads a line as one JSON object of known fields.
+func lineObject(raw []byte) (map[string]json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&m); err != nil || m == nil {
+		if err == nil || jsonKind(raw) != "an object" {
+			return nil, fmt.Errorf("not a dataset line: each line is one JSON object, %s", lineShape)
+		}
+		return nil, fmt.Errorf("not a dataset line: %s; each line is one JSON object, %s", plainJSONError(err), lineShape)
+	}
+	if dec.More() {
+		return nil, errors.New("more than one JSON value on the line")
+	}
+	for k := range m {
+		if !slices.Contains(lineKeys, k) {
+			return nil, fmt.Errorf("unknown field %q%s (a line has: %s)", k, didYouMean(k, lineKeys), strings.Join(lineKeys, ", "))
+		}
+	}
+	return m, nil
+}
+
+// readCase reads a case's fields: its input, name, and assertions (expect's
+// short form first).
+func readCase(m map[string]json.RawMessage) (caseLine, error) {
+	var c caseLine
 	in, ok := m["input"]
 	if !ok || jsonKind(in) == "null" {
-		return c, nil, fmt.Errorf(`missing "input": %s`, lineShape)
+		return c, fmt.Errorf(`missing "input": %s`, lineShape)
 	}
 	if err := json.Unmarshal(in, &c.Input); err != nil {
-		return c, nil, fmt.Errorf("input: %s", plainJSONError(err))
+		return c, fmt.Errorf("input: %s", plainJSONError(err))
 	}
 	if nm, ok := m["name"]; ok && json.Unmarshal(nm, &c.Name) != nil {
-		return c, nil, fmt.Errorf("name: needs text, got %s", jsonKind(nm))
+		return c, fmt.Errorf("name: needs text, got %s", jsonKind(nm))
 	}
 	if e, ok := m["expect"]; ok {
 		a, err := parseExpect(e)
 		if err != nil {
-			return c, nil, err
+			return c, err
 		}
 		c.Asserts = append(c.Asserts, a)
 	}
 	if as, ok := m["assert"]; ok {
 		list, err := parseAsserts(as, "assert")
 		if err != nil {
-			return c, nil, err
+			return c, err
 		}
 		c.Asserts = append(c.Asserts, list...)
 	}
-	return c, nil, nil
+	return c, nil
 }
 
 func parseAsserts(raw json.RawMessage, field string) ([]*assertion, error) {

@@ -89,10 +89,10 @@ func definedFlags(t *testing.T) map[string][]string {
 				continue
 			}
 			cmd, flags := "", []string(nil)
-			if fn.Name.Name == "define" {
-				// runFlags.define: run's flags, which fork takes too (its
-				// help sends the reader to run's)
-				cmd = "run"
+			if fn.Name.Name == "define" && fn.Recv != nil {
+				// xFlags.define: command x's flags (runFlags: run's, which
+				// fork takes too; its help sends the reader to run's)
+				cmd = strings.TrimSuffix(receiverType(fn), "Flags")
 			}
 			ast.Inspect(fn.Body, func(n ast.Node) bool {
 				call, ok := n.(*ast.CallExpr)
@@ -119,6 +119,18 @@ func definedFlags(t *testing.T) map[string][]string {
 		}
 	}
 	return out
+}
+
+// receiverType is the name of method fn's receiver type.
+func receiverType(fn *ast.FuncDecl) string {
+	t := fn.Recv.List[0].Type
+	if star, ok := t.(*ast.StarExpr); ok {
+		t = star.X
+	}
+	if id, ok := t.(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
 }
 
 // stringArg is the first string literal among call's arguments.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/scripted"
+	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/records"
 )
 
@@ -26,9 +28,8 @@ type evalFlags struct {
 	store                                                       storeFlags
 }
 
-func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var f evalFlags
-	fs := newFlagSet("eval", stderr)
+// define defines eval's flags on fs.
+func (f *evalFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.dataset, "dataset", "", "")
 	fs.IntVar(&f.concurrency, "concurrency", 4, "")
 	fs.IntVar(&f.repeat, "repeat", 1, "")
@@ -44,25 +45,41 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.quiet, "q", false, "")
 	fs.StringVar(&f.store.redisURL, "redis", "", "")
 	fs.StringVar(&f.store.namespace, "namespace", "", "")
+}
+
+// check refuses eval's arguments pos (the workflow files) and flags when
+// they are out of range or contradict each other.
+func (f evalFlags) check(pos []string) error {
+	switch {
+	case len(pos) != 1 && len(pos) != 2:
+		return fmt.Errorf("eval takes one workflow file (or two to compare), got %d arguments", len(pos))
+	case f.dataset == "":
+		return errors.New("eval needs --dataset FILE.jsonl")
+	case f.concurrency < 1 || f.concurrency > 64:
+		return fmt.Errorf("--concurrency must be between 1 and 64, not %d", f.concurrency)
+	case f.repeat < 1 || f.repeat > 1000:
+		return fmt.Errorf("--repeat must be between 1 and 1000, not %d", f.repeat)
+	case !(f.passRate >= 0 && f.passRate <= 1):
+		return fmt.Errorf("--pass-rate must be between 0 and 1 (0.8 = 80%% of runs pass), not %v", f.passRate)
+	case f.script != "" && f.replay != "":
+		return errors.New("--script and --replay both answer the model calls: give one")
+	case len(pos) == 2 && (f.junit != "" || f.report != ""):
+		return errors.New("--junit and --report describe one workflow: compare runs without them")
+	}
+	return nil
+}
+
+func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var f evalFlags
+	fs := newFlagSet("eval", stderr)
+	f.define(fs)
 	usageErr := func(err error) int { return usageError(stderr, "eval", err) }
 	pos, err := parseInterspersed(fs, args)
-	switch {
-	case err != nil:
+	if err == nil {
+		err = f.check(pos)
+	}
+	if err != nil {
 		return usageErr(err)
-	case len(pos) != 1 && len(pos) != 2:
-		return usageErr(fmt.Errorf("eval takes one workflow file (or two to compare), got %d arguments", len(pos)))
-	case f.dataset == "":
-		return usageErr(errors.New("eval needs --dataset FILE.jsonl"))
-	case f.concurrency < 1 || f.concurrency > 64:
-		return usageErr(fmt.Errorf("--concurrency must be between 1 and 64, not %d", f.concurrency))
-	case f.repeat < 1 || f.repeat > 1000:
-		return usageErr(fmt.Errorf("--repeat must be between 1 and 1000, not %d", f.repeat))
-	case !(f.passRate >= 0 && f.passRate <= 1):
-		return usageErr(fmt.Errorf("--pass-rate must be between 0 and 1 (0.8 = 80%% of runs pass), not %v", f.passRate))
-	case f.script != "" && f.replay != "":
-		return usageErr(errors.New("--script and --replay both answer the model calls: give one"))
-	case len(pos) == 2 && (f.junit != "" || f.report != ""):
-		return usageErr(errors.New("--junit and --report describe one workflow: compare runs without them"))
 	}
 	data, err := readFileCapped(f.dataset, "--dataset", maxDatasetBytes, "split the dataset")
 	if err != nil {
@@ -81,28 +98,15 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		evs = append(evs, ev)
 	}
-	var out *jsonLines
-	if f.out != "" {
-		if out, err = createJSONLines(f.out); err != nil {
-			fmt.Fprintf(stderr, "cogloop eval: %v\n", err)
-			return exitFailure
-		}
-	}
-	store, err := f.store.openRedis(ctx, stderr)
+	sinks, err := f.openSinks(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "cogloop eval: %v\n", err)
 		return exitFailure
 	}
-	if store != nil {
-		defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
+	if sinks.store != nil {
+		defer func() { _ = sinks.store.Close() }() // writes are synchronous; Close only releases the connection
 	}
-	var tr *trace
-	if f.trace != "" {
-		if tr, err = newTrace(f.trace, stderr, nil); err != nil {
-			fmt.Fprintf(stderr, "cogloop eval: %v\n", err)
-			return exitFailure
-		}
-	}
+	out, tr, store := sinks.out, sinks.tr, sinks.store
 
 	bar := newEvalBar(stderr, len(cases)*f.repeat*len(evs), isTerminal(stderr) && !f.quiet && f.trace != "-")
 	var all [][]evalResult
@@ -118,7 +122,46 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		all = append(all, ev.runAll(ctx, cases, f.repeat, f.concurrency))
 	}
 	bar.done()
+	return exitCode(ctx, f.finish(stdout, stderr, pos, out, tr, all))
+}
 
+// evalSinks are where eval's runs go besides the table: the --out lines,
+// the --trace file and the --redis store (each nil when not asked for).
+type evalSinks struct {
+	out   *jsonLines
+	tr    *trace
+	store memory.Store
+}
+
+// openSinks opens the sinks the flags ask for.
+func (f evalFlags) openSinks(ctx context.Context, stderr io.Writer) (evalSinks, error) {
+	var s evalSinks
+	var err error
+	if f.out != "" {
+		if s.out, err = createJSONLines(f.out); err != nil {
+			return s, err
+		}
+	}
+	if s.store, err = f.store.openRedis(ctx, stderr); err != nil {
+		return s, err
+	}
+	if f.trace != "" {
+		if s.tr, err = newTrace(f.trace, stderr, nil); err != nil {
+			if s.store != nil {
+				_ = s.store.Close()
+			}
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+// finish closes --out and --trace (nil: not asked for) and writes the
+// results of the runs of each workflow in pos (all, in the same order):
+// the table (or the comparison of two), --junit and --report. It returns
+// the exit code: a failure when a file could not be written or a workflow
+// did not pass.
+func (f evalFlags) finish(stdout, stderr io.Writer, pos []string, out *jsonLines, tr *trace, all [][]evalResult) int {
 	code := exitOK
 	closeErr := func(err error) {
 		if err != nil {
@@ -152,7 +195,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			code = exitFailure
 		}
 	}
-	return exitCode(ctx, code)
+	return code
 }
 
 // newEvaluator loads one workflow and what answers its calls; nil and an
@@ -341,6 +384,13 @@ func (ev *evaluator) runOne(ctx context.Context, c caseLine) (r evalResult) {
 	if r.Status != cogloop.StatusOK {
 		r.Failures = append(r.Failures, "the run failed: "+firstLines(orText(r.Error, runErrorsText(r.Errors)), 3))
 	}
+	ev.assert(ctx, c, models, &r)
+	return r
+}
+
+// assert checks case c's assertions on its run r (models: what answered
+// the run's model calls, for the judges), and says whether r passed.
+func (ev *evaluator) assert(ctx context.Context, c caseLine, models agents.ModelSource, r *evalResult) {
 	facts := runFacts{answer: r.Answer, passes: r.Passes, finalScore: r.FinalScore, tokens: r.Tokens, cost: r.Cost, latency: r.duration}
 	if n := len(r.Loops); n > 0 {
 		facts.stopReason = r.Loops[n-1].StopReason
@@ -363,7 +413,6 @@ func (ev *evaluator) runOne(ctx context.Context, c caseLine) (r evalResult) {
 		}
 	}
 	r.Pass = len(r.Failures) == 0
-	return r
 }
 
 func runErrorsText(errs []cogloop.RunError) string {

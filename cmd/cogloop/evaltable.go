@@ -125,50 +125,7 @@ func summarize(results []evalResult, passRate float64) evalSummary {
 			s.failedLines = appendOnce(s.failedLines, r.Line)
 		}
 		s.finished++
-		i, seen := byLine[r.Line]
-		if !seen {
-			i = len(s.lines)
-			byLine[r.Line] = i
-			s.lines = append(s.lines, lineTally{line: r.Line})
-		}
-		s.lines[i].runs++
-		s.repeat = max(s.repeat, r.Repeat)
-		if r.Pass {
-			s.runsPassed++
-			s.lines[i].passed++
-		}
-		met := true
-		for _, a := range r.Assertions {
-			s.asserts++
-			if a.Pass {
-				s.assertsPassed++
-			} else {
-				met = false
-			}
-		}
-		if !met {
-			s.unmetLines = appendOnce(s.unmetLines, r.Line)
-		}
-		if r.FinalScore != nil {
-			s.withLoops++
-			s.scores = append(s.scores, *r.FinalScore)
-			if *r.ThresholdMet {
-				s.thresholdMet++
-			}
-		}
-		for _, w := range r.Warnings {
-			code := w.Code
-			if code == "" {
-				code = "other"
-			}
-			s.warnings[code]++
-		}
-		s.passes += r.Passes
-		s.tokens += r.Tokens
-		s.cost += r.Cost
-		s.judgeTokens += r.JudgeTokens
-		s.judgeCost += r.JudgeCost
-		s.slowest = append(s.slowest, r)
+		s.add(r, byLine)
 	}
 	for _, l := range s.lines {
 		if l.passed > 0 && l.passed < l.runs {
@@ -183,6 +140,55 @@ func summarize(results []evalResult, passRate float64) evalSummary {
 		s.slowest = s.slowest[:3]
 	}
 	return s
+}
+
+// add counts a finished run r: its line's tally (byLine: line → index in
+// s.lines), its assertions, scores, warnings and spend.
+func (s *evalSummary) add(r evalResult, byLine map[int]int) {
+	i, seen := byLine[r.Line]
+	if !seen {
+		i = len(s.lines)
+		byLine[r.Line] = i
+		s.lines = append(s.lines, lineTally{line: r.Line})
+	}
+	s.lines[i].runs++
+	s.repeat = max(s.repeat, r.Repeat)
+	if r.Pass {
+		s.runsPassed++
+		s.lines[i].passed++
+	}
+	met := true
+	for _, a := range r.Assertions {
+		s.asserts++
+		if a.Pass {
+			s.assertsPassed++
+		} else {
+			met = false
+		}
+	}
+	if !met {
+		s.unmetLines = appendOnce(s.unmetLines, r.Line)
+	}
+	if r.FinalScore != nil {
+		s.withLoops++
+		s.scores = append(s.scores, *r.FinalScore)
+		if *r.ThresholdMet {
+			s.thresholdMet++
+		}
+	}
+	for _, w := range r.Warnings {
+		code := w.Code
+		if code == "" {
+			code = "other"
+		}
+		s.warnings[code]++
+	}
+	s.passes += r.Passes
+	s.tokens += r.Tokens
+	s.cost += r.Cost
+	s.judgeTokens += r.JudgeTokens
+	s.judgeCost += r.JudgeCost
+	s.slowest = append(s.slowest, r)
 }
 
 func appendOnce(xs []int, x int) []int {

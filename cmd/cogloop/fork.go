@@ -32,45 +32,17 @@ func forkCommand(ctx context.Context, args []string, stdout, stderr io.Writer, w
 	fs.StringVar(&f.pass, "pass", "", "")
 	usageErr := func(err error) int { return usageError(stderr, "fork", err) }
 	pos, err := parseInterspersed(fs, args)
-	switch {
-	case err != nil:
+	if err == nil {
+		err = f.checkFork(pos, inputSet)
+	}
+	if err != nil {
 		return usageErr(err)
-	case len(pos) == 0:
-		return usageErr(errors.New("fork needs the run to fork: cogloop fork RUN --pass K [WORKFLOW.yaml]"))
-	case len(pos) > 2:
-		return usageErr(fmt.Errorf("fork takes a run and a workflow file, got %d arguments (give the input with --input)", len(pos)))
-	case f.pass == "":
-		return usageErr(errors.New("fork needs --pass K: the pass to run from (3, improve:3, outer:2/inner:3)"))
-	case f.resume != "":
-		return usageErr(errors.New("--resume continues a run; fork starts a new one: leave out --resume"))
-	case f.replaceRun:
-		return usageErr(errors.New("--replace-run does not apply to a fork, a new run"))
-	case inputSet && f.inputFile != "":
-		return usageErr(errors.New("give the input with --input or --input-file, not both"))
-	case f.verbose && f.quiet:
-		return usageErr(errors.New("-v and -q contradict each other; pick one"))
-	case f.noRecord && f.recordDir != "":
-		return usageErr(errors.New("--no-record and --record-dir contradict each other; pick one"))
-	case f.script != "" && f.replay != "":
-		return usageErr(errors.New("--script and --replay both answer the model calls: give one"))
-	case f.checkpointTTL <= 0 || f.keepFinished <= 0:
-		return usageErr(errors.New("--checkpoint-ttl and --keep-finished must be positive"))
 	}
 	f.fork = parentID(pos[0], f.recordDir)
 	f.store.recordDir = f.recordDir
-	store, err := f.store.open(ctx, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "cogloop fork: %v\n", err)
-		return exitFailure
-	}
-	if store == nil {
-		return usageErr(fmt.Errorf("no checkpoint store: %s cannot be used; give --record-dir or --redis URL", f.store.checkpointDir()))
-	}
-	wfFile, origin, err := cogloop.ForkOrigin(ctx, store, f.fork)
-	_ = store.Close() // the run opens its own
-	if err != nil {
-		fmt.Fprintf(stderr, "cogloop fork: %v\n", err)
-		return exitUsage
+	wfFile, origin, code := forkOrigin(ctx, f, stderr)
+	if code != exitOK {
+		return code
 	}
 	run := []string{wfFile}
 	if len(pos) == 2 {
@@ -82,20 +54,81 @@ func forkCommand(ctx context.Context, args []string, stdout, stderr io.Writer, w
 	case inputSet:
 		run = append(run, input)
 	case f.inputFile != "":
-	case origin == nil:
-		run = append(run, "")
 	default:
-		text, ok := origin.(string)
-		if !ok || f.jsonInput {
-			data, err := json.Marshal(origin)
-			if err != nil {
-				return usageErr(fmt.Errorf("the input of run %s: %w; give --input", f.fork, err))
-			}
-			text, f.jsonInput = string(data), true
+		text, err := originText(&f, origin)
+		if err != nil {
+			return usageErr(err)
 		}
 		run = append(run, text)
 	}
 	return runParsed(ctx, f, run, stdout, stderr, watch)
+}
+
+// checkFork refuses fork's arguments pos and flags that do not make a fork;
+// inputSet says --input was given.
+func (f runFlags) checkFork(pos []string, inputSet bool) error {
+	switch {
+	case len(pos) == 0:
+		return errors.New("fork needs the run to fork: cogloop fork RUN --pass K [WORKFLOW.yaml]")
+	case len(pos) > 2:
+		return fmt.Errorf("fork takes a run and a workflow file, got %d arguments (give the input with --input)", len(pos))
+	case f.pass == "":
+		return errors.New("fork needs --pass K: the pass to run from (3, improve:3, outer:2/inner:3)")
+	case f.resume != "":
+		return errors.New("--resume continues a run; fork starts a new one: leave out --resume")
+	case f.replaceRun:
+		return errors.New("--replace-run does not apply to a fork, a new run")
+	case inputSet && f.inputFile != "":
+		return errors.New("give the input with --input or --input-file, not both")
+	case f.verbose && f.quiet:
+		return errors.New("-v and -q contradict each other; pick one")
+	}
+	if err := f.checkExclusive(); err != nil {
+		return err
+	}
+	if f.checkpointTTL <= 0 || f.keepFinished <= 0 {
+		return errors.New("--checkpoint-ttl and --keep-finished must be positive")
+	}
+	return nil
+}
+
+// forkOrigin reads the workflow file and the input of the parent run
+// f.fork from its checkpoint store; code is exitOK, or the exit code after
+// the error was printed.
+func forkOrigin(ctx context.Context, f runFlags, stderr io.Writer) (wfFile string, origin any, code int) {
+	store, err := f.store.open(ctx, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "cogloop fork: %v\n", err)
+		return "", nil, exitFailure
+	}
+	if store == nil {
+		return "", nil, usageError(stderr, "fork", fmt.Errorf("no checkpoint store: %s cannot be used; give --record-dir or --redis URL", f.store.checkpointDir()))
+	}
+	wfFile, origin, err = cogloop.ForkOrigin(ctx, store, f.fork)
+	_ = store.Close() // the run opens its own
+	if err != nil {
+		fmt.Fprintf(stderr, "cogloop fork: %v\n", err)
+		return "", nil, exitUsage
+	}
+	return wfFile, origin, exitOK
+}
+
+// originText is the parent run's input origin as the fork's input
+// argument: a text as it is, anything else (or any input under
+// --json-input) as JSON, which sets f.jsonInput.
+func originText(f *runFlags, origin any) (string, error) {
+	if origin == nil {
+		return "", nil
+	}
+	text, ok := origin.(string)
+	if !ok || f.jsonInput {
+		data, err := json.Marshal(origin)
+		if err != nil {
+			return "", fmt.Errorf("the input of run %s: %w; give --input", f.fork, err)
+		}
+		text, f.jsonInput = string(data), true
+	}
+	return text, nil
 }
 
 // parentID is the run id RUN names: a record's id (a unique prefix, 'latest'

@@ -61,18 +61,28 @@ func cmdHistory(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return importOrKaHistory(ctx, store, hf.loop, loopID, stdout, stderr)
 	}
 	if clear {
-		if !yes {
-			fmt.Fprintf(stderr, "cogloop: --clear deletes every persisted past_loops entry of loop %q; add --yes to confirm\n", loopID)
-			return exitUsage
-		}
-		if err := store.ClearHistory(ctx, loopID); err != nil {
-			fmt.Fprintf(stderr, "cogloop: %v\n", err)
-			return exitFailure
-		}
-		fmt.Fprintf(stdout, "cleared the history of loop %q\n", loopID)
-		return exitOK
+		return clearHistory(ctx, store, loopID, yes, stdout, stderr)
 	}
+	return printHistory(ctx, store, loopID, limit, asJSON, stdout, stderr)
+}
 
+// clearHistory deletes loop loopID's persisted history, once yes confirms it.
+func clearHistory(ctx context.Context, store memory.Store, loopID string, yes bool, stdout, stderr io.Writer) int {
+	if !yes {
+		fmt.Fprintf(stderr, "cogloop: --clear deletes every persisted past_loops entry of loop %q; add --yes to confirm\n", loopID)
+		return exitUsage
+	}
+	if err := store.ClearHistory(ctx, loopID); err != nil {
+		fmt.Fprintf(stderr, "cogloop: %v\n", err)
+		return exitFailure
+	}
+	fmt.Fprintf(stdout, "cleared the history of loop %q\n", loopID)
+	return exitOK
+}
+
+// printHistory prints the last limit (0: all) entries of loop loopID's
+// persisted history, as a table or (asJSON) a JSON list.
+func printHistory(ctx context.Context, store memory.Store, loopID string, limit int, asJSON bool, stdout, stderr io.Writer) int {
 	entries, err := store.History(ctx, loopID, limit)
 	if err != nil {
 		fmt.Fprintf(stderr, "cogloop: %v\n", err)

@@ -74,37 +74,17 @@ func cmdMCPServe(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.BoolVar(&f.noRecord, "no-record", false, "")
 	fs.BoolVar(&f.strict, "strict", false, "")
 	fs.StringVar(&f.presets, "presets", "", "")
-	usageErr := func(err error) int { return usageError(stderr, "mcp", err) }
 	files, err := parseInterspersed(fs, args)
-	switch {
-	case err != nil:
-		return usageErr(err)
-	case len(files) == 0:
-		return usageErr(errors.New("mcp serve needs one or more workflow files"))
-	case f.noRecord && f.recordDir != "":
-		return usageErr(errors.New("--no-record and --record-dir contradict each other; pick one"))
-	case f.httpAddr == "" && flagGiven(fs, "token"):
-		return usageErr(errors.New("--token protects --http; a stdio server is reached only by the process that started it"))
+	if err == nil {
+		err = f.check(files, flagGiven(fs, "token"))
 	}
-	if f.httpAddr != "" {
-		if err := checkServeAddr(f.httpAddr, f.token); err != nil {
-			return usageErr(err)
-		}
+	if err != nil {
+		return usageError(stderr, "mcp", err)
 	}
-	var wfs []*cogloop.Workflow
-	var ids []string
-	for _, file := range files {
-		wf, err := cogloop.Load(file, loadOptions(f.presets, f.strict)...)
-		if err != nil {
-			fmt.Fprintln(stderr, err)
-			return exitUsage
-		}
-		printWarnings(stderr, wf.Warnings)
-		wfs = append(wfs, wf)
-		ids = append(ids, wf.AgentIDs()...)
-		for _, name := range wf.MCPServers() {
-			ids = append(ids, scripted.ServerPrefix+name) // a script may stand in for it
-		}
+	wfs, ids, err := loadServed(files, f, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
 	}
 	srv := &mcpServer{flags: f, stderr: &lockedWriter{w: stderr}, agentIDs: ids}
 	offers := make([]mcp.Offer, 0, len(wfs))
@@ -140,6 +120,41 @@ func cmdMCPServe(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return exitCode(ctx, exitOK)
 	}
 	return serveMCPHTTP(ctx, host, f, srv.stderr, len(offers))
+}
+
+// check refuses mcp serve's arguments (the workflow files) and flags when
+// they contradict each other; tokenGiven says --token was given.
+func (f mcpServeFlags) check(files []string, tokenGiven bool) error {
+	switch {
+	case len(files) == 0:
+		return errors.New("mcp serve needs one or more workflow files")
+	case f.noRecord && f.recordDir != "":
+		return errors.New("--no-record and --record-dir contradict each other; pick one")
+	case f.httpAddr == "" && tokenGiven:
+		return errors.New("--token protects --http; a stdio server is reached only by the process that started it")
+	case f.httpAddr != "":
+		return checkServeAddr(f.httpAddr, f.token)
+	}
+	return nil
+}
+
+// loadServed loads the workflows to serve; ids are every agent id of them
+// and a script's stand-in name for each MCP server they use (what a
+// --script may answer). Load warnings go to stderr.
+func loadServed(files []string, f mcpServeFlags, stderr io.Writer) (wfs []*cogloop.Workflow, ids []string, err error) {
+	for _, file := range files {
+		wf, err := cogloop.Load(file, loadOptions(f.presets, f.strict)...)
+		if err != nil {
+			return nil, nil, err
+		}
+		printWarnings(stderr, wf.Warnings)
+		wfs = append(wfs, wf)
+		ids = append(ids, wf.AgentIDs()...)
+		for _, name := range wf.MCPServers() {
+			ids = append(ids, scripted.ServerPrefix+name) // a script may stand in for it
+		}
+	}
+	return wfs, ids, nil
 }
 
 // checkServeAddr refuses an address that is not host:port, and one off

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -123,9 +124,8 @@ type submitFlags struct {
 	retention, timeout, cpTTL               time.Duration
 }
 
-func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var f submitFlags
-	fs := newFlagSet("submit", stderr)
+// define defines submit's flags on fs.
+func (f *submitFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.redis, "redis", "", "")
 	fs.StringVar(&f.queue, "queue", queue.DefaultQueue, "")
 	fs.StringVar(&f.runID, "run-id", "", "")
@@ -139,49 +139,28 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.DurationVar(&f.retention, "retention", queue.DefaultRetention, "")
 	fs.DurationVar(&f.timeout, "timeout", queue.DefaultTimeout, "")
 	fs.DurationVar(&f.cpTTL, "checkpoint-ttl", 0, "")
+}
+
+func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var f submitFlags
+	fs := newFlagSet("submit", stderr)
+	f.define(fs)
 	usageErr := func(err error) int { return usageError(stderr, "submit", err) }
 	pos, err := parseWorkflowInput(fs, args)
-	switch {
-	case err != nil:
+	if err == nil {
+		err = f.check(pos)
+	}
+	if err != nil {
 		return usageErr(err)
-	case f.dataset != "" && len(pos) == 2:
-		return usageErr(errors.New("give the input as an argument or with --dataset, not both"))
-	case f.maxRetry < 0 || f.retention <= 0 || f.timeout <= 0 || f.cpTTL < 0:
-		return usageErr(errors.New("--max-retry must not be negative; --retention and --timeout must be positive"))
 	}
-	var wf queue.Workflow
-	if f.shared {
-		wf, err = queue.SharedFile(pos[0])
-	} else {
-		wf, err = queue.File(pos[0])
-	}
+	wf, err := f.workflow(pos[0])
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
-	type job struct {
-		id    string
-		input any
-	}
-	var jobs []job
-	if f.dataset != "" {
-		prefix := f.runID
-		if prefix == "" {
-			prefix = cogloop.NewRunID()
-		}
-		inputs, lines, err := readDataset(f.dataset)
-		if err != nil {
-			return usageErr(err)
-		}
-		for i, in := range inputs {
-			jobs = append(jobs, job{fmt.Sprintf("%s-%d", prefix, lines[i]), in})
-		}
-	} else {
-		in, err := readInput(pos[1:], runFlags{jsonInput: f.jsonInput})
-		if err != nil {
-			return usageErr(err)
-		}
-		jobs = append(jobs, job{f.runID, in})
+	jobs, err := f.jobs(pos)
+	if err != nil {
+		return usageErr(err)
 	}
 	c, err := queue.NewClient(redisFlag(f.redis))
 	if err != nil {
@@ -193,13 +172,91 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitFailure
 	}
 	defer func() { _ = c.Close() }() // enqueueing is synchronous; Close only releases the connection
+	ids, code := enqueueJobs(ctx, c, wf, jobs, f.options(), stdout, stderr)
+	if code == exitUsage {
+		return code
+	}
+	appendLedger(redisFlag(f.redis), ids, f.retention, stderr)
+	switch {
+	case !f.wait:
+		return code
+	case len(ids) == 1 && f.dataset == "":
+		return printResult(ctx, c, ids[0], true, stdout, stderr)
+	}
+	if waited := waitJobs(ctx, c, ids, stderr); waited != exitOK {
+		return waited
+	}
+	return code
+}
+
+// check refuses submit's flags when they contradict the arguments pos or
+// are out of range.
+func (f submitFlags) check(pos []string) error {
+	switch {
+	case f.dataset != "" && len(pos) == 2:
+		return errors.New("give the input as an argument or with --dataset, not both")
+	case f.maxRetry < 0 || f.retention <= 0 || f.timeout <= 0 || f.cpTTL < 0:
+		return errors.New("--max-retry must not be negative; --retention and --timeout must be positive")
+	}
+	return nil
+}
+
+// workflow reads the workflow file at path to send (--shared: by its path,
+// for workers that share the file).
+func (f submitFlags) workflow(path string) (queue.Workflow, error) {
+	if f.shared {
+		return queue.SharedFile(path)
+	}
+	return queue.File(path)
+}
+
+// options are the queue options the flags ask for.
+func (f submitFlags) options() []queue.Option {
 	opts := []queue.Option{queue.Queue(f.queue), queue.Namespace(f.namespace), queue.MaxRetry(f.maxRetry),
 		queue.Retention(f.retention), queue.Timeout(f.timeout), queue.CheckpointTTL(f.cpTTL)}
 	if f.strict {
 		opts = append(opts, queue.Strict())
 	}
-	code := exitOK
-	var ids []string
+	return opts
+}
+
+// submitJob is one run to enqueue: its id ("": the queue picks one) and input.
+type submitJob struct {
+	id    string
+	input any
+}
+
+// jobs are the runs to submit: one per --dataset line (their ids the
+// --run-id prefix and the line number), or the one run of the input in pos.
+func (f submitFlags) jobs(pos []string) ([]submitJob, error) {
+	if f.dataset == "" {
+		in, err := readInput(pos[1:], runFlags{jsonInput: f.jsonInput})
+		if err != nil {
+			return nil, err
+		}
+		return []submitJob{{f.runID, in}}, nil
+	}
+	prefix := f.runID
+	if prefix == "" {
+		prefix = cogloop.NewRunID()
+	}
+	inputs, lines, err := readDataset(f.dataset)
+	if err != nil {
+		return nil, err
+	}
+	jobs := make([]submitJob, 0, len(inputs))
+	for i, in := range inputs {
+		jobs = append(jobs, submitJob{fmt.Sprintf("%s-%d", prefix, lines[i]), in})
+	}
+	return jobs, nil
+}
+
+// enqueueJobs enqueues the jobs, printing each run id on stdout; ids are
+// the runs enqueued. The code is exitUsage for a workflow the queue
+// refuses (nothing more is enqueued), exitFailure when a job could not be
+// enqueued (the others are), else exitOK.
+func enqueueJobs(ctx context.Context, c *queue.Client, wf queue.Workflow, jobs []submitJob, opts []queue.Option, stdout, stderr io.Writer) (ids []string, code int) {
+	code = exitOK
 	for _, j := range jobs {
 		o := opts
 		if j.id != "" {
@@ -210,7 +267,7 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		switch {
 		case errors.As(err, &le):
 			fmt.Fprintln(stderr, err)
-			return exitUsage
+			return ids, exitUsage
 		case err != nil:
 			fmt.Fprintf(stderr, "cogloop submit: %v\n", err)
 			code = exitFailure
@@ -219,13 +276,12 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stdout, id)
 		ids = append(ids, id)
 	}
-	appendLedger(redisFlag(f.redis), ids, f.retention, stderr)
-	if !f.wait {
-		return code
-	}
-	if len(ids) == 1 && f.dataset == "" {
-		return printResult(ctx, c, ids[0], true, stdout, stderr)
-	}
+	return ids, code
+}
+
+// waitJobs waits for the runs ids to end and says how many failed: exitOK
+// when none did.
+func waitJobs(ctx context.Context, c *queue.Client, ids []string, stderr io.Writer) int {
 	failed := 0
 	for _, id := range ids {
 		st, err := c.Wait(ctx, id, 200*time.Millisecond)
@@ -239,9 +295,9 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	fmt.Fprintf(stderr, "cogloop submit: %d runs ended: %d ok, %d failed\n", len(ids), len(ids)-failed, failed)
 	if failed > 0 {
-		code = exitFailure
+		return exitFailure
 	}
-	return code
+	return exitOK
 }
 
 // readDataset reads one JSON input per non-empty line, with the line numbers.
@@ -276,6 +332,45 @@ func readDataset(path string) ([]any, []int, error) {
 	return inputs, lines, nil
 }
 
+// printOverview prints the queues and workers of the Redis at url (with
+// asJSON, as a JSON document), and the runs submitted from here that the
+// queue lost, which fail the command.
+func printOverview(ctx context.Context, c *queue.Client, url string, asJSON bool, stdout, stderr io.Writer) int {
+	qs, ws, err := c.Overview(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "cogloop status: %v\n", err)
+		return exitFailure
+	}
+	lost, err := vanished(ctx, c, url)
+	if err != nil {
+		fmt.Fprintf(stderr, "cogloop status: %v\n", err)
+		return exitFailure
+	}
+	code := exitOK
+	if len(lost) > 0 {
+		code = exitFailure
+	}
+	if asJSON {
+		_ = writeDocument(stdout, map[string]any{"queues": qs, "workers": ws, "vanished": orEmpty(lost)})
+		return code
+	}
+	if len(lost) > 0 {
+		fmt.Fprintf(stdout, "vanished: %d runs submitted from here are unknown to the queue (%s): its Redis lost them (restarted without persistence?); submit them again\n",
+			len(lost), firstFewIDs(lost))
+	}
+	for _, q := range qs {
+		fmt.Fprintf(stdout, "queue %s: %d queued, %d running, %d retrying, %d scheduled, %d done, %d archived\n",
+			q.Queue, q.Queued, q.Running, q.Retrying, q.Scheduled, q.Done, q.Archived)
+	}
+	for _, w := range ws {
+		fmt.Fprintf(stdout, "worker %s (%s): %d of %d busy at its last heartbeat (every 5 s)\n", w.Name, strings.Join(w.Queues, ","), len(w.Running), w.Concurrency)
+	}
+	if len(qs) == 0 && len(lost) == 0 {
+		fmt.Fprintln(stdout, "no queues yet: submit a run with 'cogloop submit'")
+	}
+	return code
+}
+
 func runOK(st *queue.Status) bool {
 	return st.State == queue.Done && st.Record != nil && st.Record.State == queue.Done
 }
@@ -294,39 +389,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	defer func() { _ = c.Close() }() // reads only; Close releases the connection
 	if len(pos) == 0 {
-		qs, ws, err := c.Overview(ctx)
-		if err != nil {
-			fmt.Fprintf(stderr, "cogloop status: %v\n", err)
-			return exitFailure
-		}
-		lost, err := vanished(ctx, c, redisFlag(*redisURL))
-		if err != nil {
-			fmt.Fprintf(stderr, "cogloop status: %v\n", err)
-			return exitFailure
-		}
-		code := exitOK
-		if len(lost) > 0 {
-			code = exitFailure
-		}
-		if *asJSON {
-			_ = writeDocument(stdout, map[string]any{"queues": qs, "workers": ws, "vanished": orEmpty(lost)})
-			return code
-		}
-		if len(lost) > 0 {
-			fmt.Fprintf(stdout, "vanished: %d runs submitted from here are unknown to the queue (%s): its Redis lost them (restarted without persistence?); submit them again\n",
-				len(lost), firstFewIDs(lost))
-		}
-		for _, q := range qs {
-			fmt.Fprintf(stdout, "queue %s: %d queued, %d running, %d retrying, %d scheduled, %d done, %d archived\n",
-				q.Queue, q.Queued, q.Running, q.Retrying, q.Scheduled, q.Done, q.Archived)
-		}
-		for _, w := range ws {
-			fmt.Fprintf(stdout, "worker %s (%s): %d of %d busy at its last heartbeat (every 5 s)\n", w.Name, strings.Join(w.Queues, ","), len(w.Running), w.Concurrency)
-		}
-		if len(qs) == 0 && len(lost) == 0 {
-			fmt.Fprintln(stdout, "no queues yet: submit a run with 'cogloop submit'")
-		}
-		return code
+		return printOverview(ctx, c, redisFlag(*redisURL), *asJSON, stdout, stderr)
 	}
 	code := exitOK
 	var all []*queue.Status

@@ -298,6 +298,22 @@ func readSummary(dirFlag, name, cmd string, stderr io.Writer) (records.Summary, 
 // writeShow prints a record: the run's facts, the run summary (the lines a
 // run prints on stderr), and a table of passes for each loop.
 func writeShow(w io.Writer, s records.Summary) {
+	writeShowFacts(w, s)
+	writeSummaryLines(w, recordLoops(s.Loops), s.Errors, s.Warnings)
+	writeHumans(w, s)
+	if len(s.Tools) > 0 {
+		fmt.Fprintf(w, "\ntool calls outside loops\n")
+		writeToolCalls(w, s.Tools)
+	}
+	for _, l := range s.Loops {
+		writeShowLoop(w, l)
+	}
+}
+
+// writeShowFacts prints the run's line (id, workflow, status, start,
+// duration, spend) and what the record says about itself: incomplete,
+// forked from or into other runs, skipped lines, the run's error.
+func writeShowFacts(w io.Writer, s records.Summary) {
 	fmt.Fprintf(w, "run %s · workflow %s · %s", s.RunID, s.Workflow, s.Status)
 	if !s.Started.IsZero() {
 		fmt.Fprintf(w, " · started %s", s.Started.Local().Format("2006-01-02 15:04:05"))
@@ -329,56 +345,59 @@ func writeShow(w io.Writer, s records.Summary) {
 	if s.Error != "" {
 		fmt.Fprintf(w, "error: %s\n", s.Error)
 	}
-	writeSummaryLines(w, recordLoops(s.Loops), s.Errors, s.Warnings)
-	writeHumans(w, s)
-	if len(s.Tools) > 0 {
-		fmt.Fprintf(w, "\ntool calls outside loops\n")
-		writeToolCalls(w, s.Tools)
+}
+
+// writeShowLoop prints a loop's table of passes, the tool calls of each
+// pass, and its check: before conditions.
+func writeShowLoop(w io.Writer, l records.Loop) {
+	fmt.Fprintf(w, "\n%s\n", l.Path)
+	tw := newTable(w, "PASS", "SCORE", "STOP CONDITIONS", "PROMPT TOKENS", "TOKENS", "ERRORS")
+	for _, p := range l.Passes {
+		tw.row(passRow(p)...)
 	}
-	for _, l := range s.Loops {
-		fmt.Fprintf(w, "\n%s\n", l.Path)
-		tw := newTable(w, "PASS", "SCORE", "STOP CONDITIONS", "PROMPT TOKENS", "TOKENS", "ERRORS")
-		for _, p := range l.Passes {
-			score := "–"
-			switch {
-			case !p.Completed:
-				score = "cut short"
-			case p.ScoreFound:
-				score = fmt.Sprintf("%.2f", p.Score)
-			}
-			var conds []string
-			for _, c := range p.Conditions {
-				conds = append(conds, condText(c))
-			}
-			var errs []string
-			for _, a := range p.FailedAgents {
-				errs = append(errs, a+" failed")
-			}
-			if p.Error != "" {
-				errs = append(errs, firstLine(p.Error))
-			}
-			tw.row(strconv.Itoa(p.Number), score, orDash(strings.Join(conds, ", ")),
-				humanize.Comma(int64(p.Usage.PromptTokens)), humanize.Comma(int64(p.Usage.Total())), orDash(strings.Join(errs, "; ")))
-		}
-		tw.flush()
-		for _, p := range l.Passes {
-			if len(p.Tools) > 0 {
-				fmt.Fprintf(w, "tool calls of pass %d\n", p.Number)
-				writeToolCalls(w, p.Tools)
-			}
-		}
-		for _, c := range l.Checks {
-			var conds []string
-			for _, k := range c.Conditions {
-				conds = append(conds, condText(k))
-			}
-			stop := ""
-			if c.Stop {
-				stop = " · the loop stopped here"
-			}
-			fmt.Fprintf(w, "checked before pass %d: %s%s\n", c.Before, orDash(strings.Join(conds, ", ")), stop)
+	tw.flush()
+	for _, p := range l.Passes {
+		if len(p.Tools) > 0 {
+			fmt.Fprintf(w, "tool calls of pass %d\n", p.Number)
+			writeToolCalls(w, p.Tools)
 		}
 	}
+	for _, c := range l.Checks {
+		stop := ""
+		if c.Stop {
+			stop = " · the loop stopped here"
+		}
+		fmt.Fprintf(w, "checked before pass %d: %s%s\n", c.Before, condsText(c.Conditions), stop)
+	}
+}
+
+// passRow is pass p's row in a loop's table.
+func passRow(p records.Pass) []string {
+	score := "–"
+	switch {
+	case !p.Completed:
+		score = "cut short"
+	case p.ScoreFound:
+		score = fmt.Sprintf("%.2f", p.Score)
+	}
+	var errs []string
+	for _, a := range p.FailedAgents {
+		errs = append(errs, a+" failed")
+	}
+	if p.Error != "" {
+		errs = append(errs, firstLine(p.Error))
+	}
+	return []string{strconv.Itoa(p.Number), score, condsText(p.Conditions),
+		humanize.Comma(int64(p.Usage.PromptTokens)), humanize.Comma(int64(p.Usage.Total())), orDash(strings.Join(errs, "; "))}
+}
+
+// condsText lists conditions as condText does each, or "–" for none.
+func condsText(cs []records.Condition) string {
+	var conds []string
+	for _, c := range cs {
+		conds = append(conds, condText(c))
+	}
+	return orDash(strings.Join(conds, ", "))
 }
 
 // passTools counts the tool calls of each pass; nil when none were made.

@@ -7,15 +7,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/load"
-	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/memory"
-	"github.com/cogloop/cogloop/records"
 )
 
 type runFlags struct {
@@ -74,74 +71,71 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, wa
 	var f runFlags
 	fs := newFlagSet("run", stderr)
 	f.define(fs)
-	usageErr := func(err error) int { return usageError(stderr, "run", err) }
 	pos, err := parseWorkflowInput(fs, args)
-	switch {
-	case err != nil:
-		return usageErr(err)
-	case f.verbose && f.quiet:
-		return usageErr(errors.New("-v and -q contradict each other; pick one"))
-	case f.resume != "" && f.runID != "" && f.resume != f.runID:
-		return usageErr(errors.New("--resume names the run; leave out --run-id"))
-	case f.replaceRun && f.runID == "":
-		return usageErr(errors.New("--replace-run replaces the run named by --run-id; give --run-id"))
-	case f.replaceRun && f.resume != "":
-		return usageErr(errors.New("--replace-run and --resume contradict each other; pick one"))
-	case f.checkpointTTL <= 0:
-		return usageErr(fmt.Errorf("--checkpoint-ttl must be positive, got %s", f.checkpointTTL))
-	case f.keepFinished <= 0:
-		return usageErr(fmt.Errorf("--keep-finished must be positive, got %s", f.keepFinished))
-	case len(pos) == 2 && f.inputFile != "":
-		return usageErr(errors.New("give the input as an argument or with --input-file, not both"))
-	case f.noRecord && f.recordDir != "":
-		return usageErr(errors.New("--no-record and --record-dir contradict each other; pick one"))
-	case f.script != "" && f.replay != "":
-		return usageErr(errors.New("--script and --replay both answer the model calls: give one"))
+	if err == nil {
+		err = f.check(pos)
+	}
+	if err != nil {
+		return usageError(stderr, "run", err)
 	}
 	return runParsed(ctx, f, pos, stdout, stderr, watch)
+}
+
+// check refuses flags that contradict each other or are out of range; pos
+// are the workflow file and the input, if given.
+func (f runFlags) check(pos []string) error {
+	if f.verbose && f.quiet {
+		return errors.New("-v and -q contradict each other; pick one")
+	}
+	if err := f.checkRunID(); err != nil {
+		return err
+	}
+	if len(pos) == 2 && f.inputFile != "" {
+		return errors.New("give the input as an argument or with --input-file, not both")
+	}
+	return f.checkExclusive()
+}
+
+// checkRunID refuses flags that name the run or keep its checkpoint in
+// ways that contradict each other.
+func (f runFlags) checkRunID() error {
+	switch {
+	case f.resume != "" && f.runID != "" && f.resume != f.runID:
+		return errors.New("--resume names the run; leave out --run-id")
+	case f.replaceRun && f.runID == "":
+		return errors.New("--replace-run replaces the run named by --run-id; give --run-id")
+	case f.replaceRun && f.resume != "":
+		return errors.New("--replace-run and --resume contradict each other; pick one")
+	case f.checkpointTTL <= 0:
+		return fmt.Errorf("--checkpoint-ttl must be positive, got %s", f.checkpointTTL)
+	case f.keepFinished <= 0:
+		return fmt.Errorf("--keep-finished must be positive, got %s", f.keepFinished)
+	}
+	return nil
+}
+
+// checkExclusive refuses flags that exclude each other: --no-record and
+// --record-dir, --script and --replay (run and fork).
+func (f runFlags) checkExclusive() error {
+	switch {
+	case f.noRecord && f.recordDir != "":
+		return errors.New("--no-record and --record-dir contradict each other; pick one")
+	case f.script != "" && f.replay != "":
+		return errors.New("--script and --replay both answer the model calls: give one")
+	}
+	return nil
 }
 
 // runParsed runs a workflow with run's flags parsed: pos are the workflow
 // file and the input, if given; watch (nil: none) hears every event of the
 // run right after its record does.
 func runParsed(ctx context.Context, f runFlags, pos []string, stdout, stderr io.Writer, watch event.Observer) int {
-	cmd := "run"
-	if f.fork != "" {
-		cmd = "fork"
+	wf, src, input, code := loadRun(f, pos, stderr)
+	if code != exitOK {
+		return code
 	}
-	usageErr := func(err error) int { return usageError(stderr, cmd, err) }
+	opts := append([]cogloop.RunOption{cogloop.WithCheckpointTTL(f.checkpointTTL), cogloop.WithKeepFinished(f.keepFinished)}, src.options()...)
 	f.store.recordDir = f.recordDir
-	wf, err := cogloop.Load(pos[0], loadOptions(f.presets, f.strict)...)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
-	}
-	printWarnings(stderr, wf.Warnings)
-	opts := []cogloop.RunOption{cogloop.WithCheckpointTTL(f.checkpointTTL), cogloop.WithKeepFinished(f.keepFinished)}
-	var script *scripted.Script
-	if f.script != "" {
-		s, err := readScript(f.script, wf)
-		if err != nil {
-			fmt.Fprintf(stderr, "cogloop run: %s\n", strings.TrimPrefix(err.Error(), errBadScript.Error()+": "))
-			return exitUsage
-		}
-		script = s
-		opts = append(opts, cogloop.WithModels(script))
-	}
-	var replay *replaySource
-	if f.replay != "" {
-		rl, err := loadReplay(f.replay)
-		if err != nil {
-			fmt.Fprintf(stderr, "cogloop run: %v\n", err)
-			return exitUsage
-		}
-		replay = rl.source()
-		opts = append(opts, cogloop.WithModels(replay))
-	}
-	input, err := readInput(pos[1:], f)
-	if err != nil {
-		return usageErr(err)
-	}
 
 	// From here on, stderr is the console: the progress line (on a terminal)
 	// is cleared before anything else is written.
@@ -158,58 +152,14 @@ func runParsed(ctx context.Context, f runFlags, pos []string, stdout, stderr io.
 	if store != nil {
 		defer func() { _ = store.Close() }() // writes are synchronous; Close only releases the connection
 		opts = append(opts, cogloop.WithMemory(store))
-		if script != nil && f.resume != "" {
-			// a run that stopped to wait or pause goes on with the next replies
-			info, ok, err := loadRunInfo(ctx, store, f.resume)
-			switch {
-			case err != nil:
-				fmt.Fprintf(stderr, "warning: run %s: read how many scripted replies it used (they start over): %v\n", f.resume, err)
-			case ok:
-				script.Skip(info.ScriptCalls)
-			}
-		}
+		src.resumeScript(ctx, store, f.resume, stderr)
 	}
-	if f.runID != "" && f.resume == "" && !f.replaceRun {
-		if err := refuseEarlierRun(ctx, f, store); err != nil {
-			fmt.Fprintf(stderr, "cogloop run: %v\n", err)
-			if errors.Is(err, memory.ErrLeaseHeld) {
-				return exitFailure // as the run's own lease refuses it
-			}
-			return exitUsage
-		}
-	}
-	runID := f.runID
-	if runID == "" {
-		runID = cogloop.NewRunID()
+	if code := checkRunID(ctx, f, store, stderr); code != exitOK {
+		return code
 	}
 	hint := !f.quiet && (!f.json || isTerminal(con.w))
-	var forkLine string
-	switch {
-	case f.resume != "":
-		runID = f.resume
-		opts = append(opts, cogloop.WithResume(f.resume, f.allowChange))
-	case f.fork != "":
-		opts = append(opts, cogloop.WithRunID(runID), cogloop.WithFork(f.fork, f.pass))
-		if hint { // once the fork has its checkpoint: a refused fork is no run to resume
-			forkLine = fmt.Sprintf("cogloop: run %s, forked from run %s at pass %s (resume with --resume %s)", runID, f.fork, f.pass, runID)
-		}
-	case store != nil:
-		// Checkpointed (in Redis, or in files beside the records): the run can
-		// be resumed, forked and answered from another process.
-		opts = append(opts, cogloop.WithRunID(runID), cogloop.WithCheckpoints())
-		if hint && (f.runID != "" || f.store.url() != "") {
-			fmt.Fprintf(stderr, "cogloop: run %s (resume with --resume %s)\n", runID, runID)
-		}
-	case f.runID != "":
-		// No store outlives the process (the checkpoint directory could not
-		// be written): --resume could not find the checkpoint.
-		opts = append(opts, cogloop.WithRunID(runID), cogloop.WithCheckpoints())
-		if hint {
-			fmt.Fprintf(stderr, "cogloop: run %s (not resumable: its checkpoint stays in this process; checkpoints need a writable record directory or --redis URL)\n", runID)
-		}
-	default:
-		opts = append(opts, cogloop.WithRunID(runID))
-	}
+	runID, idOpts, forkLine := runIdentity(f, store, hint, stderr)
+	opts = append(opts, idOpts...)
 	stopPause, err := prepareHuman(ctx, &f, pos, input, wf, store, runID, &opts, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "cogloop: %v\n", err)
@@ -228,7 +178,7 @@ func runParsed(ctx context.Context, f runFlags, pos []string, stdout, stderr io.
 		return exitUsage
 	}
 	opts = append(opts, tracing.options()...)
-	if rec.w != nil || replay != nil {
+	if rec.w != nil || src.replay != nil {
 		// the record keeps every call, for script and --replay; a replay
 		// watches them for agents it does not answer
 		opts = append(opts, cogloop.WithModelCalls())
@@ -236,126 +186,28 @@ func runParsed(ctx context.Context, f runFlags, pos []string, stdout, stderr io.
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	var observers []event.Observer
-	var tr *trace
-	if f.trace != "" {
-		tr, err = newTrace(f.trace, stderr, cancel)
-		if err != nil {
-			tracing.stop()
-			fmt.Fprintf(stderr, "cogloop: %v\n", err)
-			return exitFailure
-		}
-		observers = append(observers, tr.Observe)
+	view, err := newRunView(f, stderr, cancel)
+	if err != nil {
+		tracing.stop()
+		fmt.Fprintf(stderr, "cogloop: %v\n", err)
+		return exitFailure
 	}
-	limits := &loopLimits{}
-	if forkLine != "" {
-		observers = append(observers, func(e event.Event) {
-			if e.Kind == event.RunStart && e.Node != "" {
-				fmt.Fprintln(stderr, forkLine)
-			}
-		})
-	}
-	observers = append(observers, con.Observe, limits.Observe)
-	var events records.Buffer // the summary's loops, as show reads them from the record
-	if !f.quiet && !f.json {
-		observers = append(observers, events.Observe)
-	}
-	if f.trace != "-" { // with --trace -, the warnings are trace lines on stderr already
-		observers = append(observers, warningPrinter(stderr))
-	}
-	if f.verbose {
-		observers = append(observers, newLivePrinter(stderr).Observe)
-		opts = append(opts, cogloop.WithDeltas())
-	}
+	observers, viewOpts := view.observers(f, con, forkLine)
+	opts = append(opts, viewOpts...)
 	// A record is what --trace writes plus the model.call events (each
 	// call's request and reply, for script and --replay); the others see
 	// model.call only when OpenTelemetry asked for it, as before.
-	others, records := fanOut(observers), fanOut(recObservers)
-	keepCalls := tracing != nil
-	opts = append(opts, cogloop.WithObserver(func(e event.Event) {
-		if replay != nil {
-			if w, ok := replay.scriptedWarning(e); ok {
-				others(w)
-				records(w)
-			}
-		}
-		if keepCalls || e.Kind != event.ModelCall {
-			others(e)
-		}
-		records(e)
-		if watch != nil {
-			watch(e)
-		}
-	}))
+	route := eventRoute{others: fanOut(observers), records: fanOut(recObservers), replay: src.replay, keepCalls: tracing != nil, watch: watch}
+	opts = append(opts, cogloop.WithObserver(route.observe))
 
 	res, runErr := wf.Run(ctx, input, opts...)
-	if errors.Is(runErr, cogloop.ErrWorkflowChanged) {
-		runErr = fmt.Errorf("%w; the flag for that is --allow-config-change", runErr)
-	}
 	con.Done()
 	tracing.stop()
-	// A trace or report that could not be written fails the run: printed
-	// last as the run's error, or now when the run failed already.
-	later := func(err error) {
-		if runErr == nil {
-			runErr = err
-			return
-		}
-		fmt.Fprintf(stderr, "cogloop: %v\n", err)
-	}
-	if tr != nil {
-		if err := tr.Close(); err != nil {
-			later(err)
-		}
-	}
-	if err := rec.finish(runID, stderr); err != nil {
-		later(err)
-	}
-	code := exitOK
-	if runErr != nil {
-		code = exitFailure
-	}
+	out := newOutcome(res, closeRun(view.tr, rec, runID, runErr, stderr))
 	if stopped(res) {
-		code, runErr = exitWaiting, stopNote(runErr)
-		if script != nil && store != nil {
-			if err := keepScriptCalls(context.WithoutCancel(ctx), store, runID, script.Calls()); err != nil {
-				fmt.Fprintf(stderr, "warning: run %s: keep the scripted replies used so far: %v\n", runID, err)
-			}
-		}
+		src.keepScriptCalls(ctx, store, runID, stderr)
 	}
-	// The failure is the last line on stderr, after the summary, where the
-	// eye lands (as go test ends with FAIL).
-	fail := func() {
-		if runErr != nil {
-			fmt.Fprintf(stderr, "cogloop: %v\n", runErr)
-		}
-	}
-	if res == nil {
-		fail()
-		if f.fork != "" && ctx.Err() == nil {
-			code = exitUsage // a refused fork: nothing ran
-		}
-		return exitCode(ctx, code)
-	}
-	if f.json {
-		if err := writeJSON(stdout, res); err != nil {
-			fmt.Fprintf(stderr, "cogloop: write output: %v\n", err)
-			return exitFailure
-		}
-		fail()
-		return exitCode(ctx, code)
-	}
-	if code == exitOK {
-		fmt.Fprintln(stdout, res.Text())
-	}
-	if !f.quiet {
-		writeSummary(stderr, res, limits, events.Events())
-	}
-	if stopped(res) {
-		writeStopped(stderr, res, f, pos[0])
-	}
-	fail()
-	return exitCode(ctx, code)
+	return out.print(ctx, stdout, stderr, f, pos[0], view)
 }
 
 // exitCode is code, or the signal's exit code when a signal stopped the run.

@@ -108,24 +108,12 @@ func writeSummaryLines(w io.Writer, loops []loopSummary, errs []cogloop.RunError
 // loopLine is `improve: 3/5 passes · 0.42 → 0.71 → 0.90 · stopped: threshold
 // (0.90 ≥ 0.85) · best pass 3 · 2 agent errors · 1,840 tokens · $0.0031`.
 func loopLine(ls loopSummary, errs []cogloop.RunError) string {
-	l, lim, known := ls.res, ls.lim, ls.known
-	parts := []string{}
-	passes := fmt.Sprintf("%d passes", l.LoopsCompleted)
-	if l.LoopsCompleted == 1 {
-		passes = "1 pass"
-	}
-	if known && lim.maxLoops > 0 {
-		passes = fmt.Sprintf("%d/%d passes", l.LoopsCompleted, lim.maxLoops)
-	}
-	parts = append(parts, passes)
+	l := ls.res
+	parts := []string{ls.passesText()}
 	if scores := scoreTrail(l.Iterations); scores != "" {
 		parts = append(parts, scores)
 	}
-	stopped := "stopped: " + string(l.StopReason)
-	if l.StopReason == "threshold" && known {
-		stopped += fmt.Sprintf(" (%.2f ≥ %.2f)", l.FinalScore, lim.threshold)
-	}
-	parts = append(parts, stopped)
+	parts = append(parts, ls.stoppedText())
 	switch {
 	case l.LoopsCompleted > 0 && len(l.Iterations) > 0 && !anyScore(l.Iterations):
 		// not "best pass 1" of scores that are 0 for want of one; a loop
@@ -134,24 +122,11 @@ func loopLine(ls loopSummary, errs []cogloop.RunError) string {
 	case l.BestIteration > 0:
 		parts = append(parts, fmt.Sprintf("best pass %d", l.BestIteration))
 	}
-	n := 0
-	for _, e := range errs {
-		if strings.HasPrefix(e.Path, l.Path+fault.PathSep) && e.Agent != l.ID { // not the loop's own
-			n++
-		}
-	}
-	if n > 0 {
+	if n := agentErrors(l, errs); n > 0 {
 		parts = append(parts, plural(n, "agent error"))
 	}
 	if len(ls.tools) > 0 {
-		per := make([]string, len(ls.tools))
-		for i, c := range ls.tools {
-			per[i] = fmt.Sprint(c)
-		}
-		if len(per) > maxScores {
-			per = append(append(per[:3:3], "…"), per[len(per)-3:]...)
-		}
-		parts = append(parts, "tool calls per pass "+strings.Join(per, " → "))
+		parts = append(parts, "tool calls per pass "+toolTrail(ls.tools))
 	}
 	if t := l.Usage.Total(); t > 0 {
 		parts = append(parts, humanize.Comma(int64(t))+" tokens")
@@ -160,6 +135,53 @@ func loopLine(ls loopSummary, errs []cogloop.RunError) string {
 		parts = append(parts, fmt.Sprintf("$%.4f", l.Usage.Cost))
 	}
 	return l.Path + ": " + strings.Join(parts, " · ")
+}
+
+// passesText is "3 passes", "1 pass", or "3/5 passes" when max_loops is known.
+func (ls loopSummary) passesText() string {
+	l := ls.res
+	if ls.known && ls.lim.maxLoops > 0 {
+		return fmt.Sprintf("%d/%d passes", l.LoopsCompleted, ls.lim.maxLoops)
+	}
+	if l.LoopsCompleted == 1 {
+		return "1 pass"
+	}
+	return fmt.Sprintf("%d passes", l.LoopsCompleted)
+}
+
+// stoppedText is "stopped: REASON", with the score against the threshold
+// when the threshold stopped the loop and is known.
+func (ls loopSummary) stoppedText() string {
+	l := ls.res
+	stopped := "stopped: " + string(l.StopReason)
+	if l.StopReason == "threshold" && ls.known {
+		stopped += fmt.Sprintf(" (%.2f ≥ %.2f)", l.FinalScore, ls.lim.threshold)
+	}
+	return stopped
+}
+
+// agentErrors counts the errors of agents inside loop l (not the loop's own).
+func agentErrors(l cogloop.LoopResult, errs []cogloop.RunError) int {
+	n := 0
+	for _, e := range errs {
+		if strings.HasPrefix(e.Path, l.Path+fault.PathSep) && e.Agent != l.ID {
+			n++
+		}
+	}
+	return n
+}
+
+// toolTrail is the tool calls of each pass joined by arrows; the middle is
+// elided past maxScores.
+func toolTrail(tools []int) string {
+	per := make([]string, len(tools))
+	for i, c := range tools {
+		per[i] = fmt.Sprint(c)
+	}
+	if len(per) > maxScores {
+		per = append(append(per[:3:3], "…"), per[len(per)-3:]...)
+	}
+	return strings.Join(per, " → ")
 }
 
 // anyScore reports whether a pass of its found a score.
