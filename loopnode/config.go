@@ -63,7 +63,8 @@ func readConfig(b *agents.Builder, c *load.Config) Config {
 	}
 	cfg.Threshold = c.Float("score_threshold", 0.8, 0, 1)
 	cfg.MaxPastLoops = c.Int("max_past_loops", 20, 1, 1000)
-	y.historyBudget = readHistoryBudget(c)
+	hb := readHistoryBudget(c)
+	cfg.PastLoopsBudget, cfg.PastLoopsKeep = hb.maxTokens, hb.keep
 	cfg.Timeout = readTimeout(c)
 	if cfg.Timeout > maxTimeout {
 		c.Errorf("timeout", "timeout must be at most 24h, not %s", cfg.Timeout)
@@ -116,7 +117,7 @@ func readConfig(b *agents.Builder, c *load.Config) Config {
 	}
 	cfg.HistoryTTL = max(cfg.HistoryTTL, 0)
 
-	y.scorer = buildScorer(b, c, &y.scoringCtx)
+	y.scorer = buildScorer(b, c, &cfg.ScoringContext)
 	n.scorer = y.scorer
 	y.scoreMatters = scoreMatters(c, n)
 	y.extractor = buildExtractor(c)
@@ -131,9 +132,9 @@ func readConfig(b *agents.Builder, c *load.Config) Config {
 	n.vars = y.vars
 	y.updates = readUpdates(c, n.varNames())
 	y.declared = readDeclaredInputs(c)
-	y.declaredOuts = readDeclaredOutputs(c, n)
+	cfg.Outputs = readDeclaredOutputs(c, n)
 	checkVarMappings(c, n)
-	y.failOn = readFailOn(c)
+	cfg.FailOn = readFailOn(c)
 
 	if c.Has("workflow_ref") {
 		cfg.Body = buildRef(b, c)
@@ -200,7 +201,7 @@ func idOf(c *load.Config) string { return c.String("id", "") }
 const maxTimeout = 24 * time.Hour
 
 // buildScorer reads the score extraction keys (§1.1, §1.5).
-func buildScorer(b *agents.Builder, c *load.Config, scoringCtx *any) *scorer.Scorer {
+func buildScorer(b *agents.Builder, c *load.Config, scoringCtx *string) *scorer.Scorer {
 	cfg := scorer.ScoreConfig{
 		ExtractionPattern: c.String("score_extraction_pattern", ""),
 		ExtractionKey:     c.String("score_extraction_key", ""),
@@ -379,7 +380,7 @@ func buildMetadata(b *agents.Builder, c *load.Config) []metaTemplate {
 // loop_convergence (cogloop's decision, OrKa falls back to graphscout). It
 // returns the calculator (nil when boolean scoring is off) and the context name
 // the iterations see as scoring_context.
-func buildBoolean(b *agents.Builder, c *load.Config, s *load.Config) (boolean metrics.BooleanScorer, scoringCtx any) {
+func buildBoolean(b *agents.Builder, c *load.Config, s *load.Config) (boolean metrics.BooleanScorer, scoringCtx string) {
 	// Boolean scoring (§1.5 step 1): the preset weighs the agents'
 	// boolean_evaluations; without context the criteria are
 	// loop_convergence (cogloop's decision, OrKa falls back to graphscout).
