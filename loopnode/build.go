@@ -241,7 +241,7 @@ func checkConfig(cfg Config) []error {
 	}
 	oneOf := func(field, v string, allowed ...string) {
 		if v != "" && !slices.Contains(allowed, v) {
-			bad("%s must be %s, not %q", field, strings.Join(allowed, ", "), v)
+			bad("%s must be %s or %s, not %q", field, strings.Join(allowed[:len(allowed)-1], ", "), allowed[len(allowed)-1], v)
 		}
 	}
 	oneOf("Feedback", cfg.Feedback, FeedbackNone, FeedbackReplace, FeedbackAppend)

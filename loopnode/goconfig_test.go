@@ -166,8 +166,8 @@ func TestGoConfigErrors(t *testing.T) {
 		{"mapping", loopnode.Config{InputMappings: []loopnode.InputMapping{{Target: "x y", Outer: "a", Node: "a"}}}, []string{"give Outer or Node", "Target must be"}},
 		{"output mapping", loopnode.Config{OutputMappings: []loopnode.OutputMapping{{Target: "t", Builtin: "count"}}}, []string{`unknown Builtin "count"`}},
 		{"outputs", loopnode.Config{Outputs: []string{"nothing"}}, []string{`Outputs: "nothing" is neither`}},
-		{"fail_on", loopnode.Config{FailOn: []string{"threshold"}}, []string{`FailOn[0] must be max_loops, timeout, not "threshold"`}},
-		{"keep", loopnode.Config{PastLoopsKeep: "oldest"}, []string{`PastLoopsKeep must be recent, best, mixed`}},
+		{"fail_on", loopnode.Config{FailOn: []string{"threshold"}}, []string{`FailOn[0] must be max_loops or timeout, not "threshold"`}},
+		{"keep", loopnode.Config{PastLoopsKeep: "oldest"}, []string{`PastLoopsKeep must be recent, best or mixed`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.cfg.ID, tc.cfg.Body, tc.cfg.MaxLoops = "l", body, 2
