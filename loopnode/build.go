@@ -239,16 +239,14 @@ func checkConfig(cfg Config) []error {
 			bad("%s must be 0..24h, not %s", what, d)
 		}
 	}
-	oneOf := func(field, v string, allowed ...string) {
-		if v != "" && !slices.Contains(allowed, v) {
-			bad("%s must be %s or %s, not %q", field, strings.Join(allowed[:len(allowed)-1], ", "), allowed[len(allowed)-1], v)
-		}
-	}
-	oneOf("Feedback", cfg.Feedback, FeedbackNone, FeedbackReplace, FeedbackAppend)
-	oneOf("Return", cfg.Return, ReturnLast, ReturnBest, ReturnLastSuccessful)
-	oneOf("PastLoopsKeep", cfg.PastLoopsKeep, keepRecent, keepBest, keepMixed)
-	for i, r := range cfg.FailOn {
-		oneOf(fmt.Sprintf("FailOn[%d]", i), r, failOnReasons...)
+	return append(append(errs, checkSizes(cfg)...), checkChoices(cfg)...)
+}
+
+// checkSizes reports the counts and durations of cfg below zero or too big.
+func checkSizes(cfg Config) []error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("loop %q: "+format, append([]any{cfg.ID}, args...)...))
 	}
 	for what, v := range map[string]int{"MaxPastLoops": cfg.MaxPastLoops, "MaxLength": cfg.MaxLength, "MaxFailedPasses": cfg.MaxFailedPasses} {
 		if v < 0 {
@@ -260,6 +258,26 @@ func checkConfig(cfg Config) []error {
 	}
 	if cfg.Delay < 0 || cfg.RegexBudget < 0 || cfg.HistoryTTL < 0 {
 		bad("Delay, RegexBudget and HistoryTTL must not be negative")
+	}
+	return errs
+}
+
+// checkChoices reports the fields of cfg that name none of their choices.
+func checkChoices(cfg Config) []error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("loop %q: "+format, append([]any{cfg.ID}, args...)...))
+	}
+	oneOf := func(field, v string, allowed ...string) {
+		if v != "" && !slices.Contains(allowed, v) {
+			bad("%s must be %s or %s, not %q", field, strings.Join(allowed[:len(allowed)-1], ", "), allowed[len(allowed)-1], v)
+		}
+	}
+	oneOf("Feedback", cfg.Feedback, FeedbackNone, FeedbackReplace, FeedbackAppend)
+	oneOf("Return", cfg.Return, ReturnLast, ReturnBest, ReturnLastSuccessful)
+	oneOf("PastLoopsKeep", cfg.PastLoopsKeep, keepRecent, keepBest, keepMixed)
+	for i, r := range cfg.FailOn {
+		oneOf(fmt.Sprintf("FailOn[%d]", i), r, failOnReasons...)
 	}
 	return errs
 }

@@ -51,38 +51,7 @@ func readConfig(b *agents.Builder, c *load.Config) Config {
 	n := &Node{id: cfg.ID}
 	y := &yamlParts{}
 	cfg.yaml = y
-	if !c.Has("max_loops") && !c.Has("max_iterations") {
-		c.Problems().Notef(c.Pos(), "%s: no max_loops: the loop runs at most 5 passes (OrKa's default); write max_loops: N (or max_iterations) to say so — strict mode requires it", c.What())
-	}
-	cfg.MaxLoops = c.Int("max_loops", 5, 1, 1000)
-	if c.Has("max_iterations") {
-		if c.Has("max_loops") {
-			c.Errorf("max_iterations", "max_iterations is another name for max_loops; give one of them")
-		}
-		cfg.MaxLoops = c.Int("max_iterations", 5, 1, 1000)
-	}
-	cfg.Threshold = c.Float("score_threshold", 0.8, 0, 1)
-	cfg.MaxPastLoops = c.Int("max_past_loops", 20, 1, 1000)
-	hb := readHistoryBudget(c)
-	cfg.PastLoopsBudget, cfg.PastLoopsKeep = hb.maxTokens, hb.keep
-	cfg.Timeout = readTimeout(c)
-	if cfg.Timeout > maxTimeout {
-		c.Errorf("timeout", "timeout must be at most 24h, not %s", cfg.Timeout)
-		cfg.Timeout = maxTimeout
-	}
-	cfg.Delay = c.Duration("delay", 0)
-	cfg.IterationTimeout = c.Duration("iteration_timeout", 0)
-	switch {
-	case c.Has("iteration_timeout") && cfg.IterationTimeout <= 0:
-		c.Errorf("iteration_timeout", "iteration_timeout must be above zero (e.g. 30s): it bounds the time of one pass")
-	case cfg.IterationTimeout > maxTimeout:
-		c.Errorf("iteration_timeout", "iteration_timeout must be at most 24h, not %s", cfg.IterationTimeout)
-	case cfg.Timeout > 0 && cfg.IterationTimeout > cfg.Timeout:
-		c.Warnf("iteration_timeout", "iteration_timeout %s is longer than the loop's timeout %s, so it never applies", cfg.IterationTimeout, cfg.Timeout)
-	}
-	cfg.IterationTimeout = min(max(cfg.IterationTimeout, 0), maxTimeout)
-	cfg.Delay = max(cfg.Delay, 0)
-	cfg.MaxLength = c.Int("max_length", DefaultMaxLength, 1, 1<<20)
+	readBounds(c, &cfg)
 	cfg.Feedback = readFeedback(c)
 	y.inputs = readInputMappings(c)
 	y.outputs = readOutputMappings(c)
@@ -109,13 +78,7 @@ func readConfig(b *agents.Builder, c *load.Config) Config {
 	}
 	cfg.OutputAgent = c.String("output_agent", "")
 	c.Ignore("prompt", "queue", "fallback_score", "timeout_score")
-	cfg.Persist = c.Bool("persist_across_runs", false)
-	cfg.HistoryTTL = c.Duration("history_ttl", 0)
-	cfg.HistoryKey = readHistoryKey(c, cfg.Persist)
-	if cfg.HistoryTTL > 0 && !cfg.Persist {
-		c.Warnf("history_ttl", "history_ttl has no effect without persist_across_runs: true")
-	}
-	cfg.HistoryTTL = max(cfg.HistoryTTL, 0)
+	readPersistence(c, &cfg)
 
 	y.scorer = buildScorer(b, c, &cfg.ScoringContext)
 	n.scorer = y.scorer
@@ -149,6 +112,55 @@ func readConfig(b *agents.Builder, c *load.Config) Config {
 		n.hintScoreSources(c, iw) // scorehint.go
 	}
 	return cfg
+}
+
+// readBounds reads the keys that bound the loop: max_loops (max_iterations),
+// score_threshold, max_past_loops, past_loops_budget, timeout,
+// iteration_timeout, delay and max_length.
+func readBounds(c *load.Config, cfg *Config) {
+	if !c.Has("max_loops") && !c.Has("max_iterations") {
+		c.Problems().Notef(c.Pos(), "%s: no max_loops: the loop runs at most 5 passes (OrKa's default); write max_loops: N (or max_iterations) to say so — strict mode requires it", c.What())
+	}
+	cfg.MaxLoops = c.Int("max_loops", 5, 1, 1000)
+	if c.Has("max_iterations") {
+		if c.Has("max_loops") {
+			c.Errorf("max_iterations", "max_iterations is another name for max_loops; give one of them")
+		}
+		cfg.MaxLoops = c.Int("max_iterations", 5, 1, 1000)
+	}
+	cfg.Threshold = c.Float("score_threshold", 0.8, 0, 1)
+	cfg.MaxPastLoops = c.Int("max_past_loops", 20, 1, 1000)
+	hb := readHistoryBudget(c)
+	cfg.PastLoopsBudget, cfg.PastLoopsKeep = hb.maxTokens, hb.keep
+	cfg.Timeout = readTimeout(c)
+	if cfg.Timeout > maxTimeout {
+		c.Errorf("timeout", "timeout must be at most 24h, not %s", cfg.Timeout)
+		cfg.Timeout = maxTimeout
+	}
+	cfg.Delay = c.Duration("delay", 0)
+	cfg.IterationTimeout = c.Duration("iteration_timeout", 0)
+	switch {
+	case c.Has("iteration_timeout") && cfg.IterationTimeout <= 0:
+		c.Errorf("iteration_timeout", "iteration_timeout must be above zero (e.g. 30s): it bounds the time of one pass")
+	case cfg.IterationTimeout > maxTimeout:
+		c.Errorf("iteration_timeout", "iteration_timeout must be at most 24h, not %s", cfg.IterationTimeout)
+	case cfg.Timeout > 0 && cfg.IterationTimeout > cfg.Timeout:
+		c.Warnf("iteration_timeout", "iteration_timeout %s is longer than the loop's timeout %s, so it never applies", cfg.IterationTimeout, cfg.Timeout)
+	}
+	cfg.IterationTimeout = min(max(cfg.IterationTimeout, 0), maxTimeout)
+	cfg.Delay = max(cfg.Delay, 0)
+	cfg.MaxLength = c.Int("max_length", DefaultMaxLength, 1, 1<<20)
+}
+
+// readPersistence reads persist_across_runs, history_ttl and history_key.
+func readPersistence(c *load.Config, cfg *Config) {
+	cfg.Persist = c.Bool("persist_across_runs", false)
+	cfg.HistoryTTL = c.Duration("history_ttl", 0)
+	cfg.HistoryKey = readHistoryKey(c, cfg.Persist)
+	if cfg.HistoryTTL > 0 && !cfg.Persist {
+		c.Warnf("history_ttl", "history_ttl has no effect without persist_across_runs: true")
+	}
+	cfg.HistoryTTL = max(cfg.HistoryTTL, 0)
 }
 
 // checkRefs reports conditions and mappings that name no agent of the internal

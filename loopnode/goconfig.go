@@ -141,10 +141,23 @@ func compileCondition(c Condition, threshold float64, path string, depth int) (*
 	if c.Before && c.Kind != condWhile && c.Kind != condUntil && c.Kind != condContinueWhile {
 		return nil, fmt.Errorf("%s: Before works with while, until and continue_while; %s needs a pass to judge", at, c.Kind)
 	}
+	if c.Kind == condAny || c.Kind == condAll {
+		return compileGroup(c.Kind, c.Of, threshold, path+".Of", depth+1)
+	}
+	err := compileLeaf(c, cond, threshold)
+	if err == nil && (cond.threshold < 0 || cond.threshold > 1) {
+		err = fmt.Errorf("threshold must be 0..1, not %g", cond.threshold)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", at, err)
+	}
+	return cond, nil
+}
+
+// compileLeaf fills cond from c, a condition of one kind (not any or all).
+func compileLeaf(c Condition, cond *condition, threshold float64) error {
 	var err error
 	switch c.Kind {
-	case condAny, condAll:
-		return compileGroup(c.Kind, c.Of, threshold, path+".Of", depth+1)
 	case condScore:
 		cond.threshold = threshold
 		if c.Threshold != 0 {
@@ -178,13 +191,7 @@ func compileCondition(c Condition, threshold float64, path string, depth int) (*
 	default:
 		err = fmt.Errorf("unknown condition kind %q (known: %s)", c.Kind, strings.Join(condKinds, ", "))
 	}
-	if err == nil && (cond.threshold < 0 || cond.threshold > 1) {
-		err = fmt.Errorf("threshold must be 0..1, not %g", cond.threshold)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", at, err)
-	}
-	return cond, nil
+	return err
 }
 
 func checkContinueWhile(c *condition) error {
@@ -292,6 +299,16 @@ func (n *Node) compileGoVars(cfg Config) error {
 			continue
 		}
 		n.updates = append(n.updates, varUpdate{name: u.Name, tmpl: t, pos: goPos("Update", i)})
+	}
+	return errors.Join(append(errs, n.compileGoDecls(cfg, names))...)
+}
+
+// compileGoDecls compiles Config.Inputs onto n and checks Outputs and the
+// output mappings of variables against names, the variables.
+func (n *Node) compileGoDecls(cfg Config, names []string) error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("loop %q: "+format, append([]any{cfg.ID}, args...)...))
 	}
 	for i, d := range cfg.Inputs {
 		if !validName(d.Name) {
