@@ -75,19 +75,15 @@ var (
 	memoryIDs = regexp.MustCompile(`\b[0-9a-f]{32}\b`)
 	// a pass's duration where a prompt prints a loop's output as Python does
 	reprDurations = regexp.MustCompile(`'duration_ms': [0-9.e+-]+`)
-	// a regex that ran out of wall-clock time (per match, or the pass's
-	// budget) under a loaded machine and -race: timing, not the wrapper
-	regexTimeouts = regexp.MustCompile(`(?m)^warning .*(regex match timed out after|regex budget of .* spent).*\n?`)
 )
 
 // maskPositions hides the file and line:col of load messages (the wrapped
 // file is written elsewhere and its lines move) and the ids of stored
 // memories (a hash that covers the file), and the pass durations that a
-// prompt printing a loop's whole output shows, and the warnings of regexes
-// that ran out of time.
+// prompt printing a loop's whole output shows. (Regex timeouts and budgets
+// count CPU time, so a loaded machine no longer changes their warnings.)
 func maskPositions(s, file string) string {
 	s = memoryIDs.ReplaceAllString(s, "<memory id>")
-	s = regexTimeouts.ReplaceAllString(s, "")
 	s = reprDurations.ReplaceAllString(s, "'duration_ms': <ms>")
 	return positions.ReplaceAllString(strings.ReplaceAll(s, file, "<file>"), ":<pos>")
 }
