@@ -207,6 +207,9 @@ func Parse(data []byte, name string, opts ...LoadOption) (*Workflow, error) {
 		}
 		return nil, err
 	}
+	if o.inject.lookup != nil {
+		wf.MCP.UseEnv(o.inject.lookup) // env:, PATH and header ${VAR}s of mcp_servers
+	}
 	return &Workflow{wf: wf, Warnings: warnings, Notes: wf.Notes, Hints: wf.Hints, Digest: digest(data, wf.Sources),
 		src: data, name: name}, nil
 }
