@@ -125,6 +125,13 @@ func checkServer(c *load.Config, s *Server) {
 	case s.Share == ShareProcess && s.URL != "":
 		c.Errorf("share", "mcp server %q: share: process keeps a command's process for every run; a url server is contacted by each run", name)
 	}
+	checkTransport(c, s)
+}
+
+// checkTransport reports a server that is not one command or one url, and
+// the keys of the other kind.
+func checkTransport(c *load.Config, s *Server) {
+	name := s.Name
 	switch {
 	case len(s.Command) > 0 && s.URL != "":
 		c.Errorf("url", "mcp server %q has both command and url: a server is a command (stdio) or a url (streamable HTTP)", name)
