@@ -43,9 +43,11 @@ func New(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	return built, nil
 }
 
-// readConfig reads a loop definition into a Config. The draft node n holds
-// what the readers of the YAML-only settings consult while reading (the
-// mappings, variables, stop_when); [NewLoop] builds the loop itself.
+// readConfig reads a loop definition into a Config. The settings whose
+// errors need file:line:col at run time or at load (stop_when, vars, update,
+// the mappings, inputs) it compiles itself into the Config's YAML parts, the
+// way [NewLoop] compiles their Go fields; the draft node n holds what those
+// readers consult while reading. [NewLoop] builds the loop itself.
 func readConfig(b *agents.Builder, c *load.Config) Config {
 	cfg := Config{ID: idOf(c)}
 	n := &Node{id: cfg.ID}
