@@ -400,21 +400,7 @@ func buildBoolean(b *agents.Builder, c *load.Config, s *load.Config) (boolean me
 	// loop_convergence (cogloop's decision, OrKa falls back to graphscout).
 	preset := strings.TrimSpace(s.String("preset", ""))
 	context := strings.TrimSpace(s.String("context", ""))
-	custom, keyNodes := map[string]float64{}, map[string]*yaml.Node{}
-	if w := s.Node("custom_weights"); w != nil && w.Tag != "!!null" {
-		if w.Kind != yaml.MappingNode {
-			s.Errorf("custom_weights", "custom_weights must be a mapping of dimension.criterion: weight, not %s", load.KindName(w))
-		}
-		for i := 0; w.Kind == yaml.MappingNode && i+1 < len(w.Content); i += 2 {
-			k, v := w.Content[i], load.Resolve(w.Content[i+1])
-			f, err := strconv.ParseFloat(strings.TrimSpace(v.Value), 64)
-			if _, dup := keyNodes[k.Value]; dup || v.Kind != yaml.ScalarNode || err != nil {
-				c.Problems().Errorf(c.PosOf(v), "%s: custom_weights: the weight of %q must be one number, not %s", s.What(), k.Value, load.KindName(v))
-				continue
-			}
-			custom[k.Value], keyNodes[k.Value] = f, k
-		}
-	}
+	custom, keyNodes := readCustomWeights(c, s)
 	s.Ignore("mode")
 	s.Done()
 	cat, err := b.Presets()
@@ -432,24 +418,7 @@ func buildBoolean(b *agents.Builder, c *load.Config, s *load.Config) (boolean me
 		s.Warnf("", "scoring has no preset, so boolean scoring is off (preset: %s)", strings.Join(cat.Levels(context), ", "))
 	default:
 		calc, err := cat.Calculator(context, preset, custom)
-		errs := []error{err}
-		if j, ok := err.(interface{ Unwrap() []error }); ok {
-			errs = j.Unwrap()
-		}
-		for _, e := range errs {
-			var we *scoring.WeightError
-			switch {
-			case e == nil:
-			case errors.Is(e, scoring.ErrUnknownContext):
-				s.Errorf("context", "%v", e)
-			case errors.Is(e, scoring.ErrUnknownPreset):
-				s.Errorf("preset", "%v", e)
-			case errors.As(e, &we) && keyNodes[we.Key] != nil:
-				c.Problems().Errorf(c.PosOf(keyNodes[we.Key]), "%s: custom_weights: %v", s.What(), e)
-			default:
-				s.Errorf("custom_weights", "%v", e)
-			}
-		}
+		reportCalculatorErrors(c, s, err, keyNodes)
 		if calc != nil {
 			boolean = calc
 		}
@@ -460,6 +429,53 @@ func buildBoolean(b *agents.Builder, c *load.Config, s *load.Config) (boolean me
 		name = scoring.DefaultContext
 	}
 	return boolean, name
+}
+
+// readCustomWeights reads scoring's custom_weights: {dimension.criterion:
+// weight}, and the key nodes, for the positions of later errors.
+func readCustomWeights(c, s *load.Config) (map[string]float64, map[string]*yaml.Node) {
+	custom, keyNodes := map[string]float64{}, map[string]*yaml.Node{}
+	w := s.Node("custom_weights")
+	if w == nil || w.Tag == "!!null" {
+		return custom, keyNodes
+	}
+	if w.Kind != yaml.MappingNode {
+		s.Errorf("custom_weights", "custom_weights must be a mapping of dimension.criterion: weight, not %s", load.KindName(w))
+		return custom, keyNodes
+	}
+	for i := 0; i+1 < len(w.Content); i += 2 {
+		k, v := w.Content[i], load.Resolve(w.Content[i+1])
+		f, err := strconv.ParseFloat(strings.TrimSpace(v.Value), 64)
+		if _, dup := keyNodes[k.Value]; dup || v.Kind != yaml.ScalarNode || err != nil {
+			c.Problems().Errorf(c.PosOf(v), "%s: custom_weights: the weight of %q must be one number, not %s", s.What(), k.Value, load.KindName(v))
+			continue
+		}
+		custom[k.Value], keyNodes[k.Value] = f, k
+	}
+	return custom, keyNodes
+}
+
+// reportCalculatorErrors places the errors of a preset's calculator: an
+// unknown context or preset at its key, a bad weight at its criterion.
+func reportCalculatorErrors(c, s *load.Config, err error, keyNodes map[string]*yaml.Node) {
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, e := range errs {
+		var we *scoring.WeightError
+		switch {
+		case e == nil:
+		case errors.Is(e, scoring.ErrUnknownContext):
+			s.Errorf("context", "%v", e)
+		case errors.Is(e, scoring.ErrUnknownPreset):
+			s.Errorf("preset", "%v", e)
+		case errors.As(e, &we) && keyNodes[we.Key] != nil:
+			c.Problems().Errorf(c.PosOf(keyNodes[we.Key]), "%s: custom_weights: %v", s.What(), e)
+		default:
+			s.Errorf("custom_weights", "%v", e)
+		}
+	}
 }
 
 // inferContext picks the context of a scoring block without one: the default
