@@ -75,15 +75,23 @@ var (
 	memoryIDs = regexp.MustCompile(`\b[0-9a-f]{32}\b`)
 	// a pass's duration where a prompt prints a loop's output as Python does
 	reprDurations = regexp.MustCompile(`'duration_ms': [0-9.e+-]+`)
+	// a pass's regex budget (CPU time) spent under the race detector, which
+	// multiplies the CPU time of regex work: a pass near the budget crosses
+	// it in one run and not in the other. Without -race nothing is masked;
+	// match timeouts are never masked (they are judged in CPU time).
+	raceBudget = regexp.MustCompile(`(?m)^warning .*regex budget of .* spent.*\n?`)
 )
 
 // maskPositions hides the file and line:col of load messages (the wrapped
 // file is written elsewhere and its lines move) and the ids of stored
 // memories (a hash that covers the file), and the pass durations that a
-// prompt printing a loop's whole output shows. (Regex timeouts and budgets
-// count CPU time, so a loaded machine no longer changes their warnings.)
+// prompt printing a loop's whole output shows, and, under -race, a spent
+// regex budget.
 func maskPositions(s, file string) string {
 	s = memoryIDs.ReplaceAllString(s, "<memory id>")
+	if raceDetector {
+		s = raceBudget.ReplaceAllString(s, "")
+	}
 	s = reprDurations.ReplaceAllString(s, "'duration_ms': <ms>")
 	return positions.ReplaceAllString(strings.ReplaceAll(s, file, "<file>"), ":<pos>")
 }
