@@ -78,6 +78,14 @@ func (w *Workflow) mcpSet() *mcp.Set {
 	return s
 }
 
+// useMCPEnv makes the workflow's MCP servers read env:, PATH and header
+// ${VAR}s through lookup (WithEnv) instead of the process environment.
+func useMCPEnv(wf *orchestrator.Workflow, lookup func(string) (string, bool)) {
+	if s, ok := wf.MCP.(*mcp.Set); ok && s != nil {
+		s.UseEnv(lookup)
+	}
+}
+
 // readMCP reads a file's mcp_servers for the orchestrator (package mcp's
 // reader; the orchestrator does not link the MCP SDK itself).
 func readMCP(prev orchestrator.ToolServers, c *load.Config, key string) orchestrator.ToolServers {

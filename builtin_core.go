@@ -65,3 +65,6 @@ func readMCP(prev orchestrator.ToolServers, c *load.Config, key string) orchestr
 	}
 	return prev
 }
+
+// useMCPEnv has nothing to do: this build refuses mcp_servers.
+func useMCPEnv(*orchestrator.Workflow, func(string) (string, bool)) {}

@@ -196,6 +196,9 @@ func Parse(data []byte, name string, opts ...LoadOption) (*Workflow, error) {
 		}
 		return nil, err
 	}
+	if o.inject.lookup != nil {
+		useMCPEnv(wf, o.inject.lookup) // env:, PATH and header ${VAR}s of mcp_servers
+	}
 	return &Workflow{wf: wf, Warnings: warnings, Notes: wf.Notes, Hints: wf.Hints, Digest: digest(data, wf.Sources),
 		src: data, name: name}, nil
 }

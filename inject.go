@@ -18,11 +18,11 @@ type injected struct {
 
 // WithEnv reads the variables the built-in agent types read (API keys such
 // as OPENAI_API_KEY, OPENAI_BASE_URL, BASE_OPENAI_MODEL, an agent's
-// api_key_env, the variables a command tool's env: passes on) through lookup
-// instead of the process environment, when the model is built and at each
-// call. A variable lookup reports unset is unset. MCP servers' env: and
-// header ${VAR}s, and a command tool's inherit_env, still read the process
-// environment.
+// api_key_env, the variables a command tool's env: passes on, MCP servers'
+// env:, PATH and header ${VAR}s) through lookup instead of the process
+// environment, when the model is built and at each call. A variable lookup
+// reports unset is unset. A command tool's inherit_env still passes the
+// process environment on (lookup cannot list its variables).
 func WithEnv(lookup func(name string) (string, bool)) LoadOption {
 	return func(o *loadOptions) {
 		o.inject.lookup = lookup

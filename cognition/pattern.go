@@ -129,7 +129,7 @@ type Pattern struct {
 	limits   Limits
 	nested   nestedQuantifier // NestedQuantifier(expr), for Lint
 	reOpts   regexp2.RegexOptions
-	clamps   *sync.Map // clampKey → *regexp2.Regexp: the expression with a shorter MatchTimeout; shared by copies
+	clamps   *sync.Map // clampKey → *regexp2.Regexp: the expression with a shorter (tier > 0) or longer (tier < 0, [Pattern.stretched]) MatchTimeout; shared by copies
 }
 
 // nestedQuantifier is what [NestedQuantifier] found in a pattern.
@@ -467,17 +467,75 @@ func (p *Pattern) span(m *regexp2.Match) (start, end int, ok bool) {
 // errors, which quote the whole input, into a short *MatchError, and a panic of
 // the engine into an error. Its MatchTimeout is clamped to what is left of
 // the call's regex budget ([Pattern.within]).
+//
+// On a CPU budget a run that regexp2 stopped (its MatchTimeout is wall time)
+// runs again when the machine's load stopped it ([Pattern.rerun]).
 func (p *Pattern) run(re *regexp2.Regexp, t *Text, pos int, sc *Scan) (m *regexp2.Match, err error) {
 	start := sc.now()
 	r := p.within(re, sc.left(start))
 	m, err = p.runOnce(r, t, pos)
 	if err != nil && sc.cpuClock() && errors.Is(err, ErrMatchTimeout) {
-		// regexp2's timeout is wall time: a run it stopped costs the budget
-		// its whole timeout, as on a wall-time budget, however little CPU it
-		// got meanwhile.
-		sc.Budget.charge(r.MatchTimeout - sc.now().Sub(start))
+		return p.rerun(r, t, pos, sc, start, err)
 	}
 	return m, err
+}
+
+// maxReruns bounds the runs again of one match that load stopped: the wall
+// timeout doubles each time, to 2^maxReruns times MatchTimeout.
+const maxReruns = 6
+
+// rerun decides a run of r that timed out on a CPU budget by the CPU time
+// the run used (the thread's, measured from start), not by the wall time
+// regexp2 counts: a run that used r's MatchTimeout in CPU time timed out, as
+// it does on an idle machine (regexp2 stops no run earlier than that); one
+// that used less was stopped because its thread waited for a CPU, and runs
+// again with a longer wall timeout (doubled each time), within the budget,
+// so that how busy the machine is does not change what is found. A run
+// again may use more CPU time than MatchTimeout only if the load ends while
+// it runs. After maxReruns runs stopped by load the error says so (the
+// scan's warning names it): only a machine that gave the thread less than
+// 1/2^maxReruns of a CPU gets there.
+func (p *Pattern) rerun(r *regexp2.Regexp, t *Text, pos int, sc *Scan, start time.Time, err error) (*regexp2.Match, error) {
+	for k := 1; ; k++ {
+		now := sc.now()
+		used := now.Sub(start)
+		switch {
+		case used >= r.MatchTimeout:
+			return nil, err
+		case k > maxReruns:
+			return nil, p.matchError(t, fmt.Errorf("%w: the machine's load stopped it %d times (its last run had %v of CPU time in a wall timeout of %v)",
+				ErrMatchTimeout, maxReruns+1, used.Round(time.Microsecond), r.MatchTimeout<<maxReruns))
+		case !sc.allowAt(now):
+			return nil, errBudget
+		}
+		start = now
+		m, e := p.runOnce(p.stretched(r, k), t, pos)
+		if e == nil || !errors.Is(e, ErrMatchTimeout) {
+			return m, e
+		}
+		err = e
+	}
+}
+
+// stretched is r compiled again with a wall timeout of 2^k times its own,
+// once per pattern, on first need.
+func (p *Pattern) stretched(r *regexp2.Regexp, k int) *regexp2.Regexp {
+	key := clampKey{r, -k}
+	if p.clamps != nil {
+		if v, ok := p.clamps.Load(key); ok {
+			return v.(*regexp2.Regexp)
+		}
+	}
+	c, err := regexp2.Compile(r.String(), p.reOpts)
+	if err != nil {
+		return r // it compiled once; it always should again
+	}
+	c.MatchTimeout = r.MatchTimeout << k
+	if p.clamps == nil {
+		return c
+	}
+	v, _ := p.clamps.LoadOrStore(key, c)
+	return v.(*regexp2.Regexp)
 }
 
 // runOnce is one run of re on t from rune pos.
@@ -487,7 +545,7 @@ func (p *Pattern) runOnce(re *regexp2.Regexp, t *Text, pos int) (m *regexp2.Matc
 			m, err = nil, p.matchError(t, fmt.Errorf("regex engine failure: %s", modeltext.Excerpt(fmt.Sprint(x))))
 		}
 	}()
-	m, err = re.FindRunesMatchStartingAt(t.Runes(), pos)
+	m, err = findRunes(re, t.Runes(), pos)
 	if err != nil {
 		cause := errors.New("regex engine failure")
 		if strings.HasPrefix(err.Error(), "match timeout") {
@@ -497,6 +555,10 @@ func (p *Pattern) runOnce(re *regexp2.Regexp, t *Text, pos int) (m *regexp2.Matc
 	}
 	return m, nil
 }
+
+// findRunes runs the engine (tests replace it to stand for a run that a
+// loaded machine stopped).
+var findRunes = (*regexp2.Regexp).FindRunesMatchStartingAt
 
 // maxClampTier bounds the shorter timeouts a pattern keeps: MatchTimeout/2
 // down to MatchTimeout/64.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -243,9 +244,14 @@ type spanResult struct {
 	Err        bool
 }
 
-// scanAll runs p's first and each on text.
+// scanAll runs p's first and each on text, on a CPU budget far above any
+// MatchTimeout: a timeout is then judged by the CPU time a match used (a run
+// that waited for a CPU runs again), so the differential does not depend on
+// how loaded the machine is.
 func scanAll(p *Pattern, text string) (spanResult, []spanResult, bool) {
-	return scanAllIn(nil, p, text)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	return scanAllIn(&Scan{Budget: NewCPUBudget(time.Hour)}, p, text)
 }
 
 // scanAllIn is scanAll within the budget of sc (nil: none).

@@ -407,10 +407,11 @@ func NewBudget(d time.Duration) *Budget {
 // depend on how busy the machine is: a goroutine waiting for a CPU spends
 // none of it. Its user must keep to one OS thread while the budget is in use
 // (runtime.LockOSThread), or the time of other goroutines on the thread
-// counts too. A single run's MatchTimeout stays wall time (regexp2 keeps
-// that clock), and a run it stopped costs the budget that whole timeout. On
-// a system whose thread CPU time cannot be read it is a
-// wall-time budget.
+// counts too. A single run's MatchTimeout is wall time (regexp2 keeps that
+// clock): under a CPU budget a run it stopped before the run used
+// MatchTimeout in CPU time runs again with a longer wall timeout, so that
+// load does not decide a match either. On a system whose thread CPU time cannot be
+// read it is a wall-time budget.
 func NewCPUBudget(d time.Duration) *Budget {
 	b := NewBudget(d)
 	_, b.cpu = threadCPU()
@@ -419,14 +420,6 @@ func NewCPUBudget(d time.Duration) *Budget {
 
 // threadCPU reads the calling thread's CPU time (tests replace it).
 var threadCPU = osThreadCPU
-
-// charge spends d more of the budget (nothing for d ≤ 0, or before its
-// clock started).
-func (b *Budget) charge(d time.Duration) {
-	if d > 0 && !b.deadline.IsZero() {
-		b.deadline = b.deadline.Add(-d)
-	}
-}
 
 // now is the time on the budget's clock: the thread's CPU time (as a time
 // after the zero time) for a CPU budget, else the wall clock.

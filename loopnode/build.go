@@ -1,10 +1,13 @@
 package loopnode
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
@@ -86,28 +89,55 @@ type Config struct {
 	// cognition.DefaultPassBudget).
 	RegexBudget time.Duration
 
+	// StopWhen are stop conditions (YAML stop_when:): the loop ends after a
+	// pass when any of them fires (one {Kind: "all"} needs all of its Of).
+	StopWhen []Condition
+	// PastLoopsBudget bounds the tokens of the history the prompts see
+	// (past_loops_budget: max_tokens; 0: all of it, OrKa's way), picking
+	// entries by PastLoopsKeep: "recent" (default), "best" or "mixed".
+	PastLoopsBudget int
+	PastLoopsKeep   string
+	// InputMappings make values visible to the passes' prompts as
+	// {{ target }}; OutputMappings add outputs.<target> to the loop's output
+	// (input_mappings:, output_mappings:).
+	InputMappings  []InputMapping
+	OutputMappings []OutputMapping
+	// Vars are loop variables with their initial values (vars:; a text with
+	// {{ }} is a template rendered once at the loop's start); Update sets
+	// them after each pass, in order, from templates (update:).
+	Vars   []Var
+	Update []Var
+	// Inputs are fields of the loop's input its prompts see as {{ name }}
+	// (inputs:); Outputs names what the loop's output carries under outputs
+	// (outputs:: output mapping targets or variables).
+	Inputs  []InputDecl
+	Outputs []string
+	// FailOn lists stop reasons that fail the run ([StopMaxLoops],
+	// [StopTimeout]) instead of ending the loop normally (fail_on:).
+	FailOn []string
+	// ScoringContext is what the passes see as {{ scoring_context }} (the
+	// scoring: block's context; "" leaves it None).
+	ScoringContext string
+
 	// yaml holds what only the YAML reader sets (stop_when, vars, mappings,
 	// declared inputs and outputs, ...) and the patterns and templates it
 	// compiled itself to place errors at file:line:col.
 	yaml *yamlParts
 }
 
-// yamlParts are the loop settings only YAML can express today.
+// yamlParts are the settings the YAML reader compiles itself, so that their
+// errors name file:line:col: the Go fields above, read from YAML.
 type yamlParts struct {
-	historyBudget historyBudget
-	inputs        []inputMapping
-	outputs       []outputMapping
-	stop          *condition
-	vars          []loopVar
-	updates       []varUpdate
-	declared      []declaredInput
-	declaredOuts  []string
-	failOn        []string
-	scoringCtx    any
-	scoreMatters  bool
-	scorer        *scorer.Scorer
-	extractor     *cognition.Extractor
-	metas         []metaTemplate
+	inputs       []inputMapping
+	outputs      []outputMapping
+	stop         *condition
+	vars         []loopVar
+	updates      []varUpdate
+	declared     []declaredInput
+	scoreMatters bool
+	scorer       *scorer.Scorer
+	extractor    *cognition.Extractor
+	metas        []metaTemplate
 }
 
 // Feedback modes (Config.Feedback, YAML feedback:).
@@ -145,49 +175,12 @@ type Pass struct {
 // NewLoop builds a loop from cfg: the constructor behind type: loop too. A
 // field out of range is an error naming it.
 func NewLoop(cfg Config) (*Node, error) {
-	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	if cfg.Body == nil {
-		bad("loop %q: Body is nil: give the agent (or agents.Sequence) one pass runs", cfg.ID)
-	}
-	if cfg.MaxLoops < 1 || cfg.MaxLoops > 1000 {
-		bad("loop %q: MaxLoops must be 1..1000, not %d", cfg.ID, cfg.MaxLoops)
-	}
-	if cfg.Threshold < 0 || cfg.Threshold > 1 {
-		bad("loop %q: Threshold must be 0..1, not %g", cfg.ID, cfg.Threshold)
-	}
-	for what, d := range map[string]time.Duration{"Timeout": cfg.Timeout, "IterationTimeout": cfg.IterationTimeout} {
-		if d < 0 || d > maxTimeout {
-			bad("loop %q: %s must be 0..24h, not %s", cfg.ID, what, d)
-		}
-	}
-	if !slices.Contains([]string{"", FeedbackNone, FeedbackReplace, FeedbackAppend}, cfg.Feedback) {
-		bad("loop %q: Feedback must be none, replace or append, not %q", cfg.ID, cfg.Feedback)
-	}
-	if !slices.Contains([]string{"", ReturnLast, ReturnBest, ReturnLastSuccessful}, cfg.Return) {
-		bad("loop %q: Return must be last, best or last_successful, not %q", cfg.ID, cfg.Return)
-	}
-	for what, v := range map[string]int{"MaxPastLoops": cfg.MaxPastLoops, "MaxLength": cfg.MaxLength, "MaxFailedPasses": cfg.MaxFailedPasses} {
-		if v < 0 {
-			bad("loop %q: %s must not be negative, not %d", cfg.ID, what, v)
-		}
-	}
-	if cfg.Delay < 0 || cfg.RegexBudget < 0 || cfg.HistoryTTL < 0 {
-		bad("loop %q: Delay, RegexBudget and HistoryTTL must not be negative", cfg.ID)
-	}
+	errs := checkConfig(cfg)
 	y := cfg.yaml
 	if y == nil {
-		y = &yamlParts{scoreMatters: true}
-		var err error
-		if y.scorer, err = scorer.NewScorer(cfg.Score); err != nil {
-			bad("loop %q: Score: %w", cfg.ID, err)
-		}
-		if y.extractor, err = cognition.NewExtractor(cfg.Lessons); err != nil {
-			bad("loop %q: Lessons: %w", cfg.ID, err)
-		}
-		if y.metas, err = goMetadata(cfg.Metadata); err != nil {
-			bad("loop %q: Metadata: %w", cfg.ID, err)
-		}
+		var goErrs []error
+		y, goErrs = compileGo(cfg)
+		errs = append(errs, goErrs...)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -195,22 +188,24 @@ func NewLoop(cfg Config) (*Node, error) {
 	n := &Node{
 		id: cfg.ID, inner: passBody(cfg.Body), maxLoops: cfg.MaxLoops, threshold: cfg.Threshold,
 		scorer: y.scorer, extractor: y.extractor, metas: y.metas, metaFunc: cfg.MetadataFunc, until: cfg.Until,
-		maxPastLoops: orDefault(cfg.MaxPastLoops, 20), historyBudget: y.historyBudget,
-		timeout: cfg.Timeout, iterTimeout: cfg.IterationTimeout, delay: cfg.Delay,
-		outputAgent: cfg.OutputAgent, scoringCtx: y.scoringCtx,
-		persistent: cfg.Persist, historyTTL: cfg.HistoryTTL, historyKey: cfg.HistoryKey,
-		feedback: cfg.Feedback, inputs: y.inputs, outputs: y.outputs,
+		maxPastLoops:  orDefault(cfg.MaxPastLoops, 20),
+		historyBudget: historyBudget{maxTokens: cfg.PastLoopsBudget, keep: cmp.Or(cfg.PastLoopsKeep, keepRecent)},
+		timeout:       cfg.Timeout, iterTimeout: cfg.IterationTimeout, delay: cfg.Delay,
+		outputAgent: cfg.OutputAgent, persistent: cfg.Persist, historyTTL: cfg.HistoryTTL, historyKey: cfg.HistoryKey,
+		feedback: cmp.Or(cfg.Feedback, feedbackNone), inputs: y.inputs, outputs: y.outputs,
 		best: cfg.Return == ReturnBest, lastSuccessful: cfg.Return == ReturnLastSuccessful,
-		stop: y.stop, regexBudget: cfg.RegexBudget, scoreMatters: y.scoreMatters,
+		stop: y.stop, regexBudget: cmp.Or(cfg.RegexBudget, cognition.DefaultPassBudget), scoreMatters: y.scoreMatters,
 		stopOnError: cfg.StopOnError, maxFailed: orDefault(cfg.MaxFailedPasses, DefaultMaxFailedPasses),
-		vars: y.vars, updates: y.updates, declared: y.declared, declaredOuts: y.declaredOuts,
-		maxLength: orDefault(cfg.MaxLength, DefaultMaxLength), retry: cfg.Retry, failOn: y.failOn,
+		vars: y.vars, updates: y.updates, declared: y.declared, declaredOuts: cfg.Outputs,
+		maxLength: orDefault(cfg.MaxLength, DefaultMaxLength), retry: cfg.Retry, failOn: cfg.FailOn,
 	}
-	if n.feedback == "" {
-		n.feedback = feedbackNone
+	if cfg.ScoringContext != "" {
+		n.scoringCtx = cfg.ScoringContext
 	}
-	if n.regexBudget == 0 {
-		n.regexBudget = cognition.DefaultPassBudget
+	if cfg.yaml == nil {
+		if err := errors.Join(n.compileGoVars(cfg), n.checkGoRefs()); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.Budget != nil {
 		n.budget, n.budgeted = *cfg.Budget, true
@@ -222,6 +217,101 @@ func NewLoop(cfg Config) (*Node, error) {
 		n.stop.setDefines(d.Defines)
 	}
 	return n, nil
+}
+
+// checkConfig reports the fields of cfg out of range, each naming the field.
+func checkConfig(cfg Config) []error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("loop %q: "+format, append([]any{cfg.ID}, args...)...))
+	}
+	if cfg.Body == nil {
+		bad("Body is nil: give the agent (or agents.Sequence) one pass runs")
+	}
+	if cfg.MaxLoops < 1 || cfg.MaxLoops > 1000 {
+		bad("MaxLoops must be 1..1000, not %d", cfg.MaxLoops)
+	}
+	if cfg.Threshold < 0 || cfg.Threshold > 1 {
+		bad("Threshold must be 0..1, not %g", cfg.Threshold)
+	}
+	for what, d := range map[string]time.Duration{"Timeout": cfg.Timeout, "IterationTimeout": cfg.IterationTimeout} {
+		if d < 0 || d > maxTimeout {
+			bad("%s must be 0..24h, not %s", what, d)
+		}
+	}
+	return append(append(errs, checkSizes(cfg)...), checkChoices(cfg)...)
+}
+
+// checkSizes reports the counts and durations of cfg below zero or too big.
+func checkSizes(cfg Config) []error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("loop %q: "+format, append([]any{cfg.ID}, args...)...))
+	}
+	for what, v := range map[string]int{"MaxPastLoops": cfg.MaxPastLoops, "MaxLength": cfg.MaxLength, "MaxFailedPasses": cfg.MaxFailedPasses} {
+		if v < 0 {
+			bad("%s must not be negative, not %d", what, v)
+		}
+	}
+	if cfg.PastLoopsBudget < 0 || cfg.PastLoopsBudget > maxHistoryTokens {
+		bad("PastLoopsBudget must be 0..%d tokens, not %d", maxHistoryTokens, cfg.PastLoopsBudget)
+	}
+	if cfg.Delay < 0 || cfg.RegexBudget < 0 || cfg.HistoryTTL < 0 {
+		bad("Delay, RegexBudget and HistoryTTL must not be negative")
+	}
+	return errs
+}
+
+// checkChoices reports the fields of cfg that name none of their choices.
+func checkChoices(cfg Config) []error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("loop %q: "+format, append([]any{cfg.ID}, args...)...))
+	}
+	oneOf := func(field, v string, allowed ...string) {
+		if v != "" && !slices.Contains(allowed, v) {
+			bad("%s must be %s or %s, not %q", field, strings.Join(allowed[:len(allowed)-1], ", "), allowed[len(allowed)-1], v)
+		}
+	}
+	oneOf("Feedback", cfg.Feedback, FeedbackNone, FeedbackReplace, FeedbackAppend)
+	oneOf("Return", cfg.Return, ReturnLast, ReturnBest, ReturnLastSuccessful)
+	oneOf("PastLoopsKeep", cfg.PastLoopsKeep, keepRecent, keepBest, keepMixed)
+	for i, r := range cfg.FailOn {
+		oneOf(fmt.Sprintf("FailOn[%d]", i), r, failOnReasons...)
+	}
+	return errs
+}
+
+// compileGo compiles what the YAML reader compiles itself (with positions)
+// from a Go-built Config: the score, lesson and metadata patterns and
+// templates, the stop conditions and the mappings. Vars and inputs follow
+// once the node exists ([Node.compileGoVars]): their names must not hide
+// the names the loop binds.
+func compileGo(cfg Config) (*yamlParts, []error) {
+	var errs []error
+	bad := func(field string, err error) { errs = append(errs, fmt.Errorf("loop %q: %s: %w", cfg.ID, field, err)) }
+	y := &yamlParts{}
+	var err error
+	if y.scorer, err = scorer.NewScorer(cfg.Score); err != nil {
+		bad("Score", err)
+	}
+	if y.extractor, err = cognition.NewExtractor(cfg.Lessons); err != nil {
+		bad("Lessons", err)
+	}
+	if y.metas, err = goMetadata(cfg.Metadata); err != nil {
+		bad("Metadata", err)
+	}
+	if y.stop, err = compileConditions(cfg.StopWhen, cfg.Threshold); err != nil {
+		bad("StopWhen", err)
+	}
+	if y.inputs, err = compileInputMappings(cfg.InputMappings); err != nil {
+		bad("InputMappings", err)
+	}
+	if y.outputs, err = compileOutputMappings(cfg.OutputMappings); err != nil {
+		bad("OutputMappings", err)
+	}
+	y.scoreMatters = y.stop == nil || cfg.Return == ReturnBest || readsScore(y.stop) || !reflect.ValueOf(cfg.Score).IsZero()
+	return y, errs
 }
 
 // passBody is what a pass runs for body: a sequence or a workflow (an agent

@@ -164,6 +164,37 @@ func (p condParser) parse(n *yaml.Node, depth int) *condition {
 		return nil
 	}
 	c := load.NewConfig(p.file, n, p.what, p.probs)
+	kind := kindOf(c)
+	cond := &condition{kind: kind, pos: p.pos(n)}
+	switch check := c.String("check", "after"); check {
+	case "after":
+	case "before":
+		cond.before = true
+	default:
+		c.Errorf("check", "check must be before or after, not %q", check)
+	}
+	v := c.Node(kind)
+	if kind == condAny || kind == condAll {
+		g := p.group(kind, v)
+		c.Done()
+		if g != nil && c.Has("check") {
+			c.Errorf("check", "check goes on the conditions inside %s, not on the group", kind)
+		}
+		return g
+	}
+	if !p.leaf(c, kind, v, cond) {
+		return nil
+	}
+	if cond.before && kind != condWhile && kind != condUntil && kind != condContinueWhile {
+		c.Errorf("check", "check: before works with while, until and continue_while; %s needs an iteration to judge", kind)
+	}
+	c.Done()
+	return cond
+}
+
+// kindOf is the one key of a condition mapping besides check; several are
+// an error.
+func kindOf(c *load.Config) string {
 	var kind string
 	for _, k := range c.Keys() {
 		if k == "check" {
@@ -175,26 +206,13 @@ func (p condParser) parse(n *yaml.Node, depth int) *condition {
 		}
 		kind = k
 	}
-	cond := &condition{kind: kind, pos: p.pos(n)}
-	switch check := c.String("check", "after"); check {
-	case "after":
-	case "before":
-		cond.before = true
-	default:
-		c.Errorf("check", "check must be before or after, not %q", check)
-	}
-	v := c.Node(kind)
+	return kind
+}
+
+// leaf reads a condition of one kind (v is its value) into cond; false for
+// an empty or unknown kind.
+func (p condParser) leaf(c *load.Config, kind string, v *yaml.Node, cond *condition) bool {
 	switch kind {
-	case condAny, condAll:
-		g := p.group(kind, v)
-		c.Done()
-		if g == nil {
-			return nil
-		}
-		if c.Has("check") {
-			c.Errorf("check", "check goes on the conditions inside %s, not on the group", kind)
-		}
-		return g
 	case condScore:
 		cond.threshold = p.threshold
 		if sc := c.Map(condScore); sc != nil {
@@ -208,18 +226,7 @@ func (p condParser) parse(n *yaml.Node, depth int) *condition {
 			c.Errorf(kind, "evaluator names the agent whose answer decides: done or continue")
 		}
 	case condStable:
-		sc := c.Map(condStable)
-		if sc == nil {
-			c.Errorf(kind, "stable_output needs {threshold, of: <agent id>}")
-			break
-		}
-		cond.threshold = sc.Float("threshold", 0.95, 0, 1)
-		cond.agent = sc.String("of", "")
-		cond.ref, cond.refPos = cond.agent, sc.ValuePos("of")
-		if cond.agent == "" {
-			sc.Errorf("", "stable_output needs of: the agent whose consecutive outputs are compared")
-		}
-		sc.Done()
+		p.stableOutput(c, cond)
 	case condWhile, condUntil:
 		cond.expr = p.expr(c, kind, v)
 		if cond.expr != nil {
@@ -231,35 +238,17 @@ func (p condParser) parse(n *yaml.Node, depth int) *condition {
 	case condContinueWhile:
 		p.continueWhile(c, cond)
 	case condStagnation:
-		sc := c.Map(condStagnation)
-		if sc == nil {
-			c.Errorf(kind, "stagnation needs {repeats: K} and/or {min_improvement: ε, rounds: K}")
-			break
-		}
-		cond.repeats = sc.Int("repeats", 0, 2, 1000)
-		cond.minImprovement = sc.Float("min_improvement", 0, 0, 1)
-		cond.rounds = sc.Int("rounds", 0, 1, 1000)
-		if sc.Has("min_improvement") != sc.Has("rounds") {
-			sc.Errorf("", "min_improvement and rounds go together: stop when the best score improved less than min_improvement over the last rounds iterations")
-		}
-		if cond.repeats == 0 && cond.rounds == 0 {
-			sc.Errorf("", "stagnation needs repeats, or min_improvement with rounds")
-		}
-		sc.Done()
+		p.stagnation(c, cond)
 	case "":
 		c.Errorf("", "empty condition; use one of: %s", strings.Join(condKinds, ", "))
-		return nil
+		return false
 	default:
 		c.Errorf(kind, "unknown condition %q (known: %s)", kind, strings.Join(condKinds, ", "))
 		c.Accept(kind)
 		c.Done()
-		return nil
+		return false
 	}
-	if cond.before && kind != condWhile && kind != condUntil && kind != condContinueWhile {
-		c.Errorf("check", "check: before works with while, until and continue_while; %s needs an iteration to judge", kind)
-	}
-	c.Done()
-	return cond
+	return true
 }
 
 func (p condParser) expr(c *load.Config, kind string, v *yaml.Node) *prompt.Expr {
@@ -282,6 +271,39 @@ func (p condParser) expr(c *load.Config, kind string, v *yaml.Node) *prompt.Expr
 		return nil
 	}
 	return e
+}
+
+func (p condParser) stableOutput(c *load.Config, cond *condition) {
+	sc := c.Map(condStable)
+	if sc == nil {
+		c.Errorf(condStable, "stable_output needs {threshold, of: <agent id>}")
+		return
+	}
+	cond.threshold = sc.Float("threshold", 0.95, 0, 1)
+	cond.agent = sc.String("of", "")
+	cond.ref, cond.refPos = cond.agent, sc.ValuePos("of")
+	if cond.agent == "" {
+		sc.Errorf("", "stable_output needs of: the agent whose consecutive outputs are compared")
+	}
+	sc.Done()
+}
+
+func (p condParser) stagnation(c *load.Config, cond *condition) {
+	sc := c.Map(condStagnation)
+	if sc == nil {
+		c.Errorf(condStagnation, "stagnation needs {repeats: K} and/or {min_improvement: ε, rounds: K}")
+		return
+	}
+	cond.repeats = sc.Int("repeats", 0, 2, 1000)
+	cond.minImprovement = sc.Float("min_improvement", 0, 0, 1)
+	cond.rounds = sc.Int("rounds", 0, 1, 1000)
+	if sc.Has("min_improvement") != sc.Has("rounds") {
+		sc.Errorf("", "min_improvement and rounds go together: stop when the best score improved less than min_improvement over the last rounds iterations")
+	}
+	if cond.repeats == 0 && cond.rounds == 0 {
+		sc.Errorf("", "stagnation needs repeats, or min_improvement with rounds")
+	}
+	sc.Done()
 }
 
 func (p condParser) continueWhile(c *load.Config, cond *condition) {

@@ -43,45 +43,17 @@ func New(b *agents.Builder, c *load.Config) (agents.Agent, error) {
 	return built, nil
 }
 
-// readConfig reads a loop definition into a Config. The draft node n holds
-// what the readers of the YAML-only settings consult while reading (the
-// mappings, variables, stop_when); [NewLoop] builds the loop itself.
+// readConfig reads a loop definition into a Config. The settings whose
+// errors need file:line:col at run time or at load (stop_when, vars, update,
+// the mappings, inputs) it compiles itself into the Config's YAML parts, the
+// way [NewLoop] compiles their Go fields; the draft node n holds what those
+// readers consult while reading. [NewLoop] builds the loop itself.
 func readConfig(b *agents.Builder, c *load.Config) Config {
 	cfg := Config{ID: idOf(c)}
 	n := &Node{id: cfg.ID}
 	y := &yamlParts{}
 	cfg.yaml = y
-	if !c.Has("max_loops") && !c.Has("max_iterations") {
-		c.Problems().Notef(c.Pos(), "%s: no max_loops: the loop runs at most 5 passes (OrKa's default); write max_loops: N (or max_iterations) to say so — strict mode requires it", c.What())
-	}
-	cfg.MaxLoops = c.Int("max_loops", 5, 1, 1000)
-	if c.Has("max_iterations") {
-		if c.Has("max_loops") {
-			c.Errorf("max_iterations", "max_iterations is another name for max_loops; give one of them")
-		}
-		cfg.MaxLoops = c.Int("max_iterations", 5, 1, 1000)
-	}
-	cfg.Threshold = c.Float("score_threshold", 0.8, 0, 1)
-	cfg.MaxPastLoops = c.Int("max_past_loops", 20, 1, 1000)
-	y.historyBudget = readHistoryBudget(c)
-	cfg.Timeout = readTimeout(c)
-	if cfg.Timeout > maxTimeout {
-		c.Errorf("timeout", "timeout must be at most 24h, not %s", cfg.Timeout)
-		cfg.Timeout = maxTimeout
-	}
-	cfg.Delay = c.Duration("delay", 0)
-	cfg.IterationTimeout = c.Duration("iteration_timeout", 0)
-	switch {
-	case c.Has("iteration_timeout") && cfg.IterationTimeout <= 0:
-		c.Errorf("iteration_timeout", "iteration_timeout must be above zero (e.g. 30s): it bounds the time of one pass")
-	case cfg.IterationTimeout > maxTimeout:
-		c.Errorf("iteration_timeout", "iteration_timeout must be at most 24h, not %s", cfg.IterationTimeout)
-	case cfg.Timeout > 0 && cfg.IterationTimeout > cfg.Timeout:
-		c.Warnf("iteration_timeout", "iteration_timeout %s is longer than the loop's timeout %s, so it never applies", cfg.IterationTimeout, cfg.Timeout)
-	}
-	cfg.IterationTimeout = min(max(cfg.IterationTimeout, 0), maxTimeout)
-	cfg.Delay = max(cfg.Delay, 0)
-	cfg.MaxLength = c.Int("max_length", DefaultMaxLength, 1, 1<<20)
+	readBounds(c, &cfg)
 	cfg.Feedback = readFeedback(c)
 	y.inputs = readInputMappings(c)
 	y.outputs = readOutputMappings(c)
@@ -108,15 +80,9 @@ func readConfig(b *agents.Builder, c *load.Config) Config {
 	}
 	cfg.OutputAgent = c.String("output_agent", "")
 	c.Ignore("prompt", "queue", "fallback_score", "timeout_score")
-	cfg.Persist = c.Bool("persist_across_runs", false)
-	cfg.HistoryTTL = c.Duration("history_ttl", 0)
-	cfg.HistoryKey = readHistoryKey(c, cfg.Persist)
-	if cfg.HistoryTTL > 0 && !cfg.Persist {
-		c.Warnf("history_ttl", "history_ttl has no effect without persist_across_runs: true")
-	}
-	cfg.HistoryTTL = max(cfg.HistoryTTL, 0)
+	readPersistence(c, &cfg)
 
-	y.scorer = buildScorer(b, c, &y.scoringCtx)
+	y.scorer = buildScorer(b, c, &cfg.ScoringContext)
 	n.scorer = y.scorer
 	y.scoreMatters = scoreMatters(c, n)
 	y.extractor = buildExtractor(c)
@@ -131,9 +97,9 @@ func readConfig(b *agents.Builder, c *load.Config) Config {
 	n.vars = y.vars
 	y.updates = readUpdates(c, n.varNames())
 	y.declared = readDeclaredInputs(c)
-	y.declaredOuts = readDeclaredOutputs(c, n)
+	cfg.Outputs = readDeclaredOutputs(c, n)
 	checkVarMappings(c, n)
-	y.failOn = readFailOn(c)
+	cfg.FailOn = readFailOn(c)
 
 	if c.Has("workflow_ref") {
 		cfg.Body = buildRef(b, c)
@@ -148,6 +114,55 @@ func readConfig(b *agents.Builder, c *load.Config) Config {
 		n.hintScoreSources(c, iw) // scorehint.go
 	}
 	return cfg
+}
+
+// readBounds reads the keys that bound the loop: max_loops (max_iterations),
+// score_threshold, max_past_loops, past_loops_budget, timeout,
+// iteration_timeout, delay and max_length.
+func readBounds(c *load.Config, cfg *Config) {
+	if !c.Has("max_loops") && !c.Has("max_iterations") {
+		c.Problems().Notef(c.Pos(), "%s: no max_loops: the loop runs at most 5 passes (OrKa's default); write max_loops: N (or max_iterations) to say so — strict mode requires it", c.What())
+	}
+	cfg.MaxLoops = c.Int("max_loops", 5, 1, 1000)
+	if c.Has("max_iterations") {
+		if c.Has("max_loops") {
+			c.Errorf("max_iterations", "max_iterations is another name for max_loops; give one of them")
+		}
+		cfg.MaxLoops = c.Int("max_iterations", 5, 1, 1000)
+	}
+	cfg.Threshold = c.Float("score_threshold", 0.8, 0, 1)
+	cfg.MaxPastLoops = c.Int("max_past_loops", 20, 1, 1000)
+	hb := readHistoryBudget(c)
+	cfg.PastLoopsBudget, cfg.PastLoopsKeep = hb.maxTokens, hb.keep
+	cfg.Timeout = readTimeout(c)
+	if cfg.Timeout > maxTimeout {
+		c.Errorf("timeout", "timeout must be at most 24h, not %s", cfg.Timeout)
+		cfg.Timeout = maxTimeout
+	}
+	cfg.Delay = c.Duration("delay", 0)
+	cfg.IterationTimeout = c.Duration("iteration_timeout", 0)
+	switch {
+	case c.Has("iteration_timeout") && cfg.IterationTimeout <= 0:
+		c.Errorf("iteration_timeout", "iteration_timeout must be above zero (e.g. 30s): it bounds the time of one pass")
+	case cfg.IterationTimeout > maxTimeout:
+		c.Errorf("iteration_timeout", "iteration_timeout must be at most 24h, not %s", cfg.IterationTimeout)
+	case cfg.Timeout > 0 && cfg.IterationTimeout > cfg.Timeout:
+		c.Warnf("iteration_timeout", "iteration_timeout %s is longer than the loop's timeout %s, so it never applies", cfg.IterationTimeout, cfg.Timeout)
+	}
+	cfg.IterationTimeout = min(max(cfg.IterationTimeout, 0), maxTimeout)
+	cfg.Delay = max(cfg.Delay, 0)
+	cfg.MaxLength = c.Int("max_length", DefaultMaxLength, 1, 1<<20)
+}
+
+// readPersistence reads persist_across_runs, history_ttl and history_key.
+func readPersistence(c *load.Config, cfg *Config) {
+	cfg.Persist = c.Bool("persist_across_runs", false)
+	cfg.HistoryTTL = c.Duration("history_ttl", 0)
+	cfg.HistoryKey = readHistoryKey(c, cfg.Persist)
+	if cfg.HistoryTTL > 0 && !cfg.Persist {
+		c.Warnf("history_ttl", "history_ttl has no effect without persist_across_runs: true")
+	}
+	cfg.HistoryTTL = max(cfg.HistoryTTL, 0)
 }
 
 // checkRefs reports conditions and mappings that name no agent of the internal
@@ -200,7 +215,7 @@ func idOf(c *load.Config) string { return c.String("id", "") }
 const maxTimeout = 24 * time.Hour
 
 // buildScorer reads the score extraction keys (§1.1, §1.5).
-func buildScorer(b *agents.Builder, c *load.Config, scoringCtx *any) *scorer.Scorer {
+func buildScorer(b *agents.Builder, c *load.Config, scoringCtx *string) *scorer.Scorer {
 	cfg := scorer.ScoreConfig{
 		ExtractionPattern: c.String("score_extraction_pattern", ""),
 		ExtractionKey:     c.String("score_extraction_key", ""),
@@ -379,27 +394,13 @@ func buildMetadata(b *agents.Builder, c *load.Config) []metaTemplate {
 // loop_convergence (cogloop's decision, OrKa falls back to graphscout). It
 // returns the calculator (nil when boolean scoring is off) and the context name
 // the iterations see as scoring_context.
-func buildBoolean(b *agents.Builder, c *load.Config, s *load.Config) (boolean metrics.BooleanScorer, scoringCtx any) {
+func buildBoolean(b *agents.Builder, c *load.Config, s *load.Config) (boolean metrics.BooleanScorer, scoringCtx string) {
 	// Boolean scoring (§1.5 step 1): the preset weighs the agents'
 	// boolean_evaluations; without context the criteria are
 	// loop_convergence (cogloop's decision, OrKa falls back to graphscout).
 	preset := strings.TrimSpace(s.String("preset", ""))
 	context := strings.TrimSpace(s.String("context", ""))
-	custom, keyNodes := map[string]float64{}, map[string]*yaml.Node{}
-	if w := s.Node("custom_weights"); w != nil && w.Tag != "!!null" {
-		if w.Kind != yaml.MappingNode {
-			s.Errorf("custom_weights", "custom_weights must be a mapping of dimension.criterion: weight, not %s", load.KindName(w))
-		}
-		for i := 0; w.Kind == yaml.MappingNode && i+1 < len(w.Content); i += 2 {
-			k, v := w.Content[i], load.Resolve(w.Content[i+1])
-			f, err := strconv.ParseFloat(strings.TrimSpace(v.Value), 64)
-			if _, dup := keyNodes[k.Value]; dup || v.Kind != yaml.ScalarNode || err != nil {
-				c.Problems().Errorf(c.PosOf(v), "%s: custom_weights: the weight of %q must be one number, not %s", s.What(), k.Value, load.KindName(v))
-				continue
-			}
-			custom[k.Value], keyNodes[k.Value] = f, k
-		}
-	}
+	custom, keyNodes := readCustomWeights(c, s)
 	s.Ignore("mode")
 	s.Done()
 	cat, err := b.Presets()
@@ -417,24 +418,7 @@ func buildBoolean(b *agents.Builder, c *load.Config, s *load.Config) (boolean me
 		s.Warnf("", "scoring has no preset, so boolean scoring is off (preset: %s)", strings.Join(cat.Levels(context), ", "))
 	default:
 		calc, err := cat.Calculator(context, preset, custom)
-		errs := []error{err}
-		if j, ok := err.(interface{ Unwrap() []error }); ok {
-			errs = j.Unwrap()
-		}
-		for _, e := range errs {
-			var we *scoring.WeightError
-			switch {
-			case e == nil:
-			case errors.Is(e, scoring.ErrUnknownContext):
-				s.Errorf("context", "%v", e)
-			case errors.Is(e, scoring.ErrUnknownPreset):
-				s.Errorf("preset", "%v", e)
-			case errors.As(e, &we) && keyNodes[we.Key] != nil:
-				c.Problems().Errorf(c.PosOf(keyNodes[we.Key]), "%s: custom_weights: %v", s.What(), e)
-			default:
-				s.Errorf("custom_weights", "%v", e)
-			}
-		}
+		reportCalculatorErrors(c, s, err, keyNodes)
 		if calc != nil {
 			boolean = calc
 		}
@@ -445,6 +429,53 @@ func buildBoolean(b *agents.Builder, c *load.Config, s *load.Config) (boolean me
 		name = scoring.DefaultContext
 	}
 	return boolean, name
+}
+
+// readCustomWeights reads scoring's custom_weights: {dimension.criterion:
+// weight}, and the key nodes, for the positions of later errors.
+func readCustomWeights(c, s *load.Config) (map[string]float64, map[string]*yaml.Node) {
+	custom, keyNodes := map[string]float64{}, map[string]*yaml.Node{}
+	w := s.Node("custom_weights")
+	if w == nil || w.Tag == "!!null" {
+		return custom, keyNodes
+	}
+	if w.Kind != yaml.MappingNode {
+		s.Errorf("custom_weights", "custom_weights must be a mapping of dimension.criterion: weight, not %s", load.KindName(w))
+		return custom, keyNodes
+	}
+	for i := 0; i+1 < len(w.Content); i += 2 {
+		k, v := w.Content[i], load.Resolve(w.Content[i+1])
+		f, err := strconv.ParseFloat(strings.TrimSpace(v.Value), 64)
+		if _, dup := keyNodes[k.Value]; dup || v.Kind != yaml.ScalarNode || err != nil {
+			c.Problems().Errorf(c.PosOf(v), "%s: custom_weights: the weight of %q must be one number, not %s", s.What(), k.Value, load.KindName(v))
+			continue
+		}
+		custom[k.Value], keyNodes[k.Value] = f, k
+	}
+	return custom, keyNodes
+}
+
+// reportCalculatorErrors places the errors of a preset's calculator: an
+// unknown context or preset at its key, a bad weight at its criterion.
+func reportCalculatorErrors(c, s *load.Config, err error, keyNodes map[string]*yaml.Node) {
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, e := range errs {
+		var we *scoring.WeightError
+		switch {
+		case e == nil:
+		case errors.Is(e, scoring.ErrUnknownContext):
+			s.Errorf("context", "%v", e)
+		case errors.Is(e, scoring.ErrUnknownPreset):
+			s.Errorf("preset", "%v", e)
+		case errors.As(e, &we) && keyNodes[we.Key] != nil:
+			c.Problems().Errorf(c.PosOf(keyNodes[we.Key]), "%s: custom_weights: %v", s.What(), e)
+		default:
+			s.Errorf("custom_weights", "%v", e)
+		}
+	}
 }
 
 // inferContext picks the context of a scoring block without one: the default

@@ -49,13 +49,7 @@ func stdio(t *testing.T, mode string, extra string) string {
 // run runs wf with the scripted replies of script and returns the events.
 func run(t *testing.T, wf, script string) (*cogloop.Result, []event.Event, error) {
 	t.Helper()
-	w, err := cogloop.Parse([]byte(wf), "mcp.yaml")
-	require.NoError(t, err)
-	s, err := scripted.Parse([]byte(script), "s.yaml")
-	require.NoError(t, err)
-	rec := &agenttest.Recorder{}
-	res, err := w.Run(context.Background(), "go", cogloop.WithModels(s), cogloop.WithObserver(rec.Observe))
-	return res, rec.Events(), err
+	return runWith(t, wf, script)
 }
 
 // results are the tool.result events by call id.

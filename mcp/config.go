@@ -3,7 +3,10 @@ package mcp
 import (
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"time"
 
@@ -31,6 +34,11 @@ type Server struct {
 	// CallTimeout bounds one tool call; StartTimeout the start, initialize
 	// and tools/list.
 	CallTimeout, StartTimeout time.Duration
+	// LookupEnv reads the environment: Env's variables and PATH (where a
+	// command is looked for, and what it is given), and the ${NAME}s of
+	// Headers. Nil reads the process environment ([Set.UseEnv] sets it:
+	// cogloop.WithEnv).
+	LookupEnv func(name string) (string, bool)
 	// Share is ShareRun (a stdio server is started for each run) or
 	// ShareProcess (started once per process, for every run of a worker,
 	// until [CloseShared]).
@@ -103,12 +111,27 @@ func readServer(c *load.Config, name string) *Server {
 	s.CallTimeout = c.Duration("call_timeout", DefaultCallTimeout)
 	s.StartTimeout = c.Duration("start_timeout", DefaultStartTimeout)
 	s.Share = c.String("share", ShareRun)
+	checkServer(c, s)
+	c.Done()
+	return s
+}
+
+// checkServer reports the keys of a server entry that do not go together.
+func checkServer(c *load.Config, s *Server) {
+	name := s.Name
 	switch {
 	case s.Share != ShareRun && s.Share != ShareProcess:
 		c.Errorf("share", "mcp server %q: share is %s (a server per run) or %s (one per process, shared by its runs), not %q", name, ShareRun, ShareProcess, s.Share)
 	case s.Share == ShareProcess && s.URL != "":
 		c.Errorf("share", "mcp server %q: share: process keeps a command's process for every run; a url server is contacted by each run", name)
 	}
+	checkTransport(c, s)
+}
+
+// checkTransport reports a server that is not one command or one url, and
+// the keys of the other kind.
+func checkTransport(c *load.Config, s *Server) {
+	name := s.Name
 	switch {
 	case len(s.Command) > 0 && s.URL != "":
 		c.Errorf("url", "mcp server %q has both command and url: a server is a command (stdio) or a url (streamable HTTP)", name)
@@ -128,8 +151,6 @@ func readServer(c *load.Config, name string) *Server {
 			c.Errorf("env", "mcp server %q: env lists %q, which is not an environment variable name (env: [HOME, GITHUB_TOKEN])", name, e)
 		}
 	}
-	c.Done()
-	return s
 }
 
 // header expands the ${NAME} references of a header value from the
@@ -138,7 +159,7 @@ func (s *Server) header(k, v string) (string, error) {
 	var missing []string
 	out := envRef.ReplaceAllStringFunc(v, func(ref string) string {
 		name := envRef.FindStringSubmatch(ref)[1]
-		val, ok := os.LookupEnv(name)
+		val, ok := s.lookup(name)
 		if !ok {
 			missing = append(missing, name)
 		}
@@ -155,9 +176,48 @@ func (s *Server) header(k, v string) (string, error) {
 func (s *Server) env() []string {
 	out := []string{}
 	for _, name := range append([]string{"PATH"}, s.Env...) {
-		if v, ok := os.LookupEnv(name); ok {
+		if v, ok := s.lookup(name); ok {
 			out = append(out, name+"="+v)
 		}
 	}
 	return out
+}
+
+// lookup reads the variable name of s's environment.
+func (s *Server) lookup(name string) (string, bool) {
+	if s.LookupEnv != nil {
+		return s.LookupEnv(name)
+	}
+	return os.LookupEnv(name)
+}
+
+// command finds a stdio server's program: Command[0] as written when it is
+// a path, else in the directories of the PATH of s's environment (with
+// LookupEnv set, on systems other than Windows, whose executables
+// exec.LookPath alone knows, in the process's PATH).
+func (s *Server) command() (string, error) {
+	file := s.Command[0]
+	if s.LookupEnv == nil || strings.ContainsRune(file, filepath.Separator) || runtime.GOOS == "windows" {
+		return exec.LookPath(file)
+	}
+	path, _ := s.LookupEnv("PATH")
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue // a relative PATH entry is refused, as exec.LookPath refuses "."
+		}
+		p := filepath.Join(dir, file)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("exec: %q: %w in the PATH of the environment WithEnv gives (%d directories)", file, exec.ErrNotFound, len(filepath.SplitList(path)))
+}
+
+// UseEnv makes every server of s read its environment (env:, PATH and the
+// ${NAME}s of headers:) through lookup instead of the process's
+// (cogloop.WithEnv). A nil set has no servers.
+func (s *Set) UseEnv(lookup func(name string) (string, bool)) {
+	for _, srv := range s.Servers() {
+		srv.LookupEnv = lookup
+	}
 }

@@ -81,7 +81,7 @@ func dial(ctx context.Context, srv *Server) (*conn, error) {
 		t = &sdk.StreamableClientTransport{Endpoint: srv.URL, MaxRetries: -1, DisableStandaloneSSE: true,
 			HTTPClient: &http.Client{Transport: headers{h, http.DefaultTransport}}}
 	} else {
-		path, err := exec.LookPath(srv.Command[0])
+		path, err := srv.command()
 		if err != nil {
 			return nil, fmt.Errorf("%s did not start: %w: check that %s is installed and on PATH", srv.What(), err, srv.Command[0])
 		}

@@ -16,9 +16,11 @@ var pool = struct {
 }{conns: map[string]*conn{}}
 
 // sharedKey tells shared servers apart: two workflows' servers share a
-// process when name, command and environment names are the same.
+// process when name, command and environment (names and values, so two
+// workflows loaded with different WithEnv lookups do not share) are the
+// same. The key stays in this process's memory.
 func sharedKey(srv *Server) string {
-	return strings.Join([]string{srv.Name, strings.Join(srv.Command, "\x00"), strings.Join(srv.Env, "\x00")}, "\x01")
+	return strings.Join([]string{srv.Name, strings.Join(srv.Command, "\x00"), strings.Join(srv.env(), "\x00")}, "\x01")
 }
 
 // sharedConn is srv's shared session, started now if there is none or the

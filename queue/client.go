@@ -121,23 +121,38 @@ func Enqueue(ctx context.Context, c *Client, wf Workflow, input any, opts ...Opt
 	return submit(ctx, c, wf, loaded, input, o)
 }
 
-// EnqueueWorkflow submits one run of wf, a workflow loaded with
-// cogloop.Load or cogloop.Parse: its YAML travels in the task payload (as
-// with [Source]) and a worker loads it again. Give the worker the same load
-// options (its registry, providers, HTTP client): they are not part of the
-// YAML. A workflow not built from YAML cannot be queued: a worker could not
-// build it. Options are [Enqueue]'s ([LoadOptions] and [Strict] aside, which
+// EnqueueWorkflow submits one run of wf. A workflow loaded with
+// cogloop.Load or cogloop.Parse travels as its YAML in the task payload (as
+// with [Source]) and a worker loads it again: give the worker the same load
+// options (its registry, providers, HTTP client), which are not part of the
+// YAML. A workflow built in Go (cogloop.New) travels as its id and the
+// input only: a worker builds it with the builder its
+// [Options].Workflows holds under that id, and refuses the run when it has
+// none. Options are [Enqueue]'s ([LoadOptions] and [Strict] aside, which
 // were the caller's to give when loading wf).
 func EnqueueWorkflow(ctx context.Context, c *Client, wf *cogloop.Workflow, input any, opts ...Option) (string, error) {
-	name, data, ok := wf.Source()
-	if !ok {
-		return "", fmt.Errorf("workflow %q was not built from YAML: a worker could not build it; queue a workflow file (queue.Source, queue.File)", wf.ID())
-	}
 	o := newSubmitOptions(opts)
 	if err := checkRunID(o.runID); err != nil {
 		return "", err
 	}
+	name, data, ok := wf.Source()
+	if !ok {
+		return submitGo(ctx, c, wf.ID(), input, o)
+	}
 	return submit(ctx, c, Source(name, data), wf, input, o)
+}
+
+// submitGo enqueues a run of the Go-built workflow id.
+func submitGo(ctx context.Context, c *Client, id string, input any, o submitOptions) (string, error) {
+	if id == "" {
+		return "", errors.New("the workflow has no id: a worker finds a Go-built workflow by its id (cogloop.New(id, agent))")
+	}
+	in, err := json.Marshal(input)
+	if err != nil {
+		return "", fmt.Errorf("run %s: the input is not JSON-encodable: %w", o.runID, err)
+	}
+	return enqueue(ctx, c, payload{Version: goPayloadVersion, RunID: o.runID, Namespace: o.namespace, Go: id, Input: in,
+		CheckpointTTL: o.cpTTL}, o)
 }
 
 // submit enqueues a run of wf (loaded as loaded) with options o.
@@ -151,8 +166,12 @@ func submit(ctx context.Context, c *Client, wf Workflow, loaded *cogloop.Workflo
 	if err != nil {
 		return "", fmt.Errorf("run %s: the input is not JSON-encodable: %w", o.runID, err)
 	}
-	p := payload{Version: payloadVersion, RunID: o.runID, Namespace: o.namespace, Workflow: wf.ref(), Input: in,
-		Strict: o.strict, CheckpointTTL: o.cpTTL}
+	return enqueue(ctx, c, payload{Version: payloadVersion, RunID: o.runID, Namespace: o.namespace, Workflow: wf.ref(), Input: in,
+		Strict: o.strict, CheckpointTTL: o.cpTTL}, o)
+}
+
+// enqueue submits the task of payload p with options o.
+func enqueue(ctx context.Context, c *Client, p payload, o submitOptions) (string, error) {
 	data, err := json.Marshal(p)
 	if err != nil {
 		return "", err

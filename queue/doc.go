@@ -17,7 +17,10 @@
 // SHA-256 digest, or only a path all workers share with its digest, the
 // input, the run id, the key namespace and the run options (strict,
 // checkpoint TTL). A workflow with an API key written in it is refused
-// unless it travels by path: secrets never reach Redis.
+// unless it travels by path: secrets never reach Redis. A workflow built
+// in Go ([EnqueueWorkflow] of a cogloop.New workflow) travels as its id
+// only: the worker builds it with the builder its [Options].Workflows
+// holds under that id.
 //
 // # Workers
 //
@@ -31,7 +34,8 @@
 // attempt, the pass of each loop, the last 100 events) is written to
 // the task's result field in Redis at every loop pass; when it ends, the
 // record holds the run's JSON document (the one `cogloop run --json`
-// prints). asynq keeps a completed task, and so its record, for the
+// prints) and its top-level loops' typed results, which [Client.Result]
+// gives back as a *cogloop.Result. asynq keeps a completed task, and so its record, for the
 // retention time given at submit ([Retention], default 24h).
 //
 // # Failures and recovery
@@ -60,7 +64,8 @@
 // # Imports
 //
 // It imports agents, agents/event, agents/load, agents/spend, cogloop,
-// internal/backoff, internal/pyvalue, memory, memory/redis and orchestrator.
+// internal/backoff, internal/pyvalue, loopnode, memory, memory/redis and
+// orchestrator.
 //
 // [asynq]: https://github.com/hibiken/asynq
 package queue

@@ -8,6 +8,7 @@ import (
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/spend"
+	"github.com/cogloop/cogloop/loopnode"
 )
 
 // parseDocument reads a run's JSON document (cogloop.Result.Document, what `cogloop
@@ -15,9 +16,10 @@ import (
 // run id, status, errors, warnings, the answer and every top-level agent's
 // output (response, prompt, usage, extra fields; error records) in the
 // document's key order, which for Result.Document is by id, not run order; Usage is the sum of those outputs' usage. What the
-// document does not carry stays empty: the budget flag, the causes behind Errors, and typed values
-// such as a loop's (Loops reports none; read the loop's fields instead).
-func parseDocument(data []byte) (*cogloop.Result, error) {
+// document does not carry stays empty: the budget flag and the causes behind Errors.
+// loops, when not nil, are the typed loop results by output id (a record's
+// LoopResults): those outputs carry them, so Result.Loops reports them.
+func parseDocument(data []byte, loops map[string]*loopnode.Result) (*cogloop.Result, error) {
 	var doc struct {
 		RunID    string               `json:"run_id"`
 		Status   string               `json:"status"`
@@ -33,7 +35,7 @@ func parseDocument(data []byte) (*cogloop.Result, error) {
 		return nil, fmt.Errorf("read run document: it has no status: not a run document")
 	}
 	r := &cogloop.Result{RunID: doc.RunID, Status: doc.Status, Errors: doc.Errors, Warnings: doc.Warnings, Response: doc.Output}
-	outs, err := parseOutputs(doc.Outputs)
+	outs, err := parseOutputs(doc.Outputs, loops)
 	if err != nil {
 		return nil, fmt.Errorf("read run document %s: %w", doc.RunID, err)
 	}
@@ -46,7 +48,7 @@ func parseDocument(data []byte) (*cogloop.Result, error) {
 }
 
 // parseOutputs reads the outputs object in its key order.
-func parseOutputs(raw json.RawMessage) (*agents.Outputs, error) {
+func parseOutputs(raw json.RawMessage, loops map[string]*loopnode.Result) (*agents.Outputs, error) {
 	var outs *agents.Outputs
 	if len(raw) == 0 || string(raw) == "null" {
 		return outs, nil
@@ -65,7 +67,11 @@ func parseOutputs(raw json.RawMessage) (*agents.Outputs, error) {
 		if err := dec.Decode(&m); err != nil {
 			return nil, fmt.Errorf("output of %q: %w", id, err)
 		}
-		outs = outs.With(id, outputOf(m))
+		o := outputOf(m)
+		if l, ok := loops[id]; ok {
+			o.Typed = l
+		}
+		outs = outs.With(id, o)
 	}
 	return outs, nil
 }

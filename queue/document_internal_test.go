@@ -31,7 +31,7 @@ func TestParseDocumentReadsDocument(t *testing.T) {
 	data, err := json.Marshal(res.Document())
 	require.NoError(t, err)
 
-	got, err := parseDocument(data)
+	got, err := parseDocument(data, nil)
 	require.NoError(t, err)
 	assert.Equal(t, res.RunID, got.RunID)
 	assert.Equal(t, cogloop.StatusFailed, got.Status)
@@ -45,8 +45,8 @@ func TestParseDocumentReadsDocument(t *testing.T) {
 	assert.Equal(t, 110, polish.Usage.Total())
 	assert.Equal(t, "Polish", polish.Prompt)
 
-	_, err = parseDocument([]byte(`{"outputs": {}}`))
+	_, err = parseDocument([]byte(`{"outputs": {}}`), nil)
 	assert.ErrorContains(t, err, "not a run document")
-	_, err = parseDocument([]byte(`[1]`))
+	_, err = parseDocument([]byte(`[1]`), nil)
 	assert.ErrorContains(t, err, "read run document")
 }

@@ -33,6 +33,9 @@ type Record struct {
 	Error string `json:"error,omitempty"`
 	// Result is the run's JSON document (as `cogloop run --json` prints it).
 	Result json.RawMessage `json:"result,omitempty"`
+	// LoopResults are the typed results of the run's top-level loops, by
+	// output id (what [Client.Result] gives back as Result.Loops()).
+	LoopResults json.RawMessage `json:"loop_results,omitempty"`
 	// Events are the last 100 events of the run (maxEvents).
 	Events []EventSummary `json:"events,omitempty"`
 }
@@ -172,6 +175,9 @@ func (r *recorder) finish(state, errText string, res *cogloop.Result) error {
 			return err
 		}
 		r.rec.Result = doc
+		if r.rec.LoopResults, err = loopRecords(res); err != nil {
+			return err
+		}
 	}
 	r.err = nil
 	r.write()

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/loopnode"
 	"github.com/cogloop/cogloop/memory/redis/redistest"
 	"github.com/cogloop/cogloop/queue"
 )
@@ -41,6 +42,15 @@ func TestEnqueueWorkflowAndFetchResult(t *testing.T) {
 	require.True(t, ok)
 	assert.Len(t, loop.Fields["past_loops"], 3)
 	assert.Equal(t, 3.0, loop.Fields["loops_completed"])
+	loops := res.Loops()
+	require.Len(t, loops, 1, "the loop's typed result comes back too")
+	assert.Equal(t, loopnode.StopReason(loopnode.StopMaxLoops), loops[0].StopReason)
+	assert.Equal(t, 3, loops[0].LoopsCompleted)
+	require.Len(t, loops[0].PastLoops, 3)
+	assert.Equal(t, 2, loops[0].PastLoops[1].Number)
+	require.Len(t, loops[0].Iterations, 3)
+	assert.Equal(t, "draft", loops[0].Iterations[2].Answer)
+	assert.Equal(t, "draft", loops[0].BestAnswer)
 
 	_, err = c.Result(context.Background(), "nope")
 	assert.ErrorIs(t, err, queue.ErrNotFound)

@@ -26,8 +26,13 @@ const (
 	DefaultTimeout   = time.Hour
 )
 
-// payloadVersion is the version of [payload]'s shape.
-const payloadVersion = 1
+// payloadVersion is the version of [payload]'s shape; goPayloadVersion that
+// of a run of a Go-built workflow (payload.Go), which workers before it
+// refuse.
+const (
+	payloadVersion   = 1
+	goPayloadVersion = 2
+)
 
 // payload is a run task's payload, JSON.
 type payload struct {
@@ -36,6 +41,9 @@ type payload struct {
 	Namespace string `json:"namespace,omitempty"`
 	// Workflow is the file: its bytes, or a path every worker can read.
 	Workflow workflowRef `json:"workflow"`
+	// Go names a workflow built in Go instead (its id): the worker builds it
+	// with its Options.Workflows[Go] (payload version 2).
+	Go string `json:"go,omitempty"`
 	// Input is the run's input as JSON.
 	Input json.RawMessage `json:"input"`
 	// Strict runs with every warning an error (cogloop.WithStrict).

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,6 +47,11 @@ type Options struct {
 	// LoadOptions build each run's workflow: cogloop.WithRegistry for custom
 	// agent types, presets.
 	LoadOptions []cogloop.LoadOption
+	// Workflows build the Go-built workflows this worker runs, by id (the id
+	// given to cogloop.New): [EnqueueWorkflow] of such a workflow sends its
+	// id and input, and the worker calls the builder once per delivery of
+	// the run. A run of an id missing here fails, naming it.
+	Workflows map[string]func() (*cogloop.Workflow, error)
 	// Models answers every model call (a scripted model, a fake); nil uses
 	// the providers the workflows configure.
 	Models agents.ModelSource
@@ -189,9 +196,9 @@ const leaseMargin = 20 * time.Millisecond
 func (w *Worker) process(ctx context.Context, t *asynq.Task) error {
 	var p payload
 	dec := json.NewDecoder(bytes.NewReader(t.Payload()))
-	if err := dec.Decode(&p); err != nil || p.Version != payloadVersion {
+	if err := dec.Decode(&p); err != nil || (p.Version != payloadVersion && p.Version != goPayloadVersion) {
 		//nolint:errorlint // err is nil when only the version differs
-		return permanent(fmt.Errorf("task %s: not a cogloop run payload of version %d (%v); submit it with cogloop submit", t.ResultWriter().TaskID(), payloadVersion, err))
+		return permanent(fmt.Errorf("task %s: not a cogloop run payload of version %d or %d (%v); submit it with cogloop submit", t.ResultWriter().TaskID(), payloadVersion, goPayloadVersion, err))
 	}
 	prev := w.previous(ctx, p.RunID)
 	if prev.Final() {
@@ -237,27 +244,10 @@ func (w *Worker) previous(ctx context.Context, runID string) *Record {
 // run runs one delivery; state is the record's end state ("" when the run
 // goes back to the queue).
 func (w *Worker) run(ctx context.Context, p payload, rec *recorder) (string, error) {
-	fail := func(err error) (string, error) {
-		var pe *permanentError
-		if errors.As(err, &pe) {
-			if werr := rec.finish(Failed, err.Error(), nil); werr != nil {
-				return "", fmt.Errorf("%w; write its record: %w", err, werr)
-			}
-			return Failed, err
-		}
-		return "", err
-	}
-	src, err := p.Workflow.source()
+	fail := func(err error) (string, error) { return failed(rec, err) }
+	wf, err := w.workflow(p)
 	if err != nil {
 		return fail(err)
-	}
-	loadOpts := w.o.LoadOptions
-	if p.Strict {
-		loadOpts = append(loadOpts[:len(loadOpts):len(loadOpts)], cogloop.WithStrict())
-	}
-	wf, err := cogloop.Parse(src, p.Workflow.Name, loadOpts...)
-	if err != nil {
-		return fail(permanent(fmt.Errorf("invalid workflow (fix it and submit again): %w", err)))
 	}
 	var input any
 	if len(p.Input) > 0 {
@@ -288,19 +278,7 @@ func (w *Worker) run(ctx context.Context, p payload, rec *recorder) (string, err
 		if lerr != nil {
 			return fail(fmt.Errorf("load checkpoint: %w", lerr))
 		}
-		opts := []cogloop.RunOption{cogloop.WithMemory(store), cogloop.WithObserver(observe)}
-		if p.CheckpointTTL > 0 {
-			opts = append(opts, cogloop.WithCheckpointTTL(p.CheckpointTTL))
-		}
-		if w.o.Models != nil {
-			opts = append(opts, cogloop.WithModels(w.o.Models))
-		}
-		if resume {
-			opts = append(opts, cogloop.WithResume(p.RunID, false))
-		} else {
-			opts = append(opts, cogloop.WithRunID(p.RunID), cogloop.WithCheckpoints())
-		}
-		res, err = wf.Run(runCtx, input, opts...)
+		res, err = wf.Run(runCtx, input, w.runOptions(p, store, observe, resume)...)
 		var held *memory.LeaseHeldError
 		if res != nil || !errors.As(err, &held) {
 			break
@@ -317,6 +295,14 @@ func (w *Worker) run(ctx context.Context, p payload, rec *recorder) (string, err
 		case <-t.C:
 		}
 	}
+	return w.conclude(ctx, runCtx, p, rec, res, err)
+}
+
+// conclude records how a delivery of run p ended (res and err from its
+// run in runCtx) and returns its end state ("" when the run goes back to
+// the queue) and the error asynq sees.
+func (w *Worker) conclude(ctx, runCtx context.Context, p payload, rec *recorder, res *cogloop.Result, err error) (string, error) {
+	fail := func(err error) (string, error) { return failed(rec, err) }
 	switch {
 	case errors.Is(context.Cause(runCtx), errDrain):
 		_ = rec.finish(Drained, "", nil)
@@ -347,6 +333,74 @@ func (w *Worker) run(ctx context.Context, p payload, rec *recorder) (string, err
 		return "", fmt.Errorf("run %s ended, but its record could not be written: %w", p.RunID, werr)
 	}
 	return Done, nil
+}
+
+// runOptions are the options of one run of p: its store, observer, model
+// source, checkpoints, and resume when resume is set.
+func (w *Worker) runOptions(p payload, store memory.Store, observe func(event.Event), resume bool) []cogloop.RunOption {
+	opts := []cogloop.RunOption{cogloop.WithMemory(store), cogloop.WithObserver(observe)}
+	if p.CheckpointTTL > 0 {
+		opts = append(opts, cogloop.WithCheckpointTTL(p.CheckpointTTL))
+	}
+	if w.o.Models != nil {
+		opts = append(opts, cogloop.WithModels(w.o.Models))
+	}
+	if resume {
+		return append(opts, cogloop.WithResume(p.RunID, false))
+	}
+	return append(opts, cogloop.WithRunID(p.RunID), cogloop.WithCheckpoints())
+}
+
+// failed records a permanent failure err of the run (a transient one goes
+// back to the queue: state "").
+func failed(rec *recorder, err error) (string, error) {
+	var pe *permanentError
+	if errors.As(err, &pe) {
+		if werr := rec.finish(Failed, err.Error(), nil); werr != nil {
+			return "", fmt.Errorf("%w; write its record: %w", err, werr)
+		}
+		return Failed, err
+	}
+	return "", err
+}
+
+// workflow builds the run's workflow: loads its YAML, or calls the builder of
+// a Go-built one.
+func (w *Worker) workflow(p payload) (*cogloop.Workflow, error) {
+	if p.Go != "" {
+		build := w.o.Workflows[p.Go]
+		if build == nil {
+			return nil, permanent(fmt.Errorf("workflow %q is built in Go and this worker has no builder for it: add it to the worker's Options.Workflows (known: %s)", p.Go, knownIDs(w.o.Workflows)))
+		}
+		wf, err := build()
+		switch {
+		case err != nil:
+			return nil, permanent(fmt.Errorf("build workflow %q: %w", p.Go, err))
+		case wf == nil || wf.ID() != p.Go:
+			return nil, permanent(fmt.Errorf("the worker's Options.Workflows[%q] built a workflow with another id; a builder must build the workflow of its id", p.Go))
+		}
+		return wf, nil
+	}
+	src, err := p.Workflow.source()
+	if err != nil {
+		return nil, err
+	}
+	loadOpts := w.o.LoadOptions
+	if p.Strict {
+		loadOpts = append(loadOpts[:len(loadOpts):len(loadOpts)], cogloop.WithStrict())
+	}
+	wf, err := cogloop.Parse(src, p.Workflow.Name, loadOpts...)
+	if err != nil {
+		return nil, permanent(fmt.Errorf("invalid workflow (fix it and submit again): %w", err))
+	}
+	return wf, nil
+}
+
+func knownIDs(m map[string]func() (*cogloop.Workflow, error)) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	return strings.Join(slices.Sorted(maps.Keys(m)), ", ")
 }
 
 // storeFailed reports a run that failed because its store did not answer:
