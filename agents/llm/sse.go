@@ -10,6 +10,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/retry"
@@ -70,12 +71,13 @@ func (s *streamText) take(line []byte) ([]byte, error) {
 		s.done = true
 		return line, nil
 	}
-	var c sseChunk
-	if json.Unmarshal(data, &c) != nil || len(c.Choices) != 1 {
-		return line, nil
+	f, ok := scanChunk(data)
+	if !ok {
+		if f, ok = decodeChunk(data); !ok {
+			return line, nil
+		}
 	}
-	ch := &c.Choices[0]
-	if text := ch.Delta.Content; text != "" {
+	if text := f.content; text != "" {
 		if int64(s.b.Len())+int64(len(text)) > s.limit {
 			return nil, errTooLarge
 		}
@@ -84,17 +86,36 @@ func (s *streamText) take(line []byte) ([]byte, error) {
 			s.onDelta(text)
 		}
 	}
-	if ch.FinishReason != "" {
+	if f.finish {
 		s.done = true
 	}
-	if ch.FinishReason != "" || isSet(ch.Delta.ToolCalls) || isSet(ch.Delta.FunctionCall) || isSet(c.Usage) {
+	if f.finish || f.more {
 		// langchaingo needs the rest of this line; a copy of its text there is not used.
 		return line, nil
 	}
 	return nil, nil
 }
 
+// decodeChunk reads a chunk with encoding/json: what scanChunk leaves to it.
+// ok is false when the line is not a chunk of one choice (passed on as it is).
+func decodeChunk(data []byte) (chunkFields, bool) {
+	var c sseChunk
+	if json.Unmarshal(data, &c) != nil || len(c.Choices) != 1 {
+		return chunkFields{}, false
+	}
+	ch := &c.Choices[0]
+	return chunkFields{content: ch.Delta.Content, finish: ch.FinishReason != "",
+		more: isSet(ch.Delta.ToolCalls) || isSet(ch.Delta.FunctionCall) || isSet(c.Usage)}, true
+}
+
 func isSet(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
+
+// ended reports whether [DONE] or a finish reason arrived.
+func (s *streamText) ended() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.done
+}
 
 // finish ends the call: it returns the text and whether the stream said it
 // was complete; nothing is taken after it.
@@ -106,6 +127,10 @@ func (s *streamText) finish() (string, bool) {
 }
 
 // sseReader is the body langchaingo's client reads for an OpenAI stream.
+// Its 64 KiB line buffer comes from a pool and goes back when the body is
+// closed and no Read is under way (langchaingo's reading goroutine may still
+// be in one when the call gives up and closes the body): a fresh buffer per
+// call was a third of a streamed call's allocated bytes.
 type sseReader struct {
 	src  *bufio.Reader
 	c    io.Closer
@@ -114,13 +139,43 @@ type sseReader struct {
 	out  []byte // what is left of the current line to pass on
 	long bool   // inside a line longer than src's buffer: passed on as it is
 	err  error
+
+	mu      sync.Mutex
+	reading bool
+	closed  bool
 }
 
+// sseBuffers are the line buffers of stream readers.
+var sseBuffers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
+var errBodyClosed = errors.New("read on a closed response body")
+
 func newSSEReader(body io.ReadCloser, st *streamText, ex *exchange) *sseReader {
-	return &sseReader{src: bufio.NewReaderSize(body, 64<<10), c: body, st: st, ex: ex}
+	src, _ := sseBuffers.Get().(*bufio.Reader)
+	src.Reset(body)
+	return &sseReader{src: src, c: body, st: st, ex: ex}
 }
 
 func (r *sseReader) Read(p []byte) (int, error) {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return 0, errBodyClosed
+	}
+	r.reading = true
+	r.mu.Unlock()
+	n, err := r.read(p)
+	r.mu.Lock()
+	r.reading = false
+	release := r.closed
+	r.mu.Unlock()
+	if release {
+		r.release()
+	}
+	return n, err
+}
+
+func (r *sseReader) read(p []byte) (int, error) {
 	for len(r.out) == 0 {
 		if r.err != nil {
 			return 0, r.err
@@ -153,7 +208,60 @@ func (r *sseReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func (r *sseReader) Close() error { return r.c.Close() }
+// drainBytes and drainWait bound what Close reads of a body after the
+// stream's [DONE]: langchaingo's client stops reading at [DONE] and closes
+// the body before its end, and net/http closes a connection whose response
+// was not read to the end. A server ends the body right after [DONE]
+// (nothing but the chunked encoding's last chunk is left; OpenAI's own
+// Python client reads on to the end too), so reading on to the end keeps the
+// connection for the next call instead of opening a new one per streamed
+// call. A server that keeps the body open holds the call at most drainWait
+// longer and loses the connection, as before.
+const (
+	drainBytes = 4 << 10
+	drainWait  = time.Second
+)
+
+func (r *sseReader) Close() error {
+	r.mu.Lock()
+	r.closed = true
+	release := !r.reading
+	r.mu.Unlock()
+	if release && r.err == nil && r.st.ended() {
+		r.drain()
+	}
+	err := r.c.Close()
+	if release {
+		r.release()
+	}
+	return err
+}
+
+// drain reads the rest of the body, up to drainBytes and for at most
+// drainWait (then the request is canceled, which ends the read).
+func (r *sseReader) drain() {
+	r.ex.mu.Lock()
+	abort := r.ex.abort
+	r.ex.mu.Unlock()
+	if abort == nil {
+		return
+	}
+	t := time.AfterFunc(drainWait, abort)
+	defer t.Stop()
+	_, _ = io.Copy(io.Discard, io.LimitReader(r.src, drainBytes))
+}
+
+// release returns the line buffer to the pool, once.
+func (r *sseReader) release() {
+	r.mu.Lock()
+	src := r.src
+	r.src, r.out = nil, nil
+	r.mu.Unlock()
+	if src != nil {
+		src.Reset(nil)
+		sseBuffers.Put(src)
+	}
+}
 
 // cutDetail is how much of a cut stream's text its error quotes.
 const cutDetail = 200
