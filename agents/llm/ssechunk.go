@@ -109,6 +109,9 @@ func (s *jsonScan) str() (raw []byte, plain, ok bool) {
 		return nil, false, false
 	}
 	s.i++
+	if raw, ok := s.plainStr(start); ok {
+		return raw, true, true
+	}
 	plain = true
 	for s.i < len(s.b) {
 		c := s.b[s.i]
@@ -128,6 +131,24 @@ func (s *jsonScan) str() (raw []byte, plain, ok bool) {
 		}
 	}
 	return nil, false, false
+}
+
+// plainStr consumes the rest of a string without escapes (the common case)
+// with the bytes package's vector search; ok is false (nothing consumed)
+// when it has an escape or is cut off, for str's byte-by-byte reading.
+func (s *jsonScan) plainStr(start int) ([]byte, bool) {
+	rest := s.b[s.i:]
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
+		return nil, false
+	}
+	for _, c := range rest[:end] {
+		if c < 0x20 {
+			return nil, false
+		}
+	}
+	s.i += end + 1
+	return s.b[start:s.i], true
 }
 
 // escape consumes one escape sequence at s.i (its backslash).
@@ -276,7 +297,7 @@ func known(key []byte, seen *uint8, names ...string) (idx int, ok bool) {
 		}
 	}
 	for _, n := range names {
-		if strings.EqualFold(string(key), n) {
+		if len(key) == len(n) && strings.EqualFold(string(key), n) {
 			return -1, false
 		}
 	}
