@@ -84,3 +84,31 @@ func TestStreamClosedEarlyIsRetried(t *testing.T) {
 	require.NotEmpty(t, calls)
 	assert.Contains(t, calls[0], "the server ended the stream before the model finished")
 }
+
+// An Ollama stream the server closes before its done line is a server error
+// (retried), as an OpenAI stream without [DONE] is.
+func TestOllamaStreamClosedEarlyIsRetried(t *testing.T) {
+	srv := newServer(t, func(n int, w http.ResponseWriter, _ *http.Request, _ map[string]any) {
+		if n == 1 {
+			writeNDJSONPieces(w, "only the beginning")
+			return
+		}
+		ollamaNDJSON(w, []string{"whole ", "reply"}, 3, 2)
+	})
+	sl := &fakeSleep{}
+	a := mustBuild(t, llm.Options{Sleep: sl.Sleep},
+		"id: writer\ntype: local_llm\nprovider: ollama\nmodel: llama3\nmodel_url: "+srv.URL+"\nprompt: hi\n")
+	rec := &recorder{}
+	out, err := a.Run(context.Background(), streamRun(rec, true))
+	require.NoError(t, err)
+	assert.Equal(t, "whole reply", out.Response)
+	assert.Len(t, srv.Requests(), 2)
+	var errs []string
+	for _, e := range rec.Events() {
+		if e.Error != "" {
+			errs = append(errs, e.Error)
+		}
+	}
+	require.NotEmpty(t, errs)
+	assert.Contains(t, errs[0], "the server ended the stream before the model finished")
+}

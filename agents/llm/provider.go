@@ -495,7 +495,7 @@ func (m *Model) Generate(ctx context.Context, req agents.Request) (agents.Reply,
 	ex := &exchange{limit: replyLimit(req.MaxReplyBytes)}
 	var sr *streamed
 	if req.OnDelta != nil && len(req.Tools) == 0 {
-		sr = m.stream(ex, req.OnDelta)
+		sr = m.stream(ex, req.OnDelta, compat)
 		opts = append(opts, llms.WithStreamingFunc(sr.chunk))
 	}
 	opts = append(opts, m.schemaOptions(req)...)

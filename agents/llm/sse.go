@@ -2,7 +2,6 @@ package llm
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -30,6 +29,7 @@ import (
 // streamText is one call's streamed reply text. Its methods are safe for
 // concurrent use: the reader runs in langchaingo's reading goroutine.
 type streamText struct {
+	wire    wire
 	mu      sync.Mutex
 	b       strings.Builder
 	onDelta func(string)
@@ -57,26 +57,12 @@ var errStreamOver = errors.New("the call is over")
 // take reads one line of the stream: it returns the line to pass on to
 // langchaingo, or nil when the line was text only and is now taken.
 func (s *streamText) take(line []byte) ([]byte, error) {
-	data, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r\n"), []byte("data:"))
-	if !ok {
-		return line, nil
-	}
-	data = bytes.TrimSpace(data)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil, errStreamOver
 	}
-	if string(data) == "[DONE]" {
-		s.done = true
-		return line, nil
-	}
-	f, ok := scanChunk(data)
-	if !ok {
-		if f, ok = decodeChunk(data); !ok {
-			return line, nil
-		}
-	}
+	f, pass := s.wire.fields(line)
 	if text := f.content; text != "" {
 		if int64(s.b.Len())+int64(len(text)) > s.limit {
 			return nil, errTooLarge
@@ -89,7 +75,7 @@ func (s *streamText) take(line []byte) ([]byte, error) {
 	if f.finish {
 		s.done = true
 	}
-	if f.finish || f.more {
+	if pass {
 		// langchaingo needs the rest of this line; a copy of its text there is not used.
 		return line, nil
 	}
@@ -281,13 +267,20 @@ type streamed struct {
 	head strings.Builder
 }
 
-// stream prepares a streaming call on ex.
-func (m *Model) stream(ex *exchange, onDelta func(string)) *streamed {
+// stream prepares a streaming call on ex; compat is set when the call goes
+// to an OpenAI-protocol endpoint (Ollama's for a round of messages).
+func (m *Model) stream(ex *exchange, onDelta func(string), compat bool) *streamed {
 	s := &streamed{ex: ex, onDelta: onDelta}
 	ex.streamed = true
-	switch m.cfg.Provider {
-	case OpenAI, OpenAICompatible, LMStudio, GoogleAI:
-		s.text = &streamText{onDelta: onDelta, limit: ex.limit}
+	w, ok := wireOpenAI, true
+	switch p := m.cfg.Provider; {
+	case p == Ollama && !compat:
+		w = wireOllama
+	case p == Anthropic:
+		ok = false
+	}
+	if ok {
+		s.text = &streamText{wire: w, onDelta: onDelta, limit: ex.limit}
 		ex.text = s.text
 	}
 	return s

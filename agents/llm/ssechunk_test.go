@@ -77,3 +77,26 @@ func TestScanChunkReadsTheCommonShapes(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "line\nnext \"q\" é 😀", got.content)
 }
+
+// Ollama's text lines are taken from the stream; the done line, errors and
+// anything else go on to langchaingo's client.
+func TestOllamaLinesTakenFromTheStream(t *testing.T) {
+	cases := []struct {
+		line     string
+		text     string
+		finish   bool
+		passedOn bool
+	}{
+		{`{"model":"m","created_at":"2024-01-01T00:00:00Z","message":{"role":"assistant","content":"Hel"},"done":false}`, "Hel", false, false},
+		{`{"model":"m","message":{"role":"assistant","content":"lo"},"done":true,"prompt_eval_count":9,"eval_count":5}`, "lo", true, true},
+		{`{"error":"model not found"}`, "", false, true},
+		{`{"message":{"role":"assistant","content":"x","tool_calls":[{"function":{"name":"f"}}]},"done":false}`, "x", false, true},
+		{`not json`, "", false, true},
+		{``, "", false, true},
+	}
+	for _, c := range cases {
+		f, pass := wireOllama.fields([]byte(c.line + "\n"))
+		assert.Equal(t, chunkFields{content: c.text, finish: c.finish}, f, c.line)
+		assert.Equal(t, c.passedOn, pass, c.line)
+	}
+}
