@@ -525,7 +525,7 @@ func (m *Model) Generate(ctx context.Context, req agents.Request) (agents.Reply,
 		return agents.Reply{}, fmt.Errorf("call %s: %w", m.describe(model), agents.ErrEmptyReply)
 	}
 	rep := replyOf(m.cfg.Provider, resp, req.Tools)
-	if sr != nil && sr.text != nil {
+	if sr != nil {
 		rep.Text = sr.all
 	}
 	return rep, nil

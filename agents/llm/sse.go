@@ -16,20 +16,22 @@ import (
 	"github.com/cogloop/cogloop/agents/secrets"
 )
 
-// An OpenAI-protocol stream is read by cogloop, not accumulated by
-// langchaingo: its client appends every piece to the reply with string +=
-// (openaiclient.combineStreamingChatResponse), which copies the whole reply
+// A stream is read by cogloop, not accumulated by langchaingo: its clients
+// append every piece to the reply with string += (e.g.
+// openaiclient.combineStreamingChatResponse), which copies the whole reply
 // per piece — a 1 MB reply in 16-byte pieces moved 35 GB. The transport hands
 // langchaingo's client the stream through [sseReader], which takes each
-// text-only piece out of the stream into a strings.Builder (and the call's
+// text-only line out of the stream into a strings.Builder (and the call's
 // OnDelta), and passes every other line on unchanged (the finish reason, the
-// usage, tool-call pieces, errors, [DONE]), so langchaingo still parses what
-// it needs and never sees the text. Generate then uses the builder's text.
+// usage, tool-call pieces, errors, [DONE]; streamwire.go says which for each
+// wire format), so langchaingo still parses what it needs and never sees the
+// text. Generate then uses the builder's text.
 
 // streamText is one call's streamed reply text. Its methods are safe for
 // concurrent use: the reader runs in langchaingo's reading goroutine.
 type streamText struct {
 	wire    wire
+	blocks  anthropicBlocks
 	mu      sync.Mutex
 	b       strings.Builder
 	onDelta func(string)
@@ -62,7 +64,7 @@ func (s *streamText) take(line []byte) ([]byte, error) {
 	if s.closed {
 		return nil, errStreamOver
 	}
-	f, pass := s.wire.fields(line)
+	f, pass := s.fields(line)
 	if text := f.content; text != "" {
 		if int64(s.b.Len())+int64(len(text)) > s.limit {
 			return nil, errTooLarge
@@ -252,78 +254,49 @@ func (r *sseReader) release() {
 // cutDetail is how much of a cut stream's text its error quotes.
 const cutDetail = 200
 
-// streamed is a streaming call's side of Generate: the limit on the text,
-// OnDelta, and what a cut stream's error says.
+// streamed is a streaming call's side of Generate: the reader of the
+// stream's text (above), and after finish its text and whether the stream
+// said it was complete.
 type streamed struct {
-	ex      *exchange
-	onDelta func(string)
-	// text reads an OpenAI-protocol stream from the wire (see above); all
-	// and done are its result after finish.
 	text *streamText
 	all  string
 	done bool
-	// Other providers: bytes received and the first of them.
-	got  int64
-	head strings.Builder
 }
 
 // stream prepares a streaming call on ex; compat is set when the call goes
 // to an OpenAI-protocol endpoint (Ollama's for a round of messages).
 func (m *Model) stream(ex *exchange, onDelta func(string), compat bool) *streamed {
-	s := &streamed{ex: ex, onDelta: onDelta}
 	ex.streamed = true
-	w, ok := wireOpenAI, true
+	w := wireOpenAI
 	switch p := m.cfg.Provider; {
 	case p == Ollama && !compat:
 		w = wireOllama
 	case p == Anthropic:
-		ok = false
+		w = wireAnthropic
 	}
-	if ok {
-		s.text = &streamText{wire: w, onDelta: onDelta, limit: ex.limit}
-		ex.text = s.text
-	}
+	s := &streamed{text: &streamText{wire: w, onDelta: onDelta, limit: ex.limit}}
+	ex.text = s.text
 	return s
 }
 
-// chunk is langchaingo's streaming func. For the OpenAI protocol it only
-// asks langchaingo's client to stream: the text was taken from the wire.
-func (s *streamed) chunk(_ context.Context, b []byte) error {
-	if s.text != nil {
-		return nil
-	}
-	s.got += int64(len(b))
-	if s.got > s.ex.limit {
-		s.ex.setOver()
-		return errTooLarge
-	}
-	if room := cutDetail*4 - s.head.Len(); room > 0 {
-		s.head.Write(b[:min(len(b), room)])
-	}
-	s.onDelta(string(b))
-	return nil
-}
+// chunk is langchaingo's streaming func: it only asks langchaingo's client
+// to stream; the text was taken from the wire.
+func (s *streamed) chunk(context.Context, []byte) error { return nil }
 
-func (s *streamed) finish() {
-	if s.text != nil {
-		s.all, s.done = s.text.finish()
-	}
-}
+func (s *streamed) finish() { s.all, s.done = s.text.finish() }
 
 // cut is the error of a stream that did not end the way a model ends one: cut
-// by the context (the agent's timeout, a cancel), or, for the OpenAI protocol,
-// closed by the server before a finish reason or [DONE]. It is nil when the
-// stream ended well. What had arrived is never a reply: it is quoted, clipped
-// and scrubbed of keys, as the error's detail only.
+// by the context (the agent's timeout, a cancel), or closed by the server
+// before its end (a finish reason or [DONE], Ollama's done line, Anthropic's
+// message_stop). It is nil when the stream ended well. What had arrived is
+// never a reply: it is quoted, clipped and scrubbed of keys, as the error's
+// detail only.
 func (s *streamed) cut(ctx context.Context, err error, what string, keys ...secrets.Secret) error {
 	cerr := ctx.Err()
-	if cerr == nil && (err != nil || s.text == nil || s.done) {
+	if cerr == nil && (err != nil || s.done) {
 		return nil
 	}
-	n, head := s.got, s.head.String()
-	if s.text != nil {
-		n, head = int64(len(s.all)), s.all
-	}
+	n, head := len(s.all), s.all
 	head = head[:min(len(head), cutDetail*4)]
 	head = fault.Truncate(secrets.Scrub(head, keys...), cutDetail)
 	detail := "nothing had arrived"
@@ -334,5 +307,5 @@ func (s *streamed) cut(ctx context.Context, err error, what string, keys ...secr
 		return fmt.Errorf("%s: the stream was cut before the model finished (%s): %w", what, detail, cerr)
 	}
 	return &retry.CallError{Class: retry.ClassServerError, Err: fmt.Errorf(
-		"%s: the server ended the stream before the model finished (no finish reason, no [DONE]; %s)", what, detail)}
+		"%s: the server ended the stream before the model finished (%s; %s)", what, s.text.wire.noEnd(), detail)}
 }

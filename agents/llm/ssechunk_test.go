@@ -95,8 +95,41 @@ func TestOllamaLinesTakenFromTheStream(t *testing.T) {
 		{``, "", false, true},
 	}
 	for _, c := range cases {
-		f, pass := wireOllama.fields([]byte(c.line + "\n"))
+		f, pass := (&streamText{wire: wireOllama}).fields([]byte(c.line + "\n"))
 		assert.Equal(t, chunkFields{content: c.text, finish: c.finish}, f, c.line)
 		assert.Equal(t, c.passedOn, pass, c.line)
 	}
+}
+
+// Anthropic text deltas of started text blocks are taken, text from a second
+// block after a newline (as replyOf joins the blocks' texts); everything
+// else goes on to langchaingo's client, message_stop ends the stream.
+func TestAnthropicEventsTakenFromTheStream(t *testing.T) {
+	s := &streamText{wire: wireAnthropic}
+	lines := []struct {
+		line     string
+		text     string
+		passedOn bool
+	}{
+		{"event: message_start", "", true},
+		{`data: {"type":"message_start","message":{"usage":{"input_tokens":3}}}`, "", true},
+		{`data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"early"}}`, "", true},
+		{`data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`, "", true},
+		{`data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"one"}}`, "one", false},
+		{`data: {"type":"content_block_start","index":1,"content_block":{"type":"thinking"}}`, "", true},
+		{`data: {"type":"content_block_delta","index":1,"delta":{"type":"thinking_delta","thinking":"hm"}}`, "", true},
+		{`data: {"type":"content_block_start","index":2,"content_block":{"type":"text","text":""}}`, "", true},
+		{`data: {"type":"content_block_delta","index":2,"delta":{"type":"text_delta","text":"two"}}`, "\ntwo", false},
+		{`data: {"type":"content_block_delta","index":2,"delta":{"type":"text_delta","text":" more"}}`, " more", false},
+		{`data: {"type":"content_block_delta","index":2,"delta":{"type":"text_delta","text":5}}`, "", true},
+		{`data: {"type":"error","error":{"message":"overloaded"}}`, "", true},
+	}
+	for _, l := range lines {
+		f, pass := s.fields([]byte(l.line + "\n"))
+		assert.Equal(t, chunkFields{content: l.text}, f, l.line)
+		assert.Equal(t, l.passedOn, pass, l.line)
+	}
+	f, pass := s.fields([]byte(`data: {"type":"message_stop"}` + "\n"))
+	assert.True(t, f.finish)
+	assert.True(t, pass)
 }
