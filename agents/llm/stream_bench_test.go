@@ -19,15 +19,29 @@ import (
 // sseBody is a whole OpenAI stream whose reply is size bytes sent piece bytes
 // at a time, rendered once so the server costs little per call.
 func sseBody(size, piece int) []byte {
-	var b bytes.Buffer
 	text := strings.Repeat("word ", size/5+1)[:size]
+	var pieces []string
 	for i := 0; i < len(text); i += piece {
+		pieces = append(pieces, text[i:min(i+piece, len(text))])
+	}
+	return ssePieces(pieces)
+}
+
+// ssePieces is a whole OpenAI stream of pieces (the first naming the role),
+// a finish piece, a usage piece and [DONE].
+func ssePieces(pieces []string) []byte {
+	var b bytes.Buffer
+	for i, p := range pieces {
+		delta := map[string]any{"content": p}
+		if i == 0 {
+			delta["role"] = "assistant"
+		}
 		c, _ := json.Marshal(map[string]any{"id": "c1", "object": "chat.completion.chunk", "created": 1700000000,
-			"model": "gpt-test", "choices": []any{map[string]any{"index": 0, "delta": map[string]any{"content": text[i:min(i+piece, len(text))]}}}})
+			"model": "gpt-test", "choices": []any{map[string]any{"index": 0, "delta": delta}}})
 		fmt.Fprintf(&b, "data: %s\n\n", c)
 	}
 	b.WriteString(`data: {"id":"c1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-test","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n")
-	b.WriteString(`data: {"id":"c1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-test","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":9,"total_tokens":14}}` + "\n\n")
+	b.WriteString(`data: {"id":"c1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-test","choices":[],"usage":{"prompt_tokens":300,"completion_tokens":80,"total_tokens":380}}` + "\n\n")
 	b.WriteString("data: [DONE]\n\n")
 	return b.Bytes()
 }
@@ -65,26 +79,6 @@ func BenchmarkStreamedReply(b *testing.B) {
 	}
 }
 
-// wordStream is an OpenAI stream of text sent one word a piece, as the bench's
-// realistic server sends it (bench/realistic.go): a first piece naming the
-// role, a finish piece, a usage piece and [DONE].
-func wordStream(text string) []byte {
-	var b bytes.Buffer
-	for i, w := range strings.SplitAfter(text, " ") {
-		delta := map[string]any{"content": w}
-		if i == 0 {
-			delta["role"] = "assistant"
-		}
-		c, _ := json.Marshal(map[string]any{"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 1700000000,
-			"model": "gpt-test", "choices": []any{map[string]any{"index": 0, "delta": delta}}})
-		fmt.Fprintf(&b, "data: %s\n\n", c)
-	}
-	b.WriteString(`data: {"id":"chatcmpl-bench","object":"chat.completion.chunk","created":1700000000,"model":"gpt-test","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n")
-	b.WriteString(`data: {"id":"chatcmpl-bench","object":"chat.completion.chunk","created":1700000000,"model":"gpt-test","choices":[],"usage":{"prompt_tokens":300,"completion_tokens":80,"total_tokens":380}}` + "\n\n")
-	b.WriteString("data: [DONE]\n\n")
-	return b.Bytes()
-}
-
 // BenchmarkRealisticCall is one model call of the bench's realistic scenario
 // (an 80-word reply to a 1.5 KB prompt, loopback server answering at once),
 // without and with streaming: allocations per call are the figure to compare
@@ -94,7 +88,7 @@ func BenchmarkRealisticCall(b *testing.B) {
 	plain, _ := json.Marshal(map[string]any{"id": "chatcmpl-bench", "object": "chat.completion", "created": 1700000000, "model": "gpt-test",
 		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": text}}},
 		"usage":   map[string]any{"prompt_tokens": 300, "completion_tokens": 80, "total_tokens": 380}})
-	stream := wordStream(text)
+	stream := ssePieces(strings.SplitAfter(text, " "))
 	var conns atomic.Int64
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {

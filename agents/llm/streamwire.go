@@ -3,6 +3,8 @@ package llm
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/cogloop/cogloop/internal/perf"
 )
 
 // wire is the format of a stream a streamText reads: OpenAI's server-sent
@@ -48,10 +50,13 @@ func (s *streamText) fields(line []byte) (f chunkFields, pass bool) {
 	if string(data) == "[DONE]" {
 		return chunkFields{finish: true}, true
 	}
-	if f, ok = scanChunk(data); !ok {
-		if f, ok = decodeChunk(data); !ok {
-			return chunkFields{}, true
-		}
+	if perf.Off(perf.ChunkScan) {
+		f, ok = decodeChunk(data)
+	} else if f, ok = scanChunk(data); !ok {
+		f, ok = decodeChunk(data)
+	}
+	if !ok {
+		return chunkFields{}, true
 	}
 	return f, f.finish || f.more
 }

@@ -11,6 +11,7 @@ const EnvVar = "COGLOOP_PERF_OFF"
 
 // The shortcuts' names, as COGLOOP_PERF_OFF takes them.
 const (
+	ChunkScan    = "chunkscan"    // agents/llm: streamed OpenAI chunks read by a one-pass scanner, not encoding/json
 	FastRender   = "fastrender"   // prompt: templates rendered by their plan, not gonja's renderer
 	LazyDeadline = "lazydeadline" // agents/llm: a call's deadline context made only when needed
 	Pool         = "pool"         // internal/workers: fork branches on kept, pre-grown goroutines
@@ -20,7 +21,7 @@ const (
 )
 
 // Names lists every switch.
-var Names = []string{FastRender, LazyDeadline, Pool, PlainJSON, Prefilter, VisitedSet}
+var Names = []string{ChunkScan, FastRender, LazyDeadline, Pool, PlainJSON, Prefilter, VisitedSet}
 
 var off = parse(os.Getenv(EnvVar))
 
