@@ -15,6 +15,7 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents"
+	"github.com/cogloop/cogloop/agents/event"
 )
 
 // Instruction counts: -callgrind runs each workload in a child process of this
@@ -86,6 +87,39 @@ func cgWorkloads() []cgWorkload {
 		{"histchain100", wfRun(historyChainLoop(100), "histchain.yaml", histChainPasses, "loop", histChainPasses)},
 		{"history1000", historyRun(1000, false)},
 		{"history1000-redis", historyRun(1000, true)},
+		{"realcall", realCallRun(false)},
+		{"realcall-stream", realCallRun(true)},
+	}
+}
+
+// cgOpenAIEnv carries the base URL of the loopback OpenAI-compatible server
+// the -callgrind parent started for the realcall workloads (a process started
+// under callgrind trips its signal handling).
+const cgOpenAIEnv = "COGLOOP_BENCH_OPENAI_URL"
+
+// realCallRun runs the realistic scenario's workflow (5 passes × 3 agents)
+// once against the loopback OpenAI-compatible server (the parent's child,
+// which callgrind does not measure; it replies at once), with or without
+// streaming and deltas: one unit is one model call, all of its client side
+// (the framework, langchaingo's client, net/http).
+func realCallRun(stream bool) func() (func() (int, error), error) {
+	return func() (func() (int, error), error) {
+		url := os.Getenv(cgOpenAIEnv)
+		if url == "" {
+			return nil, errors.New(cgOpenAIEnv + " is not set: run the realcall workloads through -callgrind")
+		}
+		wf, err := parse(loopWorkflow(5, false, modelSpec{url: url}), "loop-real.yaml")
+		if err != nil {
+			return nil, err
+		}
+		var opts []cogloop.RunOption
+		if stream {
+			opts = append(opts, cogloop.WithDeltas(), cogloop.WithObserver(func(event.Event) {}))
+		}
+		return func() (int, error) {
+			res, err := wf.Run(ctx, task, opts...)
+			return realCalls, check(res, err, "improvement_loop", 5)
+		}, nil
 	}
 }
 
@@ -279,6 +313,8 @@ func scenarioCallgrind(rep *report, cfg config) error {
 		{"histchain100", "the same, 100 chained agents", histChainPasses},
 		{"history1000", "per stored entry, a 1-pass run over 1,000 persisted entries, in memory", 1000},
 		{"history1000-redis", "per stored entry, the same on redis-server (loopback)", 1000},
+		{"realcall", "per model call of the realistic scenario's run (loopback OpenAI HTTP, client side)", realCalls},
+		{"realcall-stream", "the same, streaming with deltas", realCalls},
 	}
 	only := func(string) bool { return true }
 	if cgOnly != "" {
@@ -306,6 +342,16 @@ func scenarioCallgrind(rep *report, cfg config) error {
 			}
 			defer stop()
 			if err := os.Setenv(cgRedisEnv, srv.URL()); err != nil {
+				return err
+			}
+		}
+		if strings.HasPrefix(s.workload, "realcall") && os.Getenv(cgOpenAIEnv) == "" {
+			srv, err := startOpenAIServer()
+			if err != nil {
+				return err
+			}
+			defer srv.Close()
+			if err := os.Setenv(cgOpenAIEnv, srv.URL); err != nil {
 				return err
 			}
 		}

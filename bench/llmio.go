@@ -16,6 +16,7 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/llm"
+	"github.com/cogloop/cogloop/agents/secrets"
 )
 
 // ---------------------------------------------------------------------------
@@ -36,44 +37,98 @@ func sseStream(size, piece int) []byte {
 	return b.Bytes()
 }
 
+// ndjsonStream is an Ollama /api/chat stream of a size-byte reply in
+// piece-byte pieces, then the done line.
+func ndjsonStream(size, piece int) []byte {
+	var b bytes.Buffer
+	text := strings.Repeat("word ", size/5+1)[:size]
+	for i := 0; i < len(text); i += piece {
+		c, _ := json.Marshal(map[string]any{"model": "m", "created_at": "2024-01-01T00:00:00Z",
+			"message": map[string]any{"role": "assistant", "content": text[i:min(i+piece, len(text))]}, "done": false})
+		b.Write(c)
+		b.WriteByte('\n')
+	}
+	b.WriteString(`{"model":"m","created_at":"2024-01-01T00:00:00Z","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","prompt_eval_count":5,"eval_count":9}` + "\n")
+	return b.Bytes()
+}
+
+// anthropicStream is an Anthropic Messages stream of a size-byte reply in
+// piece-byte text deltas of one text block.
+func anthropicStream(size, piece int) []byte {
+	var b bytes.Buffer
+	ev := func(name string, v any) {
+		c, _ := json.Marshal(v)
+		fmt.Fprintf(&b, "event: %s\ndata: %s\n\n", name, c)
+	}
+	text := strings.Repeat("word ", size/5+1)[:size]
+	ev("message_start", map[string]any{"type": "message_start", "message": map[string]any{"id": "msg_1", "type": "message",
+		"role": "assistant", "model": "m", "content": []any{}, "usage": map[string]any{"input_tokens": 5, "output_tokens": 1}}})
+	ev("content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}})
+	for i := 0; i < len(text); i += piece {
+		ev("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
+			"delta": map[string]any{"type": "text_delta", "text": text[i:min(i+piece, len(text))]}})
+	}
+	ev("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
+	ev("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": "end_turn"}, "usage": map[string]any{"output_tokens": 9}})
+	ev("message_stop", map[string]any{"type": "message_stop"})
+	return b.Bytes()
+}
+
 func scenarioStream(rep *report, cfg config) error {
 	const g = "streaming, one 1 MB reply"
 	const size = 1 << 20
 	reps := max(cfg.reps, 3)
-	for _, piece := range []int{256, 16} {
-		r := rep.add(&row{group: g, name: fmt.Sprintf("CPU per reply, %d-byte pieces", piece), unit: "ms", digits: 1})
-		if piece == 256 {
+	cases := []struct {
+		provider llm.Provider
+		piece    int
+		body     func(size, piece int) []byte
+		ctype    string
+	}{
+		{llm.OpenAICompatible, 256, sseStream, "text/event-stream"},
+		{llm.OpenAICompatible, 16, sseStream, "text/event-stream"},
+		{llm.Ollama, 256, ndjsonStream, "application/x-ndjson"},
+		{llm.Anthropic, 256, anthropicStream, "text/event-stream"},
+	}
+	for _, c := range cases {
+		r := rep.add(&row{group: g, name: fmt.Sprintf("CPU per reply, %s, %d-byte pieces", c.provider, c.piece), unit: "ms", digits: 1})
+		if c.piece == 256 {
 			r.target, r.ok = "≤ 50", atMost(50)
 		}
-		body := sseStream(size, piece)
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-			w.Header().Set("Content-Type", "text/event-stream")
-			_, _ = w.Write(body)
-		}))
-		m, err := llm.NewModel(llm.Config{Provider: llm.OpenAICompatible, URL: srv.URL, Model: "m"})
-		if err != nil {
-			srv.Close()
-			return err
+		if err := streamSamples(r, c.provider, c.body(size, c.piece), c.ctype, size, reps); err != nil {
+			return fmt.Errorf("%s, %d-byte pieces: %w", c.provider, c.piece, err)
 		}
-		for i := range reps + 1 {
-			n := 0
-			c0 := cpuTime()
-			rep, err := m.Generate(context.Background(), agents.Request{Agent: "a", Prompt: "hi", OnDelta: func(s string) { n += len(s) }})
-			d := cpuTime() - c0
-			if err != nil || len(rep.Text) != size || n != size {
-				srv.Close()
-				return fmt.Errorf("streamed reply of %d bytes (%d as deltas): %w", len(rep.Text), n, err)
-			}
-			if i > 0 { // the first call opens the connection
-				r.samples = append(r.samples, float64(d)/float64(time.Millisecond))
-			}
-		}
-		srv.Close()
 	}
-	rep.note("**streaming**: process CPU (getrusage) of one `Generate` of a 1 MB reply streamed as OpenAI chunks of 256 or 16 bytes " +
-		"from a loopback server writing a pre-rendered stream, with an OnDelta as `run -v` has. Before (langchaingo appending " +
-		"each piece to the reply with `+=`) the same call took 2.2 s (256-byte pieces) and 24.7 s (16-byte pieces): " +
-		"see results-notes.md.")
+	rep.note("**streaming**: process CPU (getrusage) of one `Generate` of a 1 MB reply streamed in pieces of 256 or 16 bytes " +
+		"from a loopback server writing a pre-rendered stream (OpenAI chunks, Ollama NDJSON lines, Anthropic text deltas), with an " +
+		"OnDelta as `run -v` has. Before (langchaingo appending each piece to the reply with `+=`) the OpenAI call took 2.2 s " +
+		"(256-byte pieces) and 24.7 s (16-byte pieces): see results-notes.md.")
+	return nil
+}
+
+// streamSamples adds to r the CPU of reps streamed calls (after one that
+// opens the connection) to a server answering body.
+func streamSamples(r *row, p llm.Provider, body []byte, ctype string, size, reps int) error {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", ctype)
+		_, _ = w.Write(body)
+	}))
+	defer srv.Close()
+	m, err := llm.NewModel(llm.Config{Provider: p, URL: srv.URL, Model: "m", APIKey: secrets.NewNamed("KEY", "bench-key")})
+	if err != nil {
+		return err
+	}
+	for i := range reps + 1 {
+		n := 0
+		c0 := cpuTime()
+		rep, err := m.Generate(context.Background(), agents.Request{Agent: "a", Prompt: "hi", OnDelta: func(s string) { n += len(s) }})
+		d := cpuTime() - c0
+		if err != nil || len(rep.Text) != size || n != size {
+			return fmt.Errorf("streamed reply of %d bytes (%d as deltas): %w", len(rep.Text), n, err)
+		}
+		if i > 0 { // the first call opens the connection
+			r.samples = append(r.samples, float64(d)/float64(time.Millisecond))
+		}
+	}
 	return nil
 }
 

@@ -56,31 +56,47 @@ func TestStreamCutByTheTimeoutFails(t *testing.T) {
 	}
 }
 
-// An OpenAI stream the server closes before a finish reason or [DONE] is a
-// server error (retried), not a short success.
+// A stream the server closes before its end (an OpenAI finish reason or
+// [DONE], Ollama's done line) is a server error (retried), not a short
+// success.
 func TestStreamClosedEarlyIsRetried(t *testing.T) {
-	srv := newServer(t, func(n int, w http.ResponseWriter, _ *http.Request, _ map[string]any) {
-		if n == 1 {
-			writeSSEPieces(w, "only the beginning")
-			return
-		}
-		openAISSE(w, []string{"whole ", "reply"}, 3, 2)
-	})
-	sl := &fakeSleep{}
-	a := mustBuild(t, llm.Options{Getenv: env("OPENAI_API_KEY", "sk-test"), Sleep: sl.Sleep},
-		"id: writer\ntype: openai-answer\nmodel: gpt-test\nmodel_url: "+srv.URL+"\nprompt: hi\n")
-	rec := &recorder{}
-	out, err := a.Run(context.Background(), streamRun(rec, true))
-	require.NoError(t, err)
-	assert.Equal(t, "whole reply", out.Response)
-	assert.Len(t, srv.Requests(), 2)
-	require.Len(t, sl.Waits(), 1)
-	var calls []string
-	for _, e := range rec.Events() {
-		if e.Error != "" {
-			calls = append(calls, e.Error)
-		}
+	cases := []struct {
+		name, agent string
+		part, whole func(w http.ResponseWriter)
+	}{
+		{"openai", "type: openai-answer\nmodel: gpt-test\n",
+			func(w http.ResponseWriter) { writeSSEPieces(w, "only the beginning") },
+			func(w http.ResponseWriter) { openAISSE(w, []string{"whole ", "reply"}, 3, 2) }},
+		{"ollama", "type: local_llm\nprovider: ollama\nmodel: llama3\n",
+			func(w http.ResponseWriter) { writeNDJSONPieces(w, "only the beginning") },
+			func(w http.ResponseWriter) { ollamaNDJSON(w, []string{"whole ", "reply"}, 3, 2) }},
 	}
-	require.NotEmpty(t, calls)
-	assert.Contains(t, calls[0], "the server ended the stream before the model finished")
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newServer(t, func(n int, w http.ResponseWriter, _ *http.Request, _ map[string]any) {
+				if n == 1 {
+					tc.part(w)
+					return
+				}
+				tc.whole(w)
+			})
+			sl := &fakeSleep{}
+			a := mustBuild(t, llm.Options{Getenv: env("OPENAI_API_KEY", "sk-test"), Sleep: sl.Sleep},
+				"id: writer\n"+tc.agent+"model_url: "+srv.URL+"\nprompt: hi\n")
+			rec := &recorder{}
+			out, err := a.Run(context.Background(), streamRun(rec, true))
+			require.NoError(t, err)
+			assert.Equal(t, "whole reply", out.Response)
+			assert.Len(t, srv.Requests(), 2)
+			require.Len(t, sl.Waits(), 1)
+			var errs []string
+			for _, e := range rec.Events() {
+				if e.Error != "" {
+					errs = append(errs, e.Error)
+				}
+			}
+			require.NotEmpty(t, errs)
+			assert.Contains(t, errs[0], "the server ended the stream before the model finished")
+		})
+	}
 }

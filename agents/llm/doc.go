@@ -86,14 +86,17 @@
 // with the end held back (the last letters a near-copy could begin with)
 // until the next chunk or the end so that a key split across chunks never
 // leaks. The pieces of an attempt concatenate to its reply; usage is still
-// read from the final chunk. An OpenAI-protocol stream is read by cogloop
-// (sse.go): langchaingo's client appends each piece to the reply with +=,
-// quadratic in its length, so the transport takes the text-only lines out of
-// the stream into a strings.Builder and passes on the rest (finish reason,
-// usage, tool calls) for langchaingo to parse; Ollama and Anthropic streams
-// still accumulate in langchaingo. A stream that ends because the context
-// ended, or (OpenAI protocol) without a finish reason or [DONE], is a failed
-// call whose error quotes what arrived, clipped. The scripted model streams
+// read from the final chunk. Every stream's text is read by cogloop (sse.go,
+// streamwire.go): langchaingo's clients append each piece to the reply with
+// +=, quadratic in its length, so the transport takes the text-only lines
+// (OpenAI chunks, read without encoding/json in their common shape by
+// ssechunk.go; Ollama's NDJSON lines; Anthropic's text deltas) out of the
+// stream into a strings.Builder and passes on the rest (finish reason, usage,
+// tool calls, errors) for langchaingo to parse. After an OpenAI stream's
+// [DONE] the body is read to its end, so that the connection is kept. A
+// stream that ends because the context ended, or without its end (a finish
+// reason or [DONE], Ollama's done line, Anthropic's message_stop), is a
+// failed call whose error quotes what arrived, clipped. The scripted model streams
 // word by word. Otherwise calls do not stream. When the
 // run asks for model calls ([agents.Run].ModelCalls: a tracer provider is set)
 // each attempt ends with an [event.ModelCall] event (provider, model,

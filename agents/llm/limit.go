@@ -110,7 +110,7 @@ func (e *exchange) bound(resp *http.Response) {
 		raw = limit*streamFraming + streamSlack
 	}
 	body := &cappedBody{rc: resp.Body, left: raw, ex: e}
-	if text != nil && resp.StatusCode == http.StatusOK && !strings.Contains(resp.Header.Get("Content-Type"), "json") {
+	if text != nil && resp.StatusCode == http.StatusOK && (text.wire != wireOpenAI || !strings.Contains(resp.Header.Get("Content-Type"), "json")) {
 		resp.Body = newSSEReader(body, text, e)
 		return
 	}

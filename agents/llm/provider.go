@@ -495,7 +495,7 @@ func (m *Model) Generate(ctx context.Context, req agents.Request) (agents.Reply,
 	ex := &exchange{limit: replyLimit(req.MaxReplyBytes)}
 	var sr *streamed
 	if req.OnDelta != nil && len(req.Tools) == 0 {
-		sr = m.stream(ex, req.OnDelta)
+		sr = m.stream(ex, req.OnDelta, compat)
 		opts = append(opts, llms.WithStreamingFunc(sr.chunk))
 	}
 	opts = append(opts, m.schemaOptions(req)...)
@@ -509,6 +509,7 @@ func (m *Model) Generate(ctx context.Context, req agents.Request) (agents.Reply,
 	if sr != nil {
 		sr.finish()
 	}
+	ex.release()
 	if ex.isOver() {
 		return agents.Reply{}, retry.Permanent(tooLarge("call "+m.describe(model), req.Agent, ex.limit, sr != nil))
 	}
@@ -524,7 +525,7 @@ func (m *Model) Generate(ctx context.Context, req agents.Request) (agents.Reply,
 		return agents.Reply{}, fmt.Errorf("call %s: %w", m.describe(model), agents.ErrEmptyReply)
 	}
 	rep := replyOf(m.cfg.Provider, resp, req.Tools)
-	if sr != nil && sr.text != nil {
+	if sr != nil {
 		rep.Text = sr.all
 	}
 	return rep, nil
@@ -635,9 +636,23 @@ type exchange struct {
 	streamed bool
 	text     *streamText
 	over     bool
+	// abort cancels the request of an OpenAI-protocol stream: it bounds the
+	// wait for the end of the body after [DONE] (sse.go), and is called when
+	// the call is over.
+	abort context.CancelFunc
 }
 
 type exchangeKey struct{}
+
+// release ends the call's request context, if the transport made one.
+func (e *exchange) release() {
+	e.mu.Lock()
+	abort := e.abort
+	e.mu.Unlock()
+	if abort != nil {
+		abort()
+	}
+}
 
 func (e *exchange) get() (int, time.Duration, error) {
 	e.mu.Lock()
@@ -666,8 +681,16 @@ func (r recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 			req.Header[k] = v
 		}
 	}
+	ex, ok := req.Context().Value(exchangeKey{}).(*exchange)
+	if ok && ex.text != nil {
+		ctx, cancel := context.WithCancel(req.Context())
+		req = req.WithContext(ctx)
+		ex.mu.Lock()
+		ex.abort = cancel
+		ex.mu.Unlock()
+	}
 	resp, err := r.base.RoundTrip(req)
-	if ex, ok := req.Context().Value(exchangeKey{}).(*exchange); ok {
+	if ok {
 		ex.mu.Lock()
 		if err != nil {
 			ex.status, ex.retryAfter, ex.err = 0, 0, err

@@ -2,7 +2,6 @@ package llm
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,25 +9,29 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/retry"
 	"github.com/cogloop/cogloop/agents/secrets"
 )
 
-// An OpenAI-protocol stream is read by cogloop, not accumulated by
-// langchaingo: its client appends every piece to the reply with string +=
-// (openaiclient.combineStreamingChatResponse), which copies the whole reply
+// A stream is read by cogloop, not accumulated by langchaingo: its clients
+// append every piece to the reply with string += (e.g.
+// openaiclient.combineStreamingChatResponse), which copies the whole reply
 // per piece — a 1 MB reply in 16-byte pieces moved 35 GB. The transport hands
 // langchaingo's client the stream through [sseReader], which takes each
-// text-only piece out of the stream into a strings.Builder (and the call's
+// text-only line out of the stream into a strings.Builder (and the call's
 // OnDelta), and passes every other line on unchanged (the finish reason, the
-// usage, tool-call pieces, errors, [DONE]), so langchaingo still parses what
-// it needs and never sees the text. Generate then uses the builder's text.
+// usage, tool-call pieces, errors, [DONE]; streamwire.go says which for each
+// wire format), so langchaingo still parses what it needs and never sees the
+// text. Generate then uses the builder's text.
 
 // streamText is one call's streamed reply text. Its methods are safe for
 // concurrent use: the reader runs in langchaingo's reading goroutine.
 type streamText struct {
+	wire    wire
+	blocks  anthropicBlocks
 	mu      sync.Mutex
 	b       strings.Builder
 	onDelta func(string)
@@ -56,26 +59,13 @@ var errStreamOver = errors.New("the call is over")
 // take reads one line of the stream: it returns the line to pass on to
 // langchaingo, or nil when the line was text only and is now taken.
 func (s *streamText) take(line []byte) ([]byte, error) {
-	data, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r\n"), []byte("data:"))
-	if !ok {
-		return line, nil
-	}
-	data = bytes.TrimSpace(data)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil, errStreamOver
 	}
-	if string(data) == "[DONE]" {
-		s.done = true
-		return line, nil
-	}
-	var c sseChunk
-	if json.Unmarshal(data, &c) != nil || len(c.Choices) != 1 {
-		return line, nil
-	}
-	ch := &c.Choices[0]
-	if text := ch.Delta.Content; text != "" {
+	f, pass := s.fields(line)
+	if text := f.content; text != "" {
 		if int64(s.b.Len())+int64(len(text)) > s.limit {
 			return nil, errTooLarge
 		}
@@ -84,17 +74,36 @@ func (s *streamText) take(line []byte) ([]byte, error) {
 			s.onDelta(text)
 		}
 	}
-	if ch.FinishReason != "" {
+	if f.finish {
 		s.done = true
 	}
-	if ch.FinishReason != "" || isSet(ch.Delta.ToolCalls) || isSet(ch.Delta.FunctionCall) || isSet(c.Usage) {
+	if pass {
 		// langchaingo needs the rest of this line; a copy of its text there is not used.
 		return line, nil
 	}
 	return nil, nil
 }
 
+// decodeChunk reads a chunk with encoding/json: what scanChunk leaves to it.
+// ok is false when the line is not a chunk of one choice (passed on as it is).
+func decodeChunk(data []byte) (chunkFields, bool) {
+	var c sseChunk
+	if json.Unmarshal(data, &c) != nil || len(c.Choices) != 1 {
+		return chunkFields{}, false
+	}
+	ch := &c.Choices[0]
+	return chunkFields{content: ch.Delta.Content, finish: ch.FinishReason != "",
+		more: isSet(ch.Delta.ToolCalls) || isSet(ch.Delta.FunctionCall) || isSet(c.Usage)}, true
+}
+
 func isSet(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
+
+// ended reports whether [DONE] or a finish reason arrived.
+func (s *streamText) ended() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.done
+}
 
 // finish ends the call: it returns the text and whether the stream said it
 // was complete; nothing is taken after it.
@@ -106,6 +115,10 @@ func (s *streamText) finish() (string, bool) {
 }
 
 // sseReader is the body langchaingo's client reads for an OpenAI stream.
+// Its 64 KiB line buffer comes from a pool and goes back when the body is
+// closed and no Read is under way (langchaingo's reading goroutine may still
+// be in one when the call gives up and closes the body): a fresh buffer per
+// call was a third of a streamed call's allocated bytes.
 type sseReader struct {
 	src  *bufio.Reader
 	c    io.Closer
@@ -114,13 +127,43 @@ type sseReader struct {
 	out  []byte // what is left of the current line to pass on
 	long bool   // inside a line longer than src's buffer: passed on as it is
 	err  error
+
+	mu      sync.Mutex
+	reading bool
+	closed  bool
 }
 
+// sseBuffers are the line buffers of stream readers.
+var sseBuffers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
+var errBodyClosed = errors.New("read on a closed response body")
+
 func newSSEReader(body io.ReadCloser, st *streamText, ex *exchange) *sseReader {
-	return &sseReader{src: bufio.NewReaderSize(body, 64<<10), c: body, st: st, ex: ex}
+	src, _ := sseBuffers.Get().(*bufio.Reader)
+	src.Reset(body)
+	return &sseReader{src: src, c: body, st: st, ex: ex}
 }
 
 func (r *sseReader) Read(p []byte) (int, error) {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return 0, errBodyClosed
+	}
+	r.reading = true
+	r.mu.Unlock()
+	n, err := r.read(p)
+	r.mu.Lock()
+	r.reading = false
+	release := r.closed
+	r.mu.Unlock()
+	if release {
+		r.release()
+	}
+	return n, err
+}
+
+func (r *sseReader) read(p []byte) (int, error) {
 	for len(r.out) == 0 {
 		if r.err != nil {
 			return 0, r.err
@@ -153,76 +196,107 @@ func (r *sseReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func (r *sseReader) Close() error { return r.c.Close() }
+// drainBytes and drainWait bound what Close reads of a body after the
+// stream's [DONE]: langchaingo's client stops reading at [DONE] and closes
+// the body before its end, and net/http closes a connection whose response
+// was not read to the end. A server ends the body right after [DONE]
+// (nothing but the chunked encoding's last chunk is left; OpenAI's own
+// Python client reads on to the end too), so reading on to the end keeps the
+// connection for the next call instead of opening a new one per streamed
+// call. A server that keeps the body open holds the call at most drainWait
+// longer and loses the connection, as before.
+const (
+	drainBytes = 4 << 10
+	drainWait  = time.Second
+)
+
+func (r *sseReader) Close() error {
+	r.mu.Lock()
+	r.closed = true
+	release := !r.reading
+	r.mu.Unlock()
+	if release && r.err == nil && r.st.ended() {
+		r.drain()
+	}
+	err := r.c.Close()
+	if release {
+		r.release()
+	}
+	return err
+}
+
+// drain reads the rest of the body, up to drainBytes and for at most
+// drainWait (then the request is canceled, which ends the read).
+func (r *sseReader) drain() {
+	r.ex.mu.Lock()
+	abort := r.ex.abort
+	r.ex.mu.Unlock()
+	if abort == nil {
+		return
+	}
+	t := time.AfterFunc(drainWait, abort)
+	defer t.Stop()
+	_, _ = io.Copy(io.Discard, io.LimitReader(r.src, drainBytes))
+}
+
+// release returns the line buffer to the pool, once.
+func (r *sseReader) release() {
+	r.mu.Lock()
+	src := r.src
+	r.src, r.out = nil, nil
+	r.mu.Unlock()
+	if src != nil {
+		src.Reset(nil)
+		sseBuffers.Put(src)
+	}
+}
 
 // cutDetail is how much of a cut stream's text its error quotes.
 const cutDetail = 200
 
-// streamed is a streaming call's side of Generate: the limit on the text,
-// OnDelta, and what a cut stream's error says.
+// streamed is a streaming call's side of Generate: the reader of the
+// stream's text (above), and after finish its text and whether the stream
+// said it was complete.
 type streamed struct {
-	ex      *exchange
-	onDelta func(string)
-	// text reads an OpenAI-protocol stream from the wire (see above); all
-	// and done are its result after finish.
 	text *streamText
 	all  string
 	done bool
-	// Other providers: bytes received and the first of them.
-	got  int64
-	head strings.Builder
 }
 
-// stream prepares a streaming call on ex.
-func (m *Model) stream(ex *exchange, onDelta func(string)) *streamed {
-	s := &streamed{ex: ex, onDelta: onDelta}
+// stream prepares a streaming call on ex; compat is set when the call goes
+// to an OpenAI-protocol endpoint (Ollama's for a round of messages).
+func (m *Model) stream(ex *exchange, onDelta func(string), compat bool) *streamed {
 	ex.streamed = true
-	switch m.cfg.Provider {
-	case OpenAI, OpenAICompatible, LMStudio, GoogleAI:
-		s.text = &streamText{onDelta: onDelta, limit: ex.limit}
-		ex.text = s.text
+	w := wireOpenAI
+	switch p := m.cfg.Provider; {
+	case p == Ollama && !compat:
+		w = wireOllama
+	case p == Anthropic:
+		w = wireAnthropic
 	}
+	s := &streamed{text: &streamText{wire: w, onDelta: onDelta, limit: ex.limit}}
+	ex.text = s.text
 	return s
 }
 
-// chunk is langchaingo's streaming func. For the OpenAI protocol it only
-// asks langchaingo's client to stream: the text was taken from the wire.
-func (s *streamed) chunk(_ context.Context, b []byte) error {
-	if s.text != nil {
-		return nil
-	}
-	s.got += int64(len(b))
-	if s.got > s.ex.limit {
-		s.ex.setOver()
-		return errTooLarge
-	}
-	if room := cutDetail*4 - s.head.Len(); room > 0 {
-		s.head.Write(b[:min(len(b), room)])
-	}
-	s.onDelta(string(b))
-	return nil
-}
+// chunk is langchaingo's streaming func: it only asks langchaingo's client
+// to stream; the text was taken from the wire.
+func (s *streamed) chunk(context.Context, []byte) error { return nil }
 
-func (s *streamed) finish() {
-	if s.text != nil {
-		s.all, s.done = s.text.finish()
-	}
-}
+func (s *streamed) finish() { s.all, s.done = s.text.finish() }
 
 // cut is the error of a stream that did not end the way a model ends one: cut
-// by the context (the agent's timeout, a cancel), or, for the OpenAI protocol,
-// closed by the server before a finish reason or [DONE]. It is nil when the
-// stream ended well. What had arrived is never a reply: it is quoted, clipped
-// and scrubbed of keys, as the error's detail only.
+// by the context (the agent's timeout, a cancel), or closed by the server
+// before its end (a finish reason or [DONE], Ollama's done line, Anthropic's
+// message_stop). It is nil when the stream ended well. What had arrived is
+// never a reply: it is quoted, clipped and scrubbed of keys, as the error's
+// detail only.
 func (s *streamed) cut(ctx context.Context, err error, what string, keys ...secrets.Secret) error {
 	cerr := ctx.Err()
-	if cerr == nil && (err != nil || s.text == nil || s.done) {
+	if cerr == nil && (err != nil || s.done) {
 		return nil
 	}
-	n, head := s.got, s.head.String()
-	if s.text != nil {
-		n, head = int64(len(s.all)), s.all
-	}
+	n, head := len(s.all), s.all
 	head = head[:min(len(head), cutDetail*4)]
 	head = fault.Truncate(secrets.Scrub(head, keys...), cutDetail)
 	detail := "nothing had arrived"
@@ -233,5 +307,5 @@ func (s *streamed) cut(ctx context.Context, err error, what string, keys ...secr
 		return fmt.Errorf("%s: the stream was cut before the model finished (%s): %w", what, detail, cerr)
 	}
 	return &retry.CallError{Class: retry.ClassServerError, Err: fmt.Errorf(
-		"%s: the server ended the stream before the model finished (no finish reason, no [DONE]; %s)", what, detail)}
+		"%s: the server ended the stream before the model finished (%s; %s)", what, s.text.wire.noEnd(), detail)}
 }

@@ -1,6 +1,8 @@
 package llm
 
 import (
+	"bufio"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -70,4 +72,54 @@ func TestDeltasAreCoalesced(t *testing.T) {
 	assert.Len(t, *got, before+1, "after 50 ms it goes out")
 	d.close()
 	assert.Equal(t, strings.Repeat("x", 1000)+"yz", strings.Join(*got, ""))
+}
+
+// stepBody is a response body that returns its parts one Read at a time,
+// then EOF, and records whether it was read to the end before Close.
+type stepBody struct {
+	parts   []string
+	atEOF   bool
+	closed  bool
+	eofThen bool // EOF had been read when Close came
+}
+
+func (b *stepBody) Read(p []byte) (int, error) {
+	if len(b.parts) == 0 {
+		b.atEOF = true
+		return 0, io.EOF
+	}
+	n := copy(p, b.parts[0])
+	b.parts[0] = b.parts[0][n:]
+	if b.parts[0] == "" {
+		b.parts = b.parts[1:]
+	}
+	return n, nil
+}
+
+func (b *stepBody) Close() error { b.closed, b.eofThen = true, b.atEOF; return nil }
+
+// After [DONE], Close reads the body to its end (so that net/http keeps the
+// connection) when the reader of the stream stopped at [DONE]; a stream
+// given up before it ended is not read further.
+func TestCloseReadsToTheEndAfterDone(t *testing.T) {
+	for _, done := range []bool{true, false} {
+		body := &stepBody{parts: []string{"data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\n", "data: [DONE]\n\n", "\n", ""}}
+		st := &streamText{limit: 1 << 20}
+		ex := &exchange{text: st, abort: func() {}}
+		r := newSSEReader(body, st, ex)
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			// langchaingo's client stops at [DONE]; here the other
+			// reader gives up at the first line it sees.
+			if sc.Text() == "data: [DONE]" || !done {
+				break
+			}
+		}
+		require.NoError(t, r.Close())
+		assert.True(t, body.closed)
+		assert.Equal(t, done, body.eofThen, "done %t: read to the end before Close", done)
+		text, ended := st.finish()
+		assert.Equal(t, done, ended)
+		assert.Equal(t, "hi", text)
+	}
 }

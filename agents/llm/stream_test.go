@@ -46,6 +46,31 @@ func openAISSE(w http.ResponseWriter, pieces []string, promptTokens, completionT
 	fmt.Fprint(w, "data: [DONE]\n\n")
 }
 
+// anthropicEvents answers a streaming Messages request as Anthropic does: a
+// thinking block, then the pieces as text deltas of one text block, then the
+// usage and message_stop.
+func anthropicEvents(w http.ResponseWriter, pieces []string, input, output int) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	ev := func(v map[string]any) {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", v["type"], b)
+		w.(http.Flusher).Flush()
+	}
+	ev(map[string]any{"type": "message_start", "message": map[string]any{"id": "msg_1", "type": "message", "role": "assistant",
+		"model": "claude-test", "content": []any{}, "usage": map[string]any{"input_tokens": input, "output_tokens": 1}}})
+	ev(map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "thinking", "thinking": ""}})
+	ev(map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "thinking_delta", "thinking": "Hm."}})
+	ev(map[string]any{"type": "content_block_stop", "index": 0})
+	ev(map[string]any{"type": "content_block_start", "index": 1, "content_block": map[string]any{"type": "text", "text": ""}})
+	ev(map[string]any{"type": "ping"})
+	for _, p := range pieces {
+		ev(map[string]any{"type": "content_block_delta", "index": 1, "delta": map[string]any{"type": "text_delta", "text": p}})
+	}
+	ev(map[string]any{"type": "content_block_stop", "index": 1})
+	ev(map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": "end_turn"}, "usage": map[string]any{"output_tokens": output}})
+	ev(map[string]any{"type": "message_stop"})
+}
+
 // ollamaNDJSON answers a streaming /api/chat request: one line per piece,
 // then the done line with the counts.
 func ollamaNDJSON(w http.ResponseWriter, pieces []string, promptEval, eval int) {
@@ -118,6 +143,20 @@ func TestStreamingProviders(t *testing.T) {
 			},
 			streamed: func(body map[string]any) bool { return body["stream"] == true },
 			provider: "ollama",
+		},
+		{
+			name:  "anthropic events",
+			agent: "type: llm\nprovider: anthropic\nmodel: claude-test\napi_key_env: OPENAI_API_KEY\n",
+			respond: func(_ int, w http.ResponseWriter, _ *http.Request, body map[string]any) {
+				if body["stream"] == true {
+					anthropicEvents(w, streamPieces, 9, 5)
+					return
+				}
+				fmt.Fprintf(w, `{"id":"msg_1","type":"message","role":"assistant","model":"claude-test",
+"content":[{"type":"text","text":%q}],"stop_reason":"end_turn","usage":{"input_tokens":9,"output_tokens":5}}`, strings.Join(streamPieces, ""))
+			},
+			streamed: func(body map[string]any) bool { return body["stream"] == true },
+			provider: "anthropic",
 		},
 	}
 	for _, tc := range cases {

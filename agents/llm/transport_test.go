@@ -77,3 +77,45 @@ func TestCallsAtOnceReuseTheirConnections(t *testing.T) {
 	}
 	assert.Equal(t, int64(wave), ln.n.Load(), "the second wave opened no connection")
 }
+
+// Streamed calls one after another keep one connection: langchaingo's client
+// closes the body at [DONE], before the end of the chunked response, and
+// net/http drops a connection closed early; the stream's reader reads on to
+// the end first. The server sends [DONE] on its own, so the end of the body
+// comes after it (TestCloseReadsToTheEndAfterDone is the same without a
+// network).
+func TestStreamedCallsKeepTheirConnection(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		openAISSE(w, []string{"one ", "two"}, 1, 2)
+		w.(http.Flusher).Flush()
+	}))
+	ln := &countingListener{Listener: srv.Listener}
+	srv.Listener = ln
+	srv.Start()
+	defer srv.Close()
+	m, err := llm.NewModel(llm.Config{Provider: llm.OpenAICompatible, URL: srv.URL, Model: "m"})
+	require.NoError(t, err)
+	for range 5 {
+		rep, err := m.Generate(context.Background(), agents.Request{Agent: "a", Prompt: "hi", OnDelta: func(string) {}})
+		require.NoError(t, err)
+		require.Equal(t, "one two", rep.Text)
+	}
+	assert.Equal(t, int64(1), ln.n.Load(), "5 streamed calls over one connection")
+}
+
+// A server that sends [DONE] and keeps the response open does not hold the
+// call: the reader gives up on the end of the body (the connection is then
+// closed, as before) and the call returns its reply.
+func TestAStreamLeftOpenAfterDoneEndsTheCall(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		openAISSE(w, []string{"one ", "two"}, 1, 2)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // the client's side goes away
+	}))
+	defer srv.Close()
+	m, err := llm.NewModel(llm.Config{Provider: llm.OpenAICompatible, URL: srv.URL, Model: "m"})
+	require.NoError(t, err)
+	rep, err := m.Generate(context.Background(), agents.Request{Agent: "a", Prompt: "hi", OnDelta: func(string) {}})
+	require.NoError(t, err)
+	assert.Equal(t, "one two", rep.Text)
+}

@@ -11,6 +11,7 @@ const EnvVar = "COGLOOP_PERF_OFF"
 
 // The shortcuts' names, as COGLOOP_PERF_OFF takes them.
 const (
+	ChunkScan     = "chunkscan"     // agents/llm: streamed OpenAI chunks read by a one-pass scanner, not encoding/json
 	FastExpr      = "fastexpr"      // prompt: variable paths and helper calls evaluated on the Go data, not by gonja
 	FastRender    = "fastrender"    // prompt: templates rendered by their plan, not gonja's renderer
 	LazyDeadline  = "lazydeadline"  // agents/llm: a call's deadline context made only when needed
@@ -23,7 +24,7 @@ const (
 )
 
 // Names lists every switch.
-var Names = []string{FastExpr, FastRender, LazyDeadline, LexAll, Pool, PlainJSON, Prefilter, SelectiveBind, VisitedSet}
+var Names = []string{ChunkScan, FastExpr, FastRender, LazyDeadline, LexAll, Pool, PlainJSON, Prefilter, SelectiveBind, VisitedSet}
 
 var off = parse(os.Getenv(EnvVar))
 
