@@ -133,6 +133,8 @@ func (p Printer) write(b *strings.Builder, v any, quote bool, depth int) {
 		p.writeList(b, x, depth)
 	case Pairs:
 		p.writePairs(b, x, depth)
+	case *Dict:
+		p.writeDict(b, x, depth)
 	case map[string]any:
 		p.writeStringMap(b, x, depth)
 	case error:
@@ -235,6 +237,23 @@ func (p Printer) writePairs(b *strings.Builder, d Pairs, depth int) {
 		p.write(b, kv.Key, true, depth+1)
 		b.WriteString(": ")
 		p.write(b, kv.Value, true, depth+1)
+	}
+	b.WriteByte('}')
+}
+
+func (p Printer) writeDict(b *strings.Builder, d *Dict, depth int) {
+	if d == nil {
+		b.WriteString("None")
+		return
+	}
+	b.WriteByte('{')
+	for i, k := range d.keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		WriteQuoted(b, k)
+		b.WriteString(": ")
+		p.write(b, d.m[k], true, depth+1)
 	}
 	b.WriteByte('}')
 }

@@ -35,6 +35,8 @@ func Truthy(v any) bool {
 		return len(x) > 0
 	case Pairs:
 		return len(x) > 0
+	case *Dict:
+		return x.Len() > 0
 	}
 	rv := reflect.ValueOf(v)
 	switch rv.Kind() {
