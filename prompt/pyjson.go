@@ -3,6 +3,7 @@ package prompt
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cogloop/cogloop/internal/pyvalue"
 	"math"
 	"reflect"
 	"strconv"
@@ -98,8 +99,10 @@ func (j *jsonEncoder) value(v any, depth int) error {
 		return j.list(items, depth)
 	case []any:
 		return j.list(x, depth)
-	case *exec.Dict, exec.Dict, map[string]any, namespace:
+	case *exec.Dict, exec.Dict, map[string]any, namespace, *pyvalue.Dict:
 		return j.mapping(v, depth)
+	case *dictView:
+		return j.mapping(x.d, depth)
 	case json.Marshaler:
 		raw, err := x.MarshalJSON()
 		if err != nil {

@@ -160,21 +160,29 @@ func (o *Order) item(i int) *Order {
 // ordered in turn), a []any a new list of its ordered elements. Values o does
 // not describe are returned as they are; nothing v holds is changed, and
 // containers are copied only where something inside them is ordered.
-func Ordered(v any, o *Order) any { return ordered(v, o, 0) }
+func Ordered(v any, o *Order) any { return OrderedAs(v, o, nil) }
 
-func ordered(v any, o *Order, depth int) any {
+// OrderedAs is [Ordered] with each Dict made handed to wrap, whose result
+// takes its place (a template engine's view of it); a nil wrap keeps the Dict.
+func OrderedAs(v any, o *Order, wrap func(*Dict) any) any {
+	out, _ := ordered(v, o, wrap, 0)
+	return out
+}
+
+// ordered returns v ordered by o, and whether that made a new value.
+func ordered(v any, o *Order, wrap func(*Dict) any, depth int) (any, bool) {
 	if o == nil || depth > maxDepth {
-		return v
+		return v, false
 	}
 	switch x := v.(type) {
 	case map[string]any:
 		m, copied := x, false
 		for k, sub := range o.Sub {
 			e, ok := x[k]
-			if !ok || sub == nil {
+			if !ok {
 				continue
 			}
-			if oe := ordered(e, sub, depth+1); !sameRef(oe, e) {
+			if oe, changed := ordered(e, sub, wrap, depth+1); changed {
 				if !copied {
 					m, copied = make(map[string]any, len(x)), true
 					for k2, v2 := range x {
@@ -184,12 +192,16 @@ func ordered(v any, o *Order, depth int) any {
 				m[k] = oe
 			}
 		}
-		return NewDict(m, o.Keys)
+		d := NewDict(m, o.Keys)
+		if wrap != nil {
+			return wrap(d), true
+		}
+		return d, true
 	case []any:
 		var out []any
 		for i, e := range x {
-			oe := ordered(e, o.item(i), depth+1)
-			if out == nil && !sameRef(oe, e) {
+			oe, changed := ordered(e, o.item(i), wrap, depth+1)
+			if out == nil && changed {
 				out = make([]any, len(x))
 				copy(out, x[:i])
 			}
@@ -198,25 +210,11 @@ func ordered(v any, o *Order, depth int) any {
 			}
 		}
 		if out == nil {
-			return x
+			return x, false
 		}
-		return out
+		return out, true
 	}
-	return v
-}
-
-// sameRef reports whether ordered left e as it was: it only ever makes a
-// *Dict or a new []any out of a container.
-func sameRef(got, e any) bool {
-	switch got.(type) {
-	case *Dict:
-		return false
-	case []any:
-		g := got.([]any)
-		el, ok := e.([]any)
-		return ok && (len(g) == 0 || &g[0] == &el[0])
-	}
-	return true
+	return v, false
 }
 
 // maxJSONOrderBytes bounds the text JSONOrder reads.
