@@ -36,7 +36,7 @@ func (in Input) templateData(t *prompt.Template) prompt.Data {
 			// the history in the input and walk nothing).
 			prev := in.Previous
 			d.EachOutput = func(yield func(id string, out any) bool) {
-				prev.EachMap(func(id string, m map[string]any) bool { return yield(id, m) })
+				prev.EachView(yield)
 			}
 		}
 	}

@@ -1,0 +1,83 @@
+package agents
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/cogloop/cogloop/internal/pyvalue"
+	"github.com/cogloop/cogloop/prompt"
+)
+
+// What templates see of an output is its mapping ([Output.Map]) in its own
+// key order, as OrKa's Python dicts keep insertion order: printed whole
+// ({{ previous_outputs.x }}), iterated, or listed with items() it reads as
+// OrKa's does. The view is made once per recorded output and shared.
+
+// resultHead and resultTail are where OrKa's LLM agents put their fixed keys
+// (orka/agents/llm_agents.py: the parsed reply's response, confidence and
+// internal_reasoning first, then _metrics and formatted_prompt are added).
+var (
+	resultHead = []string{"response", "confidence", "internal_reasoning"}
+	resultTail = []string{"_metrics", "formatted_prompt"}
+	// resultKeys is the whole order of a result with no other keys.
+	resultKeys = append(append([]string(nil), resultHead...), resultTail...)
+	// unordered leaves a mapping in sorted order.
+	unordered = &pyvalue.Order{}
+)
+
+// templateOrder is the key order templates see m, o's mapping, in:
+// [Output.Order] when set, else OrKa's order of an agent's result (response,
+// confidence, internal_reasoning, the other keys sorted, then _metrics and
+// formatted_prompt); an error record's keys are sorted.
+func (o Output) templateOrder(m map[string]any) *pyvalue.Order {
+	switch {
+	case o.Failed():
+		return unordered
+	case o.Order != nil && o.Shape != nil:
+		return o.Order
+	}
+	var rest []string
+	for k := range m {
+		if !slices.Contains(resultKeys, k) {
+			rest = append(rest, k)
+		}
+	}
+	order := o.Order
+	if len(rest) == 0 {
+		if order == nil {
+			return &pyvalue.Order{Keys: resultKeys}
+		}
+		return &pyvalue.Order{Keys: resultKeys, Sub: order.Sub}
+	}
+	var keys []string
+	if order != nil {
+		// the agent's own order of its extra keys (a JSON reply's)
+		keys = slices.DeleteFunc(slices.Clone(order.Keys), func(k string) bool { return slices.Contains(resultKeys, k) })
+		rest = slices.DeleteFunc(rest, func(k string) bool { return slices.Contains(keys, k) })
+	}
+	sort.Strings(rest)
+	all := make([]string, 0, len(resultKeys)+len(keys)+len(rest))
+	all = append(append(append(append(all, resultHead...), keys...), rest...), resultTail...)
+	out := &pyvalue.Order{Keys: all}
+	if order != nil {
+		out.Sub = order.Sub
+	}
+	return out
+}
+
+// outView is the output as templates see it: its map in its key order, made
+// once.
+func (v *outVal) outView() any {
+	v.viewOnce.Do(func() {
+		m := v.outMap()
+		v.view = prompt.View(m, v.out.templateOrder(m))
+	})
+	return v.view
+}
+
+// EachView calls fn for every output in run order with the value templates
+// see for it (its mapping in its own key order, see [prompt.View]) until fn
+// returns false. The value is made once per record and shared.
+func (p *Outputs) EachView(fn func(id string, view any) bool) {
+	p.each(func(r *outRec) bool { return fn(r.id, r.outView()) })
+}
