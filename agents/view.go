@@ -23,6 +23,8 @@ var (
 	resultKeys = append(append([]string(nil), resultHead...), resultTail...)
 	// unordered leaves a mapping in sorted order.
 	unordered = &pyvalue.Order{}
+	// resultOrder is the order of a result with no other keys.
+	resultOrder = &pyvalue.Order{Keys: resultKeys}
 )
 
 // templateOrder is the key order templates see m, o's mapping, in:
@@ -45,7 +47,7 @@ func (o Output) templateOrder(m map[string]any) *pyvalue.Order {
 	order := o.Order
 	if len(rest) == 0 {
 		if order == nil {
-			return &pyvalue.Order{Keys: resultKeys}
+			return resultOrder
 		}
 		return &pyvalue.Order{Keys: resultKeys, Sub: order.Sub}
 	}

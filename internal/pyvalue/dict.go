@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"sync"
 )
 
 // Dict is a string-keyed mapping in its own key order, as a Python dict keeps
@@ -17,13 +18,23 @@ import (
 // Go code that only looks values up reads [Dict.Map]; templates and printers
 // follow [Dict.Keys].
 type Dict struct {
-	keys []string
-	m    map[string]any
+	m     map[string]any
+	order []string
+	once  sync.Once
+	keys  []string // made from order on first use
 }
 
 // NewDict returns m in this order: the keys of order that m holds, each once,
-// then m's other keys sorted. m is viewed, not copied.
+// then m's other keys sorted. m is viewed, not copied, and neither m nor order
+// may change afterwards; the order is worked out on first use, so a Dict
+// only looked up in costs no more than its map.
 func NewDict(m map[string]any, order []string) *Dict {
+	return &Dict{m: m, order: order}
+}
+
+// orderKeys is the key order of m: the keys of order m holds, each once, then
+// the others sorted.
+func orderKeys(m map[string]any, order []string) []string {
 	keys := make([]string, 0, len(m))
 	var seen keySet
 	for _, k := range order {
@@ -41,7 +52,7 @@ func NewDict(m map[string]any, order []string) *Dict {
 		sort.Strings(rest)
 		keys = append(keys, rest...)
 	}
-	return &Dict{keys: keys, m: m}
+	return keys
 }
 
 // keySet tells which keys a list already holds: by scanning the list while it
@@ -80,7 +91,7 @@ func (d *Dict) Len() int {
 	if d == nil {
 		return 0
 	}
-	return len(d.keys)
+	return len(d.m)
 }
 
 // Keys returns the keys in order; callers must not change the slice.
@@ -88,6 +99,7 @@ func (d *Dict) Keys() []string {
 	if d == nil {
 		return nil
 	}
+	d.once.Do(func() { d.keys = orderKeys(d.m, d.order) })
 	return d.keys
 }
 
@@ -115,7 +127,7 @@ func (d *Dict) MarshalJSON() ([]byte, error) {
 	}
 	var b bytes.Buffer
 	b.WriteByte('{')
-	for i, k := range d.keys {
+	for i, k := range d.Keys() {
 		if i > 0 {
 			b.WriteByte(',')
 		}

@@ -247,7 +247,7 @@ func (p Printer) writeDict(b *strings.Builder, d *Dict, depth int) {
 		return
 	}
 	b.WriteByte('{')
-	for i, k := range d.keys {
+	for i, k := range d.Keys() {
 		if i > 0 {
 			b.WriteString(", ")
 		}
