@@ -23,7 +23,12 @@ import (
 // renders, so callers make it once per value.
 func View(v any, o *pyvalue.Order) any { return pyvalue.OrderedAs(v, o, viewOf) }
 
-func viewOf(d *pyvalue.Dict) any { return &dictView{d: d} }
+func viewOf(m map[string]any, order []string) any {
+	v := &dictView{}
+	v.own.Init(m, order)
+	v.d = &v.own
+	return v
+}
 
 // viewed is v as gonja must see it: an ordered mapping unwrapped by unval
 // wrapped again.
@@ -34,8 +39,12 @@ func viewed(v any) any {
 	return v
 }
 
-// dictView is a *pyvalue.Dict as gonja sees it.
-type dictView struct{ d *pyvalue.Dict }
+// dictView is a *pyvalue.Dict as gonja sees it: d, which is &own when the
+// view made its Dict (one allocation for both).
+type dictView struct {
+	d   *pyvalue.Dict
+	own pyvalue.Dict
+}
 
 var (
 	_ exec.AttributeGetter = (*dictView)(nil)

@@ -32,6 +32,10 @@ func NewDict(m map[string]any, order []string) *Dict {
 	return &Dict{m: m, order: order}
 }
 
+// Init makes the zero Dict d what [NewDict](m, order) returns, for a Dict
+// that lives inside another value (one allocation for both).
+func (d *Dict) Init(m map[string]any, order []string) { d.m, d.order = m, order }
+
 // orderKeys is the key order of m: the keys of order m holds, each once, then
 // the others sorted.
 func orderKeys(m map[string]any, order []string) []string {
@@ -174,15 +178,16 @@ func (o *Order) item(i int) *Order {
 // containers are copied only where something inside them is ordered.
 func Ordered(v any, o *Order) any { return OrderedAs(v, o, nil) }
 
-// OrderedAs is [Ordered] with each Dict made handed to wrap, whose result
-// takes its place (a template engine's view of it); a nil wrap keeps the Dict.
-func OrderedAs(v any, o *Order, wrap func(*Dict) any) any {
-	out, _ := ordered(v, o, wrap, 0)
+// OrderedAs is [Ordered] with each Dict made by mk from a map and its order
+// (a template engine's value holding the Dict, see [Dict.Init]); a nil mk
+// makes plain Dicts.
+func OrderedAs(v any, o *Order, mk func(m map[string]any, order []string) any) any {
+	out, _ := ordered(v, o, mk, 0)
 	return out
 }
 
 // ordered returns v ordered by o, and whether that made a new value.
-func ordered(v any, o *Order, wrap func(*Dict) any, depth int) (any, bool) {
+func ordered(v any, o *Order, mk func(map[string]any, []string) any, depth int) (any, bool) {
 	if o == nil || depth > maxDepth {
 		return v, false
 	}
@@ -194,7 +199,7 @@ func ordered(v any, o *Order, wrap func(*Dict) any, depth int) (any, bool) {
 			if !ok {
 				continue
 			}
-			if oe, changed := ordered(e, sub, wrap, depth+1); changed {
+			if oe, changed := ordered(e, sub, mk, depth+1); changed {
 				if !copied {
 					m, copied = make(map[string]any, len(x)), true
 					for k2, v2 := range x {
@@ -204,15 +209,14 @@ func ordered(v any, o *Order, wrap func(*Dict) any, depth int) (any, bool) {
 				m[k] = oe
 			}
 		}
-		d := NewDict(m, o.Keys)
-		if wrap != nil {
-			return wrap(d), true
+		if mk != nil {
+			return mk(m, o.Keys), true
 		}
-		return d, true
+		return NewDict(m, o.Keys), true
 	case []any:
 		var out []any
 		for i, e := range x {
-			oe, changed := ordered(e, o.item(i), wrap, depth+1)
+			oe, changed := ordered(e, o.item(i), mk, depth+1)
 			if out == nil && changed {
 				out = make([]any, len(x))
 				copy(out, x[:i])
