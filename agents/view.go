@@ -28,9 +28,11 @@ var (
 )
 
 // templateOrder is the key order templates see m, o's mapping, in:
-// [Output.Order] when set, else OrKa's order of an agent's result (response,
-// confidence, internal_reasoning, the other keys sorted, then _metrics and
-// formatted_prompt); an error record's keys are sorted.
+// [Output.Order]'s keys first (a structured reply's own order, as OrKa keeps
+// the parsed JSON object), then those of OrKa's order of an agent's result it
+// does not list (response, confidence, internal_reasoning), the other keys
+// sorted, then _metrics and formatted_prompt; a shape in [Output.Order] alone;
+// an error record's keys sorted.
 func (o Output) templateOrder(m map[string]any) *pyvalue.Order {
 	switch {
 	case o.Failed():
@@ -38,31 +40,31 @@ func (o Output) templateOrder(m map[string]any) *pyvalue.Order {
 	case o.Order != nil && o.Shape != nil:
 		return o.Order
 	}
+	var own []string
+	if o.Order != nil {
+		own = slices.DeleteFunc(slices.Clone(o.Order.Keys), func(k string) bool { return slices.Contains(resultTail, k) })
+	}
 	var rest []string
 	for k := range m {
-		if !slices.Contains(resultKeys, k) {
+		if !slices.Contains(resultKeys, k) && !slices.Contains(own, k) {
 			rest = append(rest, k)
 		}
 	}
-	order := o.Order
-	if len(rest) == 0 {
-		if order == nil {
-			return resultOrder
-		}
-		return &pyvalue.Order{Keys: resultKeys, Sub: order.Sub}
-	}
-	var keys []string
-	if order != nil {
-		// the agent's own order of its extra keys (a JSON reply's)
-		keys = slices.DeleteFunc(slices.Clone(order.Keys), func(k string) bool { return slices.Contains(resultKeys, k) })
-		rest = slices.DeleteFunc(rest, func(k string) bool { return slices.Contains(keys, k) })
+	if len(rest) == 0 && o.Order == nil {
+		return resultOrder
 	}
 	sort.Strings(rest)
-	all := make([]string, 0, len(resultKeys)+len(keys)+len(rest))
-	all = append(append(append(append(all, resultHead...), keys...), rest...), resultTail...)
-	out := &pyvalue.Order{Keys: all}
-	if order != nil {
-		out.Sub = order.Sub
+	keys := make([]string, 0, len(own)+len(resultKeys)+len(rest))
+	keys = append(keys, own...)
+	for _, k := range resultHead {
+		if !slices.Contains(own, k) {
+			keys = append(keys, k)
+		}
+	}
+	keys = append(append(keys, rest...), resultTail...)
+	out := &pyvalue.Order{Keys: keys}
+	if o.Order != nil {
+		out.Sub = o.Order.Sub
 	}
 	return out
 }

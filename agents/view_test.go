@@ -13,8 +13,8 @@ import (
 
 // Templates see an output's mapping in OrKa's key order (llm_agents.py: the
 // reply's response, confidence, internal_reasoning, then _metrics and
-// formatted_prompt), the agent's own order of its other keys where it gives
-// one, and an error record sorted.
+// formatted_prompt), the agent's own order first where it gives one (a
+// structured reply's JSON order), and an error record sorted.
 func TestTemplatesSeeOutputsInTheirOrder(t *testing.T) {
 	fields := map[string]any{"confidence": "0.9", "internal_reasoning": "why", "zeta": 1, "alpha": map[string]any{"y": 1, "x": 2}}
 	usage := spend.Usage{PromptTokens: 1, CompletionTokens: 2}
@@ -27,8 +27,8 @@ func TestTemplatesSeeOutputsInTheirOrder(t *testing.T) {
 		{"OrKa's order, other keys sorted", agents.Output{Response: "r", Fields: fields, Prompt: "p", Usage: usage},
 			"{'response': 'r', 'confidence': '0.9', 'internal_reasoning': 'why', 'alpha': {'x': 2, 'y': 1}, 'zeta': 1, " + metrics + ", 'formatted_prompt': 'p'}"},
 		{"the agent's order of its other keys", agents.Output{Response: "r", Fields: fields, Prompt: "p", Usage: usage,
-			Order: &pyvalue.Order{Keys: []string{"confidence", "zeta", "alpha"}, Sub: map[string]*pyvalue.Order{"alpha": {Keys: []string{"y", "x"}}}}},
-			"{'response': 'r', 'confidence': '0.9', 'internal_reasoning': 'why', 'zeta': 1, 'alpha': {'y': 1, 'x': 2}, " + metrics + ", 'formatted_prompt': 'p'}"},
+			Order: &pyvalue.Order{Keys: []string{"confidence", "zeta", "alpha", "response"}, Sub: map[string]*pyvalue.Order{"alpha": {Keys: []string{"y", "x"}}}}},
+			"{'confidence': '0.9', 'zeta': 1, 'alpha': {'y': 1, 'x': 2}, 'response': 'r', 'internal_reasoning': 'why', " + metrics + ", 'formatted_prompt': 'p'}"},
 		{"only OrKa's keys", agents.Output{Response: "r\nnext", Fields: map[string]any{"confidence": "0.5", "internal_reasoning": ""}},
 			`{'response': 'r\nnext', 'confidence': '0.5', 'internal_reasoning': ''}`},
 		{"a shape in its order", agents.Output{Response: "answer", Shape: map[string]any{"b": 1, "a": 2, "c": 3},
