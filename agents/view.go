@@ -85,3 +85,16 @@ func (v *outVal) outView() any {
 func (p *Outputs) EachView(fn func(id string, view any) bool) {
 	p.each(func(r *outRec) bool { return fn(r.id, r.outView()) })
 }
+
+// TemplateOrder is the key order of p's outputs gathered into one mapping of
+// agent id → output mapping (as a loop's result holds its pass's outputs):
+// the ids in run order, each output in the order templates see it in.
+func (p *Outputs) TemplateOrder() *pyvalue.Order {
+	o := &pyvalue.Order{Sub: map[string]*pyvalue.Order{}}
+	p.each(func(r *outRec) bool {
+		o.Keys = append(o.Keys, r.id)
+		o.Sub[r.id] = r.out.templateOrder(r.outMap())
+		return true
+	})
+	return o
+}
