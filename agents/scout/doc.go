@@ -20,5 +20,5 @@
 // # Imports
 //
 // It imports agents, agents/event, agents/fault, agents/llm, agents/load,
-// agents/retry, agents/spend and prompt.
+// agents/retry, agents/spend, internal/pyvalue and prompt.
 package scout
