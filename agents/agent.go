@@ -68,6 +68,11 @@ type LoopState struct {
 	// Task is the pass's task: the loop's input without OrKa's wrapper
 	// (after feedback: the previous answer, or the input with it appended).
 	Task any
+	// Order, when set, is the key order templates see the pass's wrapper
+	// (the Input.Value the loop hands its agents) in, as OrKa builds it.
+	Order *pyvalue.Order
+
+	inputView atomic.Pointer[inputView] // the wrapper as templates see it, made once
 }
 
 // Past is PastLoops as typed values (see [ReadPastLoop]).

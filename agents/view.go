@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"reflect"
 	"slices"
 	"sort"
 
@@ -97,4 +98,33 @@ func (p *Outputs) TemplateOrder() *pyvalue.Order {
 		return true
 	})
 	return o
+}
+
+// inputView is a pass's wrapper as templates see it, for the value it was
+// made from.
+type inputView struct{ src, view any }
+
+// templateInput is v as templates see it: inside a loop pass with a
+// [LoopState.Order], the pass's wrapper in that order, made once per pass
+// and shared by its agents' renders.
+func (s *LoopState) templateInput(v any) any {
+	if s == nil || s.Order == nil {
+		return v
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	if c := s.inputView.Load(); c != nil && sameMap(c.src, m) {
+		return c.view
+	}
+	view := prompt.View(m, s.Order)
+	s.inputView.Store(&inputView{src: m, view: view})
+	return view
+}
+
+// sameMap reports whether src is the map m itself.
+func sameMap(src any, m map[string]any) bool {
+	sm, ok := src.(map[string]any)
+	return ok && len(sm) == len(m) && reflect.ValueOf(sm).UnsafePointer() == reflect.ValueOf(m).UnsafePointer()
 }

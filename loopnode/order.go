@@ -46,3 +46,26 @@ func (n *Node) shapeOrder(final *agents.Outputs) *pyvalue.Order {
 		},
 	}
 }
+
+// wrapperKeys: OrKa's loop pass input (nodes/loop/internal_workflow_runner.py
+// build_loop_workflow_input), the "input" templates inside a pass see.
+var wrapperKeys = []string{"input", "previous_outputs", "loop_number", "scoring_context", "past_loops_metadata"}
+
+// wrapperOrder is the key order templates see a pass's wrapper in: OrKa's,
+// previous_outputs with the enclosing workflow's agents in run order and
+// past_loops last (its entries in entryOrder), past_loops_metadata in its
+// keys' order. The enclosing workflow's outputs inside keep sorted order.
+func (n *Node) wrapperOrder(parent *agents.Outputs) *pyvalue.Order {
+	meta := make([]string, len(n.metas))
+	for i, m := range n.metas {
+		meta[i] = m.key
+	}
+	return &pyvalue.Order{
+		Keys: wrapperKeys,
+		Sub: map[string]*pyvalue.Order{
+			"previous_outputs": {Keys: append(parent.IDs(), "past_loops"),
+				Sub: map[string]*pyvalue.Order{"past_loops": {Elem: entryOrder(n.metas)}}},
+			"past_loops_metadata": {Keys: meta},
+		},
+	}
+}
