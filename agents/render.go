@@ -26,7 +26,10 @@ func (in Input) Data() prompt.Data {
 // [prompt.Template.Outputs]), as maps built once per recorded output.
 func (in Input) templateData(t *prompt.Template) prompt.Data {
 	ids, all := t.Outputs()
-	d := prompt.Data{Input: in.Loop.templateInput(in.Value), Vars: in.Vars}
+	d := prompt.Data{Input: in.Value, Vars: in.Vars}
+	if t.ReadsInput() {
+		d.Input = in.Loop.templateInput(in.Value)
+	}
 	if all {
 		d.Previous, d.PreviousOrder = in.Previous.templateMap(nil, true), in.Previous.IDs()
 	} else {

@@ -39,6 +39,7 @@ type Node struct {
 	scorer       *scorer.Scorer
 	extractor    *cognition.Extractor
 	metas        []metaTemplate
+	orders       orders // key orders templates see the loop's values in (order.go)
 	maxPastLoops int
 	// historyBudget selects the history the prompts see (past_loops_budget).
 	historyBudget historyBudget
@@ -277,7 +278,7 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 	in.Budget = in.Budget.ChildAt(checkpointKey(in, n.id), n.budget)
 	task := unwrapInput(in.Value)
 	parent := in.Previous.Map()
-	st := &state{start: time.Now(), input: task, wrapOrder: n.wrapperOrder(in.Previous)}
+	st := &state{start: time.Now(), input: task, wrapOrder: n.passWrapperOrder(in.Previous)}
 	loops, err := n.restore(ctx, in, st)
 	if err != nil {
 		return agents.Output{}, err

@@ -1,6 +1,8 @@
 package loopnode
 
 import (
+	"sync"
+
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/internal/pyvalue"
 )
@@ -20,22 +22,42 @@ var (
 	entryTail = []string{"loop_number", "score", "timestamp"}
 )
 
+// orders are the key orders of a loop's values that depend only on its
+// configuration, made once per Node.
+type orders struct {
+	once    sync.Once
+	past    *pyvalue.Order // past_loops: each entry in entryOrder
+	wrapper *pyvalue.Order // a pass's wrapper in a workflow with no agent before the loop
+	meta    []string       // the past_loops_metadata keys in order
+}
+
+// fixedOrders returns n's orders, made on first use.
+func (n *Node) fixedOrders() *orders {
+	o := &n.orders
+	o.once.Do(func() {
+		o.meta = make([]string, len(n.metas))
+		for i, m := range n.metas {
+			o.meta[i] = m.key
+		}
+		o.past = &pyvalue.Order{Elem: entryOrder(o.meta)}
+		o.wrapper = wrapperOrder(nil, o.past, o.meta)
+	})
+	return o
+}
+
 // entryOrder is the key order of a past_loops entry: the
 // past_loops_metadata keys in their order, then loop_number, score and
 // timestamp, then the further lesson categories (sorted).
-func entryOrder(metas []metaTemplate) *pyvalue.Order {
-	keys := make([]string, 0, len(metas)+len(entryTail))
-	for _, m := range metas {
-		keys = append(keys, m.key)
-	}
-	return &pyvalue.Order{Keys: append(keys, entryTail...)}
+func entryOrder(meta []string) *pyvalue.Order {
+	keys := make([]string, 0, len(meta)+len(entryTail))
+	return &pyvalue.Order{Keys: append(append(keys, meta...), entryTail...)}
 }
 
 // shapeOrder is the key order of [orkaShape]: its result holds the outputs
 // of final, each in its own order, and its past_loops entries are in
 // entryOrder.
 func (n *Node) shapeOrder(final *agents.Outputs) *pyvalue.Order {
-	past := &pyvalue.Order{Elem: entryOrder(n.metas)}
+	past := n.fixedOrders().past
 	result := final.TemplateOrder()
 	return &pyvalue.Order{
 		Keys: shapeKeys,
@@ -51,20 +73,25 @@ func (n *Node) shapeOrder(final *agents.Outputs) *pyvalue.Order {
 // build_loop_workflow_input), the "input" templates inside a pass see.
 var wrapperKeys = []string{"input", "previous_outputs", "loop_number", "scoring_context", "past_loops_metadata"}
 
-// wrapperOrder is the key order templates see a pass's wrapper in: OrKa's,
-// previous_outputs with the enclosing workflow's agents in run order and
-// past_loops last (its entries in entryOrder), past_loops_metadata in its
-// keys' order. The enclosing workflow's outputs inside keep sorted order.
-func (n *Node) wrapperOrder(parent *agents.Outputs) *pyvalue.Order {
-	meta := make([]string, len(n.metas))
-	for i, m := range n.metas {
-		meta[i] = m.key
+// passWrapperOrder is the key order templates see a pass's wrapper in, for
+// a loop run after the outputs parent.
+func (n *Node) passWrapperOrder(parent *agents.Outputs) *pyvalue.Order {
+	o := n.fixedOrders()
+	if parent.Len() == 0 {
+		return o.wrapper
 	}
+	return wrapperOrder(parent.IDs(), o.past, o.meta)
+}
+
+// wrapperOrder is the key order of a pass's wrapper: OrKa's,
+// previous_outputs with the enclosing workflow's agents (ids, in run order)
+// and past_loops last (its entries in entryOrder), past_loops_metadata in its
+// keys' order. The enclosing workflow's outputs inside keep sorted order.
+func wrapperOrder(ids []string, past *pyvalue.Order, meta []string) *pyvalue.Order {
 	return &pyvalue.Order{
 		Keys: wrapperKeys,
 		Sub: map[string]*pyvalue.Order{
-			"previous_outputs": {Keys: append(parent.IDs(), "past_loops"),
-				Sub: map[string]*pyvalue.Order{"past_loops": {Elem: entryOrder(n.metas)}}},
+			"previous_outputs":    {Keys: append(ids, "past_loops"), Sub: map[string]*pyvalue.Order{"past_loops": past}},
 			"past_loops_metadata": {Keys: meta},
 		},
 	}

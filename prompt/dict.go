@@ -194,3 +194,15 @@ func guardTests(set *exec.TestSet) *exec.TestSet {
 	}
 	return exec.NewTestSet(m)
 }
+
+// ReadsInput reports whether t names the input variable itself, not only
+// through helpers such as get_input(): whether the mapping input holds can
+// reach the output whole (a caller may then hand it as a [View]).
+func (t *Template) ReadsInput() bool {
+	for _, n := range t.analyze().names {
+		if n.Kind == NameVar && n.Name == "input" {
+			return true
+		}
+	}
+	return false
+}
