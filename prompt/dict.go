@@ -206,3 +206,15 @@ func (t *Template) ReadsInput() bool {
 	}
 	return false
 }
+
+// previousValue is what the variable previous_outputs holds: Previous, in
+// run order when PreviousOrder lists it (as OrKa's dict of outputs prints).
+func (d *Data) previousValue() any {
+	switch {
+	case d.Previous == nil:
+		return emptyOutputs
+	case len(d.PreviousOrder) > 0:
+		return viewOf(d.Previous, d.PreviousOrder)
+	}
+	return d.Previous
+}

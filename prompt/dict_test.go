@@ -81,3 +81,29 @@ func TestDictOwnOrder(t *testing.T) {
 		}
 	}
 }
+
+// previous_outputs as a whole is in run order where Data gives one; helpers
+// handed it still recognise it.
+func TestPreviousOutputsInRunOrder(t *testing.T) {
+	d := Data{Previous: map[string]any{"b": map[string]any{"response": "x"}, "a": map[string]any{"response": "y"}}, PreviousOrder: []string{"b", "a"}}
+	for src, want := range map[string]string{
+		`{{ previous_outputs }}`:                             `{'b': {'response': 'x'}, 'a': {'response': 'y'}}`,
+		`{% for k in previous_outputs %}{{ k }}{% endfor %}`: "ba",
+	} {
+		tpl, err := Parse("t", src, Options{})
+		require.NoError(t, err, src)
+		got, err := tpl.Render(d)
+		require.NoError(t, err, src)
+		assert.Contains(t, got, want, src)
+	}
+	withArg, err := Parse("t", `{{ get_execution_artifacts(previous_outputs) | to_json_string }}`, Options{})
+	require.NoError(t, err)
+	without, err := Parse("t", `{{ get_execution_artifacts() | to_json_string }}`, Options{})
+	require.NoError(t, err)
+	a, err := withArg.Render(d)
+	require.NoError(t, err)
+	b, err := without.Render(d)
+	require.NoError(t, err)
+	assert.Equal(t, b, a, "the ordered previous_outputs is still the render's own")
+	assert.Contains(t, a, `["b", "a"]`)
+}
