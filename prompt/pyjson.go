@@ -99,10 +99,8 @@ func (j *jsonEncoder) value(v any, depth int) error {
 		return j.list(items, depth)
 	case []any:
 		return j.list(x, depth)
-	case *exec.Dict, exec.Dict, map[string]any, namespace, *pyvalue.Dict:
+	case *exec.Dict, exec.Dict, map[string]any, namespace, *pyvalue.Dict, *dictView:
 		return j.mapping(v, depth)
-	case *dictView:
-		return j.mapping(x.d, depth)
 	case json.Marshaler:
 		raw, err := x.MarshalJSON()
 		if err != nil {

@@ -193,44 +193,59 @@ func ordered(v any, o *Order, mk func(map[string]any, []string) any, depth int) 
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		m, copied := x, false
-		for k, sub := range o.Sub {
-			e, ok := x[k]
-			if !ok {
-				continue
-			}
-			if oe, changed := ordered(e, sub, mk, depth+1); changed {
-				if !copied {
-					m, copied = make(map[string]any, len(x)), true
-					for k2, v2 := range x {
-						m[k2] = v2
-					}
-				}
-				m[k] = oe
-			}
-		}
+		m := orderedValues(x, o, mk, depth)
 		if mk != nil {
 			return mk(m, o.Keys), true
 		}
 		return NewDict(m, o.Keys), true
 	case []any:
-		var out []any
-		for i, e := range x {
-			oe, changed := ordered(e, o.item(i), mk, depth+1)
-			if out == nil && changed {
-				out = make([]any, len(x))
-				copy(out, x[:i])
-			}
-			if out != nil {
-				out[i] = oe
-			}
-		}
-		if out == nil {
-			return x, false
-		}
-		return out, true
+		return orderedList(x, o, mk, depth)
 	}
 	return v, false
+}
+
+// orderedValues returns x, or a copy of it with the values under o.Sub's
+// keys ordered in turn where that made new values.
+func orderedValues(x map[string]any, o *Order, mk func(map[string]any, []string) any, depth int) map[string]any {
+	m, copied := x, false
+	for k, sub := range o.Sub {
+		e, ok := x[k]
+		if !ok {
+			continue
+		}
+		oe, changed := ordered(e, sub, mk, depth+1)
+		if !changed {
+			continue
+		}
+		if !copied {
+			m, copied = make(map[string]any, len(x)), true
+			for k2, v2 := range x {
+				m[k2] = v2
+			}
+		}
+		m[k] = oe
+	}
+	return m
+}
+
+// orderedList returns x with its elements ordered by o's Items and Elem,
+// copied only when an element changed.
+func orderedList(x []any, o *Order, mk func(map[string]any, []string) any, depth int) (any, bool) {
+	var out []any
+	for i, e := range x {
+		oe, changed := ordered(e, o.item(i), mk, depth+1)
+		if out == nil && changed {
+			out = make([]any, len(x))
+			copy(out, x[:i])
+		}
+		if out != nil {
+			out[i] = oe
+		}
+	}
+	if out == nil {
+		return x, false
+	}
+	return out, true
 }
 
 // maxJSONOrderBytes bounds the text JSONOrder reads.
@@ -266,51 +281,58 @@ func jsonOrder(dec *json.Decoder, depth int) (*Order, error) {
 	}
 	switch tok {
 	case json.Delim('{'):
-		o := &Order{}
-		var seen keySet
-		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil {
-				return nil, err
-			}
-			k, _ := kt.(string)
-			sub, err := jsonOrder(dec, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			if !seen.add(o.Keys, k) {
-				if sub != nil {
-					setSub(o, k, sub) // the later value wins, as in decoding
-				}
-				continue
-			}
-			o.Keys = append(o.Keys, k)
-			if sub != nil {
-				setSub(o, k, sub)
-			}
-		}
-		_, err := dec.Token() // '}'
-		return o, err
+		return jsonObjectOrder(dec, depth)
 	case json.Delim('['):
-		o := &Order{}
-		someOrder := false
-		for dec.More() {
-			sub, err := jsonOrder(dec, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			o.Items = append(o.Items, sub)
-			someOrder = someOrder || sub != nil
-		}
-		if _, err := dec.Token(); err != nil { // ']'
-			return nil, err
-		}
-		if !someOrder {
-			return nil, nil
-		}
-		return o, nil
+		return jsonArrayOrder(dec, depth)
 	}
 	return nil, nil
+}
+
+// jsonObjectOrder reads an object's members after its '{'.
+func jsonObjectOrder(dec *json.Decoder, depth int) (*Order, error) {
+	o := &Order{}
+	var seen keySet
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		k, _ := kt.(string)
+		sub, err := jsonOrder(dec, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		if seen.add(o.Keys, k) {
+			o.Keys = append(o.Keys, k)
+		}
+		if sub != nil {
+			setSub(o, k, sub) // a repeated key: the later value wins, as in decoding
+		}
+	}
+	_, err := dec.Token() // '}'
+	return o, err
+}
+
+// jsonArrayOrder reads an array's elements after its '['; nil when none of
+// them holds an object.
+func jsonArrayOrder(dec *json.Decoder, depth int) (*Order, error) {
+	o := &Order{}
+	someOrder := false
+	for dec.More() {
+		sub, err := jsonOrder(dec, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		o.Items = append(o.Items, sub)
+		someOrder = someOrder || sub != nil
+	}
+	if _, err := dec.Token(); err != nil { // ']'
+		return nil, err
+	}
+	if !someOrder {
+		return nil, nil
+	}
+	return o, nil
 }
 
 func setSub(o *Order, k string, sub *Order) {

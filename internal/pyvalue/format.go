@@ -21,6 +21,9 @@ type Pair struct{ Key, Value any }
 // Pairs is a mapping in its own key order (Python dicts keep insertion order).
 type Pairs []Pair
 
+// Len is the number of pairs.
+func (d Pairs) Len() int { return len(d) }
+
 // Printer formats values as Python does. Convert, when set, is asked first
 // about every value and may turn a foreign type into a plain one ([]any,
 // [Pairs], map[string]any, a scalar); ok false leaves the value as it is.
@@ -133,10 +136,8 @@ func (p Printer) write(b *strings.Builder, v any, quote bool, depth int) {
 		p.writeList(b, x, depth)
 	case Pairs:
 		p.writePairs(b, x, depth)
-	case *Dict:
-		p.writeDict(b, x, depth)
-	case map[string]any:
-		p.writeStringMap(b, x, depth)
+	case map[string]any, *Dict:
+		p.writeMapping(b, x, depth)
 	case error:
 		b.WriteString(x.Error())
 	default:
@@ -239,6 +240,15 @@ func (p Printer) writePairs(b *strings.Builder, d Pairs, depth int) {
 		p.write(b, kv.Value, true, depth+1)
 	}
 	b.WriteByte('}')
+}
+
+// writeMapping writes a map[string]any (keys sorted) or a *Dict (its order).
+func (p Printer) writeMapping(b *strings.Builder, v any, depth int) {
+	if d, ok := v.(*Dict); ok {
+		p.writeDict(b, d, depth)
+		return
+	}
+	p.writeStringMap(b, v.(map[string]any), depth)
 }
 
 func (p Printer) writeDict(b *strings.Builder, d *Dict, depth int) {

@@ -33,9 +33,7 @@ func Truthy(v any) bool {
 		return len(x) > 0
 	case map[string]any:
 		return len(x) > 0
-	case Pairs:
-		return len(x) > 0
-	case *Dict:
+	case interface{ Len() int }: // Pairs, *Dict
 		return x.Len() > 0
 	}
 	rv := reflect.ValueOf(v)
