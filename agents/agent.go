@@ -13,6 +13,7 @@ import (
 	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/agents/secrets"
 	"github.com/cogloop/cogloop/agents/spend"
+	"github.com/cogloop/cogloop/internal/pyvalue"
 	"github.com/cogloop/cogloop/memory"
 )
 
@@ -67,6 +68,11 @@ type LoopState struct {
 	// Task is the pass's task: the loop's input without OrKa's wrapper
 	// (after feedback: the previous answer, or the input with it appended).
 	Task any
+	// Order, when set, is the key order templates see the pass's wrapper
+	// (the Input.Value the loop hands its agents) in, as OrKa builds it.
+	Order *pyvalue.Order
+
+	inputView atomic.Pointer[inputView] // the wrapper as templates see it, made once
 }
 
 // Past is PastLoops as typed values (see [ReadPastLoop]).
@@ -190,6 +196,14 @@ type Output struct {
 	// all). [Output.Map] returns a copy of it; Response stays the answer the
 	// CLI, return: and Go callers read. It must hold plain values only.
 	Shape map[string]any
+	// Order, when set, is the key order templates see the output's mapping
+	// in, and the order of mappings inside it (see [pyvalue.Order]; a JSON
+	// reply's objects in the reply's order, a loop's past_loops entries in
+	// OrKa's). Without it, or for the keys it does not list, the mapping is
+	// in OrKa's order of an agent's result: response, confidence,
+	// internal_reasoning, the other keys sorted, _metrics and
+	// formatted_prompt last. With [Output.Shape] it orders the shape.
+	Order *pyvalue.Order
 	// Typed is the agent's own Go result, when it has one (a loop's
 	// *loopnode.Result): Go callers read it instead of decoding Fields;
 	// templates never see it.

@@ -17,8 +17,8 @@
 // # Imports
 //
 // It imports agents/event, agents/fault, agents/lease, agents/load,
-// agents/secrets, agents/spend, internal/plainjson, internal/pyvalue, internal/values,
-// memory, prompt and scoring.
+// agents/secrets, agents/spend, internal/plainjson, internal/pyvalue,
+// internal/values, memory, prompt and scoring.
 //
 // It must not import retry, scripted, the agent types (agents/llm, ...), flow,
 // loopnode or the orchestrator: those import it.

@@ -70,9 +70,11 @@ type outRec struct {
 // in another log (a copied snapshot, a fork's branches gathered, a sequence's
 // own record next to what its steps see), so its map is made once.
 type outVal struct {
-	out     Output
-	mapOnce sync.Once
-	m       map[string]any // out.Map(), built once for templates
+	out      Output
+	mapOnce  sync.Once
+	m        map[string]any // out.Map(), built once for templates
+	viewOnce sync.Once
+	view     any // m in its key order, as templates see it (view.go)
 }
 
 // outMap is the output as templates see it, built once: outputs never
@@ -90,6 +92,7 @@ func (v *outVal) outMap() map[string]any {
 func (p *Outputs) DropMaps() {
 	p.each(func(r *outRec) bool {
 		r.mapOnce, r.m = sync.Once{}, nil
+		r.viewOnce, r.view = sync.Once{}, nil
 		return true
 	})
 }
@@ -303,13 +306,13 @@ func (p *Outputs) Map() map[string]any {
 	return m
 }
 
-// templateMap is [Outputs.Map] for templates, with each output's map built
-// once and shared: all outputs, or those of ids present.
+// templateMap is [Outputs.Map] for templates, with each output's view
+// (view.go) built once and shared: all outputs, or those of ids present.
 func (p *Outputs) templateMap(ids []string, all bool) map[string]any {
 	if all {
 		m := make(map[string]any, p.Len())
 		p.each(func(r *outRec) bool {
-			m[r.id] = r.outMap()
+			m[r.id] = r.outView()
 			return true
 		})
 		return m
@@ -317,7 +320,7 @@ func (p *Outputs) templateMap(ids []string, all bool) map[string]any {
 	m := make(map[string]any, len(ids))
 	for _, id := range ids {
 		if r, ok := p.latest(id); ok {
-			m[id] = r.outMap()
+			m[id] = r.outView()
 		}
 	}
 	return m

@@ -27,6 +27,9 @@ func (in Input) Data() prompt.Data {
 func (in Input) templateData(t *prompt.Template) prompt.Data {
 	ids, all := t.Outputs()
 	d := prompt.Data{Input: in.Value, Vars: in.Vars}
+	if t.ReadsInput() {
+		d.Input = in.Loop.templateInput(in.Value)
+	}
 	if all {
 		d.Previous, d.PreviousOrder = in.Previous.templateMap(nil, true), in.Previous.IDs()
 	} else {
@@ -36,7 +39,7 @@ func (in Input) templateData(t *prompt.Template) prompt.Data {
 			// the history in the input and walk nothing).
 			prev := in.Previous
 			d.EachOutput = func(yield func(id string, out any) bool) {
-				prev.EachMap(func(id string, m map[string]any) bool { return yield(id, m) })
+				prev.EachView(yield)
 			}
 		}
 	}

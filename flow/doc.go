@@ -49,6 +49,6 @@
 //
 // # Imports
 //
-// It imports agents, agents/event, agents/fault, agents/load, agents/spend and
-// internal/workers.
+// It imports agents, agents/event, agents/fault, agents/load, agents/spend,
+// internal/pyvalue and internal/workers.
 package flow

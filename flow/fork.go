@@ -14,6 +14,7 @@ import (
 	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/agents/spend"
+	"github.com/cogloop/cogloop/internal/pyvalue"
 	"github.com/cogloop/cogloop/internal/workers"
 	"go.yaml.in/yaml/v3"
 )
@@ -332,6 +333,10 @@ func (f *Fork) branchData(i int) map[string]any {
 	return map[string]any{"fork": f.id, "branch": i + 1, "agents": f.idValues[i]}
 }
 
+// forkOrder is the key order templates see a fork in: OrKa's fork result
+// (nodes/fork_node.py).
+var forkOrder = &pyvalue.Order{Keys: []string{"status", "fork_group", "agents", "mode"}}
+
 // statusForked is the fork's status field, boxed once.
 var statusForked any = "forked"
 
@@ -349,6 +354,7 @@ func (f *Fork) output(res []agents.Output) agents.Output {
 		Response: slices.Clone(f.flatVals),
 		Fields:   fields,
 		Shape:    fields, // OrKa's fork result: no response
+		Order:    forkOrder,
 		Usage:    usage,
 		Children: children,
 	}

@@ -3,11 +3,13 @@ package flow
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/load"
+	"github.com/cogloop/cogloop/internal/pyvalue"
 )
 
 // Join gathers a fork's branch outputs (type join). Its fork has run every branch
@@ -149,5 +151,15 @@ func (j *Join) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 	// Templates see OrKa's join result, {status, merged, **merged} (and
 	// fork_group), without response: safe_get_response gives its fallback as
 	// OrKa's does. The digest stays the answer the CLI and return: read.
-	return agents.Output{Response: digest.String(), Fields: fields, Shape: fields}, nil
+	return agents.Output{Response: digest.String(), Fields: fields, Shape: fields, Order: joinOrder(fork.Children)}, nil
+}
+
+// joinOrder is the key order templates see a join in: OrKa's join result
+// (nodes/join_node.py: status, merged, then each branch agent's output), the
+// branch agents in run order, each output in its own order.
+func joinOrder(kids *agents.Outputs) *pyvalue.Order {
+	branches := kids.TemplateOrder()
+	o := &pyvalue.Order{Keys: append([]string{"status", "merged"}, branches.Keys...), Sub: maps.Clone(branches.Sub)}
+	o.Sub["merged"] = branches
+	return o
 }

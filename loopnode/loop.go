@@ -39,6 +39,7 @@ type Node struct {
 	scorer       *scorer.Scorer
 	extractor    *cognition.Extractor
 	metas        []metaTemplate
+	orders       orders // key orders templates see the loop's values in (order.go)
 	maxPastLoops int
 	// historyBudget selects the history the prompts see (past_loops_budget).
 	historyBudget historyBudget
@@ -215,6 +216,7 @@ func (it iteration) Map() map[string]any {
 
 // state is one run's mutable state.
 type state struct {
+	wrapOrder  *pyvalue.Order // the key order templates see a pass's wrapper in (order.go)
 	past       []map[string]any
 	iterations []iteration
 	last       *agents.Outputs
@@ -276,7 +278,7 @@ func (n *Node) Run(ctx context.Context, in agents.Input) (agents.Output, error) 
 	in.Budget = in.Budget.ChildAt(checkpointKey(in, n.id), n.budget)
 	task := unwrapInput(in.Value)
 	parent := in.Previous.Map()
-	st := &state{start: time.Now(), input: task}
+	st := &state{start: time.Now(), input: task, wrapOrder: n.passWrapperOrder(in.Previous)}
 	loops, err := n.restore(ctx, in, st)
 	if err != nil {
 		return agents.Output{}, err
@@ -524,7 +526,7 @@ func (n *Node) iterate(ctx context.Context, in agents.Input, parent map[string]a
 	}
 	out, attempts, err := n.runPass(passCtx, in, path, agents.Input{
 		Value:  wrapper,
-		Loop:   &agents.LoopState{Number: loop, PastLoops: seen, Metadata: meta, Score: st.score, Task: st.input},
+		Loop:   &agents.LoopState{Number: loop, PastLoops: seen, Metadata: meta, Score: st.score, Task: st.input, Order: st.wrapOrder},
 		Vars:   n.passVars(in, st, loop, st.input, parent),
 		Path:   path,
 		Run:    in.Run,

@@ -64,6 +64,7 @@ func (n *Node) output(in agents.Input, st *state, completed int) agents.Output {
 		Response: answer,
 		Fields:   fields,
 		Shape:    orkaShape(fields, answer),
+		Order:    n.shapeOrder(final),
 		Typed:    typed,
 		Usage:    st.usage,
 		Children: final,

@@ -57,11 +57,7 @@ func bind(ctx *exec.Context, d *Data, st *renderState, names []string) {
 		ctx.Set(k, v)
 	}
 	ctx.Set("input", d.Input)
-	if d.Previous != nil {
-		ctx.Set("previous_outputs", d.Previous)
-	} else {
-		ctx.Set("previous_outputs", emptyOutputs)
-	}
+	ctx.Set("previous_outputs", d.previousValue())
 	if d.LoopNumber > 0 {
 		ctx.Set("loop_number", d.LoopNumber)
 	}
@@ -78,10 +74,7 @@ func (d *Data) bound(name string) (any, bool) {
 	case "input":
 		return d.Input, true
 	case "previous_outputs":
-		if d.Previous != nil {
-			return d.Previous, true
-		}
-		return emptyOutputs, true
+		return d.previousValue(), true
 	case "loop_number":
 		if d.LoopNumber > 0 {
 			return d.LoopNumber, true

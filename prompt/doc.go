@@ -37,8 +37,10 @@
 // called on parenthesised expressions ((x | default({})).items()). A for
 // target named loop hides the loop variable ({% for loop in get_past_loops()
 // %}, from OrKa's documentation; Jinja2 rejects it): [Template.Warnings] says
-// so. Known differences that
-// remain: mappings iterate in key order (Go maps have none), None renders
+// so. Mappings made with [View] keep their own key
+// order (Python dicts keep insertion order): agents' outputs print, iterate,
+// list items() and encode in OrKa's order. Known differences that
+// remain: Go maps iterate in sorted key order (they have none), None renders
 // empty like an undefined name, and {% do items.append(x) %} inside a loop body
 // does not change the list outside the loop (use namespace()).
 //

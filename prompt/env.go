@@ -100,7 +100,7 @@ func buildEnv() *environment {
 		lenient:    lenient,
 		strict:     strict,
 		filters:    buildFilters(),
-		tests:      builtins.Tests,
+		tests:      guardTests(builtins.Tests),
 		methods:    buildMethods(),
 		globals:    globals,
 		globalMap:  globalMap,

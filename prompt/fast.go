@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"fmt"
+	"github.com/cogloop/cogloop/internal/pyvalue"
 
 	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/nodes"
@@ -164,6 +165,8 @@ func attrOf(v any, attr string, strict bool) (any, bool) {
 		v, found = m[attr]
 	case namespace:
 		v, found = m[attr]
+	case *pyvalue.Dict:
+		v, found = m.Get(attr)
 	case nil:
 	default:
 		return nil, false

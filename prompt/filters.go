@@ -61,6 +61,7 @@ func guardFilter(name string, f exec.FilterFunction) exec.FilterFunction {
 		if in.IsError() {
 			return in
 		}
+		in = gonjaView(in, name)
 		if err := preCheckFilter(name, e, in, params); err != nil {
 			return exec.AsValue(err)
 		}

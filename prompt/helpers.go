@@ -3,6 +3,7 @@ package prompt
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/cogloop/cogloop/internal/pyvalue"
 	"math/bits"
 	"slices"
 	"strings"
@@ -101,11 +102,14 @@ func (h *helperEntry) call(st *renderState, va *exec.VarArgs) (any, error) {
 
 // toValue wraps a Go value for gonja; gonja crashes on a nil *exec.Value.
 func toValue(v any) *exec.Value {
-	if x, ok := v.(*exec.Value); ok {
+	switch x := v.(type) {
+	case *exec.Value:
 		if x == nil {
 			return exec.AsValue(nil)
 		}
 		return x
+	case *pyvalue.Dict:
+		return exec.AsValue(&dictView{d: x})
 	}
 	return exec.AsValue(v)
 }

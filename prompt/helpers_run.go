@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/cogloop/cogloop/internal/pyvalue"
 	"github.com/nikolalohinski/gonja/v2/exec"
 )
 
@@ -26,7 +27,11 @@ func odict(kv ...any) *exec.Dict {
 }
 
 func (d *Data) isPrevious(v any) bool {
-	a, b := reflect.ValueOf(unval(v)), reflect.ValueOf(d.Previous)
+	x := unval(v)
+	if od, ok := x.(*pyvalue.Dict); ok { // previous_outputs in run order
+		x = od.Map()
+	}
+	a, b := reflect.ValueOf(x), reflect.ValueOf(d.Previous)
 	return a.Kind() == reflect.Map && b.Kind() == reflect.Map && a.UnsafePointer() == b.UnsafePointer()
 }
 

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"unicode/utf8"
 
+	"github.com/cogloop/cogloop/internal/pyvalue"
+
 	controlStructures "github.com/nikolalohinski/gonja/v2/builtins/control_structures"
 	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/nodes"
@@ -214,9 +216,9 @@ func (f *forNode) targets(it loopItem) (k, v any) {
 		// for k, v in [[k, v], ...]
 		k, _ = listAt(it.key, 0)
 		v, _ = listAt(it.key, 1)
-		return k, v
+		return viewed(k), viewed(v)
 	}
-	return it.key, it.value // value nil when the item has no value
+	return viewed(it.key), viewed(it.value) // value nil when the item has no value
 }
 
 // items lists what a for loop iterates: list elements, mapping keys (sorted;
@@ -248,6 +250,13 @@ func (f *forNode) items(obj any) []loopItem {
 		out := make([]loopItem, len(pairs))
 		for i, p := range pairs {
 			out[i] = loopItem{key: unval(p.Key), value: unval(p.Value), hasValue: true}
+		}
+		return out
+	case *pyvalue.Dict:
+		out := make([]loopItem, x.Len())
+		for i, k := range x.Keys() {
+			val, _ := x.Get(k)
+			out[i] = loopItem{key: k, value: val, hasValue: true}
 		}
 		return out
 	}

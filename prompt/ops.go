@@ -3,6 +3,7 @@ package prompt
 import (
 	"errors"
 	"fmt"
+	"github.com/cogloop/cogloop/internal/pyvalue"
 	"math"
 	"reflect"
 	"strconv"
@@ -323,6 +324,11 @@ func nameItem(obj *exec.Value, k string, missing missingItem) *exec.Value {
 	if v, ok := mapGet(obj, k); ok {
 		return toValue(v)
 	}
+	if d, ok := unval(obj).(*pyvalue.Dict); ok {
+		if m, ok := dictMethod(d, k); ok {
+			return m
+		}
+	}
 	if isMapping(obj) {
 		return missing("undefined item %q", k)
 	}
@@ -345,7 +351,7 @@ func typeName(v *exec.Value) string {
 		return "bool"
 	case exec.ValuesList, []any:
 		return "list"
-	case *exec.Dict, exec.Dict, map[string]any, namespace:
+	case *exec.Dict, exec.Dict, map[string]any, namespace, *pyvalue.Dict:
 		return "dict"
 	default:
 		switch reflect.ValueOf(x).Kind() {

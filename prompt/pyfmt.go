@@ -18,6 +18,9 @@ func gonjaPlain(v any) (any, bool) {
 		if x == nil || x.IsNil() {
 			return nil, true
 		}
+		if dv, ok := x.Interface().(*dictView); ok {
+			return dv.d, true
+		}
 		return x.Interface(), true
 	case exec.ValuesList:
 		out := make([]any, len(x))
@@ -33,6 +36,8 @@ func gonjaPlain(v any) (any, bool) {
 		return tuple{x[0], x[1]}, true
 	case namespace:
 		return map[string]any(x), true
+	case *dictView:
+		return x.d, true
 	}
 	return nil, false
 }

@@ -3,6 +3,7 @@ package prompt
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cogloop/cogloop/internal/pyvalue"
 	"math"
 	"reflect"
 	"strconv"
@@ -98,7 +99,7 @@ func (j *jsonEncoder) value(v any, depth int) error {
 		return j.list(items, depth)
 	case []any:
 		return j.list(x, depth)
-	case *exec.Dict, exec.Dict, map[string]any, namespace:
+	case *exec.Dict, exec.Dict, map[string]any, namespace, *pyvalue.Dict, *dictView:
 		return j.mapping(v, depth)
 	case json.Marshaler:
 		raw, err := x.MarshalJSON()

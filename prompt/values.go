@@ -21,6 +21,9 @@ func unval(v any) any {
 	for {
 		x, ok := v.(*exec.Value)
 		if !ok {
+			if dv, ok := v.(*dictView); ok {
+				return dv.d
+			}
 			return v
 		}
 		if x == nil || x.IsNil() {
@@ -33,7 +36,7 @@ func unval(v any) any {
 // isMapping reports whether v is a string-keyed mapping.
 func isMapping(v any) bool {
 	switch x := unval(v).(type) {
-	case map[string]any, namespace, *exec.Dict, exec.Dict:
+	case map[string]any, namespace, *exec.Dict, exec.Dict, *pyvalue.Dict:
 		return true
 	case nil:
 		return false
@@ -56,6 +59,8 @@ func mapGet(v any, key string) (any, bool) {
 		return dictGet(x, key)
 	case exec.Dict:
 		return dictGet(&x, key)
+	case *pyvalue.Dict:
+		return x.Get(key)
 	case nil:
 		return nil, false
 	default:
@@ -80,10 +85,13 @@ func dictGet(d *exec.Dict, key string) (any, bool) {
 	return nil, false
 }
 
-// mapKeys returns the keys of the mapping v, sorted (Go maps have no order).
+// mapKeys returns the keys of the mapping v: sorted for Go maps (they have no
+// order), in their own order for gonja's dicts and a *pyvalue.Dict.
 func mapKeys(v any) []string {
 	var keys []string
 	switch x := unval(v).(type) {
+	case *pyvalue.Dict:
+		return append([]string(nil), x.Keys()...)
 	case map[string]any:
 		keys = make([]string, 0, len(x))
 		for k := range x {
@@ -222,6 +230,15 @@ func goValue(v any) any {
 		return out
 	case [2]*exec.Value:
 		return []any{goValue(x[0]), goValue(x[1])}
+	case *pyvalue.Dict:
+		return goValue(x.Map())
+	case map[string]any:
+		for _, e := range x {
+			if _, ok := e.(*dictView); ok {
+				return plainMap(x)
+			}
+		}
+		return x
 	case []any:
 		for i, e := range x {
 			if g := goValue(e); !sameValue(g, e) {
@@ -242,7 +259,7 @@ func goValue(v any) any {
 // sameValue reports whether goValue left e unchanged (only wrappers change).
 func sameValue(g, e any) bool {
 	switch e.(type) {
-	case *exec.Value, exec.ValuesList, *exec.Dict, exec.Dict, namespace, [2]*exec.Value:
+	case *exec.Value, exec.ValuesList, *exec.Dict, exec.Dict, namespace, [2]*exec.Value, *dictView:
 		return false
 	case []any:
 		gl, ok := g.([]any)
@@ -250,6 +267,15 @@ func sameValue(g, e any) bool {
 		return ok && len(gl) == len(el) && (len(el) == 0 || &gl[0] == &el[0])
 	}
 	return true
+}
+
+// plainMap is m with the ordered mappings inside it made plain maps.
+func plainMap(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, e := range m {
+		out[k] = goValue(e)
+	}
+	return out
 }
 
 func dictToMap(d *exec.Dict) map[string]any {

@@ -268,6 +268,7 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Output, error)
 	}
 	if obj != nil {
 		a.shape(obj, &out)
+		out.Order = replyOrder(reply.Text, out.Response)
 	}
 	return out, nil
 }

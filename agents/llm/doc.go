@@ -158,5 +158,5 @@
 //
 // It imports agents, agents/event, agents/fault, agents/human, agents/load,
 // agents/retry, agents/scripted, agents/secrets, agents/spend,
-// internal/jsonschemax, internal/perf, memory and prompt.
+// internal/jsonschemax, internal/perf, internal/pyvalue, memory and prompt.
 package llm

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/retry"
 	"github.com/cogloop/cogloop/internal/jsonschemax"
+	"github.com/cogloop/cogloop/internal/pyvalue"
 )
 
 // defaultMaxRepairs is how many times a reply that does not match an agent's
@@ -114,6 +116,28 @@ func (s *Schema) Check(text string) (map[string]any, error) {
 	}
 	obj, _ := agents.Plain(inst).(map[string]any)
 	return obj, nil
+}
+
+// replyOrder is the key order of a structured reply's JSON object, which
+// templates see its fields in (OrKa keeps the parsed object as it came), and
+// of resp when the object itself is the response; nil when the text is not
+// read as one.
+func replyOrder(text string, resp any) *pyvalue.Order {
+	body, err := jsonBody(text)
+	if err != nil {
+		return nil
+	}
+	o, err := pyvalue.JSONOrder([]byte(body))
+	if err != nil || o == nil {
+		return nil
+	}
+	if _, whole := resp.(map[string]any); whole {
+		sub := make(map[string]*pyvalue.Order, len(o.Sub)+1)
+		maps.Copy(sub, o.Sub)
+		sub["response"] = &pyvalue.Order{Keys: o.Keys, Sub: o.Sub}
+		o.Sub = sub
+	}
+	return o
 }
 
 // jsonBody finds the JSON text of a reply.

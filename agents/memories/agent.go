@@ -9,6 +9,7 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/secrets"
+	"github.com/cogloop/cogloop/internal/pyvalue"
 	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/prompt"
 )
@@ -107,7 +108,7 @@ func (r *Reader) Run(ctx context.Context, in agents.Input) (agents.Output, error
 	}
 	if strings.TrimSpace(query) == "" {
 		out.Fields["error"] = "No query provided"
-		out.Shape = readerShape(out.Fields)
+		out.Shape, out.Order = readerShape(out.Fields), readerOrder
 		return out, nil
 	}
 	ctx, cancel := r.bound(ctx)
@@ -132,9 +133,13 @@ func (r *Reader) Run(ctx context.Context, in agents.Input) (agents.Output, error
 	out.Response = strings.Join(texts, "\n")
 	out.Fields["memories"] = list
 	out.Fields["num_results"] = len(matches)
-	out.Shape = readerShape(out.Fields)
+	out.Shape, out.Order = readerShape(out.Fields), readerOrder
 	return out, nil
 }
+
+// readerOrder is the key order templates see a memory reader in: OrKa's
+// result (nodes/memory_reader_node.py; error after query where there is one).
+var readerOrder = &pyvalue.Order{Keys: []string{"memories", "query", "error", "backend", "search_type", "num_results"}}
 
 // readerShape is what templates see of a memory reader: OrKa's result
 // {memories, query, backend, search_type, num_results} (and error), no

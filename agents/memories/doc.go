@@ -94,5 +94,5 @@
 // # Imports
 //
 // It imports agents, agents/llm, agents/load, agents/retry, agents/secrets,
-// memory and prompt.
+// internal/pyvalue, memory and prompt.
 package memories

@@ -71,9 +71,10 @@ func TestWriteThenReadInOneRun(t *testing.T) {
 
 	a := agenttest.Output(t, res.Outputs, "answer")
 	// OrKa's get_agent_response of a memory reader is str() of its result
-	// mapping (it has neither result nor response), here with sorted keys.
-	assert.True(t, strings.HasPrefix(a.Prompt, "Known: {'backend': 'memory store', 'memories': [{'content': 'The capital of France is Paris.', "), a.Prompt)
-	assert.True(t, strings.HasSuffix(a.Prompt, "'num_results': 1, 'query': 'What is the capital of France?', 'search_type': 'keyword'} | first: The capital of France is Paris. | n=1"), a.Prompt)
+	// mapping (it has neither result nor response), in its key order
+	// (memory_reader_node.py).
+	assert.True(t, strings.HasPrefix(a.Prompt, "Known: {'memories': [{'content': 'The capital of France is Paris.', "), a.Prompt)
+	assert.True(t, strings.HasSuffix(a.Prompt, "'query': 'What is the capital of France?', 'backend': 'memory store', 'search_type': 'keyword', 'num_results': 1} | first: The capital of France is Paris. | n=1"), a.Prompt)
 }
 
 // Two workflows share memories through a store given to both (DefaultMemory,
@@ -206,7 +207,7 @@ agents:
 	assert.Equal(t, "", agenttest.Output(t, res.Outputs, "recall").Response)
 	// OrKa: get_agent_response gives str() of the reader's mapping,
 	// safe_get_response its fallback (the mapping has no result or response).
-	assert.Equal(t, "[{'backend': 'memory store', 'memories': [], 'num_results': 0, 'query': 'anything at all', 'search_type': 'keyword'}] nothing remembered",
+	assert.Equal(t, "[{'memories': [], 'query': 'anything at all', 'backend': 'memory store', 'search_type': 'keyword', 'num_results': 0}] nothing remembered",
 		agenttest.Output(t, res.Outputs, "answer").Prompt)
 }
 

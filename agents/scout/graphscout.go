@@ -10,6 +10,7 @@ import (
 	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/agents/spend"
+	"github.com/cogloop/cogloop/internal/pyvalue"
 	"github.com/cogloop/cogloop/prompt"
 )
 
@@ -258,7 +259,15 @@ func (g *GraphScout) Run(ctx context.Context, in agents.Input) (agents.Output, e
 	// OrKa's previous_outputs.<graph-scout> is its result dict as returned: no
 	// response (so a loop's boolean scoring never reads the decision as a
 	// judgement) and no formatted_prompt.
-	return agents.Output{Response: m, Fields: fields, Shape: fields, Prompt: rendered, Usage: usage}, nil
+	return agents.Output{Response: m, Fields: fields, Shape: fields, Order: scoutOrder, Prompt: rendered, Usage: usage}, nil
+}
+
+// scoutOrder is the key order templates see graph-scout's output in: OrKa's
+// result dict (nodes/graph_scout_agent.py), cogloop's candidates after it.
+var scoutOrder = &pyvalue.Order{
+	Keys: []string{"decision", "target", "confidence", "reasoning", "trace", "status", "input", "result"},
+	Sub: map[string]*pyvalue.Order{"result": {Keys: []string{"decision", "target", "confidence", "reasoning",
+		"candidates_evaluated", "top_score"}}},
 }
 
 // notRun are the nodes that have not run yet in this run: the paths

@@ -12,7 +12,11 @@
 // testdata/python_values.py).
 //
 // Mappings of Go type map[string]any have no order of their own and print
-// with sorted keys; [Pairs] is a mapping in its own key order. Values of other
+// with sorted keys; [Pairs] is a mapping in its own key order, and [Dict] a
+// read-only view of a map[string]any in a given order (what an agent's output
+// is in its own key order, as OrKa's Python dicts keep insertion order).
+// [Order] describes the key order of nested values, [Ordered] applies it and
+// [JSONOrder] reads it from JSON text. Values of other
 // packages' types (a template engine's lists and dicts) are turned into these
 // by a [Printer]'s Convert function.
 //

@@ -21,6 +21,9 @@ type Pair struct{ Key, Value any }
 // Pairs is a mapping in its own key order (Python dicts keep insertion order).
 type Pairs []Pair
 
+// Len is the number of pairs.
+func (d Pairs) Len() int { return len(d) }
+
 // Printer formats values as Python does. Convert, when set, is asked first
 // about every value and may turn a foreign type into a plain one ([]any,
 // [Pairs], map[string]any, a scalar); ok false leaves the value as it is.
@@ -133,8 +136,8 @@ func (p Printer) write(b *strings.Builder, v any, quote bool, depth int) {
 		p.writeList(b, x, depth)
 	case Pairs:
 		p.writePairs(b, x, depth)
-	case map[string]any:
-		p.writeStringMap(b, x, depth)
+	case map[string]any, *Dict:
+		p.writeMapping(b, x, depth)
 	case error:
 		b.WriteString(x.Error())
 	default:
@@ -235,6 +238,32 @@ func (p Printer) writePairs(b *strings.Builder, d Pairs, depth int) {
 		p.write(b, kv.Key, true, depth+1)
 		b.WriteString(": ")
 		p.write(b, kv.Value, true, depth+1)
+	}
+	b.WriteByte('}')
+}
+
+// writeMapping writes a map[string]any (keys sorted) or a *Dict (its order).
+func (p Printer) writeMapping(b *strings.Builder, v any, depth int) {
+	if d, ok := v.(*Dict); ok {
+		p.writeDict(b, d, depth)
+		return
+	}
+	p.writeStringMap(b, v.(map[string]any), depth)
+}
+
+func (p Printer) writeDict(b *strings.Builder, d *Dict, depth int) {
+	if d == nil {
+		b.WriteString("None")
+		return
+	}
+	b.WriteByte('{')
+	for i, k := range d.Keys() {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		WriteQuoted(b, k)
+		b.WriteString(": ")
+		p.write(b, d.m[k], true, depth+1)
 	}
 	b.WriteByte('}')
 }

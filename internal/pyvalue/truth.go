@@ -33,8 +33,8 @@ func Truthy(v any) bool {
 		return len(x) > 0
 	case map[string]any:
 		return len(x) > 0
-	case Pairs:
-		return len(x) > 0
+	case interface{ Len() int }: // Pairs, *Dict
+		return x.Len() > 0
 	}
 	rv := reflect.ValueOf(v)
 	switch rv.Kind() {
