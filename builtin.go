@@ -7,15 +7,15 @@ import (
 	"net/http"
 
 	"github.com/cogloop/cogloop/agents"
-	"github.com/cogloop/cogloop/agents/act"
-	"github.com/cogloop/cogloop/agents/llm"
 	"github.com/cogloop/cogloop/agents/load"
-	"github.com/cogloop/cogloop/agents/memories"
-	"github.com/cogloop/cogloop/agents/scout"
-	"github.com/cogloop/cogloop/agents/search"
-	"github.com/cogloop/cogloop/agents/validate"
 	"github.com/cogloop/cogloop/mcp"
 	"github.com/cogloop/cogloop/orchestrator"
+	"github.com/cogloop/cogloop/types/act"
+	"github.com/cogloop/cogloop/types/llm"
+	"github.com/cogloop/cogloop/types/memories"
+	"github.com/cogloop/cogloop/types/scout"
+	"github.com/cogloop/cogloop/types/search"
+	"github.com/cogloop/cogloop/types/validate"
 )
 
 // This file wires what links the provider SDKs, the MCP SDK and Go's HTTP

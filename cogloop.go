@@ -21,11 +21,10 @@
 //
 // # Imports
 //
-// It imports agents, agents/act, agents/brain, agents/checks, agents/event,
-// agents/fault, agents/human, agents/lease, agents/legacy, agents/llm,
-// agents/load, agents/memories, agents/scout, agents/search, agents/spend,
-// agents/validate, flow, loopnode, mcp, memory, orchestrator, scoring and
-// telemetry.
+// It imports agents, agents/event, agents/fault, agents/lease, agents/load,
+// agents/spend, loopnode, mcp, memory, orchestrator, scoring, telemetry,
+// types/act, types/brain, types/checks, types/flow, types/human, types/legacy,
+// types/llm, types/memories, types/scout, types/search and types/validate.
 package cogloop
 
 import (
@@ -39,20 +38,20 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
-	"github.com/cogloop/cogloop/agents/brain"
-	"github.com/cogloop/cogloop/agents/checks"
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/fault"
-	"github.com/cogloop/cogloop/agents/human"
 	"github.com/cogloop/cogloop/agents/lease"
-	"github.com/cogloop/cogloop/agents/legacy"
 	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/agents/spend"
-	"github.com/cogloop/cogloop/flow"
 	"github.com/cogloop/cogloop/loopnode"
 	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/orchestrator"
 	"github.com/cogloop/cogloop/scoring"
+	"github.com/cogloop/cogloop/types/brain"
+	"github.com/cogloop/cogloop/types/checks"
+	"github.com/cogloop/cogloop/types/flow"
+	"github.com/cogloop/cogloop/types/human"
+	"github.com/cogloop/cogloop/types/legacy"
 )
 
 // NewRegistry returns a registry with every built-in agent type.

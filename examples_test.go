@@ -10,8 +10,8 @@ import (
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/agents/event"
-	"github.com/cogloop/cogloop/agents/human"
 	"github.com/cogloop/cogloop/agents/scripted"
+	"github.com/cogloop/cogloop/types/human"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -2,7 +2,7 @@ package cogloop
 
 import (
 	"github.com/cogloop/cogloop/agents"
-	"github.com/cogloop/cogloop/agents/legacy"
+	"github.com/cogloop/cogloop/types/legacy"
 )
 
 // NewTestRegistry is NewRegistry with the failing type's wait replaced by

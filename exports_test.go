@@ -22,7 +22,7 @@ var overExported = map[string]string{
 	// Submit's functional options (a field could not tell MaxRetry(0) from
 	// "the default"), the defaults the CLI prints in its flags, and the run
 	// states callers switch on.
-	"queue": "9 submit options and Option, 6 defaults shown by the CLI, 8 run states",
+	"app/queue": "9 submit options and Option, 6 defaults shown by the CLI, 8 run states",
 	// The model seam's shapes (Request, Reply, ToolSpec, ToolCall, Message,
 	// ResponseSchema, Tool) sit beside Model and Agent so that providers, the
 	// tool loop, structured output and MCP share one vocabulary.

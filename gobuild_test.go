@@ -16,9 +16,9 @@ import (
 	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/cognition"
 	"github.com/cogloop/cogloop/cognition/scorer"
-	"github.com/cogloop/cogloop/flow"
 	"github.com/cogloop/cogloop/loopnode"
 	"github.com/cogloop/cogloop/memory"
+	"github.com/cogloop/cogloop/types/flow"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

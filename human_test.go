@@ -15,8 +15,8 @@ import (
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/fault"
-	"github.com/cogloop/cogloop/agents/human"
 	"github.com/cogloop/cogloop/memory"
+	"github.com/cogloop/cogloop/types/human"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

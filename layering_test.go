@@ -30,27 +30,27 @@ var layering = []struct{ name, pkgs string }{
 	{"parts built on one pure part", "cognition/metrics memory/redis memory/storetest memory/file agents/lease agents/spend"},
 	{"scoring and events", "cognition/scorer scoring agents/event"},
 	{"the agent contract", "agents"},
-	{"beside the contract: retry, actions, human steps, fork/join, MCP, tracing", "agents/retry agents/act agents/human flow mcp telemetry"},
-	{"the scripted model", "agents/scripted telemetry/..."},
-	{"agent types", "agents/llm agents/agenttest agents/brain agents/checks agents/legacy agents/search"},
-	{"agent types built on the LLM agent", "agents/memories agents/scout agents/validate"},
+	{"beside the contract: retry, actions, human steps, fork/join, MCP, tracing", "agents/retry types/act types/human types/flow mcp telemetry"},
+	{"the scripted model", "agents/scripted"},
+	{"agent types", "types/llm agents/agenttest types/brain types/checks types/legacy types/search"},
+	{"agent types built on the LLM agent", "types/memories types/scout types/validate"},
 	{"composition: building workflows, the loop", "orchestrator loopnode"},
 	{"the façade", "cogloop schema"},
-	{"above the façade: records, queue", "records queue schema/schematest"},
-	{"reading records", "report"},
-	{"the web UI", "serve"},
+	{"above the façade: records, queue, the OTLP exporter", "app/records app/queue schema/schematest app/otlp"},
+	{"reading records", "app/report"},
+	{"the web UI", "app/serve"},
 	{"programs", "cmd/... examples/..."},
 }
 
 // sdkImporters: each SDK has one importing package ("x/..." as above), so
 // swapping or upgrading it touches one place. Test files may import them.
 var sdkImporters = map[string]string{
-	"github.com/tmc/langchaingo":             "agents/llm",
+	"github.com/tmc/langchaingo":             "types/llm",
 	"github.com/dlclark/regexp2":             "cognition",
 	"github.com/redis/go-redis":              "memory/redis",
 	"github.com/nikolalohinski/gonja":        "prompt",
-	"go.opentelemetry.io/otel":               "telemetry telemetry/...",
-	"github.com/hibiken/asynq":               "queue",
+	"go.opentelemetry.io/otel":               "telemetry app/otlp",
+	"github.com/hibiken/asynq":               "app/queue",
 	"github.com/modelcontextprotocol/go-sdk": "mcp",
 }
 
@@ -194,14 +194,14 @@ func TestLayering(t *testing.T) {
 // TestLayeringCatchesAnUpwardImport: the rule above fails an import that
 // points up or sideways and passes one that points down.
 func TestLayeringCatchesAnUpwardImport(t *testing.T) {
-	require.Less(t, layerOf("agents"), layerOf("agents/llm"))
+	require.Less(t, layerOf("agents"), layerOf("types/llm"))
 	require.Less(t, layerOf("prompt"), layerOf("agents"))
 	assert.Equal(t, layerOf("loopnode"), layerOf("orchestrator"), "same layer: neither may import the other")
 	assert.Equal(t, layerOf("internal/newthing"), 1, "internal/... covers new internal packages")
 	assert.Equal(t, layerOf("cognition/internal/x"), 1)
 	assert.Equal(t, layerOf("internal/perf"), 0, "an exact entry wins over x/...")
 	assert.Equal(t, layerOf("nosuch"), -1)
-	assert.Less(t, layerOf("agents/human"), layerOf("agents/llm"), "the LLM agent asks people to approve tool calls")
+	assert.Less(t, layerOf("types/human"), layerOf("types/llm"), "the LLM agent asks people to approve tool calls")
 }
 
 // importsSentence is the first paragraph a package's "# Imports" doc section

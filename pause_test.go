@@ -10,8 +10,8 @@ import (
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/fault"
-	"github.com/cogloop/cogloop/agents/human"
 	"github.com/cogloop/cogloop/memory"
+	"github.com/cogloop/cogloop/types/human"
 )
 
 const pauseWF = `orchestrator: {id: long, agents: [l]}

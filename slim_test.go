@@ -30,7 +30,7 @@ var heavyDeps = []string{
 // imports (bench/bareloop): the agent contract, the loop node, fork/join,
 // the stores and the pure parts below them.
 var slimPackages = []string{
-	"./agents", "./agents/retry", "./agents/scripted", "./loopnode", "./flow",
+	"./agents", "./agents/retry", "./agents/scripted", "./loopnode", "./types/flow",
 	"./memory", "./memory/file", "./prompt", "./cognition/...", "./scoring",
 }
 

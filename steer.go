@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/agents/fault"
-	"github.com/cogloop/cogloop/agents/human"
 	"github.com/cogloop/cogloop/memory"
+	"github.com/cogloop/cogloop/types/human"
 )
 
 // Statuses of a run that stopped without ending: both exit the CLI with

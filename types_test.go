@@ -15,9 +15,9 @@ import (
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/agents/event"
-	"github.com/cogloop/cogloop/agents/legacy"
 	"github.com/cogloop/cogloop/agents/scripted"
 	"github.com/cogloop/cogloop/memory"
+	"github.com/cogloop/cogloop/types/legacy"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden transcripts in testdata/types/")

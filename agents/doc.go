@@ -20,7 +20,7 @@
 // agents/secrets, agents/spend, internal/plainjson, internal/pyvalue,
 // internal/values, memory, prompt and scoring.
 //
-// It must not import retry, scripted, the agent types (agents/llm, ...), flow,
+// It must not import retry, scripted, the agent types (types/llm, ...), flow,
 // loopnode or the orchestrator: those import it.
 //
 // # Concurrency
@@ -39,6 +39,9 @@
 // without importing the orchestrator, which does the work behind it.
 //
 // # Adding an agent type
+//
+// An agent type is a package of its own under types/ (types/llm, types/flow,
+// ...); agents/ keeps the contract and the small parts every type uses.
 //
 // Write a [Factory] that reads its keys from the [load.Config] (every key it
 // reads is known; unread keys are load errors), builds what it needs through

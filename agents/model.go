@@ -6,7 +6,7 @@ import (
 )
 
 // Model is the one seam between cogloop and a language model: real providers
-// (through langchaingo, package agents/llm), the offline scripted.Model and test fakes all
+// (through langchaingo, package types/llm), the offline scripted.Model and test fakes all
 // sit behind it, so everything above (templates, retries, events, usage) runs the
 // same way for each.
 type Model interface {
@@ -43,7 +43,7 @@ type Request struct {
 	// [Request.Transcript] with it before comparing. Models ignore it.
 	Scrub func(text string) string
 	// MaxReplyBytes bounds the reply: a model stops reading past it and fails
-	// the call (agents/llm: the decompressed response body, or a streamed
+	// the call (types/llm: the decompressed response body, or a streamed
 	// reply's text). 0 leaves it to the model's default.
 	MaxReplyBytes int64
 	// Messages continue the conversation after the System and Prompt messages:

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop/agents"
-	"github.com/cogloop/cogloop/agents/llm"
 	"github.com/cogloop/cogloop/agents/secrets"
+	"github.com/cogloop/cogloop/types/llm"
 )
 
 // ---------------------------------------------------------------------------

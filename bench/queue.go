@@ -14,9 +14,9 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents/scripted"
+	"github.com/cogloop/cogloop/app/queue"
 	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/memory/redis"
-	"github.com/cogloop/cogloop/queue"
 )
 
 // The queue scenario runs `cogloop worker` processes (package queue, on
@@ -26,7 +26,7 @@ import (
 
 // queueWF is the queue tests' workflow: a 3-pass loop of two agents and a
 // final agent.
-const queueWF = "../queue/testdata/refine.yaml"
+const queueWF = "../app/queue/testdata/refine.yaml"
 
 // Each model call waits 20 ms: a run is 7 calls, 120 ms of model time.
 const queueScript = `writer: {cycle: [{text: draft, delay: 20ms}]}

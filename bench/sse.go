@@ -17,8 +17,8 @@ import (
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/scripted"
-	"github.com/cogloop/cogloop/records"
-	"github.com/cogloop/cogloop/serve"
+	"github.com/cogloop/cogloop/app/records"
+	"github.com/cogloop/cogloop/app/serve"
 )
 
 // The sse scenario runs one loop through cogloop serve (package serve) with

@@ -20,11 +20,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/app/records"
 	"github.com/cogloop/cogloop/internal/clibin"
 	"github.com/cogloop/cogloop/memory"
 	"github.com/cogloop/cogloop/memory/redis"
 	"github.com/cogloop/cogloop/memory/redis/redistest"
-	"github.com/cogloop/cogloop/records"
 )
 
 // humanWorkflow is a persisted loop whose passes a person scores; the

@@ -18,10 +18,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/app/records"
 	"github.com/cogloop/cogloop/internal/clibin"
 	"github.com/cogloop/cogloop/memory/redis"
 	"github.com/cogloop/cogloop/memory/redis/redistest"
-	"github.com/cogloop/cogloop/records"
 )
 
 // killBudget binds: ten calls fit, a redo of pass 3 may not.

@@ -170,7 +170,7 @@ func differentialPatterns(t testing.TB) []string {
 		`key:\s*(.+?)(?:\n|$)`, `(?:missing|needs?)[ :]+(.+?)(?:\n|$)`, `shows\s+(.+?)(?:\n|$)`,
 		`SCORE:\s*([0-9.]+)`, `score[: ]*([0-9]+)`, `(?:rating|score)\s*([0-9.,/]+)`, `x[\s0-9]*([0-9]+)`, `a([.]+)`,
 	)
-	for _, dir := range []string{"../examples", "../configs", "../testdata/orka", "../agents/validate/testdata/orka"} {
+	for _, dir := range []string{"../examples", "../configs", "../testdata/orka", "../types/validate/testdata/orka"} {
 		exprs = append(exprs, yamlPatterns(t, dir)...)
 	}
 	return exprs

@@ -15,10 +15,10 @@ import (
 	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/fault"
-	"github.com/cogloop/cogloop/agents/llm"
-	"github.com/cogloop/cogloop/flow"
 	"github.com/cogloop/cogloop/internal/nettest"
 	"github.com/cogloop/cogloop/loopnode"
+	"github.com/cogloop/cogloop/types/flow"
+	"github.com/cogloop/cogloop/types/llm"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

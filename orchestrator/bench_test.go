@@ -6,9 +6,9 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/event"
-	"github.com/cogloop/cogloop/agents/llm"
 	"github.com/cogloop/cogloop/agents/spend"
 	"github.com/cogloop/cogloop/orchestrator"
+	"github.com/cogloop/cogloop/types/llm"
 )
 
 // benchPrompt is a realistic 20-line prompt: variables, a loop over earlier

@@ -100,8 +100,8 @@ type scope struct {
 // orchestrator's max_reply_bytes applies to those that set none.
 type replyLimited interface{ InheritMaxReplyBytes(n int64) }
 
-// maxReplyBytes is the largest max_reply_bytes (agents/llm's limit; the
-// orchestrator does not import agents/llm).
+// maxReplyBytes is the largest max_reply_bytes (types/llm's limit; the
+// orchestrator does not import types/llm).
 const maxReplyBytes = 1 << 30
 
 type def struct {

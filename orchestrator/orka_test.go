@@ -11,8 +11,8 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
-	"github.com/cogloop/cogloop/agents/llm"
-	"github.com/cogloop/cogloop/flow"
+	"github.com/cogloop/cogloop/types/flow"
+	"github.com/cogloop/cogloop/types/llm"
 )
 
 func orkaRegistry() *agents.Registry {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
-	"github.com/cogloop/cogloop/agents/llm"
+	"github.com/cogloop/cogloop/types/llm"
 )
 
 // The orchestrator's max_reply_bytes bounds the replies of the agents that set

@@ -13,10 +13,10 @@ import (
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/agenttest"
 	"github.com/cogloop/cogloop/agents/event"
-	"github.com/cogloop/cogloop/agents/llm"
 	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/agents/retry"
 	"github.com/cogloop/cogloop/agents/scripted"
+	"github.com/cogloop/cogloop/types/llm"
 )
 
 // sleeps records the retry waits asked for, without waiting.

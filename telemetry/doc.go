@@ -1,5 +1,5 @@
 // Package telemetry turns a cogloop run's event stream into OpenTelemetry
-// spans, through the OpenTelemetry API only; with telemetry/otlp (the OTLP
+// spans, through the OpenTelemetry API only; with app/otlp (the OTLP
 // exporter) it is the only code that imports OpenTelemetry.
 //
 // # Spans
@@ -24,7 +24,7 @@
 //
 // # Exporter
 //
-// The OTLP exporter lives in package telemetry/otlp, which only the CLI (and
+// The OTLP exporter lives in package app/otlp, which only the CLI (and
 // programs that want it) import: this package needs the OpenTelemetry API
 // alone, so embedding cogloop does not link the SDK, protobuf or gRPC types.
 //

@@ -11,8 +11,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents/human"
 	"github.com/cogloop/cogloop/memory"
+	"github.com/cogloop/cogloop/types/human"
 )
 
 const humanWF = `orchestrator: {id: asks, agents: [ok]}

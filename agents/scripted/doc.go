@@ -12,7 +12,7 @@
 // internal/yamlbound.
 //
 // It must not import the orchestrator, the loop node or the provider agents
-// (agents/llm).
+// (types/llm).
 //
 // # Concurrency
 //

@@ -16,8 +16,8 @@ import (
 	"github.com/cogloop/cogloop/agents"
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/scripted"
+	"github.com/cogloop/cogloop/app/records"
 	"github.com/cogloop/cogloop/memory"
-	"github.com/cogloop/cogloop/records"
 )
 
 type evalFlags struct {

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/cogloop/cogloop/agents/event"
-	"github.com/cogloop/cogloop/records"
-	"github.com/cogloop/cogloop/report"
+	"github.com/cogloop/cogloop/app/records"
+	"github.com/cogloop/cogloop/app/report"
 )
 
 // runPagesDir is where --report F.html puts each run's page: F_runs/.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents/event"
-	"github.com/cogloop/cogloop/records"
+	"github.com/cogloop/cogloop/app/records"
 )
 
 // cmdFork starts a new run from pass K of a checkpointed run: run's flags,

@@ -19,10 +19,10 @@ import (
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/fault"
-	"github.com/cogloop/cogloop/agents/human"
+	"github.com/cogloop/cogloop/app/queue"
+	"github.com/cogloop/cogloop/app/records"
 	"github.com/cogloop/cogloop/memory"
-	"github.com/cogloop/cogloop/queue"
-	"github.com/cogloop/cogloop/records"
+	"github.com/cogloop/cogloop/types/human"
 )
 
 // exitWaiting is the exit code of a run that waits for an answer or paused.

@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/cogloop/cogloop/queue"
+	"github.com/cogloop/cogloop/app/queue"
 )
 
 // The submit ledger: each `cogloop submit` appends the runs it queued to a

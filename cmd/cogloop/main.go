@@ -18,11 +18,11 @@
 //
 // # Imports
 //
-// It imports agents, agents/event, agents/fault, agents/human, agents/lease,
-// agents/llm, agents/load, agents/retry, agents/scripted, agents/secrets,
-// agents/spend, cogloop, cognition, cognition/metrics, examples,
-// internal/perf, internal/plainjson, mcp, memory, memory/file, memory/redis,
-// queue, records, report, schema, scoring, serve and telemetry/otlp.
+// It imports agents, agents/event, agents/fault, agents/lease, agents/load,
+// agents/retry, agents/scripted, agents/secrets, agents/spend, app/otlp,
+// app/queue, app/records, app/report, app/serve, cogloop, cognition,
+// cognition/metrics, examples, internal/perf, internal/plainjson, mcp, memory,
+// memory/file, memory/redis, schema, scoring, types/human and types/llm.
 package main
 
 import (

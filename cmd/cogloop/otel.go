@@ -9,14 +9,14 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/telemetry/otlp"
+	"github.com/cogloop/cogloop/app/otlp"
 )
 
 // flushTimeout bounds the wait for the last spans to be exported at exit.
 const flushTimeout = 10 * time.Second
 
 // tracing is the run's OpenTelemetry export, nil when the environment does not
-// turn it on (see package telemetry/otlp).
+// turn it on (see package app/otlp).
 type tracing struct{ t *otlp.Tracing }
 
 // startTracing sets up the export; its failures are warnings on stderr.

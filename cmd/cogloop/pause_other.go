@@ -6,8 +6,8 @@ import (
 	"context"
 	"io"
 
+	"github.com/cogloop/cogloop/app/queue"
 	"github.com/cogloop/cogloop/memory"
-	"github.com/cogloop/cogloop/queue"
 )
 
 // pauseOnSignal does nothing where there is no SIGTSTP: `cogloop pause`

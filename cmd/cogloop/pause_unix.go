@@ -11,8 +11,8 @@ import (
 	"syscall"
 
 	"github.com/cogloop/cogloop"
+	"github.com/cogloop/cogloop/app/queue"
 	"github.com/cogloop/cogloop/memory"
-	"github.com/cogloop/cogloop/queue"
 )
 
 // onSignal calls fn on each sig until the returned func is called.

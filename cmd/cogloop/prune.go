@@ -8,8 +8,8 @@ import (
 
 	"github.com/dustin/go-humanize"
 
+	"github.com/cogloop/cogloop/app/records"
 	"github.com/cogloop/cogloop/memory"
-	"github.com/cogloop/cogloop/records"
 )
 
 // storeBound bounds what show and runs --prune wait for the store.

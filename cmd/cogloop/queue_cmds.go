@@ -15,10 +15,10 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents/llm"
 	"github.com/cogloop/cogloop/agents/load"
 	"github.com/cogloop/cogloop/agents/scripted"
-	"github.com/cogloop/cogloop/queue"
+	"github.com/cogloop/cogloop/app/queue"
+	"github.com/cogloop/cogloop/types/llm"
 )
 
 // redisFlag is --redis, else $REDIS_URL.

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop/agents/scripted"
+	"github.com/cogloop/cogloop/app/queue"
 	"github.com/cogloop/cogloop/memory/redis/redistest"
-	"github.com/cogloop/cogloop/queue"
 )
 
 func TestQueueCommandsUsage(t *testing.T) {

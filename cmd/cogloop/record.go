@@ -15,8 +15,8 @@ import (
 
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/fault"
-	"github.com/cogloop/cogloop/records"
-	"github.com/cogloop/cogloop/report"
+	"github.com/cogloop/cogloop/app/records"
+	"github.com/cogloop/cogloop/app/report"
 )
 
 // Environment of run records.

@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop/agents/event"
+	"github.com/cogloop/cogloop/app/records"
 	"github.com/cogloop/cogloop/internal/clibin"
-	"github.com/cogloop/cogloop/records"
 )
 
 const (

@@ -15,7 +15,7 @@ import (
 	"github.com/cogloop/cogloop/agents/fault"
 	"github.com/cogloop/cogloop/agents/retry"
 	"github.com/cogloop/cogloop/agents/spend"
-	"github.com/cogloop/cogloop/records"
+	"github.com/cogloop/cogloop/app/records"
 )
 
 // recordedCall is one model call (attempt) as a run record keeps it.

@@ -54,7 +54,7 @@ func headless(t *testing.T, browser, url string, flags ...string) []byte {
 func TestReportInChromium(t *testing.T) {
 	browser := chromium(t)
 	page := filepath.Join(t.TempDir(), "report.html")
-	code, _, errs := runCLI(t, "run", qualityWF, "Explain recursion to a child", "--script", "../../report/testdata/hostile.yaml",
+	code, _, errs := runCLI(t, "run", qualityWF, "Explain recursion to a child", "--script", "../../app/report/testdata/hostile.yaml",
 		"--no-record", "--report", page)
 	require.Equal(t, exitOK, code, errs)
 	url := "file://" + page

@@ -10,8 +10,8 @@ import (
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/scripted"
+	"github.com/cogloop/cogloop/app/records"
 	"github.com/cogloop/cogloop/memory"
-	"github.com/cogloop/cogloop/records"
 )
 
 // The parts of cogloop run (runParsed): where the model replies come from,

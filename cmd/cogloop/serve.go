@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/cogloop/cogloop"
-	"github.com/cogloop/cogloop/agents/human"
+	"github.com/cogloop/cogloop/app/queue"
+	"github.com/cogloop/cogloop/app/serve"
 	"github.com/cogloop/cogloop/memory"
-	"github.com/cogloop/cogloop/queue"
-	"github.com/cogloop/cogloop/serve"
+	"github.com/cogloop/cogloop/types/human"
 )
 
 // envToken is the token of cogloop serve when --token is not given.

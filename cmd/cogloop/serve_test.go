@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cogloop/cogloop/app/records"
 	"github.com/cogloop/cogloop/memory/redis/redistest"
-	"github.com/cogloop/cogloop/records"
 )
 
 // reviewWF asks a person before it publishes; reviewLoopWF is a slow loop

@@ -12,7 +12,7 @@ import (
 	"github.com/cogloop/cogloop"
 	"github.com/cogloop/cogloop/agents/event"
 	"github.com/cogloop/cogloop/agents/fault"
-	"github.com/cogloop/cogloop/records"
+	"github.com/cogloop/cogloop/app/records"
 )
 
 // loopLimits counts the tool calls of the run, for the summary of a run

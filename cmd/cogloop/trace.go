@@ -3,7 +3,7 @@ package main
 import (
 	"io"
 
-	"github.com/cogloop/cogloop/records"
+	"github.com/cogloop/cogloop/app/records"
 )
 
 // newTrace opens the --trace file at path ("-": stderr): every event as one

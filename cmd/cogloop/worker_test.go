@@ -20,13 +20,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cogloop/cogloop/agents/agenttest"
+	"github.com/cogloop/cogloop/app/queue"
 	"github.com/cogloop/cogloop/internal/clibin"
 	"github.com/cogloop/cogloop/memory/redis/redistest"
-	"github.com/cogloop/cogloop/queue"
 )
 
 // queueWF is a 3-pass loop whose prompts name the run's input and pass.
-const queueWF = "../../queue/testdata/refine.yaml"
+const queueWF = "../../app/queue/testdata/refine.yaml"
 
 // fakeOpenAI speaks OpenAI's chat completions, answers after latency and
 // counts calls by prompt.

@@ -11,10 +11,10 @@ const EnvVar = "COGLOOP_PERF_OFF"
 
 // The shortcuts' names, as COGLOOP_PERF_OFF takes them.
 const (
-	ChunkScan     = "chunkscan"     // agents/llm: streamed OpenAI chunks read by a one-pass scanner, not encoding/json
+	ChunkScan     = "chunkscan"     // types/llm: streamed OpenAI chunks read by a one-pass scanner, not encoding/json
 	FastExpr      = "fastexpr"      // prompt: variable paths and helper calls evaluated on the Go data, not by gonja
 	FastRender    = "fastrender"    // prompt: templates rendered by their plan, not gonja's renderer
-	LazyDeadline  = "lazydeadline"  // agents/llm: a call's deadline context made only when needed
+	LazyDeadline  = "lazydeadline"  // types/llm: a call's deadline context made only when needed
 	LexAll        = "lexall"        // prompt: gonja's lexer run with shared raw-block regexps instead of tokens.LexAll
 	Pool          = "pool"          // internal/workers: fork branches on kept, pre-grown goroutines
 	PlainJSON     = "plainjson"     // internal/plainjson: one-pass JSON decoder instead of encoding/json
