@@ -21,8 +21,9 @@ type injected struct {
 // api_key_env, the variables a command tool's env: passes on, MCP servers'
 // env:, PATH and header ${VAR}s) through lookup instead of the process
 // environment, when the model is built and at each call. A variable lookup
-// reports unset is unset. A command tool's inherit_env still passes the
-// process environment on (lookup cannot list its variables).
+// reports unset is unset. A command tool's inherit_env is refused at load
+// with WithEnv (it would pass the process environment on, and lookup cannot
+// list its variables): such a tool names its variables under env:.
 func WithEnv(lookup func(name string) (string, bool)) LoadOption {
 	return func(o *loadOptions) {
 		o.inject.lookup = lookup

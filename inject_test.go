@@ -129,3 +129,20 @@ agents:
 	assert.Contains(t, res.Text(), "COGLOOP_INJECT_VAR=from-lookup")
 	assert.NotContains(t, res.Text(), "from-process")
 }
+
+// inherit_env would hand the process environment to the command behind
+// WithEnv's back: with an injected environment it is refused at its key.
+func TestWithEnvRefusesInheritEnv(t *testing.T) {
+	src := []byte(`orchestrator: {id: cmd, agents: [show]}
+agents:
+  - {id: show, type: command, command: [env], inherit_env: true}
+`)
+	_, err := cogloop.Parse(src, "cmd.yaml", cogloop.WithEnv(func(string) (string, bool) { return "", false }))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "cmd.yaml:3:")
+	assert.Contains(t, err.Error(), "inherit_env")
+	assert.Contains(t, err.Error(), "under env:")
+
+	_, err = cogloop.Parse(src, "cmd.yaml") // without WithEnv it means what it says
+	require.NoError(t, err)
+}

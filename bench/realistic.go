@@ -154,8 +154,10 @@ func scenarioRealistic(rep *report, cfg config) error {
 		ratio := rep.add(&row{group: g, name: "wall / ideal, " + how, unit: "×", digits: 3, target: target, ok: ok})
 		ideal := rep.add(&row{group: g, name: "  ideal: the slowest run's 15 latencies, " + how, unit: "s", digits: 2})
 		cpu := rep.add(&row{group: g, name: fmt.Sprintf("  CPU of this process per model call (%d CPUs), %s", procs, how), unit: "µs", digits: 0})
+		srvCPU := rep.add(&row{group: g, name: "  CPU of the loopback model server (the child) per model call, " + how, unit: "µs", digits: 0})
 		for range reps {
 			repID++
+			s0, sok := procCPU(srv.cmd.Process.Pid)
 			c, id, err := realisticRuns(wf, n, repID, lo, hi, stream, cfg.profile)
 			if err != nil {
 				return fmt.Errorf("%d realistic runs, %s: %w", n, how, err)
@@ -163,13 +165,18 @@ func scenarioRealistic(rep *report, cfg config) error {
 			ratio.samples = append(ratio.samples, float64(c.wall)/float64(id))
 			ideal.samples = append(ideal.samples, id.Seconds())
 			cpu.samples = append(cpu.samples, us(c.cpu)/float64(n*realCalls))
+			if s1, ok := procCPU(srv.cmd.Process.Pid); ok && sok {
+				srvCPU.samples = append(srvCPU.samples, us(s1-s0)/float64(n*realCalls))
+			} else {
+				srvCPU.skipped = "/proc/PID/stat cannot be read here"
+			}
 		}
 	}
 	rep.note("**%d realistic concurrent runs** (issue 31.5): %d goroutines start together, each running the 3-agent, 5-pass loop "+
 		"(lesson extraction on) against the loopback OpenAI-compatible server (a child process), every call answered after its own "+
 		"latency, spread evenly over %s–%s by a hash of the run and call number. The ideal is the slowest run's sum of its 15 "+
 		"latencies (no run can finish earlier); wall / ideal above 1 is what the framework, langchaingo's client, net/http and "+
-		"the server's share of the %d CPUs added. The streaming row calls the model with stream: true (cogloop.WithDeltas(), as "+
+		"the server's share of the %d CPUs added (the server's own CPU per call is its row: on a machine of few cores it competes with the runs, which a remote model does not). The streaming row calls the model with stream: true (cogloop.WithDeltas(), as "+
 		"`-v` does; the server sends one chunk per word) and counts the agent.delta events. -quick runs 100 runs at 5–50 ms.",
 		n, n, lo, hi, procs)
 	return nil

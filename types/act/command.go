@@ -87,6 +87,9 @@ func (o Options) commandFactory(b *agents.Builder, c *load.Config) (agents.Agent
 		}
 	}
 	a.InheritEnv = c.Bool("inherit_env", false)
+	if a.InheritEnv && o.LookupEnv != nil {
+		c.Errorf("inherit_env", "inherit_env passes on the whole process environment, but this workflow was loaded with its own environment (cogloop.WithEnv), which cannot be listed: name the variables the command needs under env: instead")
+	}
 	a.Timeout = c.Duration("timeout", DefaultCommandTimeout)
 	if a.Timeout <= 0 {
 		a.Timeout = DefaultCommandTimeout
