@@ -27,7 +27,9 @@ func (in Input) Data() prompt.Data {
 func (in Input) templateData(t *prompt.Template) prompt.Data {
 	ids, all := t.Outputs()
 	d := prompt.Data{Input: in.Value, Vars: in.Vars}
-	if t.ReadsInput() {
+	if t.ReadsInput() || t.SearchesHistory() {
+		// Inside a loop the history helpers hand back the wrapper's
+		// past_loops: in the wrapper's order, as the input itself prints.
 		d.Input = in.Loop.templateInput(in.Value)
 	}
 	if all {

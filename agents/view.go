@@ -104,10 +104,10 @@ func (p *Outputs) TemplateOrder() *pyvalue.Order {
 // made from.
 type inputView struct{ src, view any }
 
-// templateInput is v as templates that name input see it: inside a loop pass
-// with a [LoopState.Order], the pass's wrapper in that order, made once per
-// pass and shared by its agents' renders. Helpers (get_input(),
-// get_past_loops()) read the plain wrapper: what they hand back prints sorted.
+// templateInput is v as templates that name input or call a history helper
+// see it: inside a loop pass with a [LoopState.Order], the pass's wrapper in
+// that order, made once per pass and shared by its agents' renders (so what
+// get_past_loops() hands back prints in OrKa's order too).
 func (s *LoopState) templateInput(v any) any {
 	if s == nil || s.Order == nil {
 		return v

@@ -54,3 +54,37 @@ agents:
 		"{'zeta': 0.9, 'alpha': 1, 'loop_number': 1, 'score': 0.9, 'timestamp': T}\n"+
 		"{'response': 'draft', 'confidence': '0.5', 'internal_reasoning': ''}", got, "typed values in past_loops: a deliberate difference (README)")
 }
+
+// Inside a pass, what the history helpers hand back prints in OrKa's order
+// too, also in a template that never names input (whose wrapper view is then
+// built for the helpers alone), and through filters.
+func TestHistoryHelpersSeeOrKaOrderInsideAPass(t *testing.T) {
+	src := `
+orchestrator: {id: w, agents: [l, after]}
+agents:
+  - id: l
+    type: loop
+    max_loops: 2
+    score_threshold: 0.99
+    past_loops_metadata: {zeta: "{{ score }}", alpha: "a"}
+    internal_workflow:
+      orchestrator: {id: i, agents: [judge]}
+      agents:
+        - id: judge
+          type: scripted
+          prompt: "{{ get_past_loops()[0] if has_past_loops() else '' }}|{{ get_past_loops() | string | truncate(40) }}"
+          responses: ["SCORE: 0.5", "SCORE: 0.6"]
+  - id: after
+    type: scripted
+    prompt: "{{ previous_outputs.l.result.judge.formatted_prompt }}"
+    responses: [done]
+`
+	wf, err := cogloop.Parse([]byte(src), "wf.yaml")
+	require.NoError(t, err)
+	res, err := wf.Run(context.Background(), "task")
+	require.NoError(t, err)
+	out, ok := res.Outputs.Get("after")
+	require.True(t, ok)
+	got := regexp.MustCompile(`'timestamp': '[^']*'`).ReplaceAllString(out.Prompt, "'timestamp': T")
+	assert.Equal(t, "{'zeta': 0.5, 'alpha': 'a', 'loop_number': 1, 'score': 0.5, 'timestamp': T}|[{'zeta': 0.5, 'alpha': 'a', 'loop_nu...", got)
+}
