@@ -10,9 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// bindData has more variables than the templates below read, so that bind
-// takes its selective path, and variables that collide with the fixed ones and
-// with helpers.
+// bindData has more variables than the templates below read, and variables
+// that collide with the fixed ones and with helpers.
 func bindData(loop int) Data {
 	return Data{
 		Input:    map[string]any{"input": "task", "a": map[string]any{"b": 1}},
@@ -40,37 +39,6 @@ var bindTemplates = []string{
 	"{% if has_past_loops() %}{{ get_past_loops() }}{% endif %}{{ get_agent_response('w') }}",
 }
 
-// TestSelectiveBindMatchesFullBind renders templates with every variable bound
-// and with only the names they read: the output (or the error) must be the same.
-func TestSelectiveBindMatchesFullBind(t *testing.T) {
-	for _, loop := range []int{0, 3} {
-		d := bindData(loop)
-		for _, strict := range []bool{false, true} {
-			for _, src := range bindTemplates {
-				tp := parseBind(t, src, strict, false)
-				require.NotNil(t, tp.names, src)
-				require.LessOrEqual(t, len(tp.names), len(d.Vars)+4, "the selective path is taken: %s", src)
-				assertSameBinding(t, src, d, strict)
-			}
-		}
-	}
-}
-
-func parseBind(t testing.TB, src string, strict, full bool) *Template {
-	t.Helper()
-	defer setSwitches(full, &noSelectiveBind)()
-	tp, err := Parse("bind", src, Options{Strict: strict})
-	require.NoError(t, err, src)
-	return tp
-}
-
-func assertSameBinding(t testing.TB, src string, d Data, strict bool) {
-	t.Helper()
-	sel, full := parseBind(t, src, strict, false), parseBind(t, src, strict, true)
-	require.Nil(t, full.names)
-	assertSameResults(t, full, sel, d, fmt.Sprintf("strict=%v %s", strict, src))
-}
-
 // assertSameResults: got renders and evaluates d to what want gives, errors
 // included.
 func assertSameResults(t testing.TB, want, got *Template, d Data, msg string) {
@@ -93,8 +61,8 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// FuzzFastPaths renders arbitrary templates as parsed (fast paths, selective
-// binding) and with both turned off: the output (or the error) must be the same.
+// FuzzFastPaths renders arbitrary templates as parsed (fast paths, the plan)
+// and with both turned off: the output (or the error) must be the same.
 func FuzzFastPaths(f *testing.F) {
 	for _, src := range bindTemplates {
 		f.Add(src)
@@ -116,7 +84,7 @@ func FuzzFastPaths(f *testing.F) {
 			if err != nil {
 				return
 			}
-			restore := setSwitches(true, &noFast, &noPlan, &noSelectiveBind)
+			restore := setSwitches(true, &noFast, &noPlan)
 			slow, err := Parse("fuzz", src, Options{Strict: strict})
 			restore()
 			require.NoError(t, err)

@@ -39,20 +39,8 @@ type Data struct {
 var emptyOutputs = map[string]any{}
 
 // bind puts d's variables into the render context: Vars first, then the fixed
-// variables, which win. names, when not nil, are all the names the template
-// can read (see Template.names); only those are bound when they are fewer than
-// the variables, which spares the context map most of its inserts (a
-// past_loops_metadata template such as "{{ score }}" reads one of ten).
-func bind(ctx *exec.Context, d *Data, st *renderState, names []string) {
-	if names != nil && len(names) <= len(d.Vars)+4 {
-		for _, name := range names {
-			if v, ok := d.bound(name); ok {
-				ctx.Set(name, v)
-			}
-		}
-		ctx.Set(stateKey, st)
-		return
-	}
+// variables, which win.
+func bind(ctx *exec.Context, d *Data, st *renderState) {
 	for k, v := range d.Vars {
 		ctx.Set(k, v)
 	}

@@ -76,7 +76,7 @@ func (p *planRun) state() *renderState { return &p.st }
 func (p *planRun) context() *exec.Context {
 	if p.root == nil {
 		p.root = p.t.env.Context.Inherit()
-		bind(p.root, &p.st.d, &p.st, p.t.names)
+		bind(p.root, &p.st.d, &p.st)
 	}
 	if len(p.vars) == 0 {
 		return p.root

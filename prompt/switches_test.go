@@ -27,13 +27,13 @@ func setSwitches(off bool, sw ...*bool) (restore func()) {
 }
 
 // TestSwitchesOffGiveTheSameResults: each shortcut switched off on its own
-// (as COGLOOP_PERF_OFF=lexall, fastexpr, fastrender or selectivebind does)
+// (as COGLOOP_PERF_OFF=lexall, fastexpr or fastrender does)
 // parses every template of the repository to the same error and renders and
 // evaluates it to the same text, value and error.
 func TestSwitchesOffGiveTheSameResults(t *testing.T) {
 	tpls := repoTemplates(t)
 	require.Greater(t, len(tpls), 200)
-	for name, sw := range map[string]*bool{"lexall": &plainLex, "fastexpr": &noFast, "fastrender": &noPlan, "selectivebind": &noSelectiveBind} {
+	for name, sw := range map[string]*bool{"lexall": &plainLex, "fastexpr": &noFast, "fastrender": &noPlan} {
 		t.Run(name, func(t *testing.T) {
 			parsed := 0
 			for _, src := range tpls {
@@ -48,7 +48,6 @@ func TestSwitchesOffGiveTheSameResults(t *testing.T) {
 					}
 					parsed++
 					assert.True(t, name != "fastrender" || off.plan == nil, "the switch leaves no plan")
-					assert.True(t, name != "selectivebind" || off.names == nil, "the switch binds every name")
 					for _, d := range planDataFor(on) {
 						if strings.Contains(src, "random") || strings.Contains(src, "now") {
 							break

@@ -25,14 +25,9 @@ type parseState struct {
 	lexErrPos   int    // byte offset of the first lexer error, -1 if none
 	lexErrMsg   string
 	compilers   []interface{ compile() } // nodes with fast paths to prepare after rewrite
-	// names holds every name token of the source, complete once prelex has
-	// reached the end without a lexer error (namesDone). No template can read
-	// a variable whose name is not among them.
-	names     map[string]struct{}
-	namesDone bool
-	toks      []*tokens.Token // the token stream gonja parses (whitespace dropped), filled by prelex
-	warnings  []Warning
-	lexed     string // the text the lexer reads (see lexSource)
+	toks        []*tokens.Token          // the token stream gonja parses (whitespace dropped), filled by prelex
+	warnings    []Warning
+	lexed       string // the text the lexer reads (see lexSource)
 }
 
 // normalize applies the newline handling of gonja's lexer (and Jinja's defaults:
@@ -71,15 +66,9 @@ func (ps *parseState) prelex(cfg *config.Config) *SyntaxError {
 			ps.lexErrPos, ps.lexErrMsg = ps.lexErrorAt(t, prev)
 			return nil
 		case tokens.EOF:
-			ps.namesDone = true
 			return nil
 		case tokens.BlockBegin:
 			ps.blockStarts = append(ps.blockStarts, t.Pos)
-		case tokens.Name:
-			if ps.names == nil {
-				ps.names = make(map[string]struct{})
-			}
-			ps.names[t.Val] = struct{}{}
 		}
 		if pos, msg := nest.token(t); msg != "" {
 			return ps.errAt(pos, msg)

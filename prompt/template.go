@@ -3,7 +3,6 @@ package prompt
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
@@ -44,7 +43,6 @@ type Template struct {
 	single     *outputNode  // set when the template is exactly one {{ expression }}
 	plan       []planNode   // the template without gonja's renderer (plan.go); nil when not planned
 	planSingle *planExpr    // single's expression, when the template is planned
-	names      []string     // every name the template can read; nil when unknown (see bind)
 	hint       atomic.Int64 // initial output buffer size (a hint, updated by renders)
 	warns      []Warning
 	checked    checkedTwin // the same source parsed strict, for RenderChecked (missingkey.go)
@@ -118,8 +116,7 @@ func Parse(name, src string, opts Options) (t *Template, err error) {
 }
 
 // compile prepares gonja's parsed tree for rendering: the sandbox's rewrite,
-// then the shortcuts (the single expression, the plan, the names a render
-// binds).
+// then the shortcuts (the single expression, the plan).
 func (t *Template) compile(ps *parseState, root *nodes.Template, cfg *config.Config, strict bool) {
 	if out := singleExpression(root); out != nil {
 		t.single = &outputNode{n: out}
@@ -131,13 +128,6 @@ func (t *Template) compile(ps *parseState, root *nodes.Template, cfg *config.Con
 		if t.single != nil && t.single.n.Condition == nil {
 			t.planSingle = compileExpr(t.single.n.Expression)
 		}
-	}
-	if ps.namesDone && ps.lexErrPos < 0 && !noSelectiveBind {
-		t.names = make([]string, 0, len(ps.names))
-		for name := range ps.names {
-			t.names = append(t.names, name)
-		}
-		sort.Strings(t.names)
 	}
 }
 
@@ -246,7 +236,7 @@ func (t *Template) frame(d Data) *frame {
 	f.st = renderState{d: d, maxOut: t.maxOut, maxWork: workFactor * t.maxOut, ev: &f.ev}
 	f.w.st = &f.st
 	ctx := t.env.Context.Inherit()
-	bind(ctx, &f.st.d, &f.st, t.names)
+	bind(ctx, &f.st.d, &f.st)
 	f.env = exec.Environment{
 		Context:           ctx,
 		Filters:           t.env.Filters,

@@ -11,20 +11,19 @@ const EnvVar = "COGLOOP_PERF_OFF"
 
 // The shortcuts' names, as COGLOOP_PERF_OFF takes them.
 const (
-	ChunkScan     = "chunkscan"     // types/llm: streamed OpenAI chunks read by a one-pass scanner, not encoding/json
-	FastExpr      = "fastexpr"      // prompt: variable paths and helper calls evaluated on the Go data, not by gonja
-	FastRender    = "fastrender"    // prompt: templates rendered by their plan, not gonja's renderer
-	LazyDeadline  = "lazydeadline"  // types/llm: a call's deadline context made only when needed
-	LexAll        = "lexall"        // prompt: gonja's lexer run with shared raw-block regexps instead of tokens.LexAll
-	Pool          = "pool"          // internal/workers: fork branches on kept, pre-grown goroutines
-	PlainJSON     = "plainjson"     // internal/plainjson: one-pass JSON decoder instead of encoding/json
-	Prefilter     = "prefilter"     // cognition: literal prefilters that skip the regex engine
-	SelectiveBind = "selectivebind" // prompt: a render binds only the names its template reads
-	VisitedSet    = "visitedset"    // prompt: open-addressing set of walked nodes instead of a map
+	ChunkScan    = "chunkscan"    // types/llm: streamed OpenAI chunks read by a one-pass scanner, not encoding/json
+	FastExpr     = "fastexpr"     // prompt: variable paths and helper calls evaluated on the Go data, not by gonja
+	FastRender   = "fastrender"   // prompt: templates rendered by their plan, not gonja's renderer
+	LazyDeadline = "lazydeadline" // types/llm: a call's deadline context made only when needed
+	LexAll       = "lexall"       // prompt: gonja's lexer run with shared raw-block regexps instead of tokens.LexAll
+	Pool         = "pool"         // internal/workers: fork branches on kept, pre-grown goroutines
+	PlainJSON    = "plainjson"    // internal/plainjson: one-pass JSON decoder instead of encoding/json
+	Prefilter    = "prefilter"    // cognition: literal prefilters that skip the regex engine
+	VisitedSet   = "visitedset"   // prompt: open-addressing set of walked nodes instead of a map
 )
 
 // Names lists every switch.
-var Names = []string{ChunkScan, FastExpr, FastRender, LazyDeadline, LexAll, Pool, PlainJSON, Prefilter, SelectiveBind, VisitedSet}
+var Names = []string{ChunkScan, FastExpr, FastRender, LazyDeadline, LexAll, Pool, PlainJSON, Prefilter, VisitedSet}
 
 var off = parse(os.Getenv(EnvVar))
 
