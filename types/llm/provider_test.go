@@ -315,17 +315,23 @@ func TestCancellationDuringTheCall(t *testing.T) {
 func TestCancellationDuringTheBackoffWait(t *testing.T) {
 	for _, p := range protos {
 		t.Run(p.name, func(t *testing.T) {
-			served := make(chan struct{}, 1)
 			srv := newServer(t, func(n int, w http.ResponseWriter, r *http.Request, body map[string]any) {
 				w.Header().Set("Retry-After", "20")
 				p.fail(w, http.StatusServiceUnavailable, "busy")
-				served <- struct{}{}
 			})
-			a := mustBuild(t, llm.Options{Getenv: p.env}, p.agent(srv.URL)) // real timers
+			// The real timer, announced when the wait begins: the cancel
+			// comes while the agent waits, not after a guessed delay.
+			waiting := make(chan time.Duration, 1)
+			sleep := func(ctx context.Context, d time.Duration) error {
+				waiting <- d
+				return retry.Sleep(ctx, d)
+			}
+			a := mustBuild(t, llm.Options{Getenv: p.env, Sleep: sleep}, p.agent(srv.URL))
 			ctx, cancel := context.WithCancel(context.Background())
 			go func() {
-				<-served
-				time.Sleep(30 * time.Millisecond)
+				if d := <-waiting; d < 10*time.Second {
+					t.Errorf("Retry-After: 20 gave a wait of %v", d)
+				}
 				cancel()
 			}()
 			start := time.Now()
