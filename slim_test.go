@@ -76,14 +76,15 @@ func TestGoLoopLinksNoExporter(t *testing.T) {
 
 // TestCoreBuildLinksNoSDK: built with -tags cogloop_core, a Go program using
 // the façade (examples/go/loop) depends on no provider SDK, MCP SDK, OTLP
-// exporter, gRPC or net/http (README "Binary size": 14.8 MB instead of 23).
+// exporter, gRPC, net/http or JSON Schema validator (README "Binary size":
+// 14.1 MB instead of 23).
 func TestCoreBuildLinksNoSDK(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-tags", "cogloop_core", "./examples/go/loop").Output()
 	require.NoError(t, err)
 	deps := strings.Fields(string(out))
 	require.True(t, slices.Contains(deps, "github.com/cogloop/cogloop"), "go list printed no dependencies")
 	for _, d := range deps {
-		for _, h := range []string{"github.com/tmc/langchaingo/", "github.com/modelcontextprotocol/go-sdk/", "go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters/", "google.golang.org/", "net/http"} {
+		for _, h := range []string{"github.com/tmc/langchaingo/", "github.com/modelcontextprotocol/go-sdk/", "go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters/", "google.golang.org/", "net/http", "github.com/santhosh-tekuri/jsonschema/"} {
 			if d == h || strings.HasPrefix(d, h) {
 				t.Errorf("examples/go/loop built with -tags cogloop_core depends on %s", d)
 			}
@@ -93,8 +94,9 @@ func TestCoreBuildLinksNoSDK(t *testing.T) {
 
 // TestCoreBuild runs a program built with -tags cogloop_core: a Go loop
 // runs as in a full build, and a workflow file with an agent type or
-// mcp_servers the core build leaves out, or a Go provider, is refused with
-// the reason and the fix.
+// mcp_servers the core build leaves out, a JSON Schema (tool parameters, a
+// human's output_schema: the validator is left out too), or a Go provider, is
+// refused with the reason and the fix.
 func TestCoreBuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program (-short)")
@@ -105,12 +107,15 @@ func TestCoreBuild(t *testing.T) {
 	out, err := exec.Command(bin).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	require.Len(t, lines, 4, "%s", out)
+	require.Len(t, lines, 6, "%s", out)
 	assert.Equal(t, "go loop: threshold after 3 passes: pass 3 SCORE: 0.9", lines[0])
 	const why = "this program was built with -tags cogloop_core, which leaves out the agent types that call models, tools and the web and MCP servers: build it without the tag"
 	assert.Equal(t, `yaml: wf.yaml:3:5: agent "a": agent type "openai-answer" is not in this program: `+why, lines[1])
 	assert.Equal(t, "yaml: wf.yaml:1:36: workflow: orchestrator: mcp_servers: "+why, lines[2])
-	assert.Equal(t, "provider: load option WithProvider: providers mine answer LLM agents, and "+why, lines[3])
+	const noSchema = "JSON Schema validation is not in this build (built with -tags cogloop_core): build without the tag"
+	assert.Equal(t, `yaml: wf.yaml:3:28: agent "a": parameters (a tool's JSON Schema) cannot be checked: `+noSchema, lines[3])
+	assert.Equal(t, `yaml: wf.yaml:3:49: agent "h": output_schema does not compile: `+noSchema, lines[4])
+	assert.Equal(t, "provider: load option WithProvider: providers mine answer LLM agents, and "+why, lines[5])
 }
 
 // goListDeps lists the packages pkgs depend on (non-test imports).

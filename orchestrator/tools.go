@@ -2,11 +2,11 @@ package orchestrator
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cogloop/cogloop/agents"
@@ -22,9 +22,9 @@ const maxToolArgs = 1 << 20
 // tools:).
 type toolDef struct {
 	description string
-	params      map[string]any     // the JSON Schema of its arguments
-	schema      *jsonschema.Schema // params compiled; nil when they did not compile
-	used        bool               // an LLM agent offers it
+	params      map[string]any        // the JSON Schema of its arguments
+	schema      jsonschemax.Validator // params compiled; nil when they did not compile (or a core build)
+	used        bool                  // an LLM agent offers it
 }
 
 // readToolDef reads description and parameters of one definition; a
@@ -55,6 +55,14 @@ func readToolDef(typ string, c *load.Config) toolDef {
 		t.params = m
 	}
 	s, err := compileSchema(t.params)
+	if errors.Is(err, jsonschemax.ErrNotInThisBuild) {
+		// A core build has no LLM agent types, so nothing can offer the
+		// definition as a tool; parameters written out are refused.
+		if n != nil {
+			c.Errorf("parameters", "parameters (a tool's JSON Schema) cannot be checked: %v", err)
+		}
+		return t
+	}
 	if err != nil {
 		pos := c.ValuePos("parameters")
 		if at := nodeAt(n, jsonschemax.ErrorLocation(err)); at != nil {
@@ -95,8 +103,8 @@ func jsonValue(v any) any {
 // schemaURL names a parameters schema inside the compiler (never fetched).
 const schemaURL = "urn:cogloop:parameters"
 
-func compileSchema(params map[string]any) (*jsonschema.Schema, error) {
-	s, _, err := jsonschemax.Compile(params, schemaURL)
+func compileSchema(params map[string]any) (jsonschemax.Validator, error) {
+	s, _, err := jsonschemax.CompileValidator(params, schemaURL)
 	return s, err
 }
 
@@ -148,7 +156,7 @@ func (t *toolDef) check(args string) (map[string]any, error) {
 	if strings.TrimSpace(args) == "" {
 		args = "{}"
 	}
-	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(args))
+	inst, err := jsonschemax.UnmarshalJSON(strings.NewReader(args))
 	if err != nil {
 		return nil, fmt.Errorf("the arguments are not JSON: %w; send one JSON object", err)
 	}

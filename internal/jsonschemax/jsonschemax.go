@@ -2,57 +2,35 @@
 // parameters, output_schema) with santhosh-tekuri/jsonschema, and says where
 // in the schema a compile error is, for the load error's file:line:col.
 //
+// A core build (-tags cogloop_core, README "Binary size") leaves the
+// validator out: [CompileValidator] then refuses with [ErrNotInThisBuild],
+// and [Compile] does not exist (the LLM and MCP types that call it are not in
+// a core build either).
+//
 // # Imports
 //
 // It imports no project package.
 package jsonschemax
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"io"
 )
 
-// Compile compiles doc under url (a name inside the compiler; nothing is
-// ever fetched) with draft 2020-12 unless doc names another with $schema. It
-// returns the compiled schema and doc as indented JSON.
-func Compile(doc map[string]any, url string) (*jsonschema.Schema, []byte, error) {
-	raw, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return nil, nil, err
-	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, nil, err
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource(url, v); err != nil {
-		return nil, nil, err
-	}
-	s, err := c.Compile(url)
-	if err != nil {
-		return nil, nil, err
-	}
-	return s, raw, nil
+// ErrNotInThisBuild is CompileValidator's error in a core build.
+var ErrNotInThisBuild = errors.New("JSON Schema validation is not in this build (built with -tags cogloop_core): build without the tag")
+
+// Validator validates a decoded JSON value (from [UnmarshalJSON]).
+type Validator interface {
+	Validate(v any) error
 }
 
-// ErrorLocation is where the deepest cause of a compile or validation error
-// is: the keys from the schema's (or instance's) root, nil when err is not
-// one.
-func ErrorLocation(err error) []string {
-	var se *jsonschema.SchemaValidationError
-	if errors.As(err, &se) {
-		err = se.Err
-	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return nil
-	}
-	for len(ve.Causes) > 0 {
-		ve = ve.Causes[0]
-	}
-	return ve.InstanceLocation
+// CompileValidator is [Compile] for callers that only validate; a core
+// build returns [ErrNotInThisBuild].
+func CompileValidator(doc map[string]any, url string) (Validator, []byte, error) {
+	return compileValidator(doc, url)
 }
+
+// UnmarshalJSON decodes one JSON value as the validator reads it (numbers
+// kept exact).
+func UnmarshalJSON(r io.Reader) (any, error) { return unmarshalJSON(r) }

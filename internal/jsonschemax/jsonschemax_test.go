@@ -1,3 +1,5 @@
+//go:build !cogloop_core
+
 package jsonschemax
 
 import (

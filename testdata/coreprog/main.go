@@ -40,6 +40,8 @@ func main() {
 	for _, src := range []string{
 		"orchestrator: {id: w, agents: [a]}\nagents:\n  - {id: a, type: openai-answer, prompt: hi}\n",
 		"orchestrator: {id: w, agents: [a], mcp_servers: {files: {command: [x]}}}\nagents:\n  - {id: a, type: failing}\n",
+		"orchestrator: {id: w, agents: [a]}\nagents:\n  - {id: a, type: failing, parameters: {type: object}}\n",
+		"orchestrator: {id: w, agents: [h]}\nagents:\n  - {id: h, type: human, prompt: q, kind: json, output_schema: {type: object}}\n",
 	} {
 		_, err := cogloop.Parse([]byte(src), "wf.yaml")
 		fmt.Printf("yaml: %s\n", strings.ReplaceAll(fmt.Sprint(err), "\n", " | "))

@@ -117,7 +117,7 @@ func readSchema(c *load.Config, a *Agent) json.RawMessage {
 	case a.Kind != KindJSON:
 		c.Errorf("output_schema", "output_schema is for kind json, not %s", a.Kind)
 	default:
-		_, raw, err := jsonschemax.Compile(doc, a.ID+".output_schema.json")
+		_, raw, err := jsonschemax.CompileValidator(doc, a.ID+".output_schema.json")
 		if err == nil {
 			return raw
 		}

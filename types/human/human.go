@@ -109,7 +109,7 @@ func checkJSON(q Question, v any) error {
 	if err := json.Unmarshal(q.Schema, &doc); err != nil {
 		return fmt.Errorf("agent %q: its output_schema cannot be read: %w", q.Agent, err)
 	}
-	s, _, err := jsonschemax.Compile(doc, "human-answer.json")
+	s, _, err := jsonschemax.CompileValidator(doc, "human-answer.json")
 	if err != nil {
 		return fmt.Errorf("agent %q: its output_schema does not compile: %w", q.Agent, err)
 	}
