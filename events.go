@@ -64,8 +64,10 @@ func (w *Workflow) Events(ctx context.Context, input any, opts ...RunOption) (ev
 			res, err = w.Run(ctx, input, append(opts, WithObserver(send))...)
 		}()
 		defer func() {
-			close(stop)
+			// Cancel first: once stop is closed the run's sends return at
+			// once, and a run that is not yet cancelled could finish.
 			cancel()
+			close(stop)
 			for range ch { // the run ends; no goroutine outlives the loop
 			}
 			close(done)
