@@ -520,17 +520,23 @@ func (p *Pattern) rerun(r *regexp2.Regexp, t *Text, pos int, sc *Scan, start tim
 // stretched is r compiled again with a wall timeout of 2^k times its own,
 // once per pattern, on first need.
 func (p *Pattern) stretched(r *regexp2.Regexp, k int) *regexp2.Regexp {
-	key := clampKey{r, -k}
+	return p.retimed(r, -k, r.MatchTimeout<<k)
+}
+
+// retimed is re compiled again with MatchTimeout d, kept in p.clamps under
+// tier (shared by the pattern's copies; made once without them).
+func (p *Pattern) retimed(re *regexp2.Regexp, tier int, d time.Duration) *regexp2.Regexp {
+	key := clampKey{re, tier}
 	if p.clamps != nil {
 		if v, ok := p.clamps.Load(key); ok {
 			return v.(*regexp2.Regexp)
 		}
 	}
-	c, err := regexp2.Compile(r.String(), p.reOpts)
+	c, err := regexp2.Compile(re.String(), p.reOpts)
 	if err != nil {
-		return r // it compiled once; it always should again
+		return re // it compiled once; it always should again
 	}
-	c.MatchTimeout = r.MatchTimeout << k
+	c.MatchTimeout = d
 	if p.clamps == nil {
 		return c
 	}
@@ -582,17 +588,7 @@ func (p *Pattern) within(re *regexp2.Regexp, left time.Duration) *regexp2.Regexp
 	for tier < maxClampTier && d > left {
 		tier, d = tier+1, d/2
 	}
-	key := clampKey{re, tier}
-	if v, ok := p.clamps.Load(key); ok {
-		return v.(*regexp2.Regexp)
-	}
-	c, err := regexp2.Compile(re.String(), p.reOpts)
-	if err != nil {
-		return re // it compiled once; it always should again
-	}
-	c.MatchTimeout = max(d, time.Millisecond)
-	v, _ := p.clamps.LoadOrStore(key, c)
-	return v.(*regexp2.Regexp)
+	return p.retimed(re, tier, max(d, time.Millisecond))
 }
 
 // litCursor finds, for one search of one pattern in one text, the next place
